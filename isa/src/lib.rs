@@ -1,0 +1,28 @@
+//! # q7-isa — the Xtensa instruction set of the Vision-Q7 "ncore2gp" core (and QEMU's dc233c)
+//!
+//! One table ([`OPCODES`], generated into `opcodes.rs` from the facts of
+//! `reference/xtensa-isa.md` §2 and checked against GNU objdump) drives:
+//!
+//! * [`decode`] — bytes at a PC → [`Decoded`] (an [`Insn`] or an opaque ncore2gp FLIX bundle),
+//!   or a typed [`DecodeError`]; the length is always known when the bytes allow;
+//! * [`encode`] — the exact inverse;
+//! * `Display` — the text GNU objdump prints.
+//!
+//! Which rows decode is decided by a [`CoreConfig`]'s [`Options`]: see [`NCORE2GP`] and
+//! [`DC233C`]. Pure: no I/O.
+
+mod config;
+mod decode;
+mod display;
+mod encode;
+pub mod flix;
+mod opcode;
+mod operand;
+pub mod sreg;
+
+pub use config::{CoreConfig, Options, DC233C, NCORE2GP, PROFILES};
+pub use decode::{decode, decode_narrow, decode_wide, DecodeError, Decoded, HexWord, Insn, MAX_OPERANDS};
+pub use display::{disassemble_one, write_operand, DisasmLine, MnemonicText};
+pub use encode::{encode, EncodeError, Encoded};
+pub use opcode::{Opcode, OpcodeInfo, OPCODES};
+pub use operand::{OperandKind, OperandStyle};

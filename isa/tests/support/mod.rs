@@ -1,0 +1,83 @@
+//! Test support: locating the windowed Xtensa toolchain installed by
+//! `scripts/setup-toolchain.sh`, and a small deterministic PRNG.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The toolchain prefix: `$Q7_XTENSA_PREFIX`, else `$HOME/.cache/xtensa-dc233c` (the set-up
+/// script's default).
+pub fn toolchain_prefix() -> PathBuf {
+    if let Some(p) = std::env::var_os("Q7_XTENSA_PREFIX") {
+        return PathBuf::from(p);
+    }
+    let home = std::env::var_os("HOME").unwrap_or_default();
+    PathBuf::from(home).join(".cache/xtensa-dc233c")
+}
+
+/// Path of `xtensa-elf-<tool>` when installed. When it is missing: fails the test if
+/// `Q7_REQUIRE_TOOLCHAIN` is set (CI), else prints a notice and returns `None` (skip).
+pub fn tool(name: &str) -> Option<PathBuf> {
+    let p = toolchain_prefix().join("bin").join(format!("xtensa-elf-{name}"));
+    if p.is_file() {
+        return Some(p);
+    }
+    let required = std::env::var_os("Q7_REQUIRE_TOOLCHAIN").is_some_and(|v| !v.is_empty() && v != "0");
+    assert!(
+        !required,
+        "Q7_REQUIRE_TOOLCHAIN is set but {} is missing: run scripts/setup-toolchain.sh",
+        p.display()
+    );
+    eprintln!(
+        "NOTICE: skipping: {} not found (run scripts/setup-toolchain.sh; set Q7_REQUIRE_TOOLCHAIN=1 to make this a failure)",
+        p.display()
+    );
+    None
+}
+
+/// Runs a command, failing the test with its stderr when it does not succeed.
+pub fn run(cmd: &mut Command) -> Vec<u8> {
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// SplitMix64: deterministic, seedable, good enough for test-case generation.
+#[derive(Debug, Clone)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    pub fn next_u32(&mut self) -> u32 {
+        (self.next_u64() >> 32) as u32
+    }
+    pub fn below(&mut self, n: u32) -> u32 {
+        ((u64::from(self.next_u32()) * u64::from(n)) >> 32) as u32
+    }
+}
+
+/// A seed from `$Q7_SEED` or the clock; printed so a failure can be replayed.
+pub fn seed(test: &str) -> u64 {
+    let s = std::env::var("Q7_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1)
+        });
+    eprintln!("{test}: seed {s} (replay with Q7_SEED={s})");
+    s
+}
