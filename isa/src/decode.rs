@@ -8,7 +8,7 @@
 use std::fmt;
 
 use crate::config::{CoreConfig, Options};
-use crate::flix;
+use crate::flix::{self, BundleLen};
 use crate::opcode::{Opcode, OpcodeInfo, OPCODES};
 
 /// Maximum number of operands of any row.
@@ -238,10 +238,10 @@ pub fn decode(bytes: &[u8], pc: u32, config: &CoreConfig) -> Result<Decoded, Dec
                 profile: config.name,
             };
             match flix::bundle_len(b0, bytes.get(3).copied()) {
-                Ok(None) => Err(truncated(4)),
-                Ok(Some(len)) if bytes.len() < len as usize => Err(truncated(len)),
-                Ok(Some(len)) => Ok(Decoded::Bundle { len }),
-                Err(()) => Err(no_format),
+                BundleLen::NeedByte3 => Err(truncated(4)),
+                BundleLen::Bytes(len) if bytes.len() < len as usize => Err(truncated(len)),
+                BundleLen::Bytes(len) => Ok(Decoded::Bundle { len }),
+                BundleLen::Illegal => Err(no_format),
             }
         }
         _ => Err(DecodeError::NoFormat {

@@ -138,14 +138,22 @@ pub fn disassemble_one(
                 decoded: Some(d),
             }
         }
-        Err(_) => DisasmLine {
+        Err(_) => DisasmLine::undecodable(bytes.first().copied().unwrap_or(0)),
+    }
+}
+
+impl DisasmLine {
+    /// objdump's line for a byte that starts no instruction: `.byte 0x%x` (C's `%#02x`, so
+    /// zero prints as `00`), covering one byte.
+    pub fn undecodable(byte: u8) -> DisasmLine {
+        DisasmLine {
             len: 1,
-            // C's "%#02x": zero gets no 0x prefix but is padded to two digits.
-            text: match bytes.first() {
-                Some(0) | None => ".byte 00".to_string(),
-                Some(b) => format!(".byte {b:#x}"),
+            text: if byte == 0 {
+                ".byte 00".to_string()
+            } else {
+                format!(".byte {byte:#x}")
             },
             decoded: None,
-        },
+        }
     }
 }

@@ -21,7 +21,9 @@ mod operand;
 pub mod sreg;
 
 pub use config::{CoreConfig, Options, DC233C, NCORE2GP, PROFILES};
-pub use decode::{decode, decode_narrow, decode_wide, DecodeError, Decoded, HexWord, Insn, MAX_OPERANDS};
+pub use decode::{
+    decode, decode_narrow, decode_wide, DecodeError, Decoded, HexWord, Insn, MAX_OPERANDS,
+};
 pub use display::{disassemble_one, write_operand, DisasmLine, MnemonicText};
 pub use encode::{encode, EncodeError, Encoded};
 pub use opcode::{Opcode, OpcodeInfo, OPCODES};

@@ -287,7 +287,9 @@ impl OperandKind {
                 .wrapping_add(4)
                 .wrapping_add(sext(bits(w, 6, 18), 18) << 2),
             Uimm6 => pc.wrapping_add(4).wrapping_add(((t & 3) << 4) | r),
-            L32rTarget => (pc.wrapping_add(3) & !3).wrapping_add((0xffff_0000 | bits(w, 8, 16)) << 2),
+            L32rTarget => {
+                (pc.wrapping_add(3) & !3).wrapping_add((0xffff_0000 | bits(w, 8, 16)) << 2)
+            }
             SrRead => return sr_row(bits(w, 8, 8), Access::READ, config),
             SrWrite => return sr_row(bits(w, 8, 8), Access::WRITE, config),
             SrExchange => return sr_row(bits(w, 8, 8), Access::EXCHANGE, config),
@@ -316,7 +318,10 @@ impl OperandKind {
                 v << 12
             }
             BrS4 => {
-                in_range(v < 16 && v % 4 == 0, "boolean group must be b0, b4, b8 or b12")?;
+                in_range(
+                    v < 16 && v.is_multiple_of(4),
+                    "boolean group must be b0, b4, b8 or b12",
+                )?;
                 v << 8
             }
             BrS8 => {
@@ -351,15 +356,24 @@ impl OperandKind {
                 v << 16
             }
             Uimm8x2 => {
-                in_range(v < 512 && v % 2 == 0, "offset must be even in 0..510")?;
+                in_range(
+                    v < 512 && v.is_multiple_of(2),
+                    "offset must be even in 0..510",
+                )?;
                 (v >> 1) << 16
             }
             Uimm8x4 => {
-                in_range(v < 1024 && v % 4 == 0, "offset must be a multiple of 4 in 0..1020")?;
+                in_range(
+                    v < 1024 && v.is_multiple_of(4),
+                    "offset must be a multiple of 4 in 0..1020",
+                )?;
                 (v >> 2) << 16
             }
             Uimm4x16 => {
-                in_range(v < 256 && v % 16 == 0, "offset must be a multiple of 16 in 0..240")?;
+                in_range(
+                    v < 256 && v.is_multiple_of(16),
+                    "offset must be a multiple of 16 in 0..240",
+                )?;
                 (v >> 4) << 20
             }
             Simm12b => {
@@ -367,7 +381,10 @@ impl OperandKind {
                 (((v >> 8) & 0xf) << 8) | ((v & 0xff) << 16)
             }
             Uimm12x8 => {
-                in_range(v < 32768 && v % 8 == 0, "frame size must be a multiple of 8 in 0..32760")?;
+                in_range(
+                    v < 32768 && v.is_multiple_of(8),
+                    "frame size must be a multiple of 8 in 0..32760",
+                )?;
                 (v >> 3) << 12
             }
             Simm4 => {
@@ -383,7 +400,10 @@ impl OperandKind {
                 (((off + 64) as u32) >> 2) << 12
             }
             Lsi4x4 => {
-                in_range(v < 64 && v % 4 == 0, "offset must be a multiple of 4 in 0..60")?;
+                in_range(
+                    v < 64 && v.is_multiple_of(4),
+                    "offset must be a multiple of 4 in 0..60",
+                )?;
                 (v >> 2) << 12
             }
             Simm7 => {
@@ -441,7 +461,10 @@ impl OperandKind {
             }
             Label8 => {
                 let d = v.wrapping_sub(pc.wrapping_add(4));
-                in_range(fits_signed(d, 8), "branch target out of range (-128..127 from PC+4)")?;
+                in_range(
+                    fits_signed(d, 8),
+                    "branch target out of range (-128..127 from PC+4)",
+                )?;
                 (d & 0xff) << 16
             }
             Ulabel8 => {
@@ -451,7 +474,10 @@ impl OperandKind {
             }
             Label12 => {
                 let d = v.wrapping_sub(pc.wrapping_add(4));
-                in_range(fits_signed(d, 12), "branch target out of range (-2048..2047 from PC+4)")?;
+                in_range(
+                    fits_signed(d, 12),
+                    "branch target out of range (-2048..2047 from PC+4)",
+                )?;
                 (d & 0xfff) << 12
             }
             Soffset => {
@@ -461,14 +487,17 @@ impl OperandKind {
             }
             Soffsetx4 => {
                 let d = v.wrapping_sub((pc & !3).wrapping_add(4));
-                in_range(d % 4 == 0, "call target must be 4-byte aligned")?;
+                in_range(d.is_multiple_of(4), "call target must be 4-byte aligned")?;
                 let q = ((d as i32) >> 2) as u32;
                 in_range(fits_signed(q, 18), "call target out of range (±512 KiB)")?;
                 (q & 0x3ffff) << 6
             }
             Uimm6 => {
                 let d = v.wrapping_sub(pc.wrapping_add(4));
-                in_range(d < 64, "narrow branch target out of range (0..63 after PC+4)")?;
+                in_range(
+                    d < 64,
+                    "narrow branch target out of range (0..63 after PC+4)",
+                )?;
                 ((d >> 4) << 4) | ((d & 0xf) << 12)
             }
             L32rTarget => {
@@ -480,19 +509,29 @@ impl OperandKind {
                 (((d >> 2) as u32) & 0xffff) << 8
             }
             SrRead | SrWrite | SrExchange => {
-                let row = SPECIAL_REGISTERS.get(v as usize).ok_or("no such special register")?;
+                let row = SPECIAL_REGISTERS
+                    .get(v as usize)
+                    .ok_or("no such special register")?;
                 u32::from(row.number) << 8
             }
             UrRead => {
-                let row = USER_REGISTERS.get(v as usize).ok_or("no such user register")?;
+                let row = USER_REGISTERS
+                    .get(v as usize)
+                    .ok_or("no such user register")?;
                 u32::from(row.number) << 4
             }
             UrWrite => {
-                let row = USER_REGISTERS.get(v as usize).ok_or("no such user register")?;
+                let row = USER_REGISTERS
+                    .get(v as usize)
+                    .ok_or("no such user register")?;
                 u32::from(row.number) << 8
             }
         };
-        debug_assert_eq!(field & !self.field_mask(), 0, "{self:?} wrote outside its field");
+        debug_assert_eq!(
+            field & !self.field_mask(),
+            0,
+            "{self:?} wrote outside its field"
+        );
         Ok(field)
     }
 }

@@ -31,7 +31,9 @@ fn check_word(bytes: &[u8], config: &CoreConfig, tally: &mut Tally) {
             tally.insns += 1;
         }
         Ok(Decoded::Bundle { .. }) => tally.bundles += 1,
-        Err(DecodeError::Truncated { needed, available, .. }) => {
+        Err(DecodeError::Truncated {
+            needed, available, ..
+        }) => {
             assert!(needed as usize > available);
             tally.truncated += 1;
         }

@@ -5,8 +5,6 @@
 //! Needs the toolchain of `scripts/setup-toolchain.sh`; skipped with a notice when it is absent,
 //! unless `Q7_REQUIRE_TOOLCHAIN=1` (CI), which turns its absence into a failure.
 
-mod support;
-
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::process::Command;
@@ -14,19 +12,18 @@ use std::process::Command;
 use q7_isa::{
     decode_narrow, decode_wide, disassemble_one, encode, sreg, Insn, OperandKind, DC233C, OPCODES,
 };
-use support::{run, tool, Rng};
+use q7_tests::{run, seed, tool, Rng, TempDir};
 
 /// Runs objdump on raw bytes loaded at `vma`; returns address → text.
 fn objdump_binary(bytes: &[u8], vma: u32) -> BTreeMap<u32, String> {
     let objdump = tool("objdump").expect("checked by caller");
-    let dir = tempdir();
+    let dir = TempDir::new("objdump");
     let path = dir.join("words.bin");
     std::fs::write(&path, bytes).unwrap();
     let out = run(Command::new(objdump)
         .args(["-D", "-b", "binary", "-m", "xtensa", "-z"])
         .arg(format!("--adjust-vma={vma:#x}"))
         .arg(&path));
-    let _ = std::fs::remove_dir_all(&dir);
     let mut map = BTreeMap::new();
     for line in String::from_utf8_lossy(&out).lines() {
         // "    1000:\t364100        \tentry\ta1, 32"
@@ -45,17 +42,6 @@ fn objdump_binary(bytes: &[u8], vma: u32) -> BTreeMap<u32, String> {
     map
 }
 
-fn tempdir() -> std::path::PathBuf {
-    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "q7-isa-oracle-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 /// Our text for the bytes at `pc` within `buf` (loaded at `vma`), objdump-style.
 fn our_text(buf: &[u8], vma: u32, pc: u32) -> String {
     let off = (pc - vma) as usize;
@@ -70,7 +56,10 @@ fn our_text(buf: &[u8], vma: u32, pc: u32) -> String {
 
 fn report(mismatches: &[String], total: usize, what: &str) {
     if !mismatches.is_empty() {
-        let mut msg = format!("{} of {total} {what} differ from objdump:\n", mismatches.len());
+        let mut msg = format!(
+            "{} of {total} {what} differ from objdump:\n",
+            mismatches.len()
+        );
         for m in mismatches.iter().take(60) {
             msg.push_str(m);
             msg.push('\n');
@@ -113,13 +102,13 @@ fn random_words_match_objdump() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1_000_000);
-    let mut rng = Rng(support::seed("random_words_match_objdump"));
+    let mut rng = Rng(seed("random_words_match_objdump"));
     let mut words = Vec::with_capacity(n);
     for _ in 0..n {
         let r = rng.next_u32();
         // 3 in 4 words are 24-bit formats (op0 0..7), the rest narrow (op0 8..13) or op0 14/15.
         if r & 3 != 0 {
-            words.push(((r >> 8) & 0xffff_f0 | (r >> 2) & 7, 3));
+            words.push(((r >> 8) & 0x00ff_fff0 | (r >> 2) & 7, 3));
         } else {
             let op0 = 8 + (r >> 2) % 8;
             words.push(((r >> 8) & 0xfff0 | op0, 2));
@@ -146,7 +135,12 @@ fn source_line(insn: &Insn, pc: u32, base: u32) -> String {
         first = false;
         if kind.is_pc_relative() {
             let d = v.wrapping_sub(base) as i32;
-            let _ = write!(s, "_start {} {:#x}", if d < 0 { '-' } else { '+' }, d.unsigned_abs());
+            let _ = write!(
+                s,
+                "_start {} {:#x}",
+                if d < 0 { '-' } else { '+' },
+                d.unsigned_abs()
+            );
         } else {
             q7_isa::write_operand(&mut s, *kind, v).unwrap();
         }
@@ -164,7 +158,7 @@ fn corpus_of_every_dc233c_opcode_matches_objdump() {
         return;
     }
     const BASE: u32 = 0x6000_0000;
-    let mut rng = Rng(0x5eed_0c0d_e5);
+    let mut rng = Rng(0x005e_ed0c_0de5);
     let mut src = String::from("\t.text\n\t.begin no-transform\n\t.global _start\n_start:\n");
     let mut expected: Vec<(u32, Insn, Vec<u8>)> = Vec::new();
     let mut pc = BASE;
@@ -209,7 +203,10 @@ fn corpus_of_every_dc233c_opcode_matches_objdump() {
                 continue;
             }
             // Keep branch/call/literal targets inside what ld can place (same 1 GiB, >= 0).
-            if insn.pc_relative_targets().any(|t| !(0x4000_0000..0x8000_0000).contains(&t)) {
+            if insn
+                .pc_relative_targets()
+                .any(|t| !(0x4000_0000..0x8000_0000).contains(&t))
+            {
                 continue;
             }
             // gas refuses EXTUI fields reaching past bit 31 (objdump still prints them).
@@ -234,7 +231,7 @@ fn corpus_of_every_dc233c_opcode_matches_objdump() {
         .collect();
     assert!(missing.is_empty(), "corpus lacks rows: {missing:?}");
 
-    let dir = tempdir();
+    let dir = TempDir::new("corpus");
     std::fs::write(dir.join("corpus.S"), &src).unwrap();
     run(Command::new(gas)
         .arg("--no-link-relax")
@@ -252,7 +249,6 @@ fn corpus_of_every_dc233c_opcode_matches_objdump() {
         .arg(dir.join("corpus.elf"))
         .arg(dir.join("corpus.bin")));
     let bin = std::fs::read(dir.join("corpus.bin")).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
     let theirs = objdump_binary(&bin, BASE);
 
     let mut mismatches = Vec::new();

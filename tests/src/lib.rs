@@ -1,6 +1,6 @@
-//! Test support: locating the windowed Xtensa toolchain installed by
-//! `scripts/setup-toolchain.sh`, and a small deterministic PRNG.
-#![allow(dead_code)]
+//! Support for the workspace-level tests: locating the windowed Xtensa toolchain installed by
+//! `scripts/setup-toolchain.sh` (with the skip-or-fail rule of `Q7_REQUIRE_TOOLCHAIN`), running
+//! its tools, temporary directories, and a small deterministic PRNG with printed seeds.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -18,11 +18,14 @@ pub fn toolchain_prefix() -> PathBuf {
 /// Path of `xtensa-elf-<tool>` when installed. When it is missing: fails the test if
 /// `Q7_REQUIRE_TOOLCHAIN` is set (CI), else prints a notice and returns `None` (skip).
 pub fn tool(name: &str) -> Option<PathBuf> {
-    let p = toolchain_prefix().join("bin").join(format!("xtensa-elf-{name}"));
+    let p = toolchain_prefix()
+        .join("bin")
+        .join(format!("xtensa-elf-{name}"));
     if p.is_file() {
         return Some(p);
     }
-    let required = std::env::var_os("Q7_REQUIRE_TOOLCHAIN").is_some_and(|v| !v.is_empty() && v != "0");
+    let required =
+        std::env::var_os("Q7_REQUIRE_TOOLCHAIN").is_some_and(|v| !v.is_empty() && v != "0");
     assert!(
         !required,
         "Q7_REQUIRE_TOOLCHAIN is set but {} is missing: run scripts/setup-toolchain.sh",
@@ -37,7 +40,9 @@ pub fn tool(name: &str) -> Option<PathBuf> {
 
 /// Runs a command, failing the test with its stderr when it does not succeed.
 pub fn run(cmd: &mut Command) -> Vec<u8> {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     assert!(
         out.status.success(),
         "{cmd:?} failed ({}):\n{}",
@@ -80,4 +85,33 @@ pub fn seed(test: &str) -> u64 {
         });
     eprintln!("{test}: seed {s} (replay with Q7_SEED={s})");
     s
+}
+
+/// A fresh temporary directory, removed when dropped.
+#[derive(Debug)]
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    /// Creates `$TMPDIR/q7-<tag>-<pid>-<n>`.
+    pub fn new(tag: &str) -> TempDir {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let d = std::env::temp_dir().join(format!(
+            "q7-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+        TempDir(d)
+    }
+
+    /// A path inside the directory.
+    pub fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

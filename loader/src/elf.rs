@@ -1,0 +1,278 @@
+//! ELF32 little-endian Xtensa reader (reference/xtensa-isa.md §8.1).
+
+use object::elf;
+use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, Sym};
+use object::LittleEndian as LE;
+
+/// `e_machine` of Xtensa (§8.1).
+pub const EM_XTENSA: u16 = 94;
+
+/// Why a file is not a usable ELF32-Xtensa image. Each names what is wrong and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ElfError {
+    /// Fewer bytes than an ELF header.
+    #[error("truncated ELF file: {len} bytes, an ELF32 header needs 52")]
+    TruncatedHeader {
+        /// File length.
+        len: usize,
+    },
+    /// No `\x7fELF` magic.
+    #[error("not an ELF file: magic is {found:02x?}, expected 7f 45 4c 46")]
+    BadMagic {
+        /// The first four bytes.
+        found: [u8; 4],
+    },
+    /// Not ELFCLASS32.
+    #[error("wrong ELF class {found} at byte 4: expected 1 (ELFCLASS32)")]
+    WrongClass {
+        /// `e_ident[EI_CLASS]`.
+        found: u8,
+    },
+    /// Not little-endian.
+    #[error("wrong ELF data encoding {found} at byte 5: expected 1 (ELFDATA2LSB, little-endian)")]
+    WrongEndian {
+        /// `e_ident[EI_DATA]`.
+        found: u8,
+    },
+    /// Not EM_XTENSA.
+    #[error("wrong machine {found} (e_machine at byte 18): expected 94 (EM_XTENSA)")]
+    WrongMachine {
+        /// `e_machine`.
+        found: u16,
+    },
+    /// A table or section lies outside the file or is inconsistent.
+    #[error("malformed ELF: {what}")]
+    Malformed {
+        /// What is wrong, and where.
+        what: String,
+    },
+}
+
+fn malformed(what: impl Into<String>) -> ElfError {
+    ElfError::Malformed { what: what.into() }
+}
+
+/// `e_type` of an image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElfKind {
+    /// ET_REL.
+    Relocatable,
+    /// ET_EXEC.
+    Executable,
+    /// ET_DYN.
+    Shared,
+    /// Anything else (the value).
+    Other(u16),
+}
+
+/// A section header with its contents.
+#[derive(Debug, Clone)]
+pub struct Section<'data> {
+    /// Section index.
+    pub index: usize,
+    /// Name from the section-name string table.
+    pub name: String,
+    /// `sh_type`.
+    pub kind: u32,
+    /// `sh_flags`.
+    pub flags: u32,
+    /// `sh_addr`.
+    pub addr: u32,
+    /// `sh_size`.
+    pub size: u32,
+    /// Contents (empty for SHT_NOBITS).
+    pub data: &'data [u8],
+}
+
+impl Section<'_> {
+    /// SHF_ALLOC.
+    pub fn is_alloc(&self) -> bool {
+        self.flags & elf::SHF_ALLOC != 0
+    }
+    /// SHF_EXECINSTR.
+    pub fn is_exec(&self) -> bool {
+        self.flags & elf::SHF_EXECINSTR != 0
+    }
+}
+
+/// A program header with its file contents.
+#[derive(Debug, Clone)]
+pub struct Segment<'data> {
+    /// `p_type`.
+    pub kind: u32,
+    /// `p_flags`.
+    pub flags: u32,
+    /// `p_vaddr`.
+    pub vaddr: u32,
+    /// `p_paddr`.
+    pub paddr: u32,
+    /// `p_memsz` (≥ `data.len()`; the rest is zero-filled).
+    pub memsz: u32,
+    /// The `p_filesz` bytes from the file.
+    pub data: &'data [u8],
+}
+
+/// A symbol-table entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Symbol {
+    /// Name.
+    pub name: String,
+    /// `st_value`.
+    pub value: u32,
+    /// `st_size`.
+    pub size: u32,
+    /// `st_info & 0xf` (STT_*).
+    pub kind: u8,
+    /// `st_shndx`.
+    pub section: u16,
+    /// Binding is STB_GLOBAL or STB_WEAK (not STB_LOCAL).
+    pub global: bool,
+}
+
+/// A parsed ELF32 little-endian Xtensa file.
+#[derive(Debug, Clone)]
+pub struct ElfFile<'data> {
+    /// `e_type`.
+    pub kind: ElfKind,
+    /// `e_entry`.
+    pub entry: u32,
+    /// `e_flags`.
+    pub flags: u32,
+    /// Sections in header order.
+    pub sections: Vec<Section<'data>>,
+    /// Program headers in order.
+    pub segments: Vec<Segment<'data>>,
+    /// Entries of `.symtab` (without the null symbol).
+    pub symbols: Vec<Symbol>,
+}
+
+impl<'data> ElfFile<'data> {
+    /// Parses and validates `data` (identification, class, byte order, machine, tables).
+    pub fn parse(data: &'data [u8]) -> Result<Self, ElfError> {
+        if data.len() < 52 {
+            if data.len() >= 4 && data[..4] != *b"\x7fELF" {
+                return Err(ElfError::BadMagic {
+                    found: [data[0], data[1], data[2], data[3]],
+                });
+            }
+            return Err(ElfError::TruncatedHeader { len: data.len() });
+        }
+        if data[..4] != *b"\x7fELF" {
+            return Err(ElfError::BadMagic {
+                found: [data[0], data[1], data[2], data[3]],
+            });
+        }
+        if data[4] != elf::ELFCLASS32 {
+            return Err(ElfError::WrongClass { found: data[4] });
+        }
+        if data[5] != elf::ELFDATA2LSB {
+            return Err(ElfError::WrongEndian { found: data[5] });
+        }
+        let machine = u16::from_le_bytes([data[18], data[19]]);
+        if machine != EM_XTENSA {
+            return Err(ElfError::WrongMachine { found: machine });
+        }
+        let header = elf::FileHeader32::<LE>::parse(data)
+            .map_err(|e| malformed(format!("ELF header: {e}")))?;
+        let e = LE;
+        let kind = match header.e_type(e) {
+            elf::ET_REL => ElfKind::Relocatable,
+            elf::ET_EXEC => ElfKind::Executable,
+            elf::ET_DYN => ElfKind::Shared,
+            other => ElfKind::Other(other),
+        };
+
+        let section_table = header
+            .sections(e, data)
+            .map_err(|err| malformed(format!("section header table: {err}")))?;
+        let mut sections = Vec::new();
+        for (index, sh) in section_table.iter().enumerate() {
+            let name = section_table
+                .section_name(e, sh)
+                .map_err(|err| malformed(format!("name of section {index}: {err}")))?;
+            let name = String::from_utf8_lossy(name).into_owned();
+            let section_data = if sh.sh_type(e) == elf::SHT_NOBITS {
+                &[][..]
+            } else {
+                sh.data(e, data).map_err(|err| {
+                    malformed(format!(
+                        "contents of section {index} ({name}) at file offset {:#x}, size {:#x}: {err}",
+                        sh.sh_offset(e),
+                        sh.sh_size(e)
+                    ))
+                })?
+            };
+            sections.push(Section {
+                index,
+                name,
+                kind: sh.sh_type(e),
+                flags: sh.sh_flags(e),
+                addr: sh.sh_addr(e),
+                size: sh.sh_size(e),
+                data: section_data,
+            });
+        }
+
+        let mut segments = Vec::new();
+        let program_headers = header
+            .program_headers(e, data)
+            .map_err(|err| malformed(format!("program header table: {err}")))?;
+        for (i, ph) in program_headers.iter().enumerate() {
+            let seg_data = ph.data(e, data).map_err(|_| {
+                malformed(format!(
+                    "segment {i}: file range {:#x}+{:#x} is outside the {}-byte file",
+                    ph.p_offset(e),
+                    ph.p_filesz(e),
+                    data.len()
+                ))
+            })?;
+            if ph.p_memsz(e) < ph.p_filesz(e) {
+                return Err(malformed(format!(
+                    "segment {i}: p_memsz {:#x} is smaller than p_filesz {:#x}",
+                    ph.p_memsz(e),
+                    ph.p_filesz(e)
+                )));
+            }
+            segments.push(Segment {
+                kind: ph.p_type(e),
+                flags: ph.p_flags(e),
+                vaddr: ph.p_vaddr(e),
+                paddr: ph.p_paddr(e),
+                memsz: ph.p_memsz(e),
+                data: seg_data,
+            });
+        }
+
+        let mut symbols = Vec::new();
+        let symtab = section_table
+            .symbols(e, data, elf::SHT_SYMTAB)
+            .map_err(|err| malformed(format!("symbol table: {err}")))?;
+        for (i, sym) in symtab.iter().enumerate().skip(1) {
+            let name = symtab
+                .symbol_name(e, sym)
+                .map_err(|err| malformed(format!("name of symbol {i}: {err}")))?;
+            symbols.push(Symbol {
+                name: String::from_utf8_lossy(name).into_owned(),
+                value: sym.st_value(e),
+                size: sym.st_size(e),
+                kind: sym.st_type(),
+                section: sym.st_shndx(e),
+                global: sym.st_bind() != elf::STB_LOCAL,
+            });
+        }
+
+        Ok(ElfFile {
+            kind,
+            entry: header.e_entry(e),
+            flags: header.e_flags(e),
+            sections,
+            segments,
+            symbols,
+        })
+    }
+
+    /// The section called `name`.
+    pub fn section(&self, name: &str) -> Option<&Section<'data>> {
+        self.sections.iter().find(|s| s.name == name)
+    }
+}

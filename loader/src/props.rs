@@ -1,0 +1,144 @@
+//! Xtensa property tables (`.xt.prop`, reference/xtensa-isa.md §8.4): 12-byte records
+//! `{u32 addr, u32 size, u32 flags}` that tell literals from instructions.
+
+use crate::elf::{ElfError, ElfFile};
+
+bitflags::bitflags! {
+    /// `.xt.prop` flag bits (§8.4).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct PropFlags: u32 {
+        /// Range holds literals.
+        const LITERAL = 0x1;
+        /// Range holds instructions.
+        const INSN = 0x2;
+        /// Range holds data.
+        const DATA = 0x4;
+        /// Code after an unconditional jump.
+        const UNREACHABLE = 0x8;
+        /// Assembler/linker must not transform.
+        const NO_TRANSFORM = 0x100;
+        const _ = !0;
+    }
+}
+
+/// One property record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PropEntry {
+    /// Start address.
+    pub addr: u32,
+    /// Size in bytes.
+    pub size: u32,
+    /// Flags.
+    pub flags: PropFlags,
+}
+
+impl ElfFile<'_> {
+    /// The records of `.xt.prop` (linked executables keep one table for all sections), sorted
+    /// by address. Empty when the file has none.
+    pub fn property_table(&self) -> Result<Vec<PropEntry>, ElfError> {
+        let Some(sec) = self.section(".xt.prop") else {
+            return Ok(Vec::new());
+        };
+        if sec.data.len() % 12 != 0 {
+            return Err(ElfError::Malformed {
+                what: format!(
+                    "section .xt.prop is {} bytes, not a multiple of its 12-byte records",
+                    sec.data.len()
+                ),
+            });
+        }
+        let word = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let mut v: Vec<PropEntry> = sec
+            .data
+            .chunks_exact(12)
+            .map(|r| PropEntry {
+                addr: word(&r[0..4]),
+                size: word(&r[4..8]),
+                flags: PropFlags::from_bits_retain(word(&r[8..12])),
+            })
+            .collect();
+        v.sort_by_key(|p| p.addr);
+        Ok(v)
+    }
+}
+
+/// Property blocks of one section as a disassembler uses them (binutils `xtensa-dis.c`):
+/// the section's records sorted, and adjacent records merged when they differ only in the
+/// DATA/NO_TRANSFORM bits (counting alignment fill after unreachable code as adjacent).
+#[derive(Debug, Clone, Default)]
+pub struct PropBlocks {
+    blocks: Vec<PropEntry>,
+}
+
+const ALIGN: u32 = 0x800;
+
+fn fill_after(e: &PropEntry) -> u32 {
+    if !e.flags.contains(PropFlags::UNREACHABLE) {
+        return 0;
+    }
+    let mut fill = e.size;
+    if e.flags.bits() & ALIGN != 0 {
+        let nsm = (1u32 << ((e.flags.bits() >> 12) & 0x1f)) - 1;
+        let end = e.addr.wrapping_add(e.size);
+        fill = fill.wrapping_add(nsm - (end.wrapping_add(nsm) & nsm));
+    }
+    fill
+}
+
+impl PropBlocks {
+    /// Blocks of the records in `table` that start inside `[start, start + size)`.
+    pub fn for_section(table: &[PropEntry], start: u32, size: u32) -> Self {
+        let mut v: Vec<PropEntry> = table
+            .iter()
+            .filter(|p| p.addr.wrapping_sub(start) < size)
+            .copied()
+            .collect();
+        v.sort_by(|a, b| {
+            a.addr
+                .cmp(&b.addr)
+                .then(a.size.cmp(&b.size))
+                .then((b.flags.bits() & ALIGN).cmp(&(a.flags.bits() & ALIGN)))
+                .then(a.flags.bits().cmp(&b.flags.bits()))
+        });
+        let mask = !(PropFlags::DATA | PropFlags::NO_TRANSFORM).bits();
+        let mut blocks: Vec<PropEntry> = Vec::with_capacity(v.len());
+        let mut j = 0;
+        while j < v.len() {
+            let mut entry = v[j];
+            j += 1;
+            while j < v.len() {
+                let next = v[j];
+                if entry
+                    .addr
+                    .wrapping_add(entry.size)
+                    .wrapping_add(fill_after(&entry))
+                    == next.addr
+                    && entry.flags.bits() & mask == next.flags.bits() & mask
+                {
+                    entry.size = next.addr - entry.addr + next.size;
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            blocks.push(entry);
+        }
+        PropBlocks { blocks }
+    }
+
+    /// The block containing `addr`, or else the first block after it (non-empty blocks only).
+    pub fn find(&self, addr: u32) -> Option<&PropEntry> {
+        self.blocks
+            .iter()
+            .find(|b| b.size != 0 && (addr < b.addr || addr - b.addr < b.size))
+    }
+
+    /// Whether an instruction of `len` bytes at `addr` stays within its block.
+    pub fn fits(&self, addr: u32, len: u32) -> bool {
+        match self.find(addr) {
+            None => true,
+            Some(b) if b.addr > addr => len <= b.addr - addr,
+            Some(b) => len <= b.addr + b.size - addr,
+        }
+    }
+}
