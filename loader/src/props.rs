@@ -115,7 +115,7 @@ impl PropBlocks {
                     == next.addr
                     && entry.flags.bits() & mask == next.flags.bits() & mask
                 {
-                    entry.size = next.addr - entry.addr + next.size;
+                    entry.size = (next.addr - entry.addr).wrapping_add(next.size);
                     j += 1;
                 } else {
                     break;
@@ -138,7 +138,7 @@ impl PropBlocks {
         match self.find(addr) {
             None => true,
             Some(b) if b.addr > addr => len <= b.addr - addr,
-            Some(b) => len <= b.addr + b.size - addr,
+            Some(b) => len <= b.size - (addr - b.addr),
         }
     }
 }
