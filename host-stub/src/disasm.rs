@@ -106,16 +106,18 @@ pub fn disassemble(
             Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         };
         let blocks = PropBlocks::for_section(&props, sec.addr, sec.size);
+        // The label printed at an address: the last of the section's symbols there (objdump).
+        let labels: std::collections::BTreeMap<u32, &Symbol> = symbolizer
+            .symbols
+            .iter()
+            .filter(|s| usize::from(s.section) == sec.index)
+            .map(|s| (s.value, *s))
+            .collect();
         let mut off = 0usize;
         let mut first = true;
         while off < sec.data.len() {
             let pc = sec.addr.wrapping_add(off as u32);
-            let labels: Vec<&&Symbol> = symbolizer
-                .symbols
-                .iter()
-                .filter(|s| s.value == pc && usize::from(s.section) == sec.index)
-                .collect();
-            if let Some(s) = labels.last() {
+            if let Some(s) = labels.get(&pc) {
                 let _ = writeln!(out, "\n{pc:08x} <{}>:", s.name);
             } else if first {
                 let l = symbolizer
