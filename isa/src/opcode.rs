@@ -19,13 +19,17 @@ pub struct OpcodeInfo {
     pub mask: u32,
     /// Operands in display order (hidden ones last).
     pub operands: &'static [OperandKind],
+    /// Operands the instruction reads (bit i = operand i), from the ISA's operand directions.
+    pub reads: u8,
+    /// Operands the instruction writes (bit i = operand i).
+    pub writes: u8,
     /// Options a core needs for this row to decode.
     pub options: Options,
 }
 
 macro_rules! define_opcodes {
     ($($name:ident = ($mn:literal, $len:literal, $match:literal, $mask:literal,
-        [$($op:ident),*], $($opt:ident)|+);)*) => {
+        [$($op:ident),*], $reads:literal, $writes:literal, $($opt:ident)|+);)*) => {
         /// Every instruction of every supported configuration (one variant per table row).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(u16)]
@@ -45,6 +49,8 @@ macro_rules! define_opcodes {
                 match_bits: $match,
                 mask: $mask,
                 operands: &[$(OperandKind::$op),*],
+                reads: $reads,
+                writes: $writes,
                 options: Options::BASE$(.union(Options::$opt))+,
             },
         )*];
