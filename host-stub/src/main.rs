@@ -26,6 +26,20 @@ enum Command {
         /// The ELF file.
         file: PathBuf,
     },
+    /// Run a bare-metal ELF32-Xtensa executable on one core (semihosting I/O and exit).
+    RunElf {
+        /// Core profile.
+        #[arg(long, value_enum, default_value_t = Profile::Ncore2gp)]
+        profile: Profile,
+        /// Stop with a report after this many cycles (a runaway program never hangs).
+        #[arg(long, default_value_t = 10_000_000_000)]
+        max_cycles: u64,
+        /// Also write instruction count, cycles and the stall breakdown as JSON to this file.
+        #[arg(long)]
+        stats_json: Option<PathBuf>,
+        /// The ELF executable.
+        file: PathBuf,
+    },
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum)]
@@ -48,7 +62,7 @@ impl Profile {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("q7emu: error: {e}");
             ExitCode::FAILURE
@@ -56,7 +70,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<(), String> {
+fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Command::Disasm { profile, file } => {
             let data = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -66,7 +80,62 @@ fn run(cli: Cli) -> Result<(), String> {
             let text = q7_host::disasm::disassemble(&elf, &name, profile.config())
                 .map_err(|e| format!("{}: {e}", file.display()))?;
             print!("{text}");
-            Ok(())
+            Ok(ExitCode::SUCCESS)
         }
+        Command::RunElf {
+            profile,
+            max_cycles,
+            stats_json,
+            file,
+        } => run_elf(profile, max_cycles, stats_json, &file),
     }
+}
+
+fn run_elf(
+    profile: Profile,
+    max_cycles: u64,
+    stats_json: Option<PathBuf>,
+    file: &std::path::Path,
+) -> Result<ExitCode, String> {
+    use q7_emulator::Stop;
+    let name = file.display();
+    let data = std::fs::read(file).map_err(|e| format!("{name}: {e}"))?;
+    let elf = q7_loader::ElfFile::parse(&data).map_err(|e| format!("{name}: {e}"))?;
+    let mut core =
+        q7_host::run_elf::prepare(&elf, profile.config()).map_err(|e| format!("{name}: {e}"))?;
+    let start = std::time::Instant::now();
+    let stop = q7_host::run_elf::run(&mut core, max_cycles);
+    let secs = start.elapsed().as_secs_f64();
+    let s = &core.stats;
+    let st = &s.stalls;
+    eprintln!(
+        "q7emu: {} instructions, {} cycles (load-use {}, taken-branch {}, multiply {}, divide {}, memory {}, exception {}; {} exceptions) in {:.3} s ({:.1} MIPS)",
+        s.instructions, s.cycles, st.load_use, st.taken_branch, st.multiply, st.divide, st.memory, st.exception,
+        s.exceptions, secs, s.instructions as f64 / secs.max(1e-9) / 1e6
+    );
+    eprintln!("q7emu: {}", core.timing);
+    let (code, fault) = match &stop {
+        Stop::Exited(c) => (Some(*c), None),
+        Stop::Fault(r) => {
+            eprint!("q7emu: {r}");
+            (None, Some(r.as_ref()))
+        }
+    };
+    if let Some(path) = stats_json {
+        let j = q7_host::run_elf::RunStats {
+            profile: profile.config().name,
+            instructions: s.instructions,
+            cycles: s.cycles,
+            exit_code: code,
+            stats: s,
+            timing: &core.timing,
+            fault,
+        };
+        let text = serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?;
+        std::fs::write(&path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(match code {
+        Some(c) => ExitCode::from(c as u8),
+        None => ExitCode::from(128 + 2),
+    })
 }

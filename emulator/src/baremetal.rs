@@ -1,0 +1,132 @@
+//! The bare-metal runner: PT_LOAD segments of an ELF executable loaded at their addresses into a
+//! flat 4 GiB memory, QEMU's reset state, semihosting for output and exit. Programs built for
+//! QEMU's `-M sim` machine run unchanged. (ELF parsing is the loader's; this takes segments.)
+
+use std::ops::Range;
+
+use q7_isa::{CoreConfig, Options};
+
+use crate::bootrom;
+use crate::bus::FlatMemory;
+use crate::core::Core;
+use crate::fault::Stop;
+use crate::trace::Tracer;
+
+/// One loadable segment.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadSegment<'a> {
+    /// Load address.
+    pub addr: u32,
+    /// File bytes.
+    pub data: &'a [u8],
+    /// Size in memory (the rest after `data` is zero).
+    pub memsz: u32,
+    /// Executable (PF_X).
+    pub exec: bool,
+}
+
+/// Why a program cannot be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// The 4 GiB space could not be reserved.
+    #[error("cannot reserve the 4 GiB bare-metal address space: {0}")]
+    Memory(#[from] std::io::Error),
+    /// A segment does not fit below 4 GiB.
+    #[error("segment at {addr:#010x} with {memsz:#x} bytes runs past the end of the 32-bit address space")]
+    SegmentOutOfRange {
+        /// Load address.
+        addr: u32,
+        /// Size in memory.
+        memsz: u32,
+    },
+    /// Two segments overlap.
+    #[error("segments at {a:#010x} and {b:#010x} overlap")]
+    Overlap {
+        /// First segment.
+        a: u32,
+        /// Second segment.
+        b: u32,
+    },
+}
+
+/// Reset vector of a profile: QEMU dc233c 0xFE000000; ncore2gp 0x00000000 (reference §5.2).
+pub fn reset_vector(config: &CoreConfig) -> u32 {
+    if config.has(Options::MMU) {
+        0xfe00_0000
+    } else {
+        0
+    }
+}
+
+/// VECBASE at reset: QEMU dc233c 0x2000; ncore2gp 0 (reference §5.2).
+pub fn reset_vecbase(config: &CoreConfig) -> u32 {
+    if config.has(Options::MMU) {
+        0x2000
+    } else {
+        0
+    }
+}
+
+/// Loads `segments` and returns a core in reset state: it starts at the reset vector when a
+/// segment has code there, else at `entry`. The boot ROM's window handlers are placed at the
+/// reset VECBASE unless the program occupies that range.
+pub fn load(
+    config: &'static CoreConfig,
+    segments: &[LoadSegment<'_>],
+    entry: u32,
+) -> Result<Core<FlatMemory>, SetupError> {
+    let mut mem = FlatMemory::new()?;
+    let mut ranges: Vec<Range<u64>> = Vec::new();
+    let mut code: Vec<Range<u32>> = Vec::new();
+    for seg in segments {
+        let end = u64::from(seg.addr) + u64::from(seg.memsz.max(seg.data.len() as u32));
+        if end > 1 << 32 {
+            return Err(SetupError::SegmentOutOfRange {
+                addr: seg.addr,
+                memsz: seg.memsz,
+            });
+        }
+        let r = u64::from(seg.addr)..end;
+        if let Some(other) = ranges.iter().find(|o| o.start < r.end && r.start < o.end) {
+            return Err(SetupError::Overlap {
+                a: other.start as u32,
+                b: seg.addr,
+            });
+        }
+        mem.write_bytes(seg.addr, seg.data)
+            .map_err(|_| SetupError::SegmentOutOfRange {
+                addr: seg.addr,
+                memsz: seg.memsz,
+            })?;
+        if seg.exec {
+            code.push(seg.addr..(end.min(u64::from(u32::MAX)) as u32));
+        }
+        ranges.push(r);
+    }
+    let reset = reset_vector(config);
+    let starts_at_reset = segments
+        .iter()
+        .any(|s| s.exec && reset.wrapping_sub(s.addr) < s.data.len() as u32);
+    let pc = if starts_at_reset { reset } else { entry };
+    let vecbase = reset_vecbase(config);
+    let rom = u64::from(vecbase)..u64::from(vecbase) + u64::from(bootrom::SIZE);
+    if !ranges
+        .iter()
+        .any(|o| o.start < rom.end && rom.start < o.end)
+    {
+        mem.write_bytes(vecbase, &bootrom::image(vecbase))
+            .map_err(|_| SetupError::SegmentOutOfRange {
+                addr: vecbase,
+                memsz: bootrom::SIZE,
+            })?;
+        code.push(vecbase..vecbase + bootrom::SIZE);
+    }
+    let mut core = Core::new(config, mem, 0, pc, vecbase);
+    core.handler_code = code;
+    Ok(core)
+}
+
+/// Runs a loaded core to exit, fault or `max_cycles`.
+pub fn run<T: Tracer>(core: &mut Core<FlatMemory>, max_cycles: u64, tracer: &mut T) -> Stop {
+    core.run(max_cycles, tracer)
+}

@@ -1,0 +1,138 @@
+//! The core's view of memory: a [`Bus`] answers loads, stores and instruction fetches, or says
+//! why it cannot, and reports each access's extra latency for the cycle model.
+//!
+//! [`FlatMemory`] is the bare-metal bus: one sparse 4 GiB space (an anonymous mapping, so
+//! untouched pages cost nothing), every address mapped, uniform latency.
+
+use memmap2::MmapMut;
+
+/// Why an access failed; the core turns it into an exception with the address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum BusFault {
+    /// Nothing is mapped at the address.
+    #[error("unmapped address {addr:#010x}")]
+    Unmapped {
+        /// The address.
+        addr: u32,
+    },
+    /// The region does not allow this kind of access (e.g. a store to ROM).
+    #[error("{kind} not allowed at {addr:#010x}")]
+    Prohibited {
+        /// The address.
+        addr: u32,
+        /// "load", "store" or "fetch".
+        kind: &'static str,
+    },
+}
+
+/// Memory as a core sees it. Accesses are naturally aligned (the core checks alignment).
+pub trait Bus {
+    /// Loads `size` (1, 2 or 4) bytes, little-endian, zero-extended.
+    fn load(&mut self, addr: u32, size: u32) -> Result<u32, BusFault>;
+    /// Stores the low `size` (1, 2 or 4) bytes of `value`, little-endian.
+    fn store(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault>;
+    /// Copies instruction bytes at `addr` into `buf`; returns how many could be fetched (an
+    /// instruction may end at the edge of a region).
+    fn fetch(&mut self, addr: u32, buf: &mut [u8]) -> Result<usize, BusFault>;
+    /// Extra cycles a data access to `addr` costs beyond the pipeline's base (0 for local RAM).
+    fn data_latency(&self, addr: u32) -> u32 {
+        let _ = addr;
+        0
+    }
+    /// Reads an aligned word without side effects (for reports); `None` if unreadable.
+    fn peek(&self, addr: u32) -> Option<u32> {
+        let _ = addr;
+        None
+    }
+    /// Whether `addr` holds memory that instruction fetch may have cached (stores there must
+    /// invalidate decoded instructions). Conservative default: everything.
+    fn may_hold_code(&self, addr: u32) -> bool {
+        let _ = addr;
+        true
+    }
+}
+
+/// A flat, sparse, fully mapped 4 GiB little-endian memory.
+#[derive(Debug)]
+pub struct FlatMemory {
+    map: MmapMut,
+}
+
+const SPACE: usize = 1 << 32;
+
+impl FlatMemory {
+    /// Reserves the 4 GiB space (zero-filled; pages are allocated on first write).
+    pub fn new() -> std::io::Result<Self> {
+        Ok(FlatMemory {
+            map: MmapMut::map_anon(SPACE)?,
+        })
+    }
+
+    /// Copies `bytes` to `addr` (wrapping at 4 GiB is an error: the slice must fit).
+    pub fn write_bytes(&mut self, addr: u32, bytes: &[u8]) -> Result<(), BusFault> {
+        let start = addr as usize;
+        let end = start
+            .checked_add(bytes.len())
+            .filter(|&e| e <= SPACE)
+            .ok_or(BusFault::Unmapped {
+                addr: addr.wrapping_add(bytes.len() as u32),
+            })?;
+        self.map[start..end].copy_from_slice(bytes);
+        Ok(())
+    }
+
+    /// Reads `len` bytes at `addr`.
+    pub fn read_bytes(&self, addr: u32, len: usize) -> Result<&[u8], BusFault> {
+        let start = addr as usize;
+        let end = start
+            .checked_add(len)
+            .filter(|&e| e <= SPACE)
+            .ok_or(BusFault::Unmapped {
+                addr: addr.wrapping_add(len as u32),
+            })?;
+        Ok(&self.map[start..end])
+    }
+}
+
+impl Bus for FlatMemory {
+    #[inline]
+    fn load(&mut self, addr: u32, size: u32) -> Result<u32, BusFault> {
+        let a = addr as usize;
+        Ok(match size {
+            1 => u32::from(self.map[a]),
+            2 if a + 1 < SPACE => u32::from(u16::from_le_bytes([self.map[a], self.map[a + 1]])),
+            4 if a + 3 < SPACE => u32::from_le_bytes([
+                self.map[a],
+                self.map[a + 1],
+                self.map[a + 2],
+                self.map[a + 3],
+            ]),
+            _ => return Err(BusFault::Unmapped { addr }),
+        })
+    }
+
+    #[inline]
+    fn store(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault> {
+        let a = addr as usize;
+        let b = value.to_le_bytes();
+        match size {
+            1 => self.map[a] = b[0],
+            2 if a + 1 < SPACE => self.map[a..a + 2].copy_from_slice(&b[..2]),
+            4 if a + 3 < SPACE => self.map[a..a + 4].copy_from_slice(&b),
+            _ => return Err(BusFault::Unmapped { addr }),
+        }
+        Ok(())
+    }
+
+    fn peek(&self, addr: u32) -> Option<u32> {
+        let b = self.read_bytes(addr, 4).ok()?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn fetch(&mut self, addr: u32, buf: &mut [u8]) -> Result<usize, BusFault> {
+        let a = addr as usize;
+        let n = buf.len().min(SPACE - a);
+        buf[..n].copy_from_slice(&self.map[a..a + n]);
+        Ok(n)
+    }
+}

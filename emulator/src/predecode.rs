@@ -1,0 +1,171 @@
+//! Decode once, execute many: a direct-mapped cache of decoded instructions keyed by PC, with
+//! the per-instruction facts the pipeline needs (window-check group, source registers) worked
+//! out once. Stores into memory that holds decoded code invalidate the affected entries.
+
+use q7_isa::{decode, CoreConfig, DecodeError, Decoded, Insn, Opcode, OperandKind};
+
+/// Why the bytes at a PC are not an executable instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Undecodable {
+    /// Not an instruction of the profile.
+    Illegal(DecodeError),
+    /// A Vision-Q7 FLIX bundle of this length.
+    Bundle(u8),
+    /// The instruction runs past the end of fetchable memory.
+    Fetch,
+}
+
+/// A decoded instruction plus pipeline facts.
+#[derive(Debug, Clone, Copy)]
+pub struct Op {
+    /// The instruction (operands in table order).
+    pub insn: Insn,
+    /// Highest address-register group (register >> 2) the window-overflow check must see
+    /// (reference §3.3): the AR operands, and a4/a8/a12 for CALL4/8/12.
+    pub group: u8,
+    /// Logical address registers the instruction reads (bit r = a_r).
+    pub src_mask: u16,
+    /// Set when the bytes are not an executable instruction.
+    pub bad: Option<Undecodable>,
+}
+
+impl Op {
+    fn from_insn(insn: Insn) -> Op {
+        let info = insn.info();
+        let mut group = 0u8;
+        let mut src_mask = 0u16;
+        for (i, (kind, &v)) in info.operands.iter().zip(&insn.operands).enumerate() {
+            if matches!(kind, OperandKind::ArR | OperandKind::ArS | OperandKind::ArT) {
+                group = group.max((v >> 2) as u8);
+                if info.reads >> i & 1 != 0 {
+                    src_mask |= 1 << v;
+                }
+            }
+        }
+        group = group.max(match insn.opcode {
+            Opcode::Call4 | Opcode::Callx4 => 1,
+            Opcode::Call8 | Opcode::Callx8 => 2,
+            Opcode::Call12 | Opcode::Callx12 => 3,
+            _ => 0,
+        });
+        // ENTRY does its own check against PS.CALLINC (reference §3.4).
+        if insn.opcode == Opcode::Entry {
+            group = 0;
+        }
+        Op {
+            insn,
+            group,
+            src_mask,
+            bad: None,
+        }
+    }
+
+    fn bad(pc: u32, why: Undecodable) -> Op {
+        let _ = pc;
+        Op {
+            insn: Insn::new(Opcode::Ill, &[]),
+            group: 0,
+            src_mask: 0,
+            bad: Some(why),
+        }
+    }
+
+    /// Decodes `bytes` (fetched at `pc`) for `config`.
+    pub fn decode(bytes: &[u8], pc: u32, config: &CoreConfig) -> Op {
+        match decode(bytes, pc, config) {
+            Ok(Decoded::Insn(insn)) => Op::from_insn(insn),
+            Ok(Decoded::Bundle { len }) => Op::bad(pc, Undecodable::Bundle(len)),
+            Err(DecodeError::Truncated { .. }) => Op::bad(pc, Undecodable::Fetch),
+            Err(e) => Op::bad(pc, Undecodable::Illegal(e)),
+        }
+    }
+}
+
+const SLOTS: usize = 1 << 16;
+const GRANULE_SHIFT: u32 = 8;
+
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    tag: u32,
+    op: Op,
+}
+
+/// Direct-mapped decoded-instruction cache (index = PC mod 65,536).
+#[derive(Debug)]
+pub struct DecodeCache {
+    slots: Box<[Slot]>,
+    /// One bit per 256-byte granule of the address space that holds cached code.
+    code: Box<[u64]>,
+}
+
+impl DecodeCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        let empty = Slot {
+            tag: u32::MAX,
+            op: Op::bad(0, Undecodable::Fetch),
+        };
+        DecodeCache {
+            slots: vec![empty; SLOTS].into_boxed_slice(),
+            code: vec![0u64; (1usize << (32 - GRANULE_SHIFT)) / 64].into_boxed_slice(),
+        }
+    }
+
+    /// The cached op at `pc`, if any.
+    #[inline]
+    pub fn get(&self, pc: u32) -> Option<&Op> {
+        let s = &self.slots[pc as usize & (SLOTS - 1)];
+        (s.tag == pc).then_some(&s.op)
+    }
+
+    /// Caches `op` decoded at `pc` from `len` bytes.
+    pub fn insert(&mut self, pc: u32, len: u32, op: Op) {
+        self.slots[pc as usize & (SLOTS - 1)] = Slot { tag: pc, op };
+        let first = pc >> GRANULE_SHIFT;
+        let last = pc.wrapping_add(len.max(1) - 1) >> GRANULE_SHIFT;
+        for g in [first, last] {
+            self.code[(g / 64) as usize] |= 1 << (g % 64);
+        }
+    }
+
+    /// Forgets decoded instructions overlapping `[addr, addr + size)` (a store happened there).
+    #[inline]
+    pub fn store(&mut self, addr: u32, size: u32) {
+        let g = addr >> GRANULE_SHIFT;
+        let g2 = addr.wrapping_add(size - 1) >> GRANULE_SHIFT;
+        let hit = |g: u32| self.code[(g / 64) as usize] >> (g % 64) & 1 != 0;
+        if !hit(g) && !hit(g2) {
+            return;
+        }
+        // An instruction is at most 16 bytes: any start in [addr - 15, addr + size) may overlap.
+        for i in 0..15 + size {
+            let pc = addr.wrapping_sub(15).wrapping_add(i);
+            let s = &mut self.slots[pc as usize & (SLOTS - 1)];
+            if s.tag == pc {
+                let len = if s.op.bad.is_some() {
+                    16
+                } else {
+                    u64::from(s.op.insn.len)
+                };
+                // pc < addr + size holds by construction; check the instruction reaches addr.
+                if u64::from(pc) + len > u64::from(addr) {
+                    s.tag = u32::MAX;
+                }
+            }
+        }
+    }
+
+    /// Forgets everything.
+    pub fn clear(&mut self) {
+        for s in self.slots.iter_mut() {
+            s.tag = u32::MAX;
+        }
+        self.code.fill(0);
+    }
+}
+
+impl Default for DecodeCache {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,106 @@
+//! The cycle model: one in-order scalar pipeline per core, every parameter in one
+//! [`TimingModel`] with its default and where that default comes from (shared/DESIGN.md "Timing
+//! model"; reference/xtensa-isa.md §7). Cycle counts depend only on the instruction stream and
+//! these parameters — never on host timing.
+
+use serde::Serialize;
+
+/// Timing parameters. Every field documents its default and its source or the reason for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TimingModel {
+    /// Cycles every instruction takes to issue. Default 1: LX-class cores issue one instruction
+    /// per cycle (public Tensilica LX material; reference §7 "Issue width").
+    pub issue: u32,
+    /// Stall when an instruction uses a register loaded by the instruction just before it.
+    /// Default 1: LX 5-stage load-use (ESP32-S3 TRM §1.7 via reference §7) and the third-party
+    /// ncore2gp ISS figures (load result DEF@5, ALU use @4).
+    pub load_use: u32,
+    /// Cycles lost on a taken branch, jump, call or return. Default 2: instructions in R and E
+    /// are squashed (ESP32-S3 TRM summary, reference §7; reported, not verified).
+    pub taken_branch: u32,
+    /// Extra cycles before a 16×16 or 32×32 multiply result (MUL16U/S, MULL) can be used by the
+    /// next instruction. Default 1: third-party ncore2gp figure "MUL 2" = result two cycles after
+    /// issue, i.e. one stall for an immediate consumer (a guess for the exact cores).
+    pub mul_use: u32,
+    /// Extra cycles of MULUH/MULSH results before use. Default 2: "≥ 2 cycles" (reference §7 [G]).
+    pub mul_high_use: u32,
+    /// Cycles QUOS/QUOU/REMS/REMU block the pipeline. Default 32: the ISA manual only says the
+    /// divider is iterative; one bit per cycle is the common design (guess).
+    pub divide: u32,
+    /// Extra cycles to enter an exception handler (vector fetch after a pipeline flush).
+    /// Default 3: flush of the stages after E plus the redirect, same order as a taken branch
+    /// (guess; not published, reference §11).
+    pub exception_entry: u32,
+    /// Extra cycles of RFE/RFDE/RFWO/RFWU/RFI returns. Default 2: a return is a taken jump to
+    /// EPC (same cost as `taken_branch`).
+    pub exception_return: u32,
+    /// Zero-overhead loop back-edge cost. Default 0: the loop buffer makes it free (Xtensa ISA
+    /// RM §4.3.2, reference §6/§7).
+    pub loop_back: u32,
+}
+
+impl Default for TimingModel {
+    fn default() -> Self {
+        TimingModel {
+            issue: 1,
+            load_use: 1,
+            taken_branch: 2,
+            mul_use: 1,
+            mul_high_use: 2,
+            divide: 32,
+            exception_entry: 3,
+            exception_return: 2,
+            loop_back: 0,
+        }
+    }
+}
+
+impl std::fmt::Display for TimingModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "timing: issue {} | load-use +{} | taken branch +{} | mul use +{} | mulh use +{} | \
+             divide {} | exception entry +{} | return +{} | loop back +{}",
+            self.issue,
+            self.load_use,
+            self.taken_branch,
+            self.mul_use,
+            self.mul_high_use,
+            self.divide,
+            self.exception_entry,
+            self.exception_return,
+            self.loop_back
+        )
+    }
+}
+
+/// Where cycles went: the base issue cycles plus each stall category.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Stalls {
+    /// Load-use interlocks.
+    pub load_use: u64,
+    /// Taken branches, jumps, calls and returns.
+    pub taken_branch: u64,
+    /// Multiply result interlocks.
+    pub multiply: u64,
+    /// Divider occupancy.
+    pub divide: u64,
+    /// Extra memory latency of data accesses.
+    pub memory: u64,
+    /// Exception entry and return.
+    pub exception: u64,
+}
+
+/// Per-core execution statistics.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    /// Instructions that completed (an instruction that raised an exception does not count;
+    /// handler instructions do).
+    pub instructions: u64,
+    /// Cycles elapsed (what CCOUNT counts).
+    pub cycles: u64,
+    /// Breakdown of the cycles beyond one issue cycle per instruction.
+    pub stalls: Stalls,
+    /// Exceptions taken (window overflow/underflow included).
+    pub exceptions: u64,
+}

@@ -1,0 +1,77 @@
+//! `q7emu run-elf`: a bare-metal ELF32-Xtensa executable on one emulated core.
+//!
+//! Every PT_LOAD segment is loaded at its address into a flat 4 GiB memory; the core starts in
+//! QEMU's reset state (at the reset vector when the image has code there, else at the ELF
+//! entry). Semihosting output goes to stdout/stderr; the run ends at the semihosting exit, a
+//! fault (reported with registers and backtrace), or the cycle budget.
+
+use q7_emulator::baremetal::{self, LoadSegment};
+use q7_emulator::{Core, FlatMemory, NoTrace, Stats, Stop, TimingModel};
+use q7_isa::CoreConfig;
+use q7_loader::ElfFile;
+use serde::Serialize;
+
+/// PT_LOAD.
+const PT_LOAD: u32 = 1;
+/// PF_X.
+const PF_X: u32 = 1;
+
+/// Why a program could not be run.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The ELF is unusable.
+    #[error(transparent)]
+    Elf(#[from] q7_loader::ElfError),
+    /// The ELF has nothing to load.
+    #[error("no PT_LOAD segment: nothing to run")]
+    NoSegments,
+    /// The emulator could not be set up.
+    #[error(transparent)]
+    Setup(#[from] q7_emulator::baremetal::SetupError),
+}
+
+/// Statistics as written by `--stats-json`.
+#[derive(Debug, Serialize)]
+pub struct RunStats<'a> {
+    /// Core profile.
+    pub profile: &'a str,
+    /// Instructions completed.
+    pub instructions: u64,
+    /// Cycles.
+    pub cycles: u64,
+    /// Exit code, when the program exited.
+    pub exit_code: Option<i32>,
+    /// Full counters, stall breakdown included.
+    pub stats: &'a Stats,
+    /// The timing model used.
+    pub timing: &'a TimingModel,
+    /// The fault, when the core stopped on one.
+    pub fault: Option<&'a q7_emulator::FaultReport>,
+}
+
+/// Loads `elf` for `config`.
+pub fn prepare(
+    elf: &ElfFile<'_>,
+    config: &'static CoreConfig,
+) -> Result<Core<FlatMemory>, RunError> {
+    let segments: Vec<LoadSegment<'_>> = elf
+        .segments
+        .iter()
+        .filter(|s| s.kind == PT_LOAD)
+        .map(|s| LoadSegment {
+            addr: s.vaddr,
+            data: s.data,
+            memsz: s.memsz,
+            exec: s.flags & PF_X != 0,
+        })
+        .collect();
+    if segments.is_empty() {
+        return Err(RunError::NoSegments);
+    }
+    Ok(baremetal::load(config, &segments, elf.entry)?)
+}
+
+/// Runs a prepared core; returns how it stopped.
+pub fn run(core: &mut Core<FlatMemory>, max_cycles: u64) -> Stop {
+    core.run(max_cycles, &mut NoTrace)
+}
