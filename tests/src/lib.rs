@@ -2,6 +2,9 @@
 //! `scripts/setup-toolchain.sh` (with the skip-or-fail rule of `Q7_REQUIRE_TOOLCHAIN`), running
 //! its tools, temporary directories, and a small deterministic PRNG with printed seeds.
 
+pub mod build;
+pub mod lockstep;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -114,4 +117,25 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// Whether `qemu-system-xtensa` runs. When it does not: fails the test if
+/// `Q7_REQUIRE_TOOLCHAIN` is set, else prints a notice and returns false (skip).
+pub fn qemu_available() -> bool {
+    let ok = Command::new("qemu-system-xtensa")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        let required =
+            std::env::var_os("Q7_REQUIRE_TOOLCHAIN").is_some_and(|v| !v.is_empty() && v != "0");
+        assert!(
+            !required,
+            "Q7_REQUIRE_TOOLCHAIN is set but qemu-system-xtensa is missing"
+        );
+        eprintln!(
+            "NOTICE: skipping: qemu-system-xtensa not found (run scripts/setup-toolchain.sh)"
+        );
+    }
+    ok
 }

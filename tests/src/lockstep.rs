@@ -1,0 +1,350 @@
+//! Lockstep differential testing against QEMU: the same ELF runs on
+//! `qemu-system-xtensa -M sim -cpu dc233c -semihosting -singlestep -d exec,cpu,nochain,int` and
+//! on q7emu; the architectural state before every instruction (PC, a0..a15, SAR, PS,
+//! WINDOWBASE, WINDOWSTART, LBEG, LEND, LCOUNT) and every exception delivery are compared, and
+//! the first divergence is reported with the instructions around it. Memory effects are
+//! compared through what the programs print (checksums) and their exit status.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use q7_emulator::baremetal::{self, LoadSegment};
+use q7_emulator::trace::{Event, Tracer};
+use q7_emulator::{CoreState, Stop};
+use q7_isa::Opcode;
+use q7_loader::ElfFile;
+
+/// The state QEMU logs before an instruction (or an exception index).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record {
+    /// Before an instruction.
+    Insn {
+        /// PC.
+        pc: u32,
+        /// a0..a15.
+        a: [u32; 16],
+        /// SAR, PS, WINDOWBASE, WINDOWSTART, LBEG, LEND, LCOUNT.
+        sr: [u32; 7],
+    },
+    /// An exception delivery (QEMU's exception index).
+    Exception(u32),
+}
+
+impl Record {
+    fn of(s: &CoreState) -> Record {
+        Record::Insn {
+            pc: s.pc,
+            a: s.window(),
+            sr: [
+                s.sar,
+                s.ps,
+                s.windowbase,
+                s.windowstart,
+                s.lbeg,
+                s.lend,
+                s.lcount,
+            ],
+        }
+    }
+}
+
+impl std::fmt::Display for Record {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Record::Insn { pc, a, sr } => {
+                write!(f, "{pc:08x}")?;
+                for v in a {
+                    write!(f, " {v:08x}")?;
+                }
+                let names = ["sar", "ps", "wb", "ws", "lbeg", "lend", "lcount"];
+                for (n, v) in names.iter().zip(sr) {
+                    write!(f, " {n}={v:08x}")?;
+                }
+                Ok(())
+            }
+            Record::Exception(i) => write!(f, "EXC {i}"),
+        }
+    }
+}
+
+const SR_NAMES: [&str; 7] = [
+    "SAR",
+    "PS",
+    "WINDOWBASE",
+    "WINDOWSTART",
+    "LBEG",
+    "LEND",
+    "LCOUNT",
+];
+
+/// Streams records out of a QEMU `-d exec,cpu,nochain,int` log.
+struct QemuLog<R: BufRead> {
+    lines: std::io::Lines<R>,
+    cur: Option<Record>,
+    queued: VecDeque<Record>,
+}
+
+impl<R: BufRead> QemuLog<R> {
+    fn next_record(&mut self) -> Option<Record> {
+        if let Some(r) = self.queued.pop_front() {
+            return Some(r);
+        }
+        for line in self.lines.by_ref() {
+            let Ok(line) = line else { break };
+            if let Some(pc) = line.strip_prefix("PC=") {
+                let new = Record::Insn {
+                    pc: u32::from_str_radix(pc.trim(), 16).unwrap_or(0),
+                    a: [0; 16],
+                    sr: [0; 7],
+                };
+                if let Some(done) = self.cur.replace(new) {
+                    return Some(done);
+                }
+            } else if let Some(rest) = line.strip_prefix("xtensa_cpu_do_interrupt(") {
+                let idx = rest
+                    .split(')')
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(u32::MAX);
+                let exc = Record::Exception(idx);
+                match self.cur.take() {
+                    Some(done) => {
+                        self.queued.push_back(exc);
+                        return Some(done);
+                    }
+                    None => return Some(exc),
+                }
+            } else if let Some(Record::Insn { a, sr, .. }) = &mut self.cur {
+                for tok in line.split_whitespace() {
+                    let Some((k, v)) = tok.split_once('=') else {
+                        continue;
+                    };
+                    let Ok(v) = u32::from_str_radix(v, 16) else {
+                        continue;
+                    };
+                    if let Some(r) = k.strip_prefix('A').and_then(|n| n.parse::<usize>().ok()) {
+                        if k.len() == 3 && r < 16 {
+                            a[r] = v;
+                        }
+                    } else if let Some(i) = SR_NAMES.iter().position(|n| *n == k) {
+                        sr[i] = v;
+                    }
+                }
+            }
+        }
+        self.cur.take()
+    }
+}
+
+/// Outcome of a lockstep run.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Records compared.
+    pub compared: u64,
+    /// Opcodes q7emu executed (or attempted).
+    pub executed: BTreeSet<Opcode>,
+    /// The program's output on q7emu.
+    pub ours_stdout: Vec<u8>,
+    /// The program's output on QEMU.
+    pub qemu_stdout: Vec<u8>,
+    /// Exit status on q7emu.
+    pub ours_exit: Option<i32>,
+    /// Exit status of QEMU.
+    pub qemu_exit: Option<i32>,
+    /// The first divergence, with context.
+    pub divergence: Option<String>,
+}
+
+struct Compare<R: BufRead> {
+    qemu: QemuLog<R>,
+    history: VecDeque<Record>,
+    compared: u64,
+    divergence: Option<String>,
+    executed: BTreeSet<Opcode>,
+}
+
+impl<R: BufRead> Compare<R> {
+    fn check(&mut self, ours: Record, what: &str) {
+        if self.divergence.is_some() {
+            return;
+        }
+        let theirs = self.qemu.next_record();
+        if theirs.as_ref() == Some(&ours) {
+            self.compared += 1;
+            if self.history.len() == 8 {
+                self.history.pop_front();
+            }
+            self.history.push_back(ours);
+            return;
+        }
+        let mut msg = format!(
+            "first divergence after {} matching records, at {what}:\n",
+            self.compared
+        );
+        for h in &self.history {
+            let _ = writeln!(msg, "    both  {h}");
+        }
+        let _ = writeln!(
+            msg,
+            "    qemu  {}",
+            theirs
+                .map(|t| t.to_string())
+                .unwrap_or_else(|| "<end of trace>".into())
+        );
+        let _ = writeln!(msg, "    q7emu {ours}");
+        self.divergence = Some(msg);
+    }
+}
+
+impl<R: BufRead> Tracer for Compare<R> {
+    const ENABLED: bool = true;
+    fn event(&mut self, e: Event<'_>) {
+        match e {
+            Event::Before { state, insn } => {
+                if insn.bad.is_none() {
+                    self.executed.insert(insn.insn.opcode);
+                }
+                let what = if insn.bad.is_none() {
+                    insn.insn.to_string()
+                } else {
+                    "<undecodable>".into()
+                };
+                self.check(Record::of(state), &what)
+            }
+            Event::Exception { qemu_index, .. } => {
+                self.check(Record::Exception(qemu_index), "exception delivery")
+            }
+        }
+    }
+}
+
+/// Runs `elf` on QEMU and on q7emu (dc233c profile) in lockstep, up to `max_steps` records.
+pub fn run(elf: &Path, max_steps: u64) -> Summary {
+    let data = std::fs::read(elf).unwrap();
+    let file = ElfFile::parse(&data).unwrap();
+    let segments: Vec<LoadSegment<'_>> = file
+        .segments
+        .iter()
+        .filter(|s| s.kind == 1)
+        .map(|s| LoadSegment {
+            addr: s.vaddr,
+            data: s.data,
+            memsz: s.memsz,
+            exec: s.flags & 1 != 0,
+        })
+        .collect();
+    let mut core = baremetal::load(&q7_isa::DC233C, &segments, file.entry).unwrap();
+    let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    core.console.stdout = Box::new(SharedBuf(out.clone()));
+    core.console.stderr = Box::new(SharedBuf(out.clone()));
+
+    let dir = crate::TempDir::new("lockstep");
+    let fifo = dir.join("trace.fifo");
+    crate::run(Command::new("mkfifo").arg(&fifo));
+    let mut child = Command::new("qemu-system-xtensa")
+        .args([
+            "-M",
+            "sim",
+            "-cpu",
+            "dc233c",
+            "-semihosting",
+            "-display",
+            "none",
+            "-serial",
+            "none",
+        ])
+        .args([
+            "-monitor",
+            "none",
+            "-singlestep",
+            "-d",
+            "exec,cpu,nochain,int",
+            "-D",
+        ])
+        .arg(&fifo)
+        .arg("-kernel")
+        .arg(elf)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("qemu-system-xtensa (run scripts/setup-toolchain.sh)");
+    let reader = BufReader::with_capacity(1 << 20, std::fs::File::open(&fifo).unwrap());
+    let mut cmp = Compare {
+        qemu: QemuLog {
+            lines: reader.lines(),
+            cur: None,
+            queued: VecDeque::new(),
+        },
+        history: VecDeque::new(),
+        compared: 0,
+        divergence: None,
+        executed: BTreeSet::new(),
+    };
+    let mut ours_exit = None;
+    let mut steps = 0;
+    while cmp.divergence.is_none() && steps < max_steps {
+        steps += 1;
+        match core.step(&mut cmp) {
+            None => {}
+            Some(Stop::Exited(c)) => {
+                ours_exit = Some(c);
+                break;
+            }
+            Some(Stop::Fault(r)) => {
+                cmp.divergence
+                    .get_or_insert(format!("q7emu stopped on a fault:\n{r}"));
+                break;
+            }
+        }
+    }
+    if cmp.divergence.is_none() && ours_exit.is_some() {
+        if let Some(extra) = cmp.qemu.next_record() {
+            cmp.divergence = Some(format!("q7emu exited but QEMU continues with {extra}"));
+        }
+    }
+    drop(cmp.qemu);
+    let _ = child.kill();
+    let output = child.wait_with_output().unwrap();
+    let ours_stdout = out.lock().unwrap().clone();
+    Summary {
+        compared: cmp.compared,
+        executed: cmp.executed,
+        ours_stdout,
+        qemu_stdout: output.stdout,
+        ours_exit,
+        qemu_exit: output.status.code(),
+        divergence: cmp.divergence,
+    }
+}
+
+struct SharedBuf(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for SharedBuf {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Asserts a lockstep run agreed everywhere: every record, the output and the exit status.
+pub fn assert_agrees(name: &str, s: &Summary) {
+    if let Some(d) = &s.divergence {
+        panic!("{name}: {d}");
+    }
+    assert_eq!(
+        String::from_utf8_lossy(&s.ours_stdout),
+        String::from_utf8_lossy(&s.qemu_stdout),
+        "{name}: program output differs"
+    );
+    assert_eq!(s.ours_exit, s.qemu_exit, "{name}: exit status differs");
+    eprintln!(
+        "{name}: {} records identical to QEMU, exit {:?}",
+        s.compared, s.ours_exit
+    );
+}
