@@ -121,12 +121,15 @@ pub struct Core<B: Bus> {
     pending_until: u64,
     /// CCOUNT = cycles + this (WSR.CCOUNT moves it).
     ccount_offset: u32,
+    /// Register groups above WINDOWBASE an instruction may name without a window overflow:
+    /// the free groups before the next live frame (3 when checks are off). See [`Core::refresh`].
+    window_limit: u8,
 }
 
 impl<B: Bus> Core<B> {
     /// A core in reset state, starting at `pc` with VECBASE `vecbase`.
     pub fn new(config: &'static CoreConfig, bus: B, prid: u32, pc: u32, vecbase: u32) -> Self {
-        Core {
+        let mut core = Core {
             state: CoreState::reset(config, prid, pc, vecbase),
             bus,
             config,
@@ -139,7 +142,10 @@ impl<B: Bus> Core<B> {
             ready_kind: [StallKind::Load; 64],
             pending_until: 0,
             ccount_offset: 0,
-        }
+            window_limit: 3,
+        };
+        core.refresh();
+        core
     }
 
     /// Forgets decoded instructions (after memory was changed behind the core's back).
@@ -149,6 +155,7 @@ impl<B: Bus> Core<B> {
 
     /// Runs until exit, fault or `max_cycles`.
     pub fn run<T: Tracer>(&mut self, max_cycles: u64, tracer: &mut T) -> Stop {
+        self.refresh();
         loop {
             if self.stats.cycles >= max_cycles {
                 let pc = self.state.pc;
@@ -248,7 +255,7 @@ impl<B: Bus> Core<B> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn load(&mut self, addr: u32, size: u32) -> Res<u32> {
         if addr & (size - 1) != 0 {
             return Err(general(
@@ -292,7 +299,7 @@ impl<B: Bus> Core<B> {
 
     /// Marks logical register `r` (just written) as usable only `extra` cycles after the next
     /// instruction could issue; `kind` names the stall category a consumer waits in.
-    #[inline]
+    #[inline(always)]
     fn late_result_of(&mut self, r: u32, extra: u32, kind: StallKind) {
         if extra != 0 {
             let t = self.stats.cycles + u64::from(self.timing.issue + extra);
@@ -311,6 +318,17 @@ impl<B: Bus> Core<B> {
     fn overflow_needed(&self, g: u32) -> Option<u32> {
         let s = &self.state;
         (1..=g).find(|&k| s.ws_bit(s.windowbase + k))
+    }
+
+    /// Recomputes what the per-instruction window check compares against; call after any
+    /// change of WINDOWBASE, WINDOWSTART or PS (the core does; code that edits `state`
+    /// directly must too).
+    pub fn refresh(&mut self) {
+        self.window_limit = if self.state.cwoe() {
+            self.overflow_needed(3).map_or(3, |n| n as u8 - 1)
+        } else {
+            3
+        };
     }
 
     fn rotate(&mut self, n: i32) {
@@ -344,26 +362,8 @@ impl<B: Bus> Core<B> {
     // ------------------------------------------------------------------------------ execute
 
     fn execute(&mut self, op: &Op) -> Res {
-        if let Some(bad) = op.bad {
-            return Err(match bad {
-                Undecodable::Bundle(len) => Exc::Fatal {
-                    kind: FaultKind::UnsupportedBundle { len },
-                    address: None,
-                },
-                Undecodable::Illegal(e) => {
-                    general(ExcCause::IllegalInstruction, None, e.to_string())
-                }
-                Undecodable::Fetch => general(
-                    ExcCause::InstructionFetchError,
-                    Some(self.state.pc),
-                    "instruction fetch beyond the end of memory",
-                ),
-            });
-        }
-        if op.group != 0 && self.state.cwoe() {
-            if let Some(n) = self.overflow_needed(u32::from(op.group)) {
-                return Err(Exc::Overflow(n));
-            }
+        if op.group > self.window_limit {
+            return Err(Exc::Overflow(u32::from(self.window_limit) + 1));
         }
         // Interlocks: wait for long-latency sources.
         let now = self.stats.cycles;
@@ -722,6 +722,7 @@ impl<B: Bus> Core<B> {
             Rotw => {
                 self.privileged("rotw")?;
                 self.rotate(o[0] as i32);
+                self.refresh();
             }
 
             // -------------------------------------------------------------------- loops
@@ -786,6 +787,7 @@ impl<B: Bus> Core<B> {
             Rfe => {
                 self.privileged("rfe")?;
                 self.state.ps &= !ps::EXCM;
+                self.refresh();
                 target = Some(self.state.sr[sr::EPC1 as usize]);
                 extra += self.exception_return_cost();
             }
@@ -804,6 +806,7 @@ impl<B: Bus> Core<B> {
                 }
                 self.state.windowbase = (self.state.ps & ps::OWB) >> ps::OWB_SHIFT;
                 self.state.ps &= !ps::EXCM;
+                self.refresh();
                 target = Some(self.state.sr[sr::EPC1 as usize]);
                 extra += self.exception_return_cost();
             }
@@ -818,6 +821,7 @@ impl<B: Bus> Core<B> {
                     ));
                 }
                 self.state.ps = self.state.sr[(sr::EPS2 + level - 2) as usize];
+                self.refresh();
                 target = Some(self.state.sr[(sr::EPC1 + level - 1) as usize]);
                 extra += self.exception_return_cost();
             }
@@ -825,6 +829,7 @@ impl<B: Bus> Core<B> {
                 self.privileged("rsil")?;
                 let old = self.state.ps;
                 self.state.ps = (old & !ps::INTLEVEL) | o[1];
+                self.refresh();
                 self.set(o[0], old);
             }
             Waiti => {
@@ -844,7 +849,13 @@ impl<B: Bus> Core<B> {
                     address: None,
                 })
             }
-            Ill | IllN => return Err(general(ExcCause::IllegalInstruction, None, "ill")),
+            Ill | IllN => {
+                // Undecodable bytes are cached as `ill` with the reason attached.
+                if let Some(bad) = op.bad {
+                    return Err(self.undecodable(bad));
+                }
+                return Err(general(ExcCause::IllegalInstruction, None, "ill"));
+            }
             Rfdo | Rfdd => {
                 return Err(general(
                     ExcCause::IllegalInstruction,
@@ -966,6 +977,26 @@ impl<B: Bus> Core<B> {
         Ok(())
     }
 
+    #[cold]
+    fn undecodable(&self, bad: Undecodable) -> Exc {
+        match bad {
+            Undecodable::Bundle(len) => Exc::Fatal {
+                kind: FaultKind::UnsupportedBundle { len },
+                address: None,
+            },
+            Undecodable::Illegal { .. } => general(
+                ExcCause::IllegalInstruction,
+                None,
+                bad.describe(self.state.pc, self.config),
+            ),
+            Undecodable::Fetch => general(
+                ExcCause::InstructionFetchError,
+                Some(self.state.pc),
+                "instruction fetch beyond the end of memory",
+            ),
+        }
+    }
+
     fn exception_return_cost(&mut self) -> u32 {
         // A return is a taken jump (charged as such) plus the exception-return extra.
         let extra = self
@@ -1006,6 +1037,7 @@ impl<B: Bus> Core<B> {
         self.rotate(callinc as i32);
         let wb = self.state.windowbase;
         self.state.windowstart |= 1 << wb;
+        self.refresh();
         Ok(())
     }
 
@@ -1034,6 +1066,7 @@ impl<B: Bus> Core<B> {
         let ret = (self.state.pc & 0xc000_0000) | (a0 & 0x3fff_ffff);
         self.state.windowstart &= !(1 << wb);
         self.rotate(-(n as i32));
+        self.refresh();
         Ok(ret)
     }
 
@@ -1086,6 +1119,9 @@ impl<B: Bus> Core<B> {
             sr::INTCLEAR => s.sr[sr::INTSET as usize] &= !v,
             sr::EXCCAUSE => s.sr[n as usize] = v & 0x3f,
             _ => s.sr[n as usize] = v,
+        }
+        if matches!(n, sr::WINDOWBASE | sr::WINDOWSTART | sr::PS) {
+            self.refresh();
         }
     }
 
@@ -1328,6 +1364,7 @@ impl<B: Bus> Core<B> {
     }
 
     fn enter<T: Tracer>(&mut self, target: u32, tracer: &mut T, qemu_index: u32) -> Option<Stop> {
+        self.refresh();
         self.stats.exceptions += 1;
         let cost = u64::from(self.timing.issue + self.timing.exception_entry);
         self.stats.cycles += cost;
@@ -1350,7 +1387,7 @@ impl<B: Bus> Core<B> {
         r.disassembly = match op.bad {
             None => op.insn.to_string(),
             Some(Undecodable::Bundle(len)) => format!("<{len}-byte Vision-Q7 bundle>"),
-            Some(Undecodable::Illegal(e)) => format!("<{e}>"),
+            Some(u @ Undecodable::Illegal { .. }) => format!("<{}>", u.describe(pc, self.config)),
             Some(Undecodable::Fetch) => "<instruction bytes not fetchable>".to_string(),
         };
         r

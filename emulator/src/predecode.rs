@@ -7,8 +7,14 @@ use q7_isa::{decode, CoreConfig, DecodeError, Decoded, Insn, Opcode, OperandKind
 /// Why the bytes at a PC are not an executable instruction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Undecodable {
-    /// Not an instruction of the profile.
-    Illegal(DecodeError),
+    /// Not an instruction of the profile: the word and its length (0 when the first byte
+    /// starts no format at all).
+    Illegal {
+        /// The instruction word (or first byte).
+        word: u32,
+        /// Its length in bytes, 0 for "no format".
+        len: u8,
+    },
     /// A Vision-Q7 FLIX bundle of this length.
     Bundle(u8),
     /// The instruction runs past the end of fetchable memory.
@@ -27,6 +33,30 @@ pub struct Op {
     pub src_mask: u16,
     /// Set when the bytes are not an executable instruction.
     pub bad: Option<Undecodable>,
+}
+
+impl Undecodable {
+    /// The decoder's error for these bytes at `pc` on `config`.
+    pub fn describe(&self, pc: u32, config: &CoreConfig) -> String {
+        match *self {
+            Undecodable::Illegal { word, len: 0 } => DecodeError::NoFormat {
+                pc,
+                byte: word as u8,
+                op0: word as u8 & 0xf,
+                profile: config.name,
+            }
+            .to_string(),
+            Undecodable::Illegal { word, len } => DecodeError::Illegal {
+                pc,
+                word,
+                len,
+                profile: config.name,
+            }
+            .to_string(),
+            Undecodable::Bundle(len) => format!("{len}-byte Vision-Q7 bundle"),
+            Undecodable::Fetch => "instruction bytes not fetchable".to_string(),
+        }
+    }
 }
 
 impl Op {
@@ -76,7 +106,16 @@ impl Op {
             Ok(Decoded::Insn(insn)) => Op::from_insn(insn),
             Ok(Decoded::Bundle { len }) => Op::bad(pc, Undecodable::Bundle(len)),
             Err(DecodeError::Truncated { .. }) => Op::bad(pc, Undecodable::Fetch),
-            Err(e) => Op::bad(pc, Undecodable::Illegal(e)),
+            Err(DecodeError::Illegal { word, len, .. }) => {
+                Op::bad(pc, Undecodable::Illegal { word, len })
+            }
+            Err(DecodeError::NoFormat { byte, .. }) => Op::bad(
+                pc,
+                Undecodable::Illegal {
+                    word: u32::from(byte),
+                    len: 0,
+                },
+            ),
         }
     }
 }

@@ -148,7 +148,8 @@ impl CoreState {
     /// Physical index of logical register `r` in the current window.
     #[inline]
     pub fn phys(&self, r: u32) -> usize {
-        ((self.windowbase * 4 + r) & (self.num_aregs - 1)) as usize
+        // The final mask lets the compiler drop the bounds check (num_aregs <= 64).
+        ((self.windowbase * 4 + r) & (self.num_aregs - 1) & 63) as usize
     }
 
     /// Logical register `r` of the current window.
