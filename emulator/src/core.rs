@@ -589,6 +589,15 @@ impl<B: Bus> Core<B> {
             }
             S32c1i => {
                 let addr = self.a(o[1]).wrapping_add(o[2]);
+                // Flat memory is uncached ("bypass"): ATOMCTL bits 1:0 decide (reference §4.3);
+                // 0 = LoadStoreError, as QEMU does for its sim RAM at the reset value 0x28.
+                if addr & 3 == 0 && self.state.sr[sr::ATOMCTL as usize] & 3 == 0 {
+                    return Err(general(
+                        ExcCause::LoadStoreError,
+                        Some(addr),
+                        format!("s32c1i to {addr:#010x} with ATOMCTL bypass field 0"),
+                    ));
+                }
                 let old = self.load(addr, 4)?;
                 if old == self.state.sr[sr::SCOMPARE1 as usize] {
                     self.store(addr, 4, self.a(o[0]))?;
@@ -934,10 +943,8 @@ impl<B: Bus> Core<B> {
             ReadImpwire => self.set(o[0], 0),
             SetbExpstate => self.state.expstate |= 1 << o[0],
             ClrbExpstate => self.state.expstate &= !(1 << o[0]),
-            WrmskExpstate => {
-                let (v, m) = (self.a(o[0]), self.a(o[1]));
-                self.state.expstate = (self.state.expstate & !m) | (v & m);
-            }
+            // As QEMU models dc233c's example GPIO state: EXPSTATE = value & mask.
+            WrmskExpstate => self.state.expstate = self.a(o[0]) & self.a(o[1]),
 
             // ---------------------------------------------------------------- MAC16
             MulAaLl | MulAaHl | MulAaLh | MulAaHh | UmulAaLl | UmulAaHl | UmulAaLh | UmulAaHh
@@ -1115,9 +1122,10 @@ impl<B: Bus> Core<B> {
             }
             sr::CPENABLE => s.sr[n as usize] = v & 0xff,
             sr::ICOUNTLEVEL => s.sr[n as usize] = v & 0xf,
+            // One enable bit per instruction breakpoint (two on both profiles).
+            sr::IBREAKENABLE => s.sr[n as usize] = v & 0x3,
             sr::INTSET => s.sr[n as usize] |= v,
             sr::INTCLEAR => s.sr[sr::INTSET as usize] &= !v,
-            sr::EXCCAUSE => s.sr[n as usize] = v & 0x3f,
             _ => s.sr[n as usize] = v,
         }
         if matches!(n, sr::WINDOWBASE | sr::WINDOWSTART | sr::PS) {

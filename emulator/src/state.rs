@@ -41,6 +41,7 @@ pub mod sr {
     pub const M0: u32 = 32;
     pub const WINDOWBASE: u32 = 72;
     pub const WINDOWSTART: u32 = 73;
+    pub const IBREAKENABLE: u32 = 96;
     pub const ATOMCTL: u32 = 99;
     pub const CONFIGID0: u32 = 176;
     pub const EPC1: u32 = 177;

@@ -22,7 +22,8 @@ pub struct Program {
     pub dir: TempDir,
 }
 
-/// Compiles and links `sources` (name, text) with the runtime into a `-M sim` executable.
+/// Compiles and links `sources` (name, text; headers are only written) with the runtime into a
+/// `-M sim` executable.
 /// `None` when the toolchain is absent (and not required).
 pub fn build_sim(name: &str, sources: &[(&str, &str)], extra_flags: &[&str]) -> Option<Program> {
     let gcc = tool("gcc")?;
@@ -51,7 +52,9 @@ pub fn build_sim(name: &str, sources: &[(&str, &str)], extra_flags: &[&str]) -> 
     for (file, text) in sources {
         let p = dir.join(file);
         std::fs::write(&p, text).unwrap();
-        cmd.arg(p);
+        if !file.ends_with(".h") {
+            cmd.arg(p);
+        }
     }
     run(&mut cmd);
     Some(Program {

@@ -146,9 +146,9 @@ pub struct Summary {
     pub compared: u64,
     /// Opcodes q7emu executed (or attempted).
     pub executed: BTreeSet<Opcode>,
-    /// The program's output on q7emu.
+    /// The program's output on q7emu (fd 1, then fd 2).
     pub ours_stdout: Vec<u8>,
-    /// The program's output on QEMU.
+    /// The program's output on QEMU (fd 1, then fd 2).
     pub qemu_stdout: Vec<u8>,
     /// Exit status on q7emu.
     pub ours_exit: Option<i32>,
@@ -238,8 +238,9 @@ pub fn run(elf: &Path, max_steps: u64) -> Summary {
         .collect();
     let mut core = baremetal::load(&q7_isa::DC233C, &segments, file.entry).unwrap();
     let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let err = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     core.console.stdout = Box::new(SharedBuf(out.clone()));
-    core.console.stderr = Box::new(SharedBuf(out.clone()));
+    core.console.stderr = Box::new(SharedBuf(err.clone()));
 
     let dir = crate::TempDir::new("lockstep");
     let fifo = dir.join("trace.fifo");
@@ -268,7 +269,7 @@ pub fn run(elf: &Path, max_steps: u64) -> Summary {
         .arg("-kernel")
         .arg(elf)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("qemu-system-xtensa (run scripts/setup-toolchain.sh)");
     let reader = BufReader::with_capacity(1 << 20, std::fs::File::open(&fifo).unwrap());
@@ -308,12 +309,15 @@ pub fn run(elf: &Path, max_steps: u64) -> Summary {
     drop(cmp.qemu);
     let _ = child.kill();
     let output = child.wait_with_output().unwrap();
-    let ours_stdout = out.lock().unwrap().clone();
+    let mut ours_stdout = out.lock().unwrap().clone();
+    ours_stdout.extend_from_slice(&err.lock().unwrap());
+    let mut qemu_stdout = output.stdout;
+    qemu_stdout.extend_from_slice(&output.stderr);
     Summary {
         compared: cmp.compared,
         executed: cmp.executed,
         ours_stdout,
-        qemu_stdout: output.stdout,
+        qemu_stdout,
         ours_exit,
         qemu_exit: output.status.code(),
         divergence: cmp.divergence,
@@ -342,7 +346,12 @@ pub fn assert_agrees(name: &str, s: &Summary) {
         String::from_utf8_lossy(&s.qemu_stdout),
         "{name}: program output differs"
     );
-    assert_eq!(s.ours_exit, s.qemu_exit, "{name}: exit status differs");
+    // A process exit status keeps 8 bits (QEMU exits with the semihosting status).
+    assert_eq!(
+        s.ours_exit.map(|c| c & 0xff),
+        s.qemu_exit,
+        "{name}: exit status differs"
+    );
     eprintln!(
         "{name}: {} records identical to QEMU, exit {:?}",
         s.compared, s.ours_exit
