@@ -87,7 +87,7 @@
 
 	.align	4
 leaf0:	addi	a12, a12, 3
-	ret
+	_ret
 	.align	4
 leaf0n:	addi	a13, a13, 5
 	ret.n

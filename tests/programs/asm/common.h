@@ -19,6 +19,6 @@ main:
 	.macro END_MAIN
 	.end	no-transform
 	movi	a2, 0
-	retw
+	_retw
 	.size	main, . - main
 	.endm
