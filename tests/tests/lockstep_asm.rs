@@ -43,13 +43,27 @@ fn group(
 /// dc233c rows QEMU cannot be compared on, each with the reason (their behaviour is tested
 /// against our own specification in the emulator's tests instead).
 const NOT_IN_LOCKSTEP: &[(&str, &str)] = &[
-    ("idtlb pdtlb rdtlb0 rdtlb1 wdtlb iitlb pitlb ritlb0 ritlb1 witlb ldpte hwwitlba hwwdtlba",
-     "MMU TLB maintenance: q7emu has flat memory and no TLB"),
-    ("lict licw sict sicw ldct sdct", "cache tag/data array access: no cache arrays are modelled"),
-    ("break break.n", "debug exceptions: q7emu stops with a breakpoint report instead"),
-    ("waiti", "no interrupt sources: q7emu stops instead of sleeping forever"),
+    (
+        "idtlb pdtlb rdtlb0 rdtlb1 wdtlb iitlb pitlb ritlb0 ritlb1 witlb ldpte hwwitlba hwwdtlba",
+        "MMU TLB maintenance: q7emu has flat memory and no TLB",
+    ),
+    (
+        "lict licw sict sicw ldct sdct",
+        "cache tag/data array access: no cache arrays are modelled",
+    ),
+    (
+        "break break.n",
+        "debug exceptions: q7emu stops with a breakpoint report instead",
+    ),
+    (
+        "waiti",
+        "no interrupt sources: q7emu stops instead of sleeping forever",
+    ),
     ("rfdo rfdd", "on-chip-debug mode only"),
-    ("rer wer", "external registers: none on the emulated platform"),
+    (
+        "rer wer",
+        "external registers: none on the emulated platform",
+    ),
 ];
 
 #[test]
@@ -68,7 +82,10 @@ fn instruction_groups_and_faults_match_qemu_covering_the_dc233c_table() {
             executed.extend(e);
         }
     }
-    let excluded: Vec<&str> = NOT_IN_LOCKSTEP.iter().flat_map(|(ops, _)| ops.split(' ')).collect();
+    let excluded: Vec<&str> = NOT_IN_LOCKSTEP
+        .iter()
+        .flat_map(|(ops, _)| ops.split(' '))
+        .collect();
     let missing: Vec<&str> = q7_isa::OPCODES
         .iter()
         .filter(|o| q7_isa::DC233C.has(o.options))
@@ -78,8 +95,14 @@ fn instruction_groups_and_faults_match_qemu_covering_the_dc233c_table() {
     eprintln!(
         "coverage: {} of {} dc233c rows executed in lockstep; {} excluded with reasons",
         executed.len(),
-        q7_isa::OPCODES.iter().filter(|o| q7_isa::DC233C.has(o.options)).count(),
+        q7_isa::OPCODES
+            .iter()
+            .filter(|o| q7_isa::DC233C.has(o.options))
+            .count(),
         excluded.len()
     );
-    assert!(missing.is_empty(), "dc233c rows never executed in lockstep: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "dc233c rows never executed in lockstep: {missing:?}"
+    );
 }
