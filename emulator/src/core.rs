@@ -255,13 +255,14 @@ impl<B: Bus> Core<B> {
         }
     }
 
+    /// Alignment check and memory-latency charge shared by every data access.
     #[inline(always)]
-    fn load(&mut self, addr: u32, size: u32) -> Res<u32> {
+    fn access(&mut self, addr: u32, size: u32, what: &str) -> Res {
         if addr & (size - 1) != 0 {
             return Err(general(
                 ExcCause::LoadStoreAlignment,
                 Some(addr),
-                format!("unaligned {size}-byte load from {addr:#010x}"),
+                format!("unaligned {size}-byte {what} {addr:#010x}"),
             ));
         }
         let lat = self.bus.data_latency(addr);
@@ -269,6 +270,12 @@ impl<B: Bus> Core<B> {
             self.stats.cycles += u64::from(lat);
             self.stats.stalls.memory += u64::from(lat);
         }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn load(&mut self, addr: u32, size: u32) -> Res<u32> {
+        self.access(addr, size, "load from")?;
         self.bus
             .load(addr, size)
             .map_err(|e| Self::mem_fault(e, addr, false))
@@ -276,18 +283,7 @@ impl<B: Bus> Core<B> {
 
     #[inline]
     fn store(&mut self, addr: u32, size: u32, v: u32) -> Res {
-        if addr & (size - 1) != 0 {
-            return Err(general(
-                ExcCause::LoadStoreAlignment,
-                Some(addr),
-                format!("unaligned {size}-byte store to {addr:#010x}"),
-            ));
-        }
-        let lat = self.bus.data_latency(addr);
-        if lat != 0 {
-            self.stats.cycles += u64::from(lat);
-            self.stats.stalls.memory += u64::from(lat);
-        }
+        self.access(addr, size, "store to")?;
         self.bus
             .store(addr, size, v)
             .map_err(|e| Self::mem_fault(e, addr, true))?;

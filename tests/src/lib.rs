@@ -139,3 +139,23 @@ pub fn qemu_available() -> bool {
     }
     ok
 }
+
+/// Assembly source for `insn` in objdump's syntax, with each PC-relative operand written by
+/// `target` (e.g. as a label or a `_start`-relative expression) so gas resolves it.
+pub fn source_line(insn: &q7_isa::Insn, mut target: impl FnMut(u32) -> String) -> String {
+    let mut s = insn.mnemonic().to_string();
+    let mut first = true;
+    for (kind, &v) in insn.info().operands.iter().zip(&insn.operands) {
+        if !kind.is_visible() {
+            continue;
+        }
+        s.push_str(if first { "\t" } else { ", " });
+        first = false;
+        if kind.is_pc_relative() {
+            s.push_str(&target(v));
+        } else {
+            q7_isa::write_operand(&mut s, *kind, v).expect("writing to a String");
+        }
+    }
+    s
+}

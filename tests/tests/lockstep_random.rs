@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use q7_isa::Opcode::{self, *};
-use q7_isa::{write_operand, Insn, OperandKind, DC233C};
+use q7_isa::{Insn, OperandKind, DC233C};
 use q7_tests::build::build_sim;
 use q7_tests::{lockstep, seed, Rng};
 
@@ -44,22 +44,11 @@ fn random_insn(rng: &mut Rng, stream: usize, index: usize) -> String {
         if op == Extui && insn.operands[2] + insn.operands[3] > 32 {
             continue;
         }
-        let mut s = insn.mnemonic().to_string();
-        let mut first = true;
-        for (kind, &v) in info.operands.iter().zip(&insn.operands) {
-            if !kind.is_visible() {
-                continue;
-            }
-            s.push_str(if first { "\t" } else { ", " });
-            first = false;
-            if kind.is_pc_relative() {
-                // Forward to a later instruction of the stream (or its end), never backward.
-                let to = index + 1 + rng.below((LEN - index) as u32) as usize;
-                let _ = write!(s, ".Ls{stream}_{to}");
-            } else {
-                write_operand(&mut s, *kind, v).unwrap();
-            }
-        }
+        // Branches go forward to a later instruction of the stream (or its end).
+        let s = q7_tests::source_line(&insn, |_| {
+            let to = index + 1 + rng.below((LEN - index) as u32) as usize;
+            format!(".Ls{stream}_{to}")
+        });
         return s;
     }
 }

@@ -6,7 +6,6 @@
 //! unless `Q7_REQUIRE_TOOLCHAIN=1` (CI), which turns its absence into a failure.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::process::Command;
 
 use q7_isa::{
@@ -121,32 +120,17 @@ fn random_words_match_objdump() {
     report(&mismatches, n, "random words");
 }
 
-/// Assembly source for one instruction: objdump's own syntax, with PC-relative targets written
-/// relative to `_start` so that gas and ld resolve them to the same address.
-fn source_line(insn: &Insn, pc: u32, base: u32) -> String {
-    let info = insn.info();
-    let mut s = insn.mnemonic().to_string();
-    let mut first = true;
-    for (kind, &v) in info.operands.iter().zip(&insn.operands) {
-        if !kind.is_visible() {
-            continue;
-        }
-        s.push_str(if first { "\t" } else { ", " });
-        first = false;
-        if kind.is_pc_relative() {
-            let d = v.wrapping_sub(base) as i32;
-            let _ = write!(
-                s,
-                "_start {} {:#x}",
-                if d < 0 { '-' } else { '+' },
-                d.unsigned_abs()
-            );
-        } else {
-            q7_isa::write_operand(&mut s, *kind, v).unwrap();
-        }
-    }
-    let _ = pc;
-    s
+/// Assembly source for one instruction, PC-relative targets written relative to `_start` so
+/// that gas and ld resolve them to the same address.
+fn source_line(insn: &Insn, base: u32) -> String {
+    q7_tests::source_line(insn, |v| {
+        let d = v.wrapping_sub(base) as i32;
+        format!(
+            "_start {} {:#x}",
+            if d < 0 { '-' } else { '+' },
+            d.unsigned_abs()
+        )
+    })
 }
 
 #[test]
@@ -215,7 +199,7 @@ fn corpus_of_every_dc233c_opcode_matches_objdump() {
             }
             let bytes = encode(&insn, pc).unwrap().as_bytes().to_vec();
             src.push('\t');
-            src.push_str(&source_line(&insn, pc, BASE));
+            src.push_str(&source_line(&insn, BASE));
             src.push('\n');
             covered.insert(row.opcode);
             expected.push((pc, insn, bytes));
