@@ -37,31 +37,37 @@ pub mod vector {
     pub const DOUBLE: u32 = 0x3c0;
 }
 
-/// An exception raised by an instruction (before any of its effects).
+/// An exception raised by an instruction (before any of its effects). Kept to two words so
+/// the per-instruction `Result` travels in registers; the rare detailed cases are boxed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Exc {
-    General {
-        cause: ExcCause,
-        vaddr: Option<u32>,
-        detail: String,
-    },
+    General(Box<GeneralExc>),
     Overflow(u32),
     Underflow(u32),
-    Fatal {
-        kind: FaultKind,
-        address: Option<u32>,
-    },
+    Fatal(Box<(FaultKind, Option<u32>)>),
     Exit(i32),
+}
+
+/// A general exception: EXCCAUSE, EXCVADDR and what exactly happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct GeneralExc {
+    cause: ExcCause,
+    vaddr: Option<u32>,
+    detail: String,
+}
+
+fn fatal(kind: FaultKind, address: Option<u32>) -> Exc {
+    Exc::Fatal(Box::new((kind, address)))
 }
 
 type Res<T = ()> = Result<T, Exc>;
 
 fn general(cause: ExcCause, vaddr: Option<u32>, detail: impl Into<String>) -> Exc {
-    Exc::General {
+    Exc::General(Box::new(GeneralExc {
         cause,
         vaddr,
         detail: detail.into(),
-    }
+    }))
 }
 
 /// What an interlock waits for.
@@ -172,7 +178,7 @@ impl<B: Bus> Core<B> {
     }
 
     /// Executes one instruction (or takes one exception). `Some` when the core stops.
-    #[inline]
+    #[inline(always)]
     pub fn step<T: Tracer>(&mut self, tracer: &mut T) -> Option<Stop> {
         let pc = self.state.pc;
         let op = match self.cache.get(pc) {
@@ -194,6 +200,8 @@ impl<B: Bus> Core<B> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn fill(&mut self, pc: u32) -> Op {
         let mut buf = [0u8; 16];
         let op = match self.bus.fetch(pc, &mut buf) {
@@ -313,7 +321,7 @@ impl<B: Bus> Core<B> {
     #[inline]
     fn overflow_needed(&self, g: u32) -> Option<u32> {
         let s = &self.state;
-        (1..=g).find(|&k| s.ws_bit(s.windowbase + k))
+        (1..=g).find(|&k| s.ws_bit(s.windowbase() + k))
     }
 
     /// Recomputes what the per-instruction window check compares against; call after any
@@ -329,7 +337,8 @@ impl<B: Bus> Core<B> {
 
     fn rotate(&mut self, n: i32) {
         let groups = self.state.groups() as i32;
-        self.state.windowbase = ((self.state.windowbase as i32 + n).rem_euclid(groups)) as u32;
+        let wb = (self.state.windowbase() as i32 + n).rem_euclid(groups) as u32;
+        self.state.set_windowbase(wb);
     }
 
     fn stack_limit(&self, new_sp: u32) -> Res {
@@ -343,20 +352,21 @@ impl<B: Bus> Core<B> {
         };
         let limit = limit & !0xf;
         if limit != 0 && new_sp < limit {
-            return Err(Exc::Fatal {
-                kind: FaultKind::StackLimit {
+            return Err(fatal(
+                FaultKind::StackLimit {
                     register,
                     limit,
                     new_sp,
                 },
-                address: Some(new_sp),
-            });
+                Some(new_sp),
+            ));
         }
         Ok(())
     }
 
     // ------------------------------------------------------------------------------ execute
 
+    #[inline(always)]
     fn execute(&mut self, op: &Op) -> Res {
         if op.group > self.window_limit {
             return Err(Exc::Overflow(u32::from(self.window_limit) + 1));
@@ -707,7 +717,7 @@ impl<B: Bus> Core<B> {
             Entry => self.entry(o[0], o[1])?,
             Retw | RetwN => target = Some(self.retw()?),
             Movsp => {
-                let wb = self.state.windowbase;
+                let wb = self.state.windowbase();
                 if !self.state.ws_bit(wb.wrapping_sub(1))
                     && !self.state.ws_bit(wb.wrapping_sub(2))
                     && !self.state.ws_bit(wb.wrapping_sub(3))
@@ -803,13 +813,14 @@ impl<B: Bus> Core<B> {
             }
             Rfwo | Rfwu => {
                 self.privileged(i.opcode.mnemonic())?;
-                let wb = self.state.windowbase;
+                let wb = self.state.windowbase();
                 if i.opcode == Rfwo {
                     self.state.windowstart &= !(1 << wb);
                 } else {
                     self.state.windowstart |= 1 << wb;
                 }
-                self.state.windowbase = (self.state.ps & ps::OWB) >> ps::OWB_SHIFT;
+                let owb = (self.state.ps & ps::OWB) >> ps::OWB_SHIFT;
+                self.state.set_windowbase(owb);
                 self.state.ps &= !ps::EXCM;
                 self.refresh();
                 target = Some(self.state.sr[sr::EPC1 as usize]);
@@ -839,20 +850,17 @@ impl<B: Bus> Core<B> {
             }
             Waiti => {
                 self.privileged("waiti")?;
-                return Err(Exc::Fatal {
-                    kind: FaultKind::WaitForever,
-                    address: None,
-                });
+                return Err(fatal(FaultKind::WaitForever, None));
             }
             Syscall => return Err(general(ExcCause::Syscall, None, "syscall")),
             Simcall => self.simcall()?,
             Break | BreakN => {
-                return Err(Exc::Fatal {
-                    kind: FaultKind::Breakpoint {
+                return Err(fatal(
+                    FaultKind::Breakpoint {
                         imm: (o[0], if i.opcode == Break { o[1] } else { 0 }),
                     },
-                    address: None,
-                })
+                    None,
+                ))
             }
             Ill | IllN => {
                 // Undecodable bytes are cached as `ill` with the reason attached.
@@ -983,10 +991,7 @@ impl<B: Bus> Core<B> {
     #[cold]
     fn undecodable(&self, bad: Undecodable) -> Exc {
         match bad {
-            Undecodable::Bundle(len) => Exc::Fatal {
-                kind: FaultKind::UnsupportedBundle { len },
-                address: None,
-            },
+            Undecodable::Bundle(len) => fatal(FaultKind::UnsupportedBundle { len }, None),
             Undecodable::Illegal { .. } => general(
                 ExcCause::IllegalInstruction,
                 None,
@@ -1038,7 +1043,7 @@ impl<B: Bus> Core<B> {
         }
         self.set(callinc * 4 + s, sp);
         self.rotate(callinc as i32);
-        let wb = self.state.windowbase;
+        let wb = self.state.windowbase();
         self.state.windowstart |= 1 << wb;
         self.refresh();
         Ok(())
@@ -1049,7 +1054,7 @@ impl<B: Bus> Core<B> {
         let st = &self.state;
         let a0 = self.a(0);
         let n = a0 >> 30;
-        let wb = st.windowbase;
+        let wb = st.windowbase();
         let m = (1..=3)
             .find(|&k| st.ws_bit(wb.wrapping_sub(k)))
             .unwrap_or(0);
@@ -1080,7 +1085,7 @@ impl<B: Bus> Core<B> {
             sr::LEND => s.lend,
             sr::LCOUNT => s.lcount,
             sr::SAR => s.sar,
-            sr::WINDOWBASE => s.windowbase,
+            sr::WINDOWBASE => s.windowbase(),
             sr::WINDOWSTART => s.windowstart,
             sr::PS => s.ps,
             sr::CCOUNT => (self.stats.cycles as u32).wrapping_add(self.ccount_offset),
@@ -1096,7 +1101,7 @@ impl<B: Bus> Core<B> {
             sr::LEND => s.lend = v,
             sr::LCOUNT => s.lcount = v,
             sr::SAR => s.sar = v & 0x3f,
-            sr::WINDOWBASE => s.windowbase = v & (groups - 1),
+            sr::WINDOWBASE => s.set_windowbase(v),
             sr::WINDOWSTART => s.windowstart = v & ((1 << groups) - 1),
             sr::PS => {
                 let mut mask = ps::WOE | ps::CALLINC | ps::OWB | ps::UM | ps::EXCM | ps::INTLEVEL;
@@ -1262,6 +1267,8 @@ impl<B: Bus> Core<B> {
     }
 
     /// Takes exception `e` raised by the instruction at `pc`; `Some` when the core stops.
+    #[cold]
+    #[inline(never)]
     fn take<T: Tracer>(&mut self, pc: u32, op: &Op, e: Exc, tracer: &mut T) -> Option<Stop> {
         let vecbase = self.state.sr[sr::VECBASE as usize];
         match e {
@@ -1269,11 +1276,12 @@ impl<B: Bus> Core<B> {
                 self.stats.instructions += 1;
                 Some(Stop::Exited(code))
             }
-            Exc::Fatal { kind, address } => {
+            Exc::Fatal(f) => {
+                let (kind, address) = *f;
                 Some(Stop::Fault(Box::new(self.report_op(pc, op, kind, address))))
             }
             Exc::Overflow(n) => {
-                let wb = self.state.windowbase;
+                let wb = self.state.windowbase();
                 let new_wb = wb + n;
                 let vec = if self.state.ws_bit(new_wb + 1) {
                     vector::OVERFLOW4
@@ -1317,17 +1325,18 @@ impl<B: Bus> Core<B> {
                         None,
                     ))));
                 }
-                let wb = self.state.windowbase;
+                let wb = self.state.windowbase();
                 self.state.ps = (self.state.ps & !ps::OWB) | (wb << ps::OWB_SHIFT) | ps::EXCM;
                 self.rotate(-(n as i32));
                 self.state.sr[sr::EPC1 as usize] = pc;
                 self.enter(target, tracer, 3 + vec / 0x40)
             }
-            Exc::General {
-                cause,
-                vaddr,
-                detail,
-            } => {
+            Exc::General(g) => {
+                let GeneralExc {
+                    cause,
+                    vaddr,
+                    detail,
+                } = *g;
                 let double = self.state.ps & ps::EXCM != 0;
                 let vec = if double {
                     vector::DOUBLE
@@ -1411,7 +1420,7 @@ impl<B: Bus> Core<B> {
             },
             registers: s.window(),
             ps: s.ps,
-            windowbase: s.windowbase,
+            windowbase: s.windowbase(),
             windowstart: s.windowstart,
             sar: s.sar,
             backtrace: self.backtrace(pc),
@@ -1425,7 +1434,7 @@ impl<B: Bus> Core<B> {
     fn backtrace(&self, pc: u32) -> Vec<Frame> {
         let s = &self.state;
         let mut frames = vec![Frame { pc, sp: s.a(1) }];
-        let mut wb = s.windowbase;
+        let mut wb = s.windowbase();
         let mut a0 = s.a(0);
         let mut sp = s.a(1);
         let mut bus_ok = true;
@@ -1436,7 +1445,7 @@ impl<B: Bus> Core<B> {
             }
             let ret = (pc & 0xc000_0000) | (a0 & 0x3fff_ffff);
             let caller_wb = wb.wrapping_sub(n) & (s.groups() - 1);
-            let (c_a0, c_sp) = if s.ws_bit(caller_wb) && caller_wb != s.windowbase {
+            let (c_a0, c_sp) = if s.ws_bit(caller_wb) && caller_wb != s.windowbase() {
                 let p = |r: u32| s.ar[((caller_wb * 4 + r) & (s.num_aregs - 1)) as usize];
                 (p(0), p(1))
             } else {

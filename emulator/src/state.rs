@@ -83,8 +83,12 @@ pub struct CoreState {
     pub pc: u32,
     /// Physical address registers (64 on ncore2gp, 32 on dc233c; the rest unused).
     pub ar: [u32; 64],
-    /// WINDOWBASE (in register groups of 4).
-    pub windowbase: u32,
+    /// WINDOWBASE (in register groups of 4); change it with [`CoreState::set_windowbase`].
+    windowbase: u32,
+    /// `windowbase * 4`, kept with it: the physical index of a0.
+    base: u32,
+    /// `num_aregs - 1`.
+    amask: u32,
     /// WINDOWSTART (one bit per group).
     pub windowstart: u32,
     /// PS.
@@ -131,6 +135,8 @@ impl CoreState {
             pc,
             ar: [0; 64],
             windowbase: 0,
+            base: 0,
+            amask: (config.num_aregs - 1) & 63,
             windowstart: 0,
             ps: ps::RESET,
             sar: 0,
@@ -149,8 +155,21 @@ impl CoreState {
     /// Physical index of logical register `r` in the current window.
     #[inline]
     pub fn phys(&self, r: u32) -> usize {
-        // The final mask lets the compiler drop the bounds check (num_aregs <= 64).
-        ((self.windowbase * 4 + r) & (self.num_aregs - 1) & 63) as usize
+        // amask <= 63 lets the compiler drop the bounds check.
+        ((self.base + r) & self.amask & 63) as usize
+    }
+
+    /// WINDOWBASE.
+    #[inline]
+    pub fn windowbase(&self) -> u32 {
+        self.windowbase
+    }
+
+    /// Sets WINDOWBASE (modulo the group count).
+    #[inline]
+    pub fn set_windowbase(&mut self, wb: u32) {
+        self.windowbase = wb & (self.groups() - 1);
+        self.base = self.windowbase * 4;
     }
 
     /// Logical register `r` of the current window.

@@ -55,7 +55,13 @@ pub fn qemu_style_line(s: &CoreState) -> String {
     let _ = write!(
         l,
         " sar={:08x} ps={:08x} wb={:08x} ws={:08x} lbeg={:08x} lend={:08x} lcount={:08x}",
-        s.sar, s.ps, s.windowbase, s.windowstart, s.lbeg, s.lend, s.lcount
+        s.sar,
+        s.ps,
+        s.windowbase(),
+        s.windowstart,
+        s.lbeg,
+        s.lend,
+        s.lcount
     );
     l
 }

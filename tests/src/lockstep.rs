@@ -41,7 +41,7 @@ impl Record {
             sr: [
                 s.sar,
                 s.ps,
-                s.windowbase,
+                s.windowbase(),
                 s.windowstart,
                 s.lbeg,
                 s.lend,
