@@ -77,6 +77,22 @@ enum StallKind {
     Multiply,
 }
 
+/// A long-latency result not yet usable: its register (as a logical mask) and ready cycle.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    mask: u16,
+    ready: u64,
+    kind: StallKind,
+}
+
+impl Pending {
+    const NONE: Pending = Pending {
+        mask: 0,
+        ready: 0,
+        kind: StallKind::Load,
+    };
+}
+
 /// Where semihosting output goes.
 pub struct Console {
     /// File descriptor 1.
@@ -119,11 +135,10 @@ pub struct Core<B: Bus> {
     /// outside them is "not installed": the exception stops the core with a report.
     pub handler_code: Vec<Range<u32>>,
     cache: DecodeCache,
-    /// Cycle at which each physical register's pending long-latency result is ready.
-    ready_at: [u64; 64],
-    /// Which stall category a wait for each physical register counts as.
-    ready_kind: [StallKind; 64],
-    /// The latest `ready_at` entry (skip the source check when the pipeline is quiet).
+    /// The two most recent long-latency results (latencies are at most two instructions deep,
+    /// so older ones can no longer stall anything), by logical register of the current window.
+    pending: [Pending; 2],
+    /// The latest ready cycle among `pending` (skip the check when the pipeline is quiet).
     pending_until: u64,
     /// CCOUNT = cycles + this (WSR.CCOUNT moves it).
     ccount_offset: u32,
@@ -144,8 +159,7 @@ impl<B: Bus> Core<B> {
             console: Console::default(),
             handler_code: Vec::new(),
             cache: DecodeCache::new(),
-            ready_at: [0; 64],
-            ready_kind: [StallKind::Load; 64],
+            pending: [Pending::NONE; 2],
             pending_until: 0,
             ccount_offset: 0,
             window_limit: 3,
@@ -306,11 +320,14 @@ impl<B: Bus> Core<B> {
     #[inline(always)]
     fn late_result_of(&mut self, r: u32, extra: u32, kind: StallKind) {
         if extra != 0 {
-            let t = self.stats.cycles + u64::from(self.timing.issue + extra);
-            let p = self.state.phys(r);
-            self.ready_at[p] = t;
-            self.ready_kind[p] = kind;
-            self.pending_until = self.pending_until.max(t);
+            let ready = self.stats.cycles + u64::from(self.timing.issue + extra);
+            self.pending[1] = self.pending[0];
+            self.pending[0] = Pending {
+                mask: 1 << r,
+                ready,
+                kind,
+            };
+            self.pending_until = self.pending_until.max(ready);
         }
     }
 
@@ -328,6 +345,8 @@ impl<B: Bus> Core<B> {
     /// change of WINDOWBASE, WINDOWSTART or PS (the core does; code that edits `state`
     /// directly must too).
     pub fn refresh(&mut self) {
+        // Logical register masks of pending results refer to the window they were made in.
+        self.pending = [Pending::NONE; 2];
         self.window_limit = if self.state.cwoe() {
             self.overflow_needed(3).map_or(3, |n| n as u8 - 1)
         } else {
@@ -371,26 +390,23 @@ impl<B: Bus> Core<B> {
         if op.group > self.window_limit {
             return Err(Exc::Overflow(u32::from(self.window_limit) + 1));
         }
-        // Interlocks: wait for long-latency sources.
+        // Interlocks: wait for the pending long-latency results this instruction reads.
         let now = self.stats.cycles;
         if self.pending_until > now && op.src_mask != 0 {
             let mut stall = 0u64;
             let mut kind = StallKind::Load;
-            let mut m = op.src_mask;
-            while m != 0 {
-                let r = m.trailing_zeros();
-                m &= m - 1;
-                let p = self.state.phys(r);
-                let wait = self.ready_at[p].saturating_sub(now);
-                if wait > stall {
-                    stall = wait;
-                    kind = self.ready_kind[p];
+            for p in &self.pending {
+                if op.src_mask & p.mask != 0 && p.ready > now + stall {
+                    stall = p.ready - now;
+                    kind = p.kind;
                 }
             }
-            self.stats.cycles += stall;
-            match kind {
-                StallKind::Load => self.stats.stalls.load_use += stall,
-                StallKind::Multiply => self.stats.stalls.multiply += stall,
+            if stall != 0 {
+                self.stats.cycles += stall;
+                match kind {
+                    StallKind::Load => self.stats.stalls.load_use += stall,
+                    StallKind::Multiply => self.stats.stalls.multiply += stall,
+                }
             }
         }
         let pc = self.state.pc;

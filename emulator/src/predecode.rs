@@ -121,7 +121,7 @@ impl Op {
 }
 
 const SLOTS: usize = 1 << 16;
-const GRANULE_SHIFT: u32 = 8;
+const GRANULE_SHIFT: u32 = 6;
 
 #[derive(Debug, Clone, Copy)]
 struct Slot {
@@ -133,7 +133,8 @@ struct Slot {
 #[derive(Debug)]
 pub struct DecodeCache {
     slots: Box<[Slot]>,
-    /// One bit per 256-byte granule of the address space that holds cached code.
+    /// One bit per 64-byte granule of the address space that holds cached code (allocated
+    /// zeroed, so untouched parts of the 8 MiB bitmap cost nothing).
     code: Box<[u64]>,
 }
 

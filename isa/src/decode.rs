@@ -137,7 +137,6 @@ impl fmt::Display for HexWord {
     }
 }
 
-const WIDE_KEY_MASK: u32 = 0xfff00f;
 
 #[inline]
 fn wide_key(w: u32) -> usize {
@@ -169,33 +168,53 @@ impl DecodeTables {
             .enumerate()
             .filter(|(_, o)| config.has(o.options))
             .collect();
+        // Narrow table: each 16-bit word maps to its first matching row.
         let mut narrow = vec![0u16; 1 << 16].into_boxed_slice();
-        for (w, slot) in narrow.iter_mut().enumerate() {
-            let w = w as u32;
-            if let Some((i, _)) = rows
-                .iter()
-                .find(|(_, o)| o.len == 2 && w & o.mask == o.match_bits)
-            {
-                *slot = *i as u16 + 1;
-            }
+        for (i, o) in rows.iter().rev().filter(|(_, o)| o.len == 2) {
+            for_each_key(o.match_bits, o.mask, 0xffff, |w| narrow[w as usize] = *i as u16 + 1);
+        }
+        // Wide table: for every op0/op1/op2/r key, the rows whose fixed bits allow it, in table
+        // order. Rows enumerate their own keys (counting pass, then filling pass).
+        let key_of = |w: u32| (w & 0xf) | ((w >> 8) & 0xfff0);
+        let wide_rows: Vec<&(usize, &OpcodeInfo)> = rows.iter().filter(|(_, o)| o.len == 3).collect();
+        let mut counts = vec![0u32; (1 << 16) + 1];
+        for (_, o) in &wide_rows {
+            for_each_key(key_of(o.match_bits), key_of(o.mask), 0xffff, |k| counts[k as usize] += 1);
         }
         let mut wide_start = Vec::with_capacity((1 << 16) + 1);
-        let mut pool = Vec::new();
-        for key in 0u32..1 << 16 {
-            wide_start.push(pool.len() as u32);
-            let w = (key & 0xf) | ((key & 0xfff0) << 8);
-            for (i, o) in &rows {
-                let m = o.mask & WIDE_KEY_MASK;
-                if o.len == 3 && w & m == o.match_bits & m {
-                    pool.push(*i as u16);
-                }
-            }
+        let mut total = 0u32;
+        for c in &counts[..1 << 16] {
+            wide_start.push(total);
+            total += c;
         }
-        wide_start.push(pool.len() as u32);
+        wide_start.push(total);
+        let mut fill = wide_start.clone();
+        let mut pool = vec![0u16; total as usize];
+        for (i, o) in &wide_rows {
+            for_each_key(key_of(o.match_bits), key_of(o.mask), 0xffff, |k| {
+                pool[fill[k as usize] as usize] = *i as u16;
+                fill[k as usize] += 1;
+            });
+        }
+        let pool = pool;
         DecodeTables {
             narrow,
             wide_start: wide_start.into_boxed_slice(),
             pool: pool.into_boxed_slice(),
+        }
+    }
+}
+
+/// Calls `f` for every value within `space` whose bits under `mask` equal those of `value`.
+fn for_each_key(value: u32, mask: u32, space: u32, mut f: impl FnMut(u32)) {
+    let free = space & !mask;
+    let base = value & mask & space;
+    let mut sub = 0u32;
+    loop {
+        f(base | sub);
+        sub = sub.wrapping_sub(free) & free;
+        if sub == 0 {
+            break;
         }
     }
 }
