@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Core benchmark: builds the benchmark programs of tests/programs/bench (fib(32), a 100M-iteration
 # LCG loop, an array-update loop) with the project's runtime, runs each on q7emu (dc233c and
-# ncore2gp profiles, cycle accounting on) and on qemu-system-xtensa -M sim, checks that the exit
-# codes agree, and prints MIPS and the q7emu/QEMU ratio. QEMU's MIPS use q7emu's instruction
-# count for the same program (QEMU does not count instructions).
+# ncore2gp profiles, cycle accounting on), on qemu-system-xtensa -M sim (same ELF) and on
+# qemu-xtensa (linux-user build of the same source), checks that the exit codes agree, and
+# prints MIPS and the q7emu/QEMU ratios. QEMU's MIPS use q7emu's instruction count for the same
+# program (QEMU does not count instructions). Times are whole-process wall times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX=${Q7_XTENSA_PREFIX:-$HOME/.cache/xtensa-dc233c}
@@ -14,11 +15,19 @@ RT=examples/bare-metal/rt
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 now() { date +%s.%N; }
-printf '%-6s %-9s %12s %10s %9s %9s %6s %s\n' program profile instructions seconds MIPS qemuMIPS ratio exit
+printf '%-6s %-9s %12s %8s %7s %10s %6s %10s %6s %s\n' program profile instructions seconds MIPS sysMIPS ratio userMIPS ratio exit
 for p in fib lcg array; do
   xtensa-elf-gcc -O2 -ffreestanding -nostdlib -fno-builtin -I$RT -T $RT/link.ld \
     -Wl,--no-warn-rwx-segments -o "$OUT/$p.elf" $RT/crt0.S $RT/vectors.S $RT/rt.S \
     tests/programs/bench/$p.c
+  xtensa-elf-gcc -O2 -ffreestanding -nostdlib -static -fno-builtin -T $RT/user/link.ld \
+    -o "$OUT/$p-user.elf" $RT/user/crt0.S $RT/rt.S tests/programs/bench/$p.c
+  t0=$(now)
+  set +e
+  timeout 600 qemu-xtensa -cpu dc233c "$OUT/$p-user.elf"
+  urc=$?
+  set -e
+  usec=$(echo "$(now) - $t0" | bc -l)
   t0=$(now)
   set +e
   timeout 600 qemu-system-xtensa -M sim -cpu dc233c -semihosting -display none -serial none \
@@ -36,9 +45,11 @@ for p in fib lcg array; do
     insns=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['instructions'])" "$OUT/$p.json")
     mips=$(echo "$insns / $sec / 1000000" | bc -l)
     qmips=$(echo "$insns / $qsec / 1000000" | bc -l)
+    umips=$(echo "$insns / $usec / 1000000" | bc -l)
     ratio=$(echo "$mips / $qmips" | bc -l)
-    verdict="q7emu $rc, qemu $qrc"
-    [ "$rc" = "$qrc" ] || verdict="$verdict MISMATCH"
-    printf '%-6s %-9s %12d %10.3f %9.1f %9.1f %6.2f %s\n' $p $profile "$insns" "$sec" "$mips" "$qmips" "$ratio" "$verdict"
+    uratio=$(echo "$mips / $umips" | bc -l)
+    verdict="q7emu $rc, qemu-system $qrc, qemu-user $urc"
+    [ "$rc" = "$qrc" ] && [ "$rc" = "$urc" ] || verdict="$verdict MISMATCH"
+    printf '%-6s %-9s %12d %8.3f %7.1f %10.1f %6.2f %10.1f %6.2f %s\n' $p $profile "$insns" "$sec" "$mips" "$qmips" "$ratio" "$umips" "$uratio" "$verdict"
   done
 done

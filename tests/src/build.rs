@@ -62,3 +62,31 @@ pub fn build_sim(name: &str, sources: &[(&str, &str)], extra_flags: &[&str]) -> 
         dir,
     })
 }
+
+/// Compiles and links `sources` into a static linux-user executable for `qemu-xtensa`
+/// (runtime `rt/user`: CALL8 crt0, exit_group with main's value; 32-bit division helpers).
+pub fn build_user(name: &str, sources: &[(&str, &str)]) -> Option<Program> {
+    let gcc = tool("gcc")?;
+    let dir = TempDir::new(&format!("{name}-user"));
+    let rt = runtime_dir();
+    let mut cmd = Command::new(gcc);
+    cmd.args(["-O2", "-ffreestanding", "-nostdlib", "-static", "-fno-builtin"])
+        .arg("-T")
+        .arg(rt.join("user/link.ld"))
+        .arg("-o")
+        .arg(dir.join(&format!("{name}.elf")))
+        .arg(rt.join("user/crt0.S"))
+        .arg(rt.join("rt.S"));
+    for (file, text) in sources {
+        let p = dir.join(file);
+        std::fs::write(&p, text).unwrap();
+        if !file.ends_with(".h") {
+            cmd.arg(p);
+        }
+    }
+    run(&mut cmd);
+    Some(Program {
+        elf: dir.join(&format!("{name}.elf")),
+        dir,
+    })
+}

@@ -1,0 +1,59 @@
+//! The benchmark programs (fib(32), a 100M-iteration LCG loop, an array-update loop) give the
+//! same exit codes on q7emu (bare-metal build, both profiles) as on `qemu-xtensa` (linux-user
+//! build of the same source) and `qemu-system-xtensa -M sim` (the same bare-metal ELF).
+
+use std::process::Command;
+
+use q7_emulator::baremetal::{self, LoadSegment};
+use q7_emulator::{NoTrace, Stop};
+use q7_tests::build::{build_sim, build_user};
+
+const PROGRAMS: &[(&str, &str)] = &[
+    ("fib", include_str!("../programs/bench/fib.c")),
+    ("lcg", include_str!("../programs/bench/lcg.c")),
+    ("array", include_str!("../programs/bench/array.c")),
+];
+
+fn q7emu_exit(elf: &std::path::Path, config: &'static q7_isa::CoreConfig) -> i32 {
+    let data = std::fs::read(elf).unwrap();
+    let file = q7_loader::ElfFile::parse(&data).unwrap();
+    let segments: Vec<LoadSegment<'_>> = file
+        .segments
+        .iter()
+        .filter(|s| s.kind == 1)
+        .map(|s| LoadSegment { addr: s.vaddr, data: s.data, memsz: s.memsz, exec: s.flags & 1 != 0 })
+        .collect();
+    let mut core = baremetal::load(config, &segments, file.entry).unwrap();
+    match core.run(10_000_000_000, &mut NoTrace) {
+        Stop::Exited(c) => c & 0xff,
+        Stop::Fault(r) => panic!("{} faulted on {}:\n{r}", elf.display(), config.name),
+    }
+}
+
+#[test]
+fn benchmark_exit_codes_match_qemu_user_and_system() {
+    for (name, src) in PROGRAMS {
+        let file = format!("{name}.c");
+        let (Some(sim), Some(user)) = (build_sim(name, &[(&file, src)], &[]), build_user(name, &[(&file, src)]))
+        else {
+            return;
+        };
+        if !q7_tests::qemu_available() {
+            return;
+        }
+        let user_rc = Command::new("qemu-xtensa").args(["-cpu", "dc233c"]).arg(&user.elf).status().unwrap().code();
+        let system_rc = Command::new("qemu-system-xtensa")
+            .args(["-M", "sim", "-cpu", "dc233c", "-semihosting", "-display", "none", "-serial", "none"])
+            .args(["-monitor", "none", "-kernel"])
+            .arg(&sim.elf)
+            .status()
+            .unwrap()
+            .code();
+        let ours = q7emu_exit(&sim.elf, &q7_isa::DC233C);
+        let ours_ncore = q7emu_exit(&sim.elf, &q7_isa::NCORE2GP);
+        assert_eq!(Some(ours), user_rc, "{name}: q7emu vs qemu-xtensa");
+        assert_eq!(Some(ours), system_rc, "{name}: q7emu vs qemu-system-xtensa");
+        assert_eq!(ours_ncore, ours, "{name}: ncore2gp vs dc233c profile");
+        eprintln!("{name}: exit {ours} on q7emu (both profiles), qemu-xtensa and qemu-system-xtensa");
+    }
+}
