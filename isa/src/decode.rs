@@ -137,7 +137,6 @@ impl fmt::Display for HexWord {
     }
 }
 
-
 #[inline]
 fn wide_key(w: u32) -> usize {
     ((w & 0xf) | ((w >> 8) & 0xfff0)) as usize
@@ -171,15 +170,20 @@ impl DecodeTables {
         // Narrow table: each 16-bit word maps to its first matching row.
         let mut narrow = vec![0u16; 1 << 16].into_boxed_slice();
         for (i, o) in rows.iter().rev().filter(|(_, o)| o.len == 2) {
-            for_each_key(o.match_bits, o.mask, 0xffff, |w| narrow[w as usize] = *i as u16 + 1);
+            for_each_key(o.match_bits, o.mask, 0xffff, |w| {
+                narrow[w as usize] = *i as u16 + 1
+            });
         }
         // Wide table: for every op0/op1/op2/r key, the rows whose fixed bits allow it, in table
         // order. Rows enumerate their own keys (counting pass, then filling pass).
         let key_of = |w: u32| (w & 0xf) | ((w >> 8) & 0xfff0);
-        let wide_rows: Vec<&(usize, &OpcodeInfo)> = rows.iter().filter(|(_, o)| o.len == 3).collect();
+        let wide_rows: Vec<&(usize, &OpcodeInfo)> =
+            rows.iter().filter(|(_, o)| o.len == 3).collect();
         let mut counts = vec![0u32; (1 << 16) + 1];
         for (_, o) in &wide_rows {
-            for_each_key(key_of(o.match_bits), key_of(o.mask), 0xffff, |k| counts[k as usize] += 1);
+            for_each_key(key_of(o.match_bits), key_of(o.mask), 0xffff, |k| {
+                counts[k as usize] += 1
+            });
         }
         let mut wide_start = Vec::with_capacity((1 << 16) + 1);
         let mut total = 0u32;

@@ -70,13 +70,19 @@ pub fn build_user(name: &str, sources: &[(&str, &str)]) -> Option<Program> {
     let dir = TempDir::new(&format!("{name}-user"));
     let rt = runtime_dir();
     let mut cmd = Command::new(gcc);
-    cmd.args(["-O2", "-ffreestanding", "-nostdlib", "-static", "-fno-builtin"])
-        .arg("-T")
-        .arg(rt.join("user/link.ld"))
-        .arg("-o")
-        .arg(dir.join(&format!("{name}.elf")))
-        .arg(rt.join("user/crt0.S"))
-        .arg(rt.join("rt.S"));
+    cmd.args([
+        "-O2",
+        "-ffreestanding",
+        "-nostdlib",
+        "-static",
+        "-fno-builtin",
+    ])
+    .arg("-T")
+    .arg(rt.join("user/link.ld"))
+    .arg("-o")
+    .arg(dir.join(&format!("{name}.elf")))
+    .arg(rt.join("user/crt0.S"))
+    .arg(rt.join("rt.S"));
     for (file, text) in sources {
         let p = dir.join(file);
         std::fs::write(&p, text).unwrap();

@@ -4,6 +4,7 @@
 
 pub mod build;
 pub mod lockstep;
+pub mod spec;
 
 use std::path::PathBuf;
 use std::process::Command;

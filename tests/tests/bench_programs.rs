@@ -21,7 +21,12 @@ fn q7emu_exit(elf: &std::path::Path, config: &'static q7_isa::CoreConfig) -> i32
         .segments
         .iter()
         .filter(|s| s.kind == 1)
-        .map(|s| LoadSegment { addr: s.vaddr, data: s.data, memsz: s.memsz, exec: s.flags & 1 != 0 })
+        .map(|s| LoadSegment {
+            addr: s.vaddr,
+            data: s.data,
+            memsz: s.memsz,
+            exec: s.flags & 1 != 0,
+        })
         .collect();
     let mut core = baremetal::load(config, &segments, file.entry).unwrap();
     match core.run(10_000_000_000, &mut NoTrace) {
@@ -34,16 +39,33 @@ fn q7emu_exit(elf: &std::path::Path, config: &'static q7_isa::CoreConfig) -> i32
 fn benchmark_exit_codes_match_qemu_user_and_system() {
     for (name, src) in PROGRAMS {
         let file = format!("{name}.c");
-        let (Some(sim), Some(user)) = (build_sim(name, &[(&file, src)], &[]), build_user(name, &[(&file, src)]))
-        else {
+        let (Some(sim), Some(user)) = (
+            build_sim(name, &[(&file, src)], &[]),
+            build_user(name, &[(&file, src)]),
+        ) else {
             return;
         };
         if !q7_tests::qemu_available() {
             return;
         }
-        let user_rc = Command::new("qemu-xtensa").args(["-cpu", "dc233c"]).arg(&user.elf).status().unwrap().code();
+        let user_rc = Command::new("qemu-xtensa")
+            .args(["-cpu", "dc233c"])
+            .arg(&user.elf)
+            .status()
+            .unwrap()
+            .code();
         let system_rc = Command::new("qemu-system-xtensa")
-            .args(["-M", "sim", "-cpu", "dc233c", "-semihosting", "-display", "none", "-serial", "none"])
+            .args([
+                "-M",
+                "sim",
+                "-cpu",
+                "dc233c",
+                "-semihosting",
+                "-display",
+                "none",
+                "-serial",
+                "none",
+            ])
             .args(["-monitor", "none", "-kernel"])
             .arg(&sim.elf)
             .status()
@@ -54,6 +76,8 @@ fn benchmark_exit_codes_match_qemu_user_and_system() {
         assert_eq!(Some(ours), user_rc, "{name}: q7emu vs qemu-xtensa");
         assert_eq!(Some(ours), system_rc, "{name}: q7emu vs qemu-system-xtensa");
         assert_eq!(ours_ncore, ours, "{name}: ncore2gp vs dc233c profile");
-        eprintln!("{name}: exit {ours} on q7emu (both profiles), qemu-xtensa and qemu-system-xtensa");
+        eprintln!(
+            "{name}: exit {ours} on q7emu (both profiles), qemu-xtensa and qemu-system-xtensa"
+        );
     }
 }
