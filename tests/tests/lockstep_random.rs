@@ -28,7 +28,10 @@ const POOL: &[Opcode] = &[
 
 /// Loads and stores: their base register is forced to a15, the scratch buffer.
 fn is_memory(op: Opcode) -> bool {
-    matches!(op, L8ui | L16ui | L16si | L32i | L32iN | S8i | S16i | S32i | S32iN)
+    matches!(
+        op,
+        L8ui | L16ui | L16si | L32i | L32iN | S8i | S16i | S32i | S32iN
+    )
 }
 
 /// One random instruction as assembly text; branches go forward to a label of this stream.
@@ -78,7 +81,9 @@ fn writes_reserved(insn: &Insn) -> bool {
 }
 
 fn program(rng: &mut Rng, p: usize) -> String {
-    let mut s = String::from("#include \"common.h\"\n\t.data\n\t.align\t4\nscratch:\t.space\t1024\n\tBEGIN_MAIN\n");
+    let mut s = String::from(
+        "#include \"common.h\"\n\t.data\n\t.align\t4\nscratch:\t.space\t1024\n\tBEGIN_MAIN\n",
+    );
     for st in 0..STREAMS {
         let stream = p * STREAMS + st;
         for r in 2..15 {
