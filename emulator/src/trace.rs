@@ -43,25 +43,3 @@ impl Tracer for NoTrace {
     #[inline(always)]
     fn event(&mut self, _: Event<'_>) {}
 }
-
-/// A trace line in the format of QEMU traces converted by the team's trace parser:
-/// `pc a0..a15 sar= ps= wb= ws= lbeg= lend= lcount=` (all 8 hex digits).
-pub fn qemu_style_line(s: &CoreState) -> String {
-    use std::fmt::Write;
-    let mut l = format!("{:08x}", s.pc);
-    for v in s.window() {
-        let _ = write!(l, " {v:08x}");
-    }
-    let _ = write!(
-        l,
-        " sar={:08x} ps={:08x} wb={:08x} ws={:08x} lbeg={:08x} lend={:08x} lcount={:08x}",
-        s.sar,
-        s.ps,
-        s.windowbase(),
-        s.windowstart,
-        s.lbeg,
-        s.lend,
-        s.lcount
-    );
-    l
-}

@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use q7_isa::{disassemble_one, CoreConfig, Decoded, DisasmLine, OperandStyle};
+use q7_isa::{disassemble_one, CoreConfig, Decoded, DisasmLine};
 use q7_loader::{ElfFile, PropBlocks, PropFlags, Symbol};
 
 /// Symbols usable as address labels, sorted by address.
@@ -165,20 +165,7 @@ fn symbolic_text(
     symbolizer: &Symbolizer<'_>,
     read_literal: impl Fn(u32) -> Option<u32>,
 ) -> String {
-    let mut s = insn.mnemonic().to_string();
-    let mut first = true;
-    for (kind, &v) in insn.info().operands.iter().zip(&insn.operands) {
-        if !kind.is_visible() {
-            continue;
-        }
-        s.push_str(if first { "\t" } else { ", " });
-        first = false;
-        if kind.style() == OperandStyle::Address {
-            s.push_str(&symbolizer.address(v));
-        } else {
-            let _ = q7_isa::write_operand(&mut s, *kind, v);
-        }
-    }
+    let mut s = insn.text_with(|v| symbolizer.address(v));
     if let Some(value) = insn.l32r_literal_address().and_then(read_literal) {
         let _ = write!(s, " ({})", symbolizer.address(value));
     }

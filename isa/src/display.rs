@@ -78,19 +78,33 @@ pub fn write_operand(f: &mut dyn fmt::Write, kind: OperandKind, v: u32) -> fmt::
     }
 }
 
-impl fmt::Display for Insn {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.mnemonic())?;
+impl Insn {
+    /// The disassembly text with each PC-relative operand (absolute target) rendered by
+    /// `address` — e.g. with a symbol, or as a label for an assembler. `Display` renders them
+    /// as objdump does without symbols (`0x%x`).
+    pub fn text_with(&self, mut address: impl FnMut(u32) -> String) -> String {
+        let mut s = self.mnemonic().to_string();
         let mut first = true;
         for (kind, &v) in self.info().operands.iter().zip(&self.operands) {
             if !kind.is_visible() {
                 continue;
             }
-            f.write_str(if first { "\t" } else { ", " })?;
+            s.push_str(if first { "\t" } else { ", " });
             first = false;
-            write_operand(f, *kind, v)?;
+            if kind.is_pc_relative() {
+                s.push_str(&address(v));
+            } else {
+                // Writing to a String cannot fail.
+                let _ = write_operand(&mut s, *kind, v);
+            }
         }
-        Ok(())
+        s
+    }
+}
+
+impl fmt::Display for Insn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text_with(|v| format!("{v:#x}")))
     }
 }
 

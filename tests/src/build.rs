@@ -22,33 +22,46 @@ pub struct Program {
     pub dir: TempDir,
 }
 
-/// Compiles and links `sources` (name, text; headers are only written) with the runtime into a
-/// `-M sim` executable.
-/// `None` when the toolchain is absent (and not required).
-pub fn build_sim(name: &str, sources: &[(&str, &str)], extra_flags: &[&str]) -> Option<Program> {
+/// Which runtime a program is linked with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Bare metal, QEMU `-M sim` layout (`crt0.S`, `vectors.S`, helpers, `link.ld`).
+    Sim,
+    /// Static linux-user executable for `qemu-xtensa` (`user/crt0.S`, `user/link.ld`).
+    User,
+}
+
+/// Compiles and links `sources` (name, text; headers are only written) with the runtime of
+/// `layout`. `None` when the toolchain is absent (and not required).
+pub fn build(
+    layout: Layout,
+    name: &str,
+    sources: &[(&str, &str)],
+    extra_flags: &[&str],
+) -> Option<Program> {
     let gcc = tool("gcc")?;
     let dir = TempDir::new(name);
     let rt = runtime_dir();
     let mut cmd = Command::new(gcc);
-    cmd.args([
-        "-O2",
-        "-ffreestanding",
-        "-nostdlib",
-        "-fno-builtin",
-        "-Wl,--no-warn-rwx-segments",
-    ])
-    .arg("-fno-tree-loop-distribute-patterns")
-    .arg(format!("-I{}", rt.display()))
-    .arg("-T")
-    .arg(rt.join("link.ld"))
-    .args(extra_flags)
-    .arg("-o")
-    .arg(dir.join(&format!("{name}.elf")))
-    .arg(rt.join("crt0.S"))
-    .arg(rt.join("vectors.S"))
-    .arg(rt.join("rt.S"))
-    .arg(rt.join("int64.c"))
-    .arg(rt.join("mem.c"));
+    cmd.args(["-O2", "-ffreestanding", "-nostdlib", "-fno-builtin"])
+        .arg("-fno-tree-loop-distribute-patterns")
+        .arg(format!("-I{}", rt.display()));
+    match layout {
+        Layout::Sim => cmd
+            .arg("-Wl,--no-warn-rwx-segments")
+            .arg("-T")
+            .arg(rt.join("link.ld"))
+            .args([rt.join("crt0.S"), rt.join("vectors.S"), rt.join("rt.S")])
+            .args([rt.join("int64.c"), rt.join("mem.c")]),
+        Layout::User => cmd
+            .arg("-static")
+            .arg("-T")
+            .arg(rt.join("user/link.ld"))
+            .args([rt.join("user/crt0.S"), rt.join("rt.S")]),
+    };
+    cmd.args(extra_flags)
+        .arg("-o")
+        .arg(dir.join(&format!("{name}.elf")));
     for (file, text) in sources {
         let p = dir.join(file);
         std::fs::write(&p, text).unwrap();
@@ -63,36 +76,12 @@ pub fn build_sim(name: &str, sources: &[(&str, &str)], extra_flags: &[&str]) -> 
     })
 }
 
-/// Compiles and links `sources` into a static linux-user executable for `qemu-xtensa`
-/// (runtime `rt/user`: CALL8 crt0, exit_group with main's value; 32-bit division helpers).
+/// [`build`] with the bare-metal runtime.
+pub fn build_sim(name: &str, sources: &[(&str, &str)], extra_flags: &[&str]) -> Option<Program> {
+    build(Layout::Sim, name, sources, extra_flags)
+}
+
+/// [`build`] with the linux-user runtime.
 pub fn build_user(name: &str, sources: &[(&str, &str)]) -> Option<Program> {
-    let gcc = tool("gcc")?;
-    let dir = TempDir::new(&format!("{name}-user"));
-    let rt = runtime_dir();
-    let mut cmd = Command::new(gcc);
-    cmd.args([
-        "-O2",
-        "-ffreestanding",
-        "-nostdlib",
-        "-static",
-        "-fno-builtin",
-    ])
-    .arg("-T")
-    .arg(rt.join("user/link.ld"))
-    .arg("-o")
-    .arg(dir.join(&format!("{name}.elf")))
-    .arg(rt.join("user/crt0.S"))
-    .arg(rt.join("rt.S"));
-    for (file, text) in sources {
-        let p = dir.join(file);
-        std::fs::write(&p, text).unwrap();
-        if !file.ends_with(".h") {
-            cmd.arg(p);
-        }
-    }
-    run(&mut cmd);
-    Some(Program {
-        elf: dir.join(&format!("{name}.elf")),
-        dir,
-    })
+    build(Layout::User, &format!("{name}-user"), sources, &[])
 }

@@ -143,20 +143,29 @@ pub fn qemu_available() -> bool {
 
 /// Assembly source for `insn` in objdump's syntax, with each PC-relative operand written by
 /// `target` (e.g. as a label or a `_start`-relative expression) so gas resolves it.
-pub fn source_line(insn: &q7_isa::Insn, mut target: impl FnMut(u32) -> String) -> String {
-    let mut s = insn.mnemonic().to_string();
-    let mut first = true;
-    for (kind, &v) in insn.info().operands.iter().zip(&insn.operands) {
-        if !kind.is_visible() {
-            continue;
-        }
-        s.push_str(if first { "\t" } else { ", " });
-        first = false;
-        if kind.is_pc_relative() {
-            s.push_str(&target(v));
-        } else {
-            q7_isa::write_operand(&mut s, *kind, v).expect("writing to a String");
-        }
-    }
-    s
+pub fn source_line(insn: &q7_isa::Insn, target: impl FnMut(u32) -> String) -> String {
+    insn.text_with(target)
+}
+
+/// Loads the PT_LOAD segments of the ELF file at `path` into a bare-metal core of `config`.
+pub fn load_elf(
+    path: &std::path::Path,
+    config: &'static q7_isa::CoreConfig,
+) -> q7_emulator::Core<q7_emulator::FlatMemory> {
+    let data = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let file =
+        q7_loader::ElfFile::parse(&data).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let segments: Vec<q7_emulator::baremetal::LoadSegment<'_>> = file
+        .segments
+        .iter()
+        .filter(|s| s.kind == 1)
+        .map(|s| q7_emulator::baremetal::LoadSegment {
+            addr: s.vaddr,
+            data: s.data,
+            memsz: s.memsz,
+            exec: s.flags & 1 != 0,
+        })
+        .collect();
+    q7_emulator::baremetal::load(config, &segments, file.entry)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -11,11 +11,9 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use q7_emulator::baremetal::{self, LoadSegment};
 use q7_emulator::trace::{Event, Tracer};
 use q7_emulator::{CoreState, Stop};
 use q7_isa::Opcode;
-use q7_loader::ElfFile;
 
 /// The state QEMU logs before an instruction (or an exception index).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -223,20 +221,7 @@ impl<R: BufRead> Tracer for Compare<R> {
 
 /// Runs `elf` on QEMU and on q7emu (dc233c profile) in lockstep, up to `max_steps` records.
 pub fn run(elf: &Path, max_steps: u64) -> Summary {
-    let data = std::fs::read(elf).unwrap();
-    let file = ElfFile::parse(&data).unwrap();
-    let segments: Vec<LoadSegment<'_>> = file
-        .segments
-        .iter()
-        .filter(|s| s.kind == 1)
-        .map(|s| LoadSegment {
-            addr: s.vaddr,
-            data: s.data,
-            memsz: s.memsz,
-            exec: s.flags & 1 != 0,
-        })
-        .collect();
-    let mut core = baremetal::load(&q7_isa::DC233C, &segments, file.entry).unwrap();
+    let mut core = crate::load_elf(elf, &q7_isa::DC233C);
     let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let err = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     core.console.stdout = Box::new(SharedBuf(out.clone()));

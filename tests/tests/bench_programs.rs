@@ -4,7 +4,6 @@
 
 use std::process::Command;
 
-use q7_emulator::baremetal::{self, LoadSegment};
 use q7_emulator::{NoTrace, Stop};
 use q7_tests::build::{build_sim, build_user};
 
@@ -15,20 +14,7 @@ const PROGRAMS: &[(&str, &str)] = &[
 ];
 
 fn q7emu_exit(elf: &std::path::Path, config: &'static q7_isa::CoreConfig) -> i32 {
-    let data = std::fs::read(elf).unwrap();
-    let file = q7_loader::ElfFile::parse(&data).unwrap();
-    let segments: Vec<LoadSegment<'_>> = file
-        .segments
-        .iter()
-        .filter(|s| s.kind == 1)
-        .map(|s| LoadSegment {
-            addr: s.vaddr,
-            data: s.data,
-            memsz: s.memsz,
-            exec: s.flags & 1 != 0,
-        })
-        .collect();
-    let mut core = baremetal::load(config, &segments, file.entry).unwrap();
+    let mut core = q7_tests::load_elf(elf, config);
     match core.run(10_000_000_000, &mut NoTrace) {
         Stop::Exited(c) => c & 0xff,
         Stop::Fault(r) => panic!("{} faulted on {}:\n{r}", elf.display(), config.name),
