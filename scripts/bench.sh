@@ -18,7 +18,7 @@ now() { date +%s.%N; }
 printf '%-6s %-9s %12s %8s %7s %10s %6s %10s %6s %s\n' program profile instructions seconds MIPS sysMIPS ratio userMIPS ratio exit
 for p in fib lcg array; do
   xtensa-elf-gcc -O2 -ffreestanding -nostdlib -fno-builtin -I$RT -T $RT/link.ld \
-    -Wl,--no-warn-rwx-segments -o "$OUT/$p.elf" $RT/crt0.S $RT/vectors.S $RT/rt.S \
+    -Wl,--no-warn-rwx-segments -o "$OUT/$p.elf" $RT/crt0.S $RT/vectors.S $RT/rt.S $RT/memsum.c \
     tests/programs/bench/$p.c
   xtensa-elf-gcc -O2 -ffreestanding -nostdlib -static -fno-builtin -T $RT/user/link.ld \
     -o "$OUT/$p-user.elf" $RT/user/crt0.S $RT/rt.S tests/programs/bench/$p.c

@@ -25,7 +25,7 @@ pub struct Program {
 /// Which runtime a program is linked with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
-    /// Bare metal, QEMU `-M sim` layout (`crt0.S`, `vectors.S`, helpers, `link.ld`).
+    /// Bare metal, QEMU `-M sim` layout (`crt0.S`, `vectors.S`, helpers, `memsum.c`, `link.ld`).
     Sim,
     /// Static linux-user executable for `qemu-xtensa` (`user/crt0.S`, `user/link.ld`).
     User,
@@ -52,7 +52,7 @@ pub fn build(
             .arg("-T")
             .arg(rt.join("link.ld"))
             .args([rt.join("crt0.S"), rt.join("vectors.S"), rt.join("rt.S")])
-            .args([rt.join("int64.c"), rt.join("mem.c")]),
+            .args([rt.join("int64.c"), rt.join("mem.c"), rt.join("memsum.c")]),
         Layout::User => cmd
             .arg("-static")
             .arg("-T")

@@ -3,7 +3,8 @@
 //! on q7emu; the architectural state before every instruction (PC, a0..a15, SAR, PS,
 //! WINDOWBASE, WINDOWSTART, LBEG, LEND, LCOUNT) and every exception delivery are compared, and
 //! the first divergence is reported with the instructions around it. Memory effects are
-//! compared through what the programs print (checksums) and their exit status.
+//! compared through the runtime's final memory checksum (`rt/memsum.c`: data, bss, stack top),
+//! whatever else the programs print, and their exit status.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::fmt::Write as _;
