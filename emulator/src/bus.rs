@@ -7,7 +7,7 @@
 use memmap2::MmapMut;
 
 /// Why an access failed; the core turns it into an exception with the address.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BusFault {
     /// Nothing is mapped at the address.
     #[error("unmapped address {addr:#010x}")]
@@ -23,14 +23,32 @@ pub enum BusFault {
         /// "load", "store" or "fetch".
         kind: &'static str,
     },
+    /// A device refused the access (e.g. an SDMA error), saying why.
+    #[error("{message}")]
+    Device {
+        /// The register address.
+        addr: u32,
+        /// What is wrong, naming the queue/descriptor/register.
+        message: String,
+    },
 }
 
-/// Memory as a core sees it. Accesses are naturally aligned (the core checks alignment).
+/// Memory as a core sees it. Accesses are naturally aligned (the core checks alignment). `now`
+/// is the core's cycle count, for devices whose state depends on time.
 pub trait Bus {
+    /// Whether [`Bus::fetch_cycles`] models instruction-fetch time (so the core calls it).
+    const FETCH_TIMING: bool = false;
     /// Loads `size` (1, 2 or 4) bytes, little-endian, zero-extended.
-    fn load(&mut self, addr: u32, size: u32) -> Result<u32, BusFault>;
-    /// Stores the low `size` (1, 2 or 4) bytes of `value`, little-endian.
-    fn store(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault>;
+    fn load(&mut self, addr: u32, size: u32, now: u64) -> Result<u32, BusFault>;
+    /// Stores the low `size` (1, 2 or 4) bytes of `value`, little-endian. Returns the cycles
+    /// the core must wait (a device wait, e.g. SDMA_WAIT), normally 0.
+    fn store(&mut self, addr: u32, size: u32, value: u32, now: u64) -> Result<u64, BusFault>;
+    /// Extra cycles fetching the instruction at `pc` costs (I-cache model). Only called when
+    /// [`Bus::FETCH_TIMING`] is true.
+    fn fetch_cycles(&mut self, pc: u32) -> u32 {
+        let _ = pc;
+        0
+    }
     /// Copies instruction bytes at `addr` into `buf`; returns how many could be fetched (an
     /// instruction may end at the edge of a region).
     fn fetch(&mut self, addr: u32, buf: &mut [u8]) -> Result<usize, BusFault>;
@@ -96,7 +114,7 @@ impl FlatMemory {
 
 impl Bus for FlatMemory {
     #[inline]
-    fn load(&mut self, addr: u32, size: u32) -> Result<u32, BusFault> {
+    fn load(&mut self, addr: u32, size: u32, _now: u64) -> Result<u32, BusFault> {
         let a = addr as usize;
         Ok(match size {
             1 => u32::from(self.map[a]),
@@ -112,7 +130,7 @@ impl Bus for FlatMemory {
     }
 
     #[inline]
-    fn store(&mut self, addr: u32, size: u32, value: u32) -> Result<(), BusFault> {
+    fn store(&mut self, addr: u32, size: u32, value: u32, _now: u64) -> Result<u64, BusFault> {
         let a = addr as usize;
         let b = value.to_le_bytes();
         match size {
@@ -121,7 +139,7 @@ impl Bus for FlatMemory {
             4 if a + 3 < SPACE => self.map[a..a + 4].copy_from_slice(&b),
             _ => return Err(BusFault::Unmapped { addr }),
         }
-        Ok(())
+        Ok(0)
     }
 
     fn peek(&self, addr: u32) -> Option<u32> {

@@ -199,6 +199,13 @@ impl<B: Bus> Core<B> {
             Some(op) => *op,
             None => self.fill(pc),
         };
+        if B::FETCH_TIMING {
+            let c = self.bus.fetch_cycles(pc);
+            if c != 0 {
+                self.stats.cycles += u64::from(c);
+                self.stats.stalls.fetch += u64::from(c);
+            }
+        }
         if T::ENABLED {
             tracer.event(Event::Before {
                 state: &self.state,
@@ -265,6 +272,9 @@ impl<B: Bus> Core<B> {
                     if store { "store" } else { "load" }
                 ),
             ),
+            BusFault::Device { message, .. } => {
+                general(ExcCause::LoadStoreError, Some(addr), message)
+            }
             BusFault::Prohibited { kind, .. } => general(
                 if store {
                     ExcCause::StoreProhibited
@@ -298,17 +308,24 @@ impl<B: Bus> Core<B> {
     #[inline(always)]
     fn load(&mut self, addr: u32, size: u32) -> Res<u32> {
         self.access(addr, size, "load from")?;
+        let now = self.stats.cycles;
         self.bus
-            .load(addr, size)
+            .load(addr, size, now)
             .map_err(|e| Self::mem_fault(e, addr, false))
     }
 
     #[inline]
     fn store(&mut self, addr: u32, size: u32, v: u32) -> Res {
         self.access(addr, size, "store to")?;
-        self.bus
-            .store(addr, size, v)
+        let now = self.stats.cycles;
+        let wait = self
+            .bus
+            .store(addr, size, v, now)
             .map_err(|e| Self::mem_fault(e, addr, true))?;
+        if wait != 0 {
+            self.stats.cycles += wait;
+            self.stats.stalls.device_wait += wait;
+        }
         if self.bus.may_hold_code(addr) {
             self.cache.store(addr, size);
         }
@@ -1239,7 +1256,7 @@ impl<B: Bus> Core<B> {
                 let mut buf = Vec::with_capacity(c.min(1 << 20) as usize);
                 let mut ok = true;
                 for k in 0..c {
-                    match self.bus.load(b.wrapping_add(k), 1) {
+                    match self.bus.load(b.wrapping_add(k), 1, self.stats.cycles) {
                         Ok(v) => buf.push(v as u8),
                         Err(_) => {
                             ok = false;

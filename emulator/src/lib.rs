@@ -14,6 +14,7 @@ pub mod bootrom;
 pub mod bus;
 pub mod core;
 pub mod fault;
+pub mod platform;
 pub mod predecode;
 pub mod state;
 pub mod timing;

@@ -37,6 +37,22 @@ pub struct TimingModel {
     /// Zero-overhead loop back-edge cost. Default 0: the loop buffer makes it free (Xtensa ISA
     /// RM §4.3.2, reference §6/§7).
     pub loop_back: u32,
+    /// Extra cycles of a data access to HBM through a translate window, and of an I-cache
+    /// refill from HBM. Default 100: HBM is off-core DRAM (~70 ns at ~1.4 GHz); a guess, chosen
+    /// so the seeds' observation holds that per-element accessors are far slower than TCM.
+    pub hbm_latency: u32,
+    /// Cycles from an SDMA descriptor becoming eligible to its first byte moving. Default 200:
+    /// a DMA round trip to HBM plus descriptor fetch (guess).
+    pub sdma_latency: u32,
+    /// SDMA bytes moved per cycle once a transfer runs. Default 64: the 512-bit data path of
+    /// the ncore2gp load/store units (third-party ncore2gp notes, reference §9.5).
+    pub sdma_bytes_per_cycle: u32,
+    /// I-cache size in bytes. Default 16384 (ncore2gp: 16 KiB, reference §0).
+    pub icache_bytes: u32,
+    /// I-cache associativity. Default 4 (ncore2gp: 4-way, reference §0).
+    pub icache_ways: u32,
+    /// I-cache line size in bytes. Default 64 (ncore2gp: 64-byte lines, reference §0).
+    pub icache_line: u32,
 }
 
 impl Default for TimingModel {
@@ -51,6 +67,12 @@ impl Default for TimingModel {
             exception_entry: 3,
             exception_return: 2,
             loop_back: 0,
+            hbm_latency: 100,
+            sdma_latency: 200,
+            sdma_bytes_per_cycle: 64,
+            icache_bytes: 16384,
+            icache_ways: 4,
+            icache_line: 64,
         }
     }
 }
@@ -60,7 +82,8 @@ impl std::fmt::Display for TimingModel {
         write!(
             f,
             "timing: issue {} | load-use +{} | taken branch +{} | mul use +{} | mulh use +{} | \
-             divide {} | exception entry +{} | return +{} | loop back +{}",
+             divide {} | exception entry +{} | return +{} | loop back +{} | hbm +{} | sdma {} + \
+             bytes/{} | icache {} B {}-way {} B lines",
             self.issue,
             self.load_use,
             self.taken_branch,
@@ -69,7 +92,13 @@ impl std::fmt::Display for TimingModel {
             self.divide,
             self.exception_entry,
             self.exception_return,
-            self.loop_back
+            self.loop_back,
+            self.hbm_latency,
+            self.sdma_latency,
+            self.sdma_bytes_per_cycle,
+            self.icache_bytes,
+            self.icache_ways,
+            self.icache_line
         )
     }
 }
@@ -89,6 +118,10 @@ pub struct Stalls {
     pub memory: u64,
     /// Exception entry and return.
     pub exception: u64,
+    /// Instruction-fetch misses (I-cache refills from HBM).
+    pub fetch: u64,
+    /// Waits on devices (SDMA_WAIT).
+    pub device_wait: u64,
 }
 
 /// Per-core execution statistics.

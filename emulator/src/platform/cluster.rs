@@ -1,0 +1,153 @@
+//! The POOL cluster: eight ncore2gp cores sharing one HBM, each on its own thread. Cores share
+//! nothing else, and each core's cycle count depends only on its own instruction stream, so
+//! outputs, cycle counts and traces are identical for every thread count.
+
+use std::sync::{Arc, Mutex};
+
+use super::bus::PlatformBus;
+use super::hbm::{Hbm, HbmError};
+use super::map;
+use crate::bootrom;
+use crate::core::{Console, Core};
+use crate::fault::Stop;
+use crate::timing::TimingModel;
+use crate::trace::Tracer;
+
+/// Cluster parameters.
+#[derive(Debug, Clone)]
+pub struct ClusterConfig {
+    /// Number of cores (8 on the POOL engine).
+    pub cores: u32,
+    /// HBM size in bytes (virtual).
+    pub hbm_bytes: u64,
+    /// The timing model of every core.
+    pub timing: TimingModel,
+}
+
+impl Default for ClusterConfig {
+    fn default() -> Self {
+        ClusterConfig {
+            cores: 8,
+            hbm_bytes: map::DEFAULT_HBM_BYTES,
+            timing: TimingModel::default(),
+        }
+    }
+}
+
+/// Semihosting output of one core, captured in memory (cores run on parallel threads, so they
+/// must not share a stream).
+#[derive(Debug, Clone, Default)]
+pub struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Captured {
+    /// The bytes written so far.
+    pub fn bytes(&self) -> Vec<u8> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+impl std::io::Write for Captured {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A core and where its result goes.
+type Job<'a, T> = (&'a mut Core<PlatformBus>, &'a mut Option<(Stop, T)>);
+
+/// The cluster.
+#[derive(Debug)]
+pub struct Cluster {
+    /// Shared HBM.
+    pub hbm: Arc<Hbm>,
+    /// Cores, indexed by PRID.
+    pub cores: Vec<Core<PlatformBus>>,
+    /// Each core's semihosting output.
+    pub output: Vec<Captured>,
+}
+
+impl Cluster {
+    /// Boots `config.cores` cores in reset state: boot ROM at IRAM 0 (VECBASE 0), translate
+    /// windows 0 and 1 pinned to HBM scratch, PC 0 until [`Cluster::set_entry`].
+    pub fn new(config: &ClusterConfig) -> Result<Cluster, HbmError> {
+        let hbm = Arc::new(Hbm::new(config.hbm_bytes, map::HBM_SCRATCH.1)?);
+        let rom = bootrom::image(0);
+        let mut cores = Vec::new();
+        let mut output = Vec::new();
+        for prid in 0..config.cores {
+            let mut bus = PlatformBus::new(prid, hbm.clone(), &config.timing);
+            bus.write_bytes(map::IRAM.0, &rom)
+                .expect("the boot ROM fits IRAM");
+            let mut core = Core::new(&q7_isa::NCORE2GP, bus, prid, 0, 0);
+            core.timing = config.timing.clone();
+            core.handler_code = std::iter::once(0..bootrom::SIZE).collect();
+            let out = Captured::default();
+            core.console = Console {
+                stdout: Box::new(out.clone()),
+                stderr: Box::new(out.clone()),
+            };
+            output.push(out);
+            cores.push(core);
+        }
+        Ok(Cluster { hbm, cores, output })
+    }
+
+    /// Writes `bytes` at `addr` of every core (e.g. a program into IRAM).
+    pub fn load_all(&mut self, addr: u32, bytes: &[u8]) -> Result<(), crate::bus::BusFault> {
+        for c in &mut self.cores {
+            c.bus.write_bytes(addr, bytes)?;
+            c.invalidate_code();
+        }
+        Ok(())
+    }
+
+    /// Sets every core's PC.
+    pub fn set_entry(&mut self, pc: u32) {
+        for c in &mut self.cores {
+            c.state.pc = pc;
+        }
+    }
+
+    /// Runs every core to exit, fault or `max_cycles` on `threads` threads (1..=cores);
+    /// returns each core's stop and tracer, by PRID.
+    pub fn run_traced<T: Tracer + Send + Default>(
+        &mut self,
+        threads: usize,
+        max_cycles: u64,
+    ) -> Vec<(Stop, T)> {
+        let threads = threads.clamp(1, self.cores.len().max(1));
+        let mut results: Vec<Option<(Stop, T)>> = (0..self.cores.len()).map(|_| None).collect();
+        std::thread::scope(|scope| {
+            // Core i runs on thread i mod threads; each thread runs its cores in PRID order.
+            let mut work: Vec<Vec<Job<'_, T>>> = (0..threads).map(|_| Vec::new()).collect();
+            for (i, job) in self.cores.iter_mut().zip(results.iter_mut()).enumerate() {
+                work[i % threads].push(job);
+            }
+            for batch in work {
+                scope.spawn(move || {
+                    for (core, slot) in batch {
+                        let mut tracer = T::default();
+                        let stop = core.run(max_cycles, &mut tracer);
+                        *slot = Some((stop, tracer));
+                    }
+                });
+            }
+        });
+        results
+            .into_iter()
+            .map(|r| r.expect("every core ran"))
+            .collect()
+    }
+
+    /// [`Cluster::run_traced`] without tracing.
+    pub fn run(&mut self, threads: usize, max_cycles: u64) -> Vec<Stop> {
+        self.run_traced::<crate::trace::NoTrace>(threads, max_cycles)
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect()
+    }
+}

@@ -1,0 +1,213 @@
+//! HBM: one sparse 64-bit space shared by the host and every core, and its host allocator.
+//!
+//! The space is an anonymous mapping (untouched pages cost nothing). Every access goes through
+//! relaxed atomics, so concurrent cores never form a data race; relaxed atomics compile to
+//! plain loads and stores.
+
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
+use std::sync::Mutex;
+
+use memmap2::MmapRaw;
+
+/// Why an HBM access or allocation failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HbmError {
+    /// The range is outside HBM.
+    #[error("HBM range {addr:#x}+{len:#x} is outside the {size:#x}-byte HBM")]
+    OutOfRange {
+        /// Start.
+        addr: u64,
+        /// Length.
+        len: u64,
+        /// HBM size.
+        size: u64,
+    },
+    /// No free region fits.
+    #[error("out of HBM: no free region of {len:#x} bytes aligned to {align:#x} ({free:#x} bytes free in total)")]
+    OutOfMemory {
+        /// Requested size.
+        len: u64,
+        /// Requested alignment.
+        align: u64,
+        /// Free bytes.
+        free: u64,
+    },
+    /// `free` of an address that is not an allocation.
+    #[error("free of {addr:#x}, which is not an HBM allocation")]
+    NotAllocated {
+        /// The address.
+        addr: u64,
+    },
+    /// Alignment not a power of two.
+    #[error("alignment {align:#x} is not a power of two")]
+    BadAlignment {
+        /// The alignment.
+        align: u64,
+    },
+    /// The mapping could not be created.
+    #[error("cannot reserve {size:#x} bytes of HBM address space: {why}")]
+    Map {
+        /// Requested size.
+        size: u64,
+        /// The OS error.
+        why: String,
+    },
+}
+
+/// The shared HBM space.
+#[derive(Debug)]
+pub struct Hbm {
+    map: MmapRaw,
+    size: u64,
+    alloc: Mutex<Allocator>,
+}
+
+impl Hbm {
+    /// Reserves `size` bytes (zero-filled); allocations are served from `[alloc_base, size)`.
+    pub fn new(size: u64, alloc_base: u64) -> Result<Hbm, HbmError> {
+        let map = memmap2::MmapOptions::new()
+            .len(size as usize)
+            .map_anon()
+            .map(MmapRaw::from)
+            .map_err(|e| HbmError::Map { size, why: e.to_string() })?;
+        Ok(Hbm {
+            map,
+            size,
+            alloc: Mutex::new(Allocator::new(alloc_base, size)),
+        })
+    }
+
+    /// Size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn check(&self, addr: u64, len: u64) -> Result<usize, HbmError> {
+        match addr.checked_add(len) {
+            Some(end) if end <= self.size => Ok(addr as usize),
+            _ => Err(HbmError::OutOfRange { addr, len, size: self.size }),
+        }
+    }
+
+    /// Loads `size` (1, 2 or 4) naturally aligned bytes.
+    #[inline]
+    pub fn load(&self, addr: u64, size: u32) -> Result<u32, HbmError> {
+        let off = self.check(addr, u64::from(size))?;
+        // SAFETY: `off + size <= self.size` (checked), the mapping is valid for `self.size`
+        // bytes for the life of `self`, the address is naturally aligned for the access size
+        // (the core checks alignment; the mapping is page aligned), and every access to HBM
+        // goes through atomics, so no non-atomic access can race with this one.
+        unsafe {
+            let p = self.map.as_mut_ptr().add(off);
+            Ok(match size {
+                1 => u32::from((*(p as *const AtomicU8)).load(Relaxed)),
+                2 => u32::from((*(p as *const AtomicU16)).load(Relaxed)),
+                _ => (*(p as *const AtomicU32)).load(Relaxed),
+            })
+        }
+    }
+
+    /// Stores the low `size` (1, 2 or 4) bytes of `value`, naturally aligned.
+    #[inline]
+    pub fn store(&self, addr: u64, size: u32, value: u32) -> Result<(), HbmError> {
+        let off = self.check(addr, u64::from(size))?;
+        // SAFETY: as in `load`: in bounds, valid mapping, natural alignment, atomic access.
+        unsafe {
+            let p = self.map.as_mut_ptr().add(off);
+            match size {
+                1 => (*(p as *const AtomicU8)).store(value as u8, Relaxed),
+                2 => (*(p as *const AtomicU16)).store(value as u16, Relaxed),
+                _ => (*(p as *const AtomicU32)).store(value, Relaxed),
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies HBM `[addr, addr + out.len())` into `out` (any alignment).
+    pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), HbmError> {
+        self.check(addr, out.len() as u64)?;
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = self.load(addr + i as u64, 1)? as u8;
+        }
+        Ok(())
+    }
+
+    /// Copies `data` to HBM at `addr` (any alignment).
+    pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), HbmError> {
+        self.check(addr, data.len() as u64)?;
+        for (i, &b) in data.iter().enumerate() {
+            self.store(addr + i as u64, 1, u32::from(b))?;
+        }
+        Ok(())
+    }
+
+    /// Allocates `len` bytes aligned to `align` (a power of two; 64 when 0).
+    pub fn alloc(&self, len: u64, align: u64) -> Result<u64, HbmError> {
+        self.alloc.lock().unwrap_or_else(|p| p.into_inner()).alloc(len, align)
+    }
+
+    /// Frees an allocation made by [`Hbm::alloc`].
+    pub fn free(&self, addr: u64) -> Result<(), HbmError> {
+        self.alloc.lock().unwrap_or_else(|p| p.into_inner()).free(addr)
+    }
+}
+
+/// First-fit allocator over `[base, end)` with coalescing free.
+#[derive(Debug)]
+struct Allocator {
+    /// Free ranges (start, end), sorted, non-adjacent.
+    free: Vec<(u64, u64)>,
+    /// Live allocations: start → end.
+    live: std::collections::BTreeMap<u64, u64>,
+}
+
+impl Allocator {
+    fn new(base: u64, end: u64) -> Self {
+        Allocator {
+            free: vec![(base, end)],
+            live: Default::default(),
+        }
+    }
+
+    fn alloc(&mut self, len: u64, align: u64) -> Result<u64, HbmError> {
+        let align = if align == 0 { 64 } else { align };
+        if !align.is_power_of_two() {
+            return Err(HbmError::BadAlignment { align });
+        }
+        let len = len.max(1);
+        for i in 0..self.free.len() {
+            let (start, end) = self.free[i];
+            let a = (start + align - 1) & !(align - 1);
+            if a.checked_add(len).is_some_and(|e| e <= end) {
+                let e = a + len;
+                self.free.remove(i);
+                if e < end {
+                    self.free.insert(i, (e, end));
+                }
+                if start < a {
+                    self.free.insert(i, (start, a));
+                }
+                self.live.insert(a, e);
+                return Ok(a);
+            }
+        }
+        let free = self.free.iter().map(|(s, e)| e - s).sum();
+        Err(HbmError::OutOfMemory { len, align, free })
+    }
+
+    fn free(&mut self, addr: u64) -> Result<(), HbmError> {
+        let end = self.live.remove(&addr).ok_or(HbmError::NotAllocated { addr })?;
+        let i = self.free.partition_point(|&(s, _)| s < addr);
+        self.free.insert(i, (addr, end));
+        // Coalesce with the neighbours.
+        if i + 1 < self.free.len() && self.free[i].1 == self.free[i + 1].0 {
+            self.free[i].1 = self.free[i + 1].1;
+            self.free.remove(i + 1);
+        }
+        if i > 0 && self.free[i - 1].1 == self.free[i].0 {
+            self.free[i - 1].1 = self.free[i].1;
+            self.free.remove(i);
+        }
+        Ok(())
+    }
+}
