@@ -29,6 +29,13 @@ pub enum Layout {
     Sim,
     /// Static linux-user executable for `qemu-xtensa` (`user/crt0.S`, `user/link.ld`).
     User,
+    /// A program in one core's IRAM on the emulated cluster (`examples/sdk/rt`, PLATFORM.md).
+    Platform,
+}
+
+/// The SDK directory (`examples/sdk`).
+pub fn sdk_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/sdk")
 }
 
 /// Compiles and links `sources` (name, text; headers are only written) with the runtime of
@@ -58,6 +65,19 @@ pub fn build(
             .arg("-T")
             .arg(rt.join("user/link.ld"))
             .args([rt.join("user/crt0.S"), rt.join("rt.S")]),
+        Layout::Platform => {
+            let sdk = sdk_dir();
+            cmd.arg(format!("-I{}", sdk.join("include").display()))
+                .arg("-Wl,--no-warn-rwx-segments")
+                .arg("-T")
+                .arg(sdk.join("rt/platform-iram.ld"))
+                .args([
+                    sdk.join("rt/crt0.S"),
+                    rt.join("rt.S"),
+                    rt.join("int64.c"),
+                    rt.join("mem.c"),
+                ])
+        }
     };
     cmd.args(extra_flags)
         .arg("-o")

@@ -169,3 +169,26 @@ pub fn load_elf(
     q7_emulator::baremetal::load(config, &segments, file.entry)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
+
+/// A cluster of `config` with the PT_LOAD segments of the ELF at `path` written into every
+/// core (the program's IRAM code and firmware-band data) and every PC at its entry.
+pub fn load_cluster(
+    path: &std::path::Path,
+    config: &q7_emulator::platform::ClusterConfig,
+) -> q7_emulator::platform::Cluster {
+    let data = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let file =
+        q7_loader::ElfFile::parse(&data).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut cluster = q7_emulator::platform::Cluster::new(config).expect("HBM reserved");
+    for seg in file
+        .segments
+        .iter()
+        .filter(|s| s.kind == 1 && !s.data.is_empty())
+    {
+        cluster
+            .load_all(seg.vaddr, seg.data)
+            .unwrap_or_else(|e| panic!("segment at {:#x}: {e}", seg.vaddr));
+    }
+    cluster.set_entry(file.entry);
+    cluster
+}

@@ -47,7 +47,10 @@ impl ConsoleRing {
                 map::MAX_CONSOLE
             ));
         }
-        Ok(ConsoleRing { buf: vec![0; capacity], written: 0 })
+        Ok(ConsoleRing {
+            buf: vec![0; capacity],
+            written: 0,
+        })
     }
 
     /// Appends one byte.
@@ -156,7 +159,11 @@ impl PlatformBus {
     /// Core `prid`'s bus on `hbm`, windows 0 and 1 pinned to HBM scratch.
     pub fn new(prid: u32, hbm: Arc<Hbm>, timing: &TimingModel) -> Self {
         let mut windows = [Window::default(); map::WINDOWS as usize];
-        for (w, win) in windows.iter_mut().enumerate().take(map::PINNED_WINDOWS as usize) {
+        for (w, win) in windows
+            .iter_mut()
+            .enumerate()
+            .take(map::PINNED_WINDOWS as usize)
+        {
             *win = Window {
                 base: map::HBM_SCRATCH.0 + w as u64 * u64::from(map::WINDOW_SIZE),
                 enabled: true,
@@ -237,7 +244,9 @@ impl PlatformBus {
             m[o] = b;
             Ok(())
         } else if let Some(h) = self.translate(a) {
-            self.hbm.store(h, 1, u32::from(b)).map_err(|_| BusFault::Unmapped { addr: a })
+            self.hbm
+                .store(h, 1, u32::from(b))
+                .map_err(|_| BusFault::Unmapped { addr: a })
         } else {
             Err(BusFault::Unmapped { addr: a })
         }
@@ -249,7 +258,11 @@ impl PlatformBus {
             Some(Local::Dataram(o)) => Ok(self.dataram[o]),
             Some(Local::Fwdata(o)) => Ok(self.fwdata[o]),
             None => match self.translate(a) {
-                Some(h) => self.hbm.load(h, 1).map(|v| v as u8).map_err(|_| BusFault::Unmapped { addr: a }),
+                Some(h) => self
+                    .hbm
+                    .load(h, 1)
+                    .map(|v| v as u8)
+                    .map_err(|_| BusFault::Unmapped { addr: a }),
                 None => Err(BusFault::Unmapped { addr: a }),
             },
         }
@@ -261,7 +274,9 @@ impl PlatformBus {
         let addr = map::MMIO.0 + off;
         let unknown = || BusFault::Device {
             addr,
-            message: format!("read of MMIO register {addr:#010x}, which does not exist or is write-only"),
+            message: format!(
+                "read of MMIO register {addr:#010x}, which does not exist or is write-only"
+            ),
         };
         if off < map::WINDOWS * 0x10 {
             let w = self.windows[(off / 0x10) as usize];
@@ -289,9 +304,14 @@ impl PlatformBus {
             reg::MBOX_SUB_OPCODE => Ok(self.mailbox.sub_opcode),
             reg::MBOX_NARGS => Ok(self.mailbox.args.len() as u32),
             reg::MBOX_RESPONSE_VALID => Ok(u32::from(self.mailbox.response.is_some())),
-            o if (reg::MBOX_ARGS..reg::MBOX_ARGS + map::MAX_ARGS * map::ARG_TENSOR_SIZE).contains(&o) => {
+            o if (reg::MBOX_ARGS..reg::MBOX_ARGS + map::MAX_ARGS * map::ARG_TENSOR_SIZE)
+                .contains(&o) =>
+            {
                 let rel = o - reg::MBOX_ARGS;
-                let (i, b) = ((rel / map::ARG_TENSOR_SIZE) as usize, (rel % map::ARG_TENSOR_SIZE) as usize);
+                let (i, b) = (
+                    (rel / map::ARG_TENSOR_SIZE) as usize,
+                    (rel % map::ARG_TENSOR_SIZE) as usize,
+                );
                 Ok(self.mailbox.args.get(i).map_or(0, |d| {
                     u32::from_le_bytes([d[b], d[b + 1], d[b + 2], d[b + 3]])
                 }))
@@ -314,9 +334,16 @@ impl PlatformBus {
                     }
                     self.windows[w].base = (self.windows[w].base & !0xffff_ffff) | u64::from(v);
                 }
-                0x4 => self.windows[w].base = (self.windows[w].base & 0xffff_ffff) | (u64::from(v) << 32),
+                0x4 => {
+                    self.windows[w].base =
+                        (self.windows[w].base & 0xffff_ffff) | (u64::from(v) << 32)
+                }
                 0x8 => self.windows[w].enabled = v & 1 != 0,
-                _ => return Err(dev(format!("write of unknown MEM_WINDOW register {addr:#010x}"))),
+                _ => {
+                    return Err(dev(format!(
+                        "write of unknown MEM_WINDOW register {addr:#010x}"
+                    )))
+                }
             }
             return Ok(0);
         }
@@ -343,14 +370,22 @@ impl PlatformBus {
                 }
                 0x8 => return self.sdma_doorbell(q, v, now).map(|_| 0),
                 0x10 => return self.sdma_wait(q, v, now),
-                _ => return Err(dev(format!("write of read-only or unknown SDMA register {addr:#010x}"))),
+                _ => {
+                    return Err(dev(format!(
+                        "write of read-only or unknown SDMA register {addr:#010x}"
+                    )))
+                }
             }
             return Ok(0);
         }
         match off {
             reg::MBOX_RESPONSE => self.mailbox.response = Some(v),
             reg::CONSOLE_PUTC => self.console.push(v as u8),
-            _ => return Err(dev(format!("write of MMIO register {addr:#010x}, which does not exist or is read-only"))),
+            _ => {
+                return Err(dev(format!(
+                    "write of MMIO register {addr:#010x}, which does not exist or is read-only"
+                )))
+            }
         }
         Ok(0)
     }
@@ -361,15 +396,25 @@ impl PlatformBus {
         self.sdma_apply(q, now)?;
         let (ring_base, size, queued, completed, busy) = {
             let qu = &self.sdma.queues[q as usize];
-            (qu.ring_base, qu.ring_size, qu.queued, qu.completed, qu.busy_until)
+            (
+                qu.ring_base,
+                qu.ring_size,
+                qu.queued,
+                qu.completed,
+                qu.busy_until,
+            )
         };
         let err = |message: String| Err(BusFault::Device { addr, message });
         if size == 0 {
-            return err(format!("SDMA {name}: doorbell before SDMA_RING_SIZE was set"));
+            return err(format!(
+                "SDMA {name}: doorbell before SDMA_RING_SIZE was set"
+            ));
         }
         let new = tail.wrapping_sub(queued);
         if new > (1 << 30) {
-            return err(format!("SDMA {name}: doorbell {tail} is behind the {queued} descriptors already queued"));
+            return err(format!(
+                "SDMA {name}: doorbell {tail} is behind the {queued} descriptors already queued"
+            ));
         }
         if tail.wrapping_sub(completed) > size {
             return err(format!(
@@ -383,7 +428,9 @@ impl PlatformBus {
             let slot = ring_base + (index % size) * 16;
             let d = self.read_bytes(slot, 16).map_err(|_| BusFault::Device {
                 addr,
-                message: format!("SDMA {name}: descriptor {index} at {slot:#010x} is outside DATARAM"),
+                message: format!(
+                    "SDMA {name}: descriptor {index} at {slot:#010x} is outside DATARAM"
+                ),
             })?;
             let word = |i: usize| u32::from_le_bytes([d[i], d[i + 1], d[i + 2], d[i + 3]]);
             let hbm = u64::from(word(0)) | (u64::from(word(4)) << 32);
@@ -399,7 +446,10 @@ impl PlatformBus {
                     "SDMA {name}: descriptor {index} at {slot:#010x}: DATARAM address {local:#010x}+{len:#x} out of range [0x00080000, 0x00090000)"
                 ));
             }
-            if hbm.checked_add(u64::from(len)).is_none_or(|e| e > self.hbm.size()) {
+            if hbm
+                .checked_add(u64::from(len))
+                .is_none_or(|e| e > self.hbm.size())
+            {
                 return err(format!(
                     "SDMA {name}: descriptor {index} at {slot:#010x}: HBM address {hbm:#x}+{len:#x} out of range (HBM is {:#x} bytes)",
                     self.hbm.size()
@@ -408,11 +458,18 @@ impl PlatformBus {
             let start = start_after + u64::from(self.sdma_latency);
             let end = start + u64::from(len.div_ceil(self.sdma_bytes_per_cycle));
             start_after = end;
-            self.sdma.queues[q as usize].pending.push_back(Transfer { index, hbm, local, len, end });
+            self.sdma.queues[q as usize].pending.push_back(Transfer {
+                index,
+                hbm,
+                local,
+                len,
+                end,
+            });
         }
         let qu = &mut self.sdma.queues[q as usize];
         qu.queued = tail;
         qu.busy_until = start_after;
+        qu.log.push(sdma::QueueEvent::Doorbell { cycle: now, tail });
         Ok(())
     }
 
@@ -426,7 +483,11 @@ impl PlatformBus {
             let mut buf = vec![0u8; t.len as usize];
             let bad = |_| BusFault::Device {
                 addr: map::MMIO.0 + reg::sdma_completed(q),
-                message: format!("SDMA {}: descriptor {}: HBM access failed", sdma::queue_name(q), t.index),
+                message: format!(
+                    "SDMA {}: descriptor {}: HBM access failed",
+                    sdma::queue_name(q),
+                    t.index
+                ),
             };
             if q == super::map::queue::M2S {
                 self.hbm.read(t.hbm, &mut buf).map_err(bad)?;
@@ -463,6 +524,9 @@ impl PlatformBus {
             .unwrap_or(now);
         let until = end.max(now);
         self.sdma_apply(q, until)?;
+        self.sdma.queues[q as usize]
+            .log
+            .push(sdma::QueueEvent::Wait { cycle: now, until });
         Ok(until - now)
     }
 }
@@ -482,13 +546,18 @@ impl Bus for PlatformBus {
             });
         }
         if let Some(h) = self.translate(addr) {
-            return self.hbm.load(h, size).map_err(|_| BusFault::Unmapped { addr });
+            return self
+                .hbm
+                .load(h, size)
+                .map_err(|_| BusFault::Unmapped { addr });
         }
         if let Some(off) = within(addr, map::MMIO) {
             if size != 4 {
                 return Err(BusFault::Device {
                     addr,
-                    message: format!("{size}-byte access to MMIO register {addr:#010x}: registers are 32-bit"),
+                    message: format!(
+                        "{size}-byte access to MMIO register {addr:#010x}: registers are 32-bit"
+                    ),
                 });
             }
             return self.mmio_load(off as u32, now);
@@ -504,14 +573,18 @@ impl Bus for PlatformBus {
             return Ok(0);
         }
         if let Some(h) = self.translate(addr) {
-            self.hbm.store(h, size, value).map_err(|_| BusFault::Unmapped { addr })?;
+            self.hbm
+                .store(h, size, value)
+                .map_err(|_| BusFault::Unmapped { addr })?;
             return Ok(0);
         }
         if let Some(off) = within(addr, map::MMIO) {
             if size != 4 {
                 return Err(BusFault::Device {
                     addr,
-                    message: format!("{size}-byte access to MMIO register {addr:#010x}: registers are 32-bit"),
+                    message: format!(
+                        "{size}-byte access to MMIO register {addr:#010x}: registers are 32-bit"
+                    ),
                 });
             }
             return self.mmio_store(off as u32, value, now);

@@ -69,7 +69,10 @@ impl Hbm {
             .len(size as usize)
             .map_anon()
             .map(MmapRaw::from)
-            .map_err(|e| HbmError::Map { size, why: e.to_string() })?;
+            .map_err(|e| HbmError::Map {
+                size,
+                why: e.to_string(),
+            })?;
         Ok(Hbm {
             map,
             size,
@@ -85,7 +88,11 @@ impl Hbm {
     fn check(&self, addr: u64, len: u64) -> Result<usize, HbmError> {
         match addr.checked_add(len) {
             Some(end) if end <= self.size => Ok(addr as usize),
-            _ => Err(HbmError::OutOfRange { addr, len, size: self.size }),
+            _ => Err(HbmError::OutOfRange {
+                addr,
+                len,
+                size: self.size,
+            }),
         }
     }
 
@@ -143,12 +150,18 @@ impl Hbm {
 
     /// Allocates `len` bytes aligned to `align` (a power of two; 64 when 0).
     pub fn alloc(&self, len: u64, align: u64) -> Result<u64, HbmError> {
-        self.alloc.lock().unwrap_or_else(|p| p.into_inner()).alloc(len, align)
+        self.alloc
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .alloc(len, align)
     }
 
     /// Frees an allocation made by [`Hbm::alloc`].
     pub fn free(&self, addr: u64) -> Result<(), HbmError> {
-        self.alloc.lock().unwrap_or_else(|p| p.into_inner()).free(addr)
+        self.alloc
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .free(addr)
     }
 }
 
@@ -196,7 +209,10 @@ impl Allocator {
     }
 
     fn free(&mut self, addr: u64) -> Result<(), HbmError> {
-        let end = self.live.remove(&addr).ok_or(HbmError::NotAllocated { addr })?;
+        let end = self
+            .live
+            .remove(&addr)
+            .ok_or(HbmError::NotAllocated { addr })?;
         let i = self.free.partition_point(|&(s, _)| s < addr);
         self.free.insert(i, (addr, end));
         // Coalesce with the neighbours.

@@ -38,6 +38,27 @@ pub struct Queue {
     pub pending: VecDeque<Transfer>,
     /// End cycle of the last queued transfer.
     pub busy_until: u64,
+    /// Doorbells and waits as they happened (for traces and tests).
+    pub log: Vec<QueueEvent>,
+}
+
+/// A doorbell or wait on a queue, with the core cycle it happened at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueEvent {
+    /// SDMA_DOORBELL written with `tail` at `cycle`.
+    Doorbell {
+        /// Core cycle.
+        cycle: u64,
+        /// New tail.
+        tail: u32,
+    },
+    /// SDMA_WAIT written at `cycle`; the core resumed at `until`.
+    Wait {
+        /// Core cycle.
+        cycle: u64,
+        /// Cycle the awaited descriptor completed (≥ `cycle`).
+        until: u64,
+    },
 }
 
 /// Both queues of one core.

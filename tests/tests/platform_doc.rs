@@ -1,0 +1,145 @@
+//! PLATFORM.md is the one definition of the platform: its tables must equal the emulator's
+//! constants (`q7_emulator::platform::map`) and the SDK header (`q7/platform.h`).
+
+use std::collections::HashMap;
+
+use q7_emulator::platform::map::{self, reg};
+
+fn doc() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../PLATFORM.md")).unwrap()
+}
+
+fn header() -> String {
+    std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/sdk/include/q7/platform.h"
+    ))
+    .unwrap()
+}
+
+/// Table rows `| NAME | a | b | ...` → NAME → [a, b, ...].
+fn rows(text: &str) -> HashMap<String, Vec<String>> {
+    text.lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("|---"))
+        .map(|l| {
+            let cells: Vec<String> = l
+                .trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect();
+            (cells[0].clone(), cells[1..].to_vec())
+        })
+        .collect()
+}
+
+fn hex(s: &str) -> u32 {
+    u32::from_str_radix(s.trim().trim_start_matches("0x"), 16)
+        .unwrap_or_else(|_| panic!("not hex: {s}"))
+}
+
+/// "0x1008 + q·0x20" → (0x1008, 0x20); "0x2000" → (0x2000, 0).
+fn offset(cell: &str) -> (u32, u32) {
+    match cell.split_once('+') {
+        Some((base, step)) => (hex(base), hex(step.split('·').nth(1).unwrap())),
+        None => (hex(cell), 0),
+    }
+}
+
+#[test]
+fn address_map_matches_the_code() {
+    let r = rows(&doc());
+    for (name, (base, size)) in [
+        ("IRAM", map::IRAM),
+        ("DATARAM", map::DATARAM),
+        ("FWDATA", map::FWDATA),
+        ("MMIO", map::MMIO),
+        ("XLATE", map::XLATE),
+    ] {
+        let row = r
+            .get(name)
+            .unwrap_or_else(|| panic!("PLATFORM.md has no row {name}"));
+        assert_eq!((hex(&row[0]), hex(&row[1])), (base, size), "{name}");
+    }
+}
+
+/// A register offset as a function of its window or queue index.
+type RegOffset = fn(u32) -> u32;
+
+#[test]
+fn registers_match_the_code() {
+    let r = rows(&doc());
+    let per_index: [(&str, RegOffset); 8] = [
+        ("MEM_WINDOW_BASE_LO(w)", reg::mem_window_base_lo),
+        ("MEM_WINDOW_BASE_HI(w)", reg::mem_window_base_hi),
+        ("MEM_WINDOW_CTRL(w)", reg::mem_window_ctrl),
+        ("SDMA_RING_BASE(q)", reg::sdma_ring_base),
+        ("SDMA_RING_SIZE(q)", reg::sdma_ring_size),
+        ("SDMA_DOORBELL(q)", reg::sdma_doorbell),
+        ("SDMA_COMPLETED(q)", reg::sdma_completed),
+        ("SDMA_WAIT(q)", reg::sdma_wait),
+    ];
+    for (name, f) in per_index {
+        let (base, step) = offset(&r.get(name).unwrap_or_else(|| panic!("no row {name}"))[0]);
+        assert_eq!((f(0), f(1)), (base, base + step), "{name}");
+    }
+    for (name, off) in [
+        ("MBOX_OPCODE", reg::MBOX_OPCODE),
+        ("MBOX_SUB_OPCODE", reg::MBOX_SUB_OPCODE),
+        ("MBOX_NARGS", reg::MBOX_NARGS),
+        ("MBOX_ARGS", reg::MBOX_ARGS),
+        ("MBOX_RESPONSE", reg::MBOX_RESPONSE),
+        ("MBOX_RESPONSE_VALID", reg::MBOX_RESPONSE_VALID),
+        ("CONSOLE_PUTC", reg::CONSOLE_PUTC),
+    ] {
+        assert_eq!(
+            offset(&r.get(name).unwrap_or_else(|| panic!("no row {name}"))[0]),
+            (off, 0),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn sdk_header_matches_the_code() {
+    let defs: HashMap<String, String> = header()
+        .lines()
+        .filter_map(|l| l.strip_prefix("#define "))
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            Some((it.next()?.to_string(), it.collect::<Vec<_>>().join(" ")))
+        })
+        .collect();
+    let num = |k: &str| hex(defs[k].trim_end_matches('u'));
+    for (prefix, (base, size)) in [
+        ("IRAM", map::IRAM),
+        ("DATARAM", map::DATARAM),
+        ("FWDATA", map::FWDATA),
+        ("MMIO", map::MMIO),
+        ("XLATE", map::XLATE),
+    ] {
+        assert_eq!(
+            (
+                num(&format!("Q7_{prefix}_BASE")),
+                num(&format!("Q7_{prefix}_SIZE"))
+            ),
+            (base, size),
+            "{prefix}"
+        );
+    }
+    assert_eq!(num("Q7_WINDOW_SIZE"), map::WINDOW_SIZE);
+    assert_eq!(defs["Q7_WINDOWS"], format!("{}u", map::WINDOWS));
+    for (name, want) in [
+        ("Q7_MEM_WINDOW_BASE_LO(w)", "Q7_REG(0x0000u + (w) * 0x10u)"),
+        ("Q7_SDMA_DOORBELL(q)", "Q7_REG(0x1008u + (q) * 0x20u)"),
+        ("Q7_SDMA_WAIT(q)", "Q7_REG(0x1010u + (q) * 0x20u)"),
+        ("Q7_MBOX_RESPONSE", "Q7_REG(0x2400u)"),
+        ("Q7_CONSOLE_PUTC", "Q7_REG(0x3000u)"),
+    ] {
+        assert_eq!(defs.get(name).map(String::as_str), Some(want), "{name}");
+    }
+    assert_eq!(
+        map::image_window(7),
+        (0x84e0_0000, 0x20_0000),
+        "seed: cpu7 window"
+    );
+}
