@@ -146,6 +146,27 @@ impl Cluster {
             .collect()
     }
 
+    /// The console output to print after a run: core 0's ring only (as public hardware prints
+    /// in multicore mode), or every core's ring labelled `[core N]` when `all_cores`.
+    pub fn console_output(&self, all_cores: bool) -> String {
+        let mut out = String::new();
+        for core in &self.cores {
+            let prid = core.bus.prid();
+            if prid != 0 && !all_cores {
+                continue;
+            }
+            let text = String::from_utf8_lossy(&core.bus.console.contents()).into_owned();
+            if all_cores {
+                for line in text.lines() {
+                    out.push_str(&format!("[core {prid}] {line}\n"));
+                }
+            } else {
+                out.push_str(&text);
+            }
+        }
+        out
+    }
+
     /// [`Cluster::run_traced`] without tracing.
     pub fn run(&mut self, threads: usize, max_cycles: u64) -> Vec<Stop> {
         self.run_traced::<crate::trace::NoTrace>(threads, max_cycles)
