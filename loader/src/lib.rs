@@ -2,11 +2,16 @@
 //!
 //! Parses the little-endian ELF32 Xtensa files that the kernel toolchain produces (reference
 //! xtensa-isa.md §8): header checks with precise errors, sections, program headers, symbols and
-//! the Xtensa property tables (`.xt.prop`) that tell literals from code. Knows nothing of
-//! execution.
+//! the Xtensa property tables (`.xt.prop`) that tell literals from code; the byte formats that
+//! cross from host to device (UCPL header, 0x1095 load records, `.kernel_info_table`) and the
+//! compiler-side `ucode_lib.json` registry. Knows nothing of execution.
 
 pub mod elf;
+pub mod kernel_table;
+pub mod load_record;
 pub mod props;
+pub mod ucode_lib;
+pub mod ucpl;
 
 pub use elf::{ElfError, ElfFile, ElfKind, Section, Segment, Symbol, EM_XTENSA};
 pub use props::{PropBlocks, PropEntry, PropFlags};

@@ -1,0 +1,59 @@
+//! `.kernel_info_table` (seed 001, stage 8): 8-byte entries { big-endian key = spec << 8 |
+//! opcode, little-endian function VA }; the device dispatcher scans them linearly by key.
+
+/// One entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelEntry {
+    /// spec << 8 | opcode.
+    pub key: u32,
+    /// Device address of the kernel's launcher.
+    pub func: u32,
+}
+
+/// Entry size.
+pub const ENTRY_SIZE: usize = 8;
+
+/// Why bytes are not a kernel table.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(".kernel_info_table is {len} bytes, not a multiple of its 8-byte entries")]
+pub struct TableError {
+    /// Length.
+    pub len: usize,
+}
+
+impl KernelEntry {
+    /// The entry for `spec` and `opcode`.
+    pub fn new(spec: u32, opcode: u8, func: u32) -> Self {
+        KernelEntry {
+            key: (spec << 8) | u32::from(opcode),
+            func,
+        }
+    }
+
+    /// The 8 entry bytes.
+    pub fn encode(&self) -> [u8; ENTRY_SIZE] {
+        let mut b = [0u8; ENTRY_SIZE];
+        b[..4].copy_from_slice(&self.key.to_be_bytes());
+        b[4..].copy_from_slice(&self.func.to_le_bytes());
+        b
+    }
+}
+
+/// Decodes a whole table.
+pub fn decode(bytes: &[u8]) -> Result<Vec<KernelEntry>, TableError> {
+    if bytes.len() % ENTRY_SIZE != 0 {
+        return Err(TableError { len: bytes.len() });
+    }
+    Ok(bytes
+        .chunks_exact(ENTRY_SIZE)
+        .map(|e| KernelEntry {
+            key: u32::from_be_bytes([e[0], e[1], e[2], e[3]]),
+            func: u32::from_le_bytes([e[4], e[5], e[6], e[7]]),
+        })
+        .collect())
+}
+
+/// The dispatcher's linear scan: the first entry with `key`.
+pub fn lookup(table: &[KernelEntry], key: u32) -> Option<&KernelEntry> {
+    table.iter().find(|e| e.key == key)
+}

@@ -1,0 +1,204 @@
+//! The compiler-side custom-op library registry and `ucode_lib.json` (seed 000).
+//!
+//! * `add_lib_file` registers a library by file name; registering it again with the same
+//!   version strings is a no-op, with different ones an error (the dedup + version guard);
+//! * `allocate_function_id` hands out dense ids 0, 1, 2, … per module; a module holds at most
+//!   254 functions (the sub-opcode byte reserves 0xFF);
+//! * `add_function` binds a function to an id truncated to one byte (the sub-opcode);
+//! * `to_json` writes `ucode_lib.json`: keys in the seed's order, `opcode` always the signed
+//!   integer 133, unsigned `cpu_id`/`total_cpus`/`sub_opcode`, boolean `is_builtin`.
+//!
+//! Libraries and functions keep insertion order (the seed's containers are unordered; this is
+//! our deterministic choice). The JSON is indented by two spaces (ours).
+
+use serde::Serialize;
+
+/// The constant custom-op opcode (0x85) every function entry carries.
+pub const CUSTOM_OP_OPCODE: i32 = 133;
+/// Most unique custom-op functions per module.
+pub const MAX_FUNCTIONS: u32 = 254;
+
+/// Registry errors, with the messages of the seed where it gives them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryError {
+    /// Same library registered with different version strings.
+    #[error("custom op library {library} registered twice with different versions: ucode {had_ucode:?} vs {new_ucode:?}, isa {had_isa:?} vs {new_isa:?}")]
+    VersionMismatch {
+        /// Library file name.
+        library: String,
+        /// Version strings already registered.
+        had_ucode: String,
+        /// New ucode version.
+        new_ucode: String,
+        /// Registered ISA version.
+        had_isa: String,
+        /// New ISA version.
+        new_isa: String,
+    },
+    /// A function for a library that was never registered.
+    #[error("custom op function {function} added to unknown library {library}")]
+    UnknownLibrary {
+        /// Library file name.
+        library: String,
+        /// Function name.
+        function: String,
+    },
+    /// More than 254 functions.
+    #[error("Number of unique custom op functions cannot exceed {MAX_FUNCTIONS}")]
+    TooManyFunctions,
+}
+
+/// One registered library.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LibInfo {
+    /// File name (the registry key).
+    pub file_name: String,
+    /// ulib_to_ucode_version.
+    pub ulib_to_ucode_version: String,
+    /// ulib_to_isa_version.
+    pub ulib_to_isa_version: String,
+    /// Built-in library.
+    pub is_builtin: bool,
+    /// Core the library is linked for.
+    pub cpu_id: u8,
+    /// Cores of the library set (1 or 8).
+    pub total_cpus: u8,
+    /// Functions and their sub-opcodes.
+    pub functions: Vec<(String, u8)>,
+}
+
+/// A module's custom-op libraries and function ids.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Registry {
+    libs: Vec<LibInfo>,
+    next_function_id: u32,
+}
+
+#[derive(Serialize)]
+struct JsonFunction<'a> {
+    name: &'a str,
+    opcode: i32,
+    sub_opcode: u8,
+}
+
+#[derive(Serialize)]
+struct JsonLib<'a> {
+    library: &'a str,
+    ulib_to_ucode_version: &'a str,
+    ulib_to_isa_version: &'a str,
+    is_builtin: bool,
+    cpu_id: u8,
+    total_cpus: u8,
+    functions: Vec<JsonFunction<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonDoc<'a> {
+    ucode_lib: Vec<JsonLib<'a>>,
+}
+
+impl Registry {
+    /// Registers a library (idempotent for identical versions).
+    pub fn add_lib_file(
+        &mut self,
+        file_name: &str,
+        ulib_to_ucode_version: &str,
+        ulib_to_isa_version: &str,
+        is_builtin: bool,
+        cpu_id: u8,
+        total_cpus: u8,
+    ) -> Result<(), RegistryError> {
+        if let Some(l) = self.libs.iter().find(|l| l.file_name == file_name) {
+            if l.ulib_to_ucode_version == ulib_to_ucode_version
+                && l.ulib_to_isa_version == ulib_to_isa_version
+            {
+                return Ok(());
+            }
+            return Err(RegistryError::VersionMismatch {
+                library: file_name.to_string(),
+                had_ucode: l.ulib_to_ucode_version.clone(),
+                new_ucode: ulib_to_ucode_version.to_string(),
+                had_isa: l.ulib_to_isa_version.clone(),
+                new_isa: ulib_to_isa_version.to_string(),
+            });
+        }
+        self.libs.push(LibInfo {
+            file_name: file_name.to_string(),
+            ulib_to_ucode_version: ulib_to_ucode_version.to_string(),
+            ulib_to_isa_version: ulib_to_isa_version.to_string(),
+            is_builtin,
+            cpu_id,
+            total_cpus,
+            functions: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// The next function id (dense per module), refusing the 255th.
+    pub fn allocate_function_id(&mut self) -> Result<u32, RegistryError> {
+        if self.next_function_id >= MAX_FUNCTIONS {
+            return Err(RegistryError::TooManyFunctions);
+        }
+        let id = self.next_function_id;
+        self.next_function_id += 1;
+        Ok(id)
+    }
+
+    /// Binds `function` of `library` to `id`, truncated to its low byte (the sub-opcode). A
+    /// function already bound keeps its first id.
+    pub fn add_function(
+        &mut self,
+        library: &str,
+        function: &str,
+        id: u32,
+    ) -> Result<(), RegistryError> {
+        let lib = self
+            .libs
+            .iter_mut()
+            .find(|l| l.file_name == library)
+            .ok_or_else(|| RegistryError::UnknownLibrary {
+                library: library.to_string(),
+                function: function.to_string(),
+            })?;
+        if !lib.functions.iter().any(|(f, _)| f == function) {
+            lib.functions.push((function.to_string(), id as u8));
+        }
+        Ok(())
+    }
+
+    /// Registered libraries, in registration order.
+    pub fn libraries(&self) -> &[LibInfo] {
+        &self.libs
+    }
+
+    /// `ucode_lib.json`; `None` for an empty registry (nothing is emitted then).
+    pub fn to_json(&self) -> Option<String> {
+        if self.libs.is_empty() {
+            return None;
+        }
+        let doc = JsonDoc {
+            ucode_lib: self
+                .libs
+                .iter()
+                .map(|l| JsonLib {
+                    library: &l.file_name,
+                    ulib_to_ucode_version: &l.ulib_to_ucode_version,
+                    ulib_to_isa_version: &l.ulib_to_isa_version,
+                    is_builtin: l.is_builtin,
+                    cpu_id: l.cpu_id,
+                    total_cpus: l.total_cpus,
+                    functions: l
+                        .functions
+                        .iter()
+                        .map(|(n, s)| JsonFunction {
+                            name: n,
+                            opcode: CUSTOM_OP_OPCODE,
+                            sub_opcode: *s,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        };
+        Some(serde_json::to_string_pretty(&doc).expect("plain data serializes") + "\n")
+    }
+}
