@@ -41,7 +41,7 @@ impl KernelEntry {
 
 /// Decodes a whole table.
 pub fn decode(bytes: &[u8]) -> Result<Vec<KernelEntry>, TableError> {
-    if bytes.len() % ENTRY_SIZE != 0 {
+    if !bytes.len().is_multiple_of(ENTRY_SIZE) {
         return Err(TableError { len: bytes.len() });
     }
     Ok(bytes
