@@ -9,6 +9,8 @@
 pub mod elf;
 pub mod kernel_table;
 pub mod load_record;
+pub mod packed;
+pub mod prelink;
 pub mod props;
 pub mod ucode_lib;
 pub mod ucpl;

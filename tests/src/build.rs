@@ -105,3 +105,133 @@ pub fn build_sim(name: &str, sources: &[(&str, &str)], extra_flags: &[&str]) -> 
 pub fn build_user(name: &str, sources: &[(&str, &str)]) -> Option<Program> {
     build(Layout::User, &format!("{name}-user"), sources, &[])
 }
+
+/// The three outputs of a packaged build (seed 003 §8): the linked position-independent image,
+/// its stripped/cleaned copy, and the relocatable load-lib carrying it under `lib_func`.
+#[derive(Debug)]
+pub struct Packaged {
+    /// `<name>.so`.
+    pub so: PathBuf,
+    /// `<name>.stripped.so`.
+    pub stripped: PathBuf,
+    /// `<name>.packed.so`.
+    pub packed: PathBuf,
+    /// Keeps the build directory alive.
+    pub dir: TempDir,
+}
+
+/// Compiles `sources` into a position-independent device image (hidden visibility,
+/// -Bsymbolic: self-relative relocations only) and packages it as seed 003 §7 describes:
+/// strip; drop `.xtensa.info .xt.lit .xt.prop .interp .got.loc .got .hash .dynstr .dynsym
+/// .rela.plt` and empty sections; save `<name>.stripped.so`; embed it as section `libdata` of an
+/// empty object; `ld -r` with `SECTIONS { .rodata : { lib_func = . ; *(libdata) } }`.
+pub fn build_packed(
+    name: &str,
+    sources: &[(&str, &str)],
+    extra_flags: &[&str],
+) -> Option<Packaged> {
+    let (gcc, strip, objcopy, objdump, gas, ld) = (
+        tool("gcc")?,
+        tool("strip")?,
+        tool("objcopy")?,
+        tool("objdump")?,
+        tool("as")?,
+        tool("ld")?,
+    );
+    let dir = TempDir::new(&format!("{name}-packed"));
+    let so = dir.join(&format!("{name}.so"));
+    let mut cmd = Command::new(gcc);
+    cmd.args([
+        "-O2",
+        "-fPIC",
+        "-fvisibility=hidden",
+        "-shared",
+        "-nostdlib",
+        "-fno-builtin",
+    ])
+    .args(["-Wl,-Bsymbolic", "-Wl,-e,_start"])
+    .arg(format!("-I{}", sdk_dir().join("include").display()))
+    .args(extra_flags)
+    .arg("-o")
+    .arg(&so);
+    for (file, text) in sources {
+        let p = dir.join(file);
+        std::fs::write(&p, text).unwrap();
+        if !file.ends_with(".h") {
+            cmd.arg(p);
+        }
+    }
+    run(&mut cmd);
+    // 1. strip
+    let stripped_tmp = dir.join(&format!("{name}.strip.tmp"));
+    run(Command::new(strip).arg(&so).arg("-o").arg(&stripped_tmp));
+    // 2. drop fixed and empty sections
+    let headers =
+        String::from_utf8(run(Command::new(objdump).arg("-h").arg(&stripped_tmp))).unwrap();
+    let mut remove: Vec<String> = [
+        ".xtensa.info",
+        ".xt.lit",
+        ".xt.prop",
+        ".interp",
+        ".got.loc",
+        ".got",
+    ]
+    .iter()
+    .chain(&[".hash", ".dynstr", ".dynsym", ".rela.plt"])
+    .map(|s| s.to_string())
+    .collect();
+    for line in headers.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() >= 3 && f[0].parse::<u32>().is_ok() && f[2] == "00000000" {
+            remove.push(f[1].to_string());
+        }
+    }
+    let paged = dir.join(&format!("{name}.paged.tmp"));
+    let mut oc = Command::new(&objcopy);
+    oc.arg(&stripped_tmp).arg(&paged);
+    for r in &remove {
+        oc.arg(format!("--remove-section={r}"));
+    }
+    run(&mut oc);
+    // 3. save the stripped image
+    let stripped = dir.join(&format!("{name}.stripped.so"));
+    std::fs::copy(&paged, &stripped).unwrap();
+    // 4. embed as libdata in an empty relocatable object
+    std::fs::write(dir.join("empty.s"), "").unwrap();
+    run(Command::new(&gas)
+        .arg("-o")
+        .arg(dir.join("empty.o"))
+        .arg(dir.join("empty.s")));
+    run(Command::new(&objcopy)
+        .arg(dir.join("empty.o"))
+        .arg(dir.join("flattened.o"))
+        .arg(format!("--add-section=libdata={}", paged.display()))
+        .args(["--set-section-flags", "libdata=readonly,alloc"]));
+    // 5. the linker script naming the blob's start, and the alignment shim
+    std::fs::write(
+        dir.join("pack.ld"),
+        "SECTIONS { .rodata : { lib_func = . ; *(libdata) } }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("shim.s"), ".section libdata,\"a\"\n.align 4\n").unwrap();
+    run(Command::new(&gas)
+        .arg("-o")
+        .arg(dir.join("shim.o"))
+        .arg(dir.join("shim.s")));
+    // 6. relocatable link
+    let packed = dir.join(&format!("{name}.packed.so"));
+    run(Command::new(ld)
+        .arg("-r")
+        .arg("-T")
+        .arg(dir.join("pack.ld"))
+        .arg(dir.join("shim.o"))
+        .arg(dir.join("flattened.o"))
+        .arg("-o")
+        .arg(&packed));
+    Some(Packaged {
+        so,
+        stripped,
+        packed,
+        dir,
+    })
+}

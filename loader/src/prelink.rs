@@ -1,0 +1,349 @@
+//! The host prelinker (seed 001, stage 6): validate a device image, load its two PT_LOAD
+//! segments (zero-filled bss), apply every relocation against the device base — only
+//! self-relative ones are allowed — and emit the UCPL image `[header][code][data]`.
+//!
+//! Device layout: the UCPL image is staged contiguously at the device base, so the code segment
+//! sits at base + 0x20 (the magic's byte 4, seed 001) and the data segment follows at its
+//! link-time distance from the code (any page gap between them is zero-filled and counted in
+//! `code_seg_len`). Relocation semantics (reference xtensa-isa.md §8.2), with `bias` = base +
+//! 0x20 − link address of the code segment: R_XTENSA_NONE does nothing; R_XTENSA_RELATIVE and
+//! R_XTENSA_32 (symbol index 0) add `bias + A` to the word in place — GNU ld writes the
+//! link-time address into the word and leaves r_addend 0, as the Xtensa dynamic loader
+//! expects (`*where += load_bias + r_addend`). Any relocation naming a symbol (`r_info > 0xff`) or of another type is
+//! rejected, naming it: a packaged image must be fully self-relative (seed 001).
+//!
+//! Where the `.kernel_info_table` goes once sections are gone (ours, PLATFORM.md): the UCPL
+//! image ends with a 12-byte trailer `"KTAB"`, u32 address, u32 size after the data segment
+//! (see [`PrelinkedImage::ucpl`]).
+
+use crate::elf::{ElfError, ElfFile, ElfKind, EM_XTENSA};
+use crate::ucpl::{self, UcplHeader};
+
+const PT_LOAD: u32 = 1;
+const PT_DYNAMIC: u32 = 2;
+const PF_X: u32 = 1;
+const DT_NULL: u32 = 0;
+const DT_RELA: u32 = 7;
+const DT_RELASZ: u32 = 8;
+const DT_RELAENT: u32 = 9;
+const DT_INIT: u32 = 12;
+const DT_FINI: u32 = 13;
+
+/// The byte cap of libraries staged through the EXTISA path (seed 001: `cmpq $0x10001`).
+pub const EXTISA_CAP: u32 = 0x1_0000;
+/// The seed's error text for a prelinked image larger than its device buffer.
+pub const TOO_LARGE: &str = "Prelinked library would be larger than the available buffer on device";
+
+/// Why an image does not prelink.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PrelinkError {
+    /// Not a usable ELF32 Xtensa file.
+    #[error("device image: {0}")]
+    Elf(#[from] ElfError),
+    /// Not ET_DYN or ET_EXEC.
+    #[error("device image is {kind:?}, expected a linked image (ET_DYN)")]
+    NotLinked {
+        /// Found.
+        kind: ElfKind,
+    },
+    /// PT_DYNAMIC missing.
+    #[error("device image has no PT_DYNAMIC segment: not a position-independent image")]
+    NoDynamic,
+    /// Wrong number of PT_LOAD segments.
+    #[error("device image has {count} PT_LOAD segments, expected 2 (code and data)")]
+    SegmentCount {
+        /// Found.
+        count: usize,
+    },
+    /// Segments overlap.
+    #[error(
+        "device image segments overlap: code {code:#x}+{code_len:#x}, data {data:#x}+{data_len:#x}"
+    )]
+    Overlap {
+        /// Code start.
+        code: u32,
+        /// Code size.
+        code_len: u32,
+        /// Data start.
+        data: u32,
+        /// Data size.
+        data_len: u32,
+    },
+    /// A relocation names a symbol.
+    #[error("relocation {index} at {offset:#x} names symbol {symbol} (r_info {info:#x}): the image must be fully self-relative")]
+    SymbolRelocation {
+        /// Index in the table.
+        index: usize,
+        /// r_offset.
+        offset: u32,
+        /// Symbol index.
+        symbol: u32,
+        /// r_info.
+        info: u32,
+    },
+    /// An unsupported relocation type.
+    #[error("relocation {index} at {offset:#x} has unsupported type {kind}")]
+    UnknownRelocation {
+        /// Index.
+        index: usize,
+        /// r_offset.
+        offset: u32,
+        /// Type.
+        kind: u32,
+    },
+    /// A relocation outside the loaded segments.
+    #[error("relocation {index} at {offset:#x} is outside the loaded segments")]
+    RelocationOutOfRange {
+        /// Index.
+        index: usize,
+        /// r_offset.
+        offset: u32,
+    },
+    /// The relocation table is malformed.
+    #[error("malformed dynamic section: {0}")]
+    Dynamic(String),
+    /// The image does not fit its device buffer.
+    #[error("{TOO_LARGE}: {size:#x} bytes, {limit_name} holds {limit:#x}")]
+    TooLarge {
+        /// Prelinked size.
+        size: u64,
+        /// Buffer size.
+        limit: u64,
+        /// Which buffer.
+        limit_name: &'static str,
+    },
+}
+
+/// A segment as loaded on the device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadedSegment {
+    /// Device address.
+    pub addr: u32,
+    /// Contents, bss zero-filled.
+    pub bytes: Vec<u8>,
+}
+
+/// A fully relocated image.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrelinkedImage {
+    /// The code segment (PF_X).
+    pub code: LoadedSegment,
+    /// The data segment.
+    pub data: LoadedSegment,
+    /// Entry point (start symbol) on the device.
+    pub entry: u32,
+    /// DT_INIT on the device (0 if none).
+    pub init: u32,
+    /// DT_FINI on the device (0 if none).
+    pub fini: u32,
+    /// `.kernel_info_table` address and size on the device, when the image has one.
+    pub kernel_table: Option<(u32, u32)>,
+    /// Relocations applied.
+    pub relocations: usize,
+}
+
+/// Trailer magic after the data segment of a UCPL image carrying the kernel table address.
+pub const KTAB_MAGIC: &[u8; 4] = b"KTAB";
+
+impl PrelinkedImage {
+    /// The UCPL image: header, code, data, then our `.kernel_info_table` trailer
+    /// (`"KTAB"`, u32 address, u32 size) when the image has a table. Staged at device address
+    /// `code.addr − 0x20`.
+    pub fn ucpl(&self) -> Vec<u8> {
+        let code_len = self.code.bytes.len() as u32;
+        let data_off = ucpl::SIZE as u32 + code_len;
+        let h = UcplHeader {
+            code_seg_len: code_len,
+            data_seg_off: data_off,
+            data_seg_len: self.data.bytes.len() as u32,
+            init: self.init,
+            fini: self.fini,
+            start_sym: self.entry,
+        };
+        let mut out = h.encode().to_vec();
+        out.extend_from_slice(&self.code.bytes);
+        out.extend_from_slice(&self.data.bytes);
+        if let Some((addr, size)) = self.kernel_table {
+            out.extend_from_slice(KTAB_MAGIC);
+            out.extend_from_slice(&addr.to_le_bytes());
+            out.extend_from_slice(&size.to_le_bytes());
+        }
+        out
+    }
+
+    /// Size of the UCPL image.
+    pub fn size(&self) -> u64 {
+        self.ucpl().len() as u64
+    }
+
+    /// Checks the image against a device buffer of `limit` bytes named `limit_name`.
+    pub fn check_size(&self, limit: u64, limit_name: &'static str) -> Result<(), PrelinkError> {
+        let size = self.size();
+        if size > limit {
+            return Err(PrelinkError::TooLarge {
+                size,
+                limit,
+                limit_name,
+            });
+        }
+        Ok(())
+    }
+}
+
+fn word(b: &[u8], off: usize) -> Option<u32> {
+    b.get(off..off + 4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+}
+
+/// Prelinks device image `image` so its first PT_LOAD lands at `base`.
+pub fn prelink(image: &[u8], base: u32) -> Result<PrelinkedImage, PrelinkError> {
+    let elf = ElfFile::parse(image)?;
+    if !matches!(elf.kind, ElfKind::Shared | ElfKind::Executable) {
+        return Err(PrelinkError::NotLinked { kind: elf.kind });
+    }
+    debug_assert_eq!(EM_XTENSA, 94);
+    let dynamic = elf
+        .segments
+        .iter()
+        .find(|s| s.kind == PT_DYNAMIC)
+        .ok_or(PrelinkError::NoDynamic)?;
+    let loads: Vec<_> = elf.segments.iter().filter(|s| s.kind == PT_LOAD).collect();
+    if loads.len() != 2 {
+        return Err(PrelinkError::SegmentCount { count: loads.len() });
+    }
+    let (code_seg, data_seg) = if loads[0].flags & PF_X != 0 {
+        (loads[0], loads[1])
+    } else {
+        (loads[1], loads[0])
+    };
+    if data_seg.vaddr < code_seg.vaddr {
+        return Err(PrelinkError::Dynamic(format!(
+            "data segment at {:#x} precedes the code segment at {:#x}",
+            data_seg.vaddr, code_seg.vaddr
+        )));
+    }
+    let link_base = code_seg.vaddr;
+    let (c0, c1) = (
+        u64::from(code_seg.vaddr),
+        u64::from(code_seg.vaddr) + u64::from(code_seg.memsz),
+    );
+    let (d0, d1) = (
+        u64::from(data_seg.vaddr),
+        u64::from(data_seg.vaddr) + u64::from(data_seg.memsz),
+    );
+    if c0 < d1 && d0 < c1 {
+        return Err(PrelinkError::Overlap {
+            code: code_seg.vaddr,
+            code_len: code_seg.memsz,
+            data: data_seg.vaddr,
+            data_len: data_seg.memsz,
+        });
+    }
+    let bias = base.wrapping_add(ucpl::SIZE as u32).wrapping_sub(link_base);
+    // The code segment runs up to the data segment (the gap zero-filled).
+    let mut code = code_seg.data.to_vec();
+    code.resize((data_seg.vaddr - code_seg.vaddr) as usize, 0);
+    let mut data = data_seg.data.to_vec();
+    data.resize(data_seg.memsz as usize, 0);
+
+    // Dynamic tags.
+    let mut tags = std::collections::HashMap::new();
+    for entry in dynamic.data.chunks_exact(8) {
+        let (tag, val) = (word(entry, 0).unwrap_or(0), word(entry, 4).unwrap_or(0));
+        if tag == DT_NULL {
+            break;
+        }
+        tags.entry(tag).or_insert(val);
+    }
+    let rela = tags.get(&DT_RELA).copied();
+    let relasz = tags.get(&DT_RELASZ).copied().unwrap_or(0);
+    let relaent = tags.get(&DT_RELAENT).copied().unwrap_or(12);
+    if relaent != 12 {
+        return Err(PrelinkError::Dynamic(format!(
+            "DT_RELAENT is {relaent}, expected 12"
+        )));
+    }
+    // The relocation table lives in the (pre-relocation) code or data segment bytes.
+    let table: Vec<u8> = match rela {
+        None => Vec::new(),
+        Some(addr) => {
+            let read = |seg: &[u8], start: u32| -> Option<Vec<u8>> {
+                let off = addr.checked_sub(start)? as usize;
+                seg.get(off..off.checked_add(relasz as usize)?)
+                    .map(<[u8]>::to_vec)
+            };
+            read(code_seg.data, code_seg.vaddr)
+                .or_else(|| read(data_seg.data, data_seg.vaddr))
+                .ok_or_else(|| {
+                    PrelinkError::Dynamic(format!(
+                        "DT_RELA {addr:#x}+{relasz:#x} is outside the loaded file bytes"
+                    ))
+                })?
+        }
+    };
+    let mut applied = 0;
+    for (index, r) in table.chunks_exact(12).enumerate() {
+        let (offset, info, addend) = (
+            word(r, 0).unwrap_or(0),
+            word(r, 4).unwrap_or(0),
+            word(r, 8).unwrap_or(0),
+        );
+        if info > 0xff {
+            return Err(PrelinkError::SymbolRelocation {
+                index,
+                offset,
+                symbol: info >> 8,
+                info,
+            });
+        }
+        let kind = info & 0xff;
+        let code_len = code.len() as u32;
+        let target = if let Some(o) = offset
+            .checked_sub(code_seg.vaddr)
+            .filter(|o| o + 4 <= code_len)
+        {
+            &mut code[o as usize..o as usize + 4]
+        } else if let Some(o) = offset
+            .checked_sub(data_seg.vaddr)
+            .filter(|o| o + 4 <= data_seg.memsz)
+        {
+            &mut data[o as usize..o as usize + 4]
+        } else if kind == 0 {
+            continue;
+        } else {
+            return Err(PrelinkError::RelocationOutOfRange { index, offset });
+        };
+        let old = u32::from_le_bytes([target[0], target[1], target[2], target[3]]);
+        let new = match kind {
+            0 => continue,                                        // R_XTENSA_NONE
+            1 | 5 => old.wrapping_add(bias).wrapping_add(addend), // R_XTENSA_32, _RELATIVE
+            _ => {
+                return Err(PrelinkError::UnknownRelocation {
+                    index,
+                    offset,
+                    kind,
+                })
+            }
+        };
+        target.copy_from_slice(&new.to_le_bytes());
+        applied += 1;
+    }
+    let kernel_table = elf
+        .section(".kernel_info_table")
+        .map(|s| (s.addr.wrapping_add(bias), s.size));
+    Ok(PrelinkedImage {
+        code: LoadedSegment {
+            addr: code_seg.vaddr.wrapping_add(bias),
+            bytes: code,
+        },
+        data: LoadedSegment {
+            addr: data_seg.vaddr.wrapping_add(bias),
+            bytes: data,
+        },
+        entry: elf.entry.wrapping_add(bias),
+        init: tags.get(&DT_INIT).map_or(0, |v| v.wrapping_add(bias)),
+        fini: tags.get(&DT_FINI).map_or(0, |v| v.wrapping_add(bias)),
+        kernel_table,
+        relocations: applied,
+    })
+}
