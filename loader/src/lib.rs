@@ -9,6 +9,7 @@
 pub mod elf;
 pub mod kernel_table;
 pub mod load_record;
+pub mod neff;
 pub mod packed;
 pub mod prelink;
 pub mod props;

@@ -74,6 +74,50 @@ pub struct Registry {
     next_function_id: u32,
 }
 
+#[derive(serde::Deserialize)]
+struct ParsedFunction {
+    name: String,
+    opcode: i64,
+    sub_opcode: u8,
+}
+
+#[derive(serde::Deserialize)]
+struct ParsedLib {
+    library: String,
+    ulib_to_ucode_version: String,
+    ulib_to_isa_version: String,
+    is_builtin: bool,
+    cpu_id: u8,
+    total_cpus: u8,
+    functions: Vec<ParsedFunction>,
+}
+
+#[derive(serde::Deserialize)]
+struct ParsedDoc {
+    ucode_lib: Vec<ParsedLib>,
+}
+
+/// Why a `ucode_lib.json` does not parse.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    /// Not the schema.
+    #[error("ucode_lib.json: {0}")]
+    Json(#[from] serde_json::Error),
+    /// A function entry whose opcode is not 133.
+    #[error("ucode_lib.json: function {function} of {library} has opcode {opcode}, expected 133")]
+    Opcode {
+        /// Library.
+        library: String,
+        /// Function.
+        function: String,
+        /// Opcode found.
+        opcode: i64,
+    },
+    /// Registry rules (duplicate library with other versions, too many functions).
+    #[error("ucode_lib.json: {0}")]
+    Registry(#[from] RegistryError),
+}
+
 #[derive(Serialize)]
 struct JsonFunction<'a> {
     name: &'a str,
@@ -169,6 +213,34 @@ impl Registry {
     /// Registered libraries, in registration order.
     pub fn libraries(&self) -> &[LibInfo] {
         &self.libs
+    }
+
+    /// Reads a `ucode_lib.json` back into a registry (schema-checked; the registry rules apply).
+    pub fn from_json(text: &str) -> Result<Registry, ParseError> {
+        let doc: ParsedDoc = serde_json::from_str(text)?;
+        let mut r = Registry::default();
+        for lib in doc.ucode_lib {
+            r.add_lib_file(
+                &lib.library,
+                &lib.ulib_to_ucode_version,
+                &lib.ulib_to_isa_version,
+                lib.is_builtin,
+                lib.cpu_id,
+                lib.total_cpus,
+            )?;
+            for f in lib.functions {
+                if f.opcode != i64::from(CUSTOM_OP_OPCODE) {
+                    return Err(ParseError::Opcode {
+                        library: lib.library,
+                        function: f.name,
+                        opcode: f.opcode,
+                    });
+                }
+                r.allocate_function_id()?;
+                r.add_function(&lib.library, &f.name, u32::from(f.sub_opcode))?;
+            }
+        }
+        Ok(r)
     }
 
     /// `ucode_lib.json`; `None` for an empty registry (nothing is emitted then).

@@ -170,3 +170,69 @@ fn function_ids_are_dense_truncated_to_a_byte_and_capped_at_254() {
         Err(RegistryError::UnknownLibrary { .. })
     ));
 }
+
+#[test]
+fn ucode_lib_json_round_trips_and_rejects_other_opcodes() {
+    let mut r = Registry::default();
+    r.add_lib_file("a.so", "1", "2", true, 3, 8).unwrap();
+    let id = r.allocate_function_id().unwrap();
+    r.add_function("a.so", "f", id).unwrap();
+    let text = r.to_json().unwrap();
+    assert_eq!(Registry::from_json(&text).unwrap(), r);
+    let bad = text.replace("133", "134");
+    assert!(Registry::from_json(&bad)
+        .unwrap_err()
+        .to_string()
+        .contains("opcode 134, expected 133"));
+    assert!(Registry::from_json("{\"ucode_lib\": 5}").is_err());
+}
+
+#[test]
+fn bundle_holds_def_json_libraries_and_ucode_lib_json() {
+    let mut r = Registry::default();
+    r.add_lib_file("k_cpu0.so", "1", "2", false, 0, 8).unwrap();
+    let id = r.allocate_function_id().unwrap();
+    r.add_function("k_cpu0.so", "kern", id).unwrap();
+    let mut out = Vec::new();
+    q7_loader::neff::write_bundle(&r, &[("k_cpu0.so", b"\x7fELF...")], &mut out).unwrap();
+    let mut ar = tar::Archive::new(&out[..]);
+    let mut members = Vec::new();
+    for e in ar.entries().unwrap() {
+        let mut e = e.unwrap();
+        let name = e.path().unwrap().display().to_string();
+        let mut body = String::new();
+        std::io::Read::read_to_string(&mut e, &mut body).unwrap();
+        members.push((name, body));
+    }
+    let names: Vec<&str> = members.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["def.json", "k_cpu0.so", "ucode_lib.json"]);
+    let def: serde_json::Value = serde_json::from_str(&members[0].1).unwrap();
+    assert_eq!(def["neff_features"], 8, "custom-ops feature bit 0x8");
+    let standalone: serde_json::Value = serde_json::from_str(&members[2].1).unwrap();
+    assert_eq!(
+        def["ucode_lib"], standalone["ucode_lib"],
+        "both copies share the table"
+    );
+    assert_eq!(members[2].1, r.to_json().unwrap());
+    // A missing binary is an error naming the library.
+    let err = q7_loader::neff::write_bundle(&r, &[], Vec::new()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "library k_cpu0.so is registered but no binary was given for it"
+    );
+}
+
+#[test]
+fn builtin_staging_checks_the_directory_and_each_file() {
+    let missing = std::env::temp_dir().join("q7-no-such-custom-op-dir");
+    let err = q7_loader::neff::stage_builtins(&missing).unwrap_err();
+    assert_eq!(err.to_string(), "Custom op data directory not found");
+    let dir = std::env::temp_dir().join(format!("q7-builtins-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("libbuiltincustomop_cpu0.stripped.so"), b"x").unwrap();
+    std::fs::write(dir.join("libbuiltincustomop_cpu5.stripped.so"), b"x").unwrap();
+    let staged = q7_loader::neff::stage_builtins(&dir).unwrap();
+    let cpus: Vec<u8> = staged.iter().map(|(c, _)| *c).collect();
+    assert_eq!(cpus, [0, 5]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
