@@ -1,7 +1,10 @@
 //! # q7-host — host side of q7emu
 //!
 //! The `q7emu` command line and the pieces behind it: objdump-style disassembly of
-//! ELF32-Xtensa files ([`disasm`]) and bare-metal execution of ELF executables ([`run_elf`]).
+//! ELF32-Xtensa files ([`disasm`]), bare-metal execution of ELF executables ([`run_elf`]), the
+//! nrtucode-style host API ([`nrtucode`]) and the device firmware model ([`firmware`]).
 
 pub mod disasm;
+pub mod firmware;
+pub mod nrtucode;
 pub mod run_elf;

@@ -9,6 +9,7 @@ struct kentry {
 };
 
 static int scale[4] = { 3, 5, 7, 11 };
+int registered;
 static int *const scale_ptr = scale;
 static unsigned int calls;
 
@@ -16,14 +17,13 @@ static void vector_kernel(void)
 {
 	unsigned int prid = q7_prid();
 	calls++;
-	Q7_MBOX_RESPONSE = Q7_MBOX_ARG(0, 0) * (unsigned int)scale_ptr[prid & 3] + prid * 1000 + calls;
+	Q7_MBOX_RESPONSE = Q7_MBOX_ARG(0, 0) * (unsigned int)scale_ptr[prid & 3] + prid * 1000 + calls
+			   + registered * 100000;
 }
 
 /* key = spec 0x01, opcode 0x85 → 0x00000185, stored big-endian. */
 __attribute__((section(".kernel_info_table"), used))
 const struct kentry kernel_info_table[1] = { { 0x85010000u, (void *)vector_kernel } };
-
-int registered;
 
 void _start(void)
 {

@@ -1,0 +1,410 @@
+//! The device firmware model (seed 001, stages 8–9): per core it consumes 0x1095 records —
+//! load: resolve the selector to a resident library entry, DMA-pull the UCPL image from its
+//! staging buffer in HBM into the core's image window (timed like an SDMA transfer), bind the
+//! `.kernel_info_table`, run the library's start symbol on the core; unload: resolve the
+//! selector, reclaim the window, clear the binding — and dispatches a kernel by key on all
+//! cores of its library (8, or core 0 of a single-core library), running them to completion.
+//!
+//! Functions run through a trampoline the firmware keeps in the last 64 bytes of each core's
+//! image window — windowed returns only reach the caller's 1 GiB region, so the caller must sit
+//! next to the library: `callx8 a8; movi a2, 1; movi a3, 0; simcall` — a windowed call of the
+//! target from a fresh frame (SP at the top of the firmware band), ending in a semihosting exit
+//! the firmware recognises as "returned".
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use q7_emulator::platform::{map, Cluster};
+use q7_emulator::{FaultReport, NoTrace, Stats, Stop};
+use q7_isa::Opcode;
+use q7_loader::kernel_table::{self, KernelEntry};
+use q7_loader::load_record::{Direction, LoadRecord, RecordError};
+use q7_loader::prelink::KTAB_MAGIC;
+use q7_loader::ucpl::{UcplError, UcplHeader};
+
+/// Bytes the trampoline reserves at the end of each image window.
+pub const TRAMPOLINE_SIZE: u32 = 0x40;
+/// Stack pointer for firmware calls: the top of the firmware band.
+pub const STACK_TOP: u32 = map::FWDATA.0 + map::FWDATA.1;
+/// Cycle budget of one firmware call (start symbol or kernel) before it counts as runaway.
+pub const CALL_BUDGET: u64 = 2_000_000_000;
+
+/// Misuse and failures, each naming what and where.
+#[derive(Debug, thiserror::Error)]
+pub enum FirmwareError {
+    /// The record does not parse.
+    #[error("core {core}: bad load record: {source}")]
+    Record {
+        /// Core.
+        core: u32,
+        /// Why.
+        source: RecordError,
+    },
+    /// The staged image is not UCPL.
+    #[error("core {core}: staged image at HBM {addr:#x}: {source}")]
+    Image {
+        /// Core.
+        core: u32,
+        /// HBM address.
+        addr: u64,
+        /// Why.
+        source: UcplError,
+    },
+    /// The staged image is not readable.
+    #[error("core {core}: staged image at HBM {addr:#x}+{size:#x} is outside HBM")]
+    Staging {
+        /// Core.
+        core: u32,
+        /// Address.
+        addr: u64,
+        /// Size.
+        size: u32,
+    },
+    /// The image does not fit the core's image window.
+    #[error("core {core}: Prelinked library would be larger than the available buffer on device: {size:#x} bytes, image window holds {window:#x}")]
+    TooLarge {
+        /// Core.
+        core: u32,
+        /// Image size.
+        size: u32,
+        /// Window size.
+        window: u32,
+    },
+    /// The image has no kernel table.
+    #[error("core {core}: library image has no .kernel_info_table")]
+    NoKernelTable {
+        /// Core.
+        core: u32,
+    },
+    /// Selector already loaded on that core.
+    #[error("core {core}: library selector {selector} is already loaded (unload it first)")]
+    DoubleLoad {
+        /// Core.
+        core: u32,
+        /// Selector.
+        selector: u32,
+    },
+    /// Unload or dispatch of a selector that is not resident.
+    #[error("core {core}: library selector {selector} is not loaded")]
+    UnknownSelector {
+        /// Core.
+        core: u32,
+        /// Selector.
+        selector: u32,
+    },
+    /// Dispatch of a key no bound table has.
+    #[error("dispatch of key {key:#x} (spec {:#x}, opcode {:#x}): no loaded library binds it", key >> 8, key & 0xff)]
+    UnknownKey {
+        /// The key.
+        key: u32,
+    },
+    /// A library is resident on neither 1 nor 8 cores.
+    #[error("library selector {selector} is loaded on {cores} cores: total_cpus must be 1 or 8 (NUM_POOL_CORES)")]
+    TotalCpus {
+        /// Selector.
+        selector: u32,
+        /// Cores.
+        cores: usize,
+    },
+    /// A core faulted while running library code.
+    #[error("core {core} faulted while running {what}:\n{report}")]
+    Fault {
+        /// Core.
+        core: u32,
+        /// "start symbol" or "kernel".
+        what: &'static str,
+        /// The report.
+        report: Box<FaultReport>,
+    },
+}
+
+/// A library resident on some cores.
+#[derive(Debug, Clone, Default)]
+struct Resident {
+    /// Per core: its bound kernel table.
+    tables: BTreeMap<u32, Vec<KernelEntry>>,
+}
+
+/// One core's result of a dispatch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoreResult {
+    /// Core.
+    pub core: u32,
+    /// TPB_WRITE_RESPONSE, when the kernel wrote one.
+    pub response: Option<u32>,
+    /// Counters of this dispatch only.
+    pub stats: Stats,
+}
+
+/// The firmware of every core of a cluster.
+#[derive(Debug)]
+pub struct Firmware {
+    /// The cluster the firmware runs on.
+    pub cluster: Cluster,
+    resident: BTreeMap<u32, Resident>,
+    /// Whether libraries use the 32 MiB single-core image window.
+    pub single_core: bool,
+}
+
+fn trampoline(at: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (op, args) in [
+        (Opcode::Callx8, vec![8u32]),
+        (Opcode::Movi, vec![2, 1]),
+        (Opcode::Movi, vec![3, 0]),
+        (Opcode::Simcall, vec![]),
+    ] {
+        let pc = at + out.len() as u32;
+        out.extend_from_slice(op.encode(&args, pc).expect("trampoline encodes").as_bytes());
+    }
+    out
+}
+
+impl Firmware {
+    /// Boots the firmware on `cluster`.
+    pub fn new(cluster: Cluster) -> Firmware {
+        Firmware {
+            cluster,
+            resident: BTreeMap::new(),
+            single_core: false,
+        }
+    }
+
+    /// Address of `core`'s call trampoline: the last 64 bytes of its image window.
+    pub fn trampoline_addr(&self, core: u32) -> u32 {
+        let (win, size) = self.image_window(core);
+        win + size - TRAMPOLINE_SIZE
+    }
+
+    /// The image window of `core`: 2 MiB per core, or 32 MiB at 0x84000000 for single-core
+    /// libraries (seed 001/003).
+    pub fn image_window(&self, core: u32) -> (u32, u32) {
+        if self.single_core {
+            map::SINGLE_CORE_IMAGE_WINDOW
+        } else {
+            map::image_window(core)
+        }
+    }
+
+    /// Consumes one 0x1095 record on `core`.
+    pub fn process(&mut self, core: u32, record: &[u8]) -> Result<(), FirmwareError> {
+        let r =
+            LoadRecord::decode(record).map_err(|source| FirmwareError::Record { core, source })?;
+        match r.direction {
+            Direction::Load => self.load(core, r),
+            Direction::Unload => self.unload(core, r.selector),
+        }
+    }
+
+    fn load(&mut self, core: u32, r: LoadRecord) -> Result<(), FirmwareError> {
+        if self
+            .resident
+            .get(&r.selector)
+            .is_some_and(|l| l.tables.contains_key(&core))
+        {
+            return Err(FirmwareError::DoubleLoad {
+                core,
+                selector: r.selector,
+            });
+        }
+        let hbm = self.cluster.hbm.clone();
+        let mut image = vec![0u8; r.image_size as usize];
+        hbm.read(r.device_addr, &mut image)
+            .map_err(|_| FirmwareError::Staging {
+                core,
+                addr: r.device_addr,
+                size: r.image_size,
+            })?;
+        let header = UcplHeader::decode(&image).map_err(|source| FirmwareError::Image {
+            core,
+            addr: r.device_addr,
+            source,
+        })?;
+        let (win, size) = self.image_window(core);
+        if r.image_size > size - TRAMPOLINE_SIZE {
+            return Err(FirmwareError::TooLarge {
+                core,
+                size: r.image_size,
+                window: size - TRAMPOLINE_SIZE,
+            });
+        }
+        // DMA-pull into the window (HBM scratch behind the pinned translate windows).
+        let c = &mut self.cluster.cores[core as usize];
+        c.bus
+            .write_bytes(win, &image)
+            .map_err(|_| FirmwareError::Staging {
+                core,
+                addr: r.device_addr,
+                size: r.image_size,
+            })?;
+        c.invalidate_code();
+        let t = &c.timing;
+        let cost = u64::from(t.sdma_latency)
+            + u64::from(r.image_size.div_ceil(t.sdma_bytes_per_cycle.max(1)));
+        c.stats.cycles += cost;
+        c.stats.stalls.device_wait += cost;
+        // Bind the kernel table named by the image's trailer.
+        let end = header.data_seg_off as usize + header.data_seg_len as usize;
+        let trailer = image
+            .get(end..end + 12)
+            .filter(|t| &t[..4] == KTAB_MAGIC)
+            .ok_or(FirmwareError::NoKernelTable { core })?;
+        let (addr, len) = (
+            u32::from_le_bytes(trailer[4..8].try_into().expect("4 bytes")),
+            u32::from_le_bytes(trailer[8..12].try_into().expect("4 bytes")),
+        );
+        let bytes = c
+            .bus
+            .read_bytes(addr, len as usize)
+            .map_err(|_| FirmwareError::NoKernelTable { core })?;
+        let table =
+            kernel_table::decode(&bytes).map_err(|_| FirmwareError::NoKernelTable { core })?;
+        // Run the start symbol (its registration), then record the library as resident.
+        self.call(core, header.start_sym, "start symbol")?;
+        self.resident
+            .entry(r.selector)
+            .or_default()
+            .tables
+            .insert(core, table);
+        Ok(())
+    }
+
+    fn unload(&mut self, core: u32, selector: u32) -> Result<(), FirmwareError> {
+        let lib = self
+            .resident
+            .get_mut(&selector)
+            .filter(|l| l.tables.contains_key(&core))
+            .ok_or(FirmwareError::UnknownSelector { core, selector })?;
+        lib.tables.remove(&core);
+        if lib.tables.is_empty() {
+            self.resident.remove(&selector);
+        }
+        Ok(())
+    }
+
+    /// Sets `core` up to call `func` through the trampoline (fresh window, SP at the top of the
+    /// firmware band, PS.WOE).
+    fn prepare_call(&mut self, core: u32, func: u32) {
+        let at = self.trampoline_addr(core);
+        let c = &mut self.cluster.cores[core as usize];
+        if c.bus.read_bytes(at, 3).ok().as_deref() != Some(&trampoline(at)[..3]) {
+            // Written behind the core's back: forget decoded instructions there.
+            let _ = c.bus.write_bytes(at, &trampoline(at));
+            c.invalidate_code();
+        }
+        c.state.set_windowbase(0);
+        c.state.windowstart = 1;
+        c.state.ps = q7_emulator::state::ps::WOE;
+        c.state.set_a(1, STACK_TOP);
+        c.state.set_a(8, func);
+        c.state.pc = at;
+        c.refresh();
+    }
+
+    fn call(&mut self, core: u32, func: u32, what: &'static str) -> Result<(), FirmwareError> {
+        self.prepare_call(core, func);
+        let stop = self
+            .cluster
+            .run_subset::<NoTrace>(&[core as usize], 1, CALL_BUDGET);
+        match stop.into_iter().next().map(|(s, _)| s) {
+            Some(Stop::Exited(_)) => Ok(()),
+            Some(Stop::Fault(report)) => Err(FirmwareError::Fault { core, what, report }),
+            None => panic!("internal: run_subset returned no result for core {core}"),
+        }
+    }
+
+    /// Dispatches the kernel bound to `key` with the invocation (`opcode`, `sub_opcode`, ARG_TENSOR
+    /// descriptors) on every core of its library, `threads` host threads; results by core.
+    pub fn dispatch(
+        &mut self,
+        key: u32,
+        opcode: u32,
+        sub_opcode: u32,
+        args: &[[u8; 0x30]],
+        threads: usize,
+    ) -> Result<Vec<CoreResult>, FirmwareError> {
+        let (selector, lib) = self
+            .resident
+            .iter()
+            .find(|(_, l)| {
+                l.tables
+                    .values()
+                    .any(|t| kernel_table::lookup(t, key).is_some())
+            })
+            .ok_or(FirmwareError::UnknownKey { key })?;
+        let cores: Vec<u32> = lib.tables.keys().copied().collect();
+        if !matches!(cores.len(), 1 | 8) {
+            return Err(FirmwareError::TotalCpus {
+                selector: *selector,
+                cores: cores.len(),
+            });
+        }
+        let mut launchers = Vec::new();
+        for &core in &cores {
+            let f = kernel_table::lookup(&lib.tables[&core], key)
+                .ok_or(FirmwareError::UnknownKey { key })?
+                .func;
+            launchers.push((core, f));
+        }
+        let before: Vec<Stats> = cores
+            .iter()
+            .map(|&c| self.cluster.cores[c as usize].stats.clone())
+            .collect();
+        for &(core, f) in &launchers {
+            let mb = &mut self.cluster.cores[core as usize].bus.mailbox;
+            mb.opcode = opcode;
+            mb.sub_opcode = sub_opcode;
+            mb.args = args.to_vec();
+            mb.response = None;
+            self.prepare_call(core, f);
+        }
+        let which: Vec<usize> = cores.iter().map(|&c| c as usize).collect();
+        let stops = self
+            .cluster
+            .run_subset::<NoTrace>(&which, threads, CALL_BUDGET);
+        let mut out = Vec::new();
+        for ((core, (stop, _)), before) in cores.iter().zip(stops).zip(before) {
+            if let Stop::Fault(report) = stop {
+                return Err(FirmwareError::Fault {
+                    core: *core,
+                    what: "kernel",
+                    report,
+                });
+            }
+            let c = &self.cluster.cores[*core as usize];
+            out.push(CoreResult {
+                core: *core,
+                response: c.bus.mailbox.response,
+                stats: diff(&c.stats, &before),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Selectors resident on `core`.
+    pub fn loaded_on(&self, core: u32) -> BTreeSet<u32> {
+        self.resident
+            .iter()
+            .filter(|(_, l)| l.tables.contains_key(&core))
+            .map(|(s, _)| *s)
+            .collect()
+    }
+}
+
+fn diff(after: &Stats, before: &Stats) -> Stats {
+    let (a, b) = (&after.stalls, &before.stalls);
+    Stats {
+        instructions: after.instructions - before.instructions,
+        cycles: after.cycles - before.cycles,
+        exceptions: after.exceptions - before.exceptions,
+        stalls: q7_emulator::Stalls {
+            load_use: a.load_use - b.load_use,
+            taken_branch: a.taken_branch - b.taken_branch,
+            multiply: a.multiply - b.multiply,
+            divide: a.divide - b.divide,
+            memory: a.memory - b.memory,
+            exception: a.exception - b.exception,
+            fetch: a.fetch - b.fetch,
+            device_wait: a.device_wait - b.device_wait,
+        },
+    }
+}

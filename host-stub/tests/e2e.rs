@@ -1,0 +1,240 @@
+//! End to end (seed 001): a minimal library built and packaged with the toolchain is created
+//! through the nrtucode-style API on all eight cores, loaded by 0x1095 records, dispatched by
+//! key on eight cores (per-core results), unloaded and destroyed — plus the misuse cases.
+
+use q7_emulator::platform::{Cluster, ClusterConfig};
+use q7_host::firmware::{Firmware, FirmwareError};
+use q7_host::nrtucode::{coretype, libraries_from_opcodes, Context, NrtError, Source};
+use q7_loader::prelink::PrelinkError;
+use q7_tests::build::build_packed;
+
+const MINIMAL: &str = include_str!("../../tests/programs/kernels/minimal.c");
+const KEY: u32 = 0x185; // spec 0x01, opcode 0x85
+
+fn context() -> Context {
+    Context::new(Firmware::new(
+        Cluster::new(&ClusterConfig::default()).unwrap(),
+    ))
+}
+
+fn arg(word0: u32) -> [u8; 0x30] {
+    let mut a = [0u8; 0x30];
+    a[..4].copy_from_slice(&word0.to_le_bytes());
+    a
+}
+
+#[test]
+fn load_dispatch_on_eight_cores_and_unload() {
+    let Some(p) = build_packed("minimal", &[("minimal.c", MINIMAL)], &[]) else {
+        return;
+    };
+    let packed = std::fs::read(&p.packed).unwrap();
+    let mut ctx = context();
+    let mut libs = Vec::new();
+    for core in 0..8 {
+        let mut lib = ctx
+            .create(
+                coretype::CAYMAN,
+                core,
+                Some(5),
+                &format!("minimal_cpu{core}"),
+                Source::CustomOp(&packed),
+            )
+            .unwrap();
+        // Three ordered memhandle writes: header, code, data, back to back.
+        let parts: Vec<&str> = lib.writes.iter().map(|w| w.part).collect();
+        assert_eq!(parts, ["header", "code", "data"]);
+        assert_eq!(lib.writes[0].len, 0x20);
+        assert_eq!(lib.writes[1].addr, lib.writes[0].addr + 0x20);
+        let records = ctx.load_sequence(&mut lib, None);
+        assert_eq!(records.len(), 1);
+        ctx.device.process(core, &records[0]).unwrap();
+        libs.push(lib);
+    }
+    let results = ctx.device.dispatch(KEY, 133, 0, &[arg(10)], 2).unwrap();
+    assert_eq!(results.len(), 8);
+    let scale = [3u32, 5, 7, 11];
+    for r in &results {
+        // registered (start symbol ran) * 100000 + arg * scale[prid & 3] + prid * 1000 + calls.
+        let want = 100_000 + 10 * scale[(r.core & 3) as usize] + r.core * 1000 + 1;
+        assert_eq!(r.response, Some(want), "core {}", r.core);
+        assert!(
+            r.stats.instructions > 10 && r.stats.cycles >= r.stats.instructions,
+            "core {}: {:?}",
+            r.core,
+            r.stats
+        );
+    }
+    // A second dispatch sees the library's state (calls = 2) — on every core.
+    let again = ctx.device.dispatch(KEY, 133, 0, &[arg(1)], 8).unwrap();
+    assert!(again
+        .iter()
+        .all(|r| r.response == Some(100_000 + scale[(r.core & 3) as usize] + r.core * 1000 + 2)));
+    // Destroy before unload is refused.
+    let name = libs[0].name.clone();
+    let first = libs.remove(0);
+    assert!(matches!(ctx.destroy(first), Err(NrtError::DestroyWhileLoaded(n)) if n == name));
+    // Unload cores 1..7 and destroy their libraries (buffers freed).
+    for (core, mut lib) in (1..8).zip(libs) {
+        let rec = ctx.unload_sequence(&mut lib);
+        assert_eq!(rec[0][0x0c], 2, "direction 2");
+        ctx.device.process(core, &rec[0]).unwrap();
+        ctx.destroy(lib).unwrap();
+    }
+    // Core 0 still holds the library: a single-core library dispatches on core 0 alone.
+    let solo = ctx.device.dispatch(KEY, 133, 0, &[arg(2)], 1).unwrap();
+    assert_eq!(solo.iter().map(|r| r.core).collect::<Vec<_>>(), [0]);
+    // Loaded on three cores it is neither 1 nor 8: total_cpus is refused.
+    for core in [3, 4] {
+        let mut lib = ctx
+            .create(
+                coretype::CAYMAN,
+                core,
+                Some(5),
+                "third",
+                Source::CustomOp(&packed),
+            )
+            .unwrap();
+        let rec = ctx.load_sequence(&mut lib, None);
+        ctx.device.process(core, &rec[0]).unwrap();
+    }
+    assert!(matches!(
+        ctx.device.dispatch(KEY, 133, 0, &[], 1),
+        Err(FirmwareError::TotalCpus {
+            selector: 5,
+            cores: 3
+        })
+    ));
+}
+
+#[test]
+fn misuse_gives_clear_errors() {
+    let Some(p) = build_packed("minimal", &[("minimal.c", MINIMAL)], &[]) else {
+        return;
+    };
+    let packed = std::fs::read(&p.packed).unwrap();
+    let mut ctx = context();
+    // Unknown core type → status 8; internal 37 only in internal mode.
+    let err = ctx
+        .create(99, 0, None, "x", Source::CustomOp(&packed))
+        .unwrap_err();
+    assert_eq!(err.code(), 8);
+    assert!(matches!(
+        ctx.create(coretype::INTERNAL, 0, None, "x", Source::CustomOp(&packed)),
+        Err(NrtError::CoreType(37))
+    ));
+    ctx.internal = true;
+    assert!(ctx
+        .create(coretype::INTERNAL, 0, None, "x", Source::CustomOp(&packed))
+        .is_ok());
+    // SUNDA is host-only: no device buffer.
+    let host_only = ctx
+        .create(coretype::SUNDA, 0, None, "h", Source::CustomOp(&packed))
+        .unwrap();
+    assert_eq!(host_only.device_addr, None);
+    // Dispatch of an unknown key.
+    assert!(matches!(
+        ctx.device.dispatch(0x999, 133, 0, &[], 1),
+        Err(FirmwareError::UnknownKey { key: 0x999 })
+    ));
+    // Double load; unload of a selector never loaded; dispatch after unload.
+    let mut lib = ctx
+        .create(
+            coretype::MARIANA,
+            2,
+            Some(7),
+            "m",
+            Source::CustomOp(&packed),
+        )
+        .unwrap();
+    let rec = ctx.load_sequence(&mut lib, None);
+    ctx.device.process(2, &rec[0]).unwrap();
+    assert!(matches!(
+        ctx.device.process(2, &rec[0]),
+        Err(FirmwareError::DoubleLoad {
+            core: 2,
+            selector: 7
+        })
+    ));
+    let bogus = q7_loader::load_record::LoadRecord::unload(42).encode();
+    assert!(matches!(
+        ctx.device.process(2, &bogus),
+        Err(FirmwareError::UnknownSelector {
+            core: 2,
+            selector: 42
+        })
+    ));
+    let dispatched = ctx.device.dispatch(KEY, 133, 0, &[arg(3)], 1).unwrap();
+    assert_eq!(
+        dispatched.len(),
+        1,
+        "a library on one core dispatches on that core"
+    );
+    let un = ctx.unload_sequence(&mut lib);
+    ctx.device.process(2, &un[0]).unwrap();
+    assert!(matches!(
+        ctx.device.dispatch(KEY, 133, 0, &[], 1),
+        Err(FirmwareError::UnknownKey { .. })
+    ));
+    ctx.destroy(lib).unwrap();
+    // Cross-context load: eight identical records and a warning.
+    let mut lib = ctx
+        .create(
+            coretype::CAYMAN,
+            1,
+            Some(8),
+            "cc",
+            Source::CustomOp(&packed),
+        )
+        .unwrap();
+    let recs = ctx.load_sequence(&mut lib, Some(4));
+    assert_eq!(recs.len(), 8);
+    assert!(recs.iter().all(|r| *r == recs[0]));
+    assert!(ctx
+        .log
+        .last()
+        .unwrap()
+        .starts_with("warning: library cc built for core 1 loaded from context 4"));
+    // Resolver: SUNDA → 0, CAYMAN → 0 without the CPTC variable, unknown → status 8.
+    assert_eq!(
+        libraries_from_opcodes(coretype::SUNDA, &[0xf0]).unwrap(),
+        [0]
+    );
+    assert_eq!(
+        libraries_from_opcodes(coretype::CAYMAN, &[0xf0]).unwrap(),
+        [0]
+    );
+    assert_eq!(libraries_from_opcodes(5, &[]).unwrap_err().code(), 8);
+}
+
+#[test]
+fn extisa_libraries_are_capped_at_64_kib_with_the_seed_message() {
+    // A library with 80 KiB of initialised data exceeds the EXTISA cap but fits a 2 MiB window.
+    let big = format!("{MINIMAL}\nconst unsigned char blob[80 * 1024] = {{ 1 }};\n__attribute__((used)) const void *keep = blob;\n");
+    let Some(p) = build_packed("big", &[("big.c", &big)], &[]) else {
+        return;
+    };
+    let packed = std::fs::read(&p.packed).unwrap();
+    let mut ctx = context();
+    let err = ctx
+        .create(coretype::CAYMAN, 0, Some(1), "big", Source::ExtIsa(&packed))
+        .unwrap_err();
+    assert!(
+        matches!(err, NrtError::Prelink(PrelinkError::TooLarge { .. })),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with("Prelinked library would be larger than the available buffer on device"),
+        "{err}"
+    );
+    assert!(ctx
+        .create(
+            coretype::CAYMAN,
+            0,
+            Some(1),
+            "big",
+            Source::CustomOp(&packed)
+        )
+        .is_ok());
+}
