@@ -31,6 +31,9 @@ const DT_FINI: u32 = 13;
 
 /// The byte cap of libraries staged through the EXTISA path (seed 001: `cmpq $0x10001`).
 pub const EXTISA_CAP: u32 = 0x1_0000;
+/// The largest image any device buffer can hold: one 16 MiB image window (PLATFORM.md, address
+/// map). Spans beyond it are refused before anything is allocated.
+pub const MAX_IMAGE_BYTES: u64 = 0x0100_0000;
 /// The seed's error text for a prelinked image larger than its device buffer.
 pub const TOO_LARGE: &str = "Prelinked library would be larger than the available buffer on device";
 
@@ -173,7 +176,8 @@ impl PrelinkedImage {
 
     /// Size of the UCPL image.
     pub fn size(&self) -> u64 {
-        self.ucpl().len() as u64
+        let trailer = if self.kernel_table.is_some() { 12 } else { 0 };
+        (ucpl::SIZE + self.code.bytes.len() + self.data.bytes.len() + trailer) as u64
     }
 
     /// Checks the image against a device buffer of `limit` bytes named `limit_name`.
@@ -239,6 +243,14 @@ pub fn prelink(image: &[u8], base: u32) -> Result<PrelinkedImage, PrelinkError> 
             data_len: data_seg.memsz,
         });
     }
+    let span = ucpl::SIZE as u64 + d1 - c0;
+    if span > MAX_IMAGE_BYTES {
+        return Err(PrelinkError::TooLarge {
+            size: span,
+            limit: MAX_IMAGE_BYTES,
+            limit_name: "the largest device image window",
+        });
+    }
     let bias = base.wrapping_add(ucpl::SIZE as u32).wrapping_sub(link_base);
     // The code segment runs up to the data segment (the gap zero-filled).
     let mut code = code_seg.data.to_vec();
@@ -300,12 +312,12 @@ pub fn prelink(image: &[u8], base: u32) -> Result<PrelinkedImage, PrelinkError> 
         let code_len = code.len() as u32;
         let target = if let Some(o) = offset
             .checked_sub(code_seg.vaddr)
-            .filter(|o| o + 4 <= code_len)
+            .filter(|o| o.checked_add(4).is_some_and(|end| end <= code_len))
         {
             &mut code[o as usize..o as usize + 4]
         } else if let Some(o) = offset
             .checked_sub(data_seg.vaddr)
-            .filter(|o| o + 4 <= data_seg.memsz)
+            .filter(|o| o.checked_add(4).is_some_and(|end| end <= data_seg.memsz))
         {
             &mut data[o as usize..o as usize + 4]
         } else if kind == 0 {
