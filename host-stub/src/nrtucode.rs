@@ -177,7 +177,8 @@ impl Context {
         let (bytes, cap, cap_name) = match source {
             Source::CustomOp(b) => {
                 let (_, size) = self.device.image_window(arg3);
-                (b, u64::from(size), "the image window")
+                let usable = size - crate::firmware::TRAMPOLINE_SIZE;
+                (b, u64::from(usable), "the image window")
             }
             Source::ExtIsa(b) => (b, u64::from(EXTISA_CAP), "the device buffer"),
         };

@@ -238,3 +238,43 @@ fn extisa_libraries_are_capped_at_64_kib_with_the_seed_message() {
         )
         .is_ok());
 }
+
+#[test]
+fn custom_op_libraries_are_bounded_by_their_core_image_window() {
+    // 3 MiB of bss: prelinked (bss materialised) it exceeds a 2 MiB per-core window (seed 001),
+    // less the 64-byte call trampoline.
+    let big = format!(
+        "{MINIMAL}\nunsigned char bss[3 << 20];\n__attribute__((used)) void *keep_bss = bss;\n"
+    );
+    let Some(p) = build_packed("bigbss", &[("bigbss.c", &big)], &[]) else {
+        return;
+    };
+    let packed = std::fs::read(&p.packed).unwrap();
+    let mut ctx = context();
+    let err = ctx
+        .create(
+            coretype::CAYMAN,
+            2,
+            Some(1),
+            "bigbss",
+            Source::CustomOp(&packed),
+        )
+        .unwrap_err();
+    match &err {
+        NrtError::Prelink(PrelinkError::TooLarge {
+            size,
+            limit,
+            limit_name,
+        }) => {
+            assert!(*size > 3 << 20, "{err}");
+            assert_eq!(*limit, 0x20_0000 - 0x40);
+            assert_eq!(*limit_name, "the image window");
+        }
+        other => panic!("expected TooLarge, got {other}"),
+    }
+    assert!(
+        err.to_string()
+            .starts_with("Prelinked library would be larger than the available buffer on device"),
+        "{err}"
+    );
+}

@@ -31,9 +31,9 @@ const DT_FINI: u32 = 13;
 
 /// The byte cap of libraries staged through the EXTISA path (seed 001: `cmpq $0x10001`).
 pub const EXTISA_CAP: u32 = 0x1_0000;
-/// The largest image any device buffer can hold: one 16 MiB image window (PLATFORM.md, address
-/// map). Spans beyond it are refused before anything is allocated.
-pub const MAX_IMAGE_BYTES: u64 = 0x0100_0000;
+/// The largest image any device buffer can hold: the 32 MiB single-core image window (seed 001;
+/// PLATFORM.md, "Image size limits"). Spans beyond it are refused before anything is allocated.
+pub const MAX_IMAGE_BYTES: u64 = 0x0200_0000;
 /// The seed's error text for a prelinked image larger than its device buffer.
 pub const TOO_LARGE: &str = "Prelinked library would be larger than the available buffer on device";
 

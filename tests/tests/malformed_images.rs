@@ -186,6 +186,11 @@ fn an_image_spanning_more_than_a_device_window_is_refused_before_allocation() {
     match &err {
         PrelinkError::TooLarge { size, limit, .. } => {
             assert_eq!(*limit, MAX_IMAGE_BYTES);
+            assert_eq!(
+                MAX_IMAGE_BYTES,
+                32 << 20,
+                "the single-core window (seed 001)"
+            );
             assert!(*size > 0x4000_0000, "{err}");
         }
         other => panic!("expected TooLarge, got {other}"),
