@@ -33,6 +33,17 @@ pub enum Layout {
     Platform,
 }
 
+/// Writes `sources` (file name, text) into `dir` and adds every non-header one to `cmd`.
+fn add_sources(cmd: &mut Command, dir: &TempDir, sources: &[(&str, &str)]) {
+    for (file, text) in sources {
+        let p = dir.join(file);
+        std::fs::write(&p, text).unwrap();
+        if !file.ends_with(".h") {
+            cmd.arg(p);
+        }
+    }
+}
+
 /// The SDK directory (`examples/sdk`).
 pub fn sdk_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/sdk")
@@ -82,13 +93,7 @@ pub fn build(
     cmd.args(extra_flags)
         .arg("-o")
         .arg(dir.join(&format!("{name}.elf")));
-    for (file, text) in sources {
-        let p = dir.join(file);
-        std::fs::write(&p, text).unwrap();
-        if !file.ends_with(".h") {
-            cmd.arg(p);
-        }
-    }
+    add_sources(&mut cmd, &dir, sources);
     run(&mut cmd);
     Some(Program {
         elf: dir.join(&format!("{name}.elf")),
@@ -154,13 +159,7 @@ pub fn build_packed(
     .args(extra_flags)
     .arg("-o")
     .arg(&so);
-    for (file, text) in sources {
-        let p = dir.join(file);
-        std::fs::write(&p, text).unwrap();
-        if !file.ends_with(".h") {
-            cmd.arg(p);
-        }
-    }
+    add_sources(&mut cmd, &dir, sources);
     run(&mut cmd);
     // 1. strip
     let stripped_tmp = dir.join(&format!("{name}.strip.tmp"));

@@ -120,6 +120,15 @@ impl Drop for TempDir {
     }
 }
 
+/// `qemu-system-xtensa` set up like shared/tools/qemu-rt for a bare-metal `-M sim` program on
+/// the dc233c core: semihosting, no display, serial or monitor. Add `-kernel ELF` and any tracing.
+pub fn qemu_system_sim() -> Command {
+    let mut cmd = Command::new("qemu-system-xtensa");
+    cmd.args(["-M", "sim", "-cpu", "dc233c", "-semihosting"])
+        .args(["-display", "none", "-serial", "none", "-monitor", "none"]);
+    cmd
+}
+
 /// Whether `qemu-system-xtensa` runs. When it does not: fails the test if
 /// `Q7_REQUIRE_TOOLCHAIN` is set, else prints a notice and returns false (skip).
 pub fn qemu_available() -> bool {

@@ -231,26 +231,8 @@ pub fn run(elf: &Path, max_steps: u64) -> Summary {
     let dir = crate::TempDir::new("lockstep");
     let fifo = dir.join("trace.fifo");
     crate::run(Command::new("mkfifo").arg(&fifo));
-    let mut child = Command::new("qemu-system-xtensa")
-        .args([
-            "-M",
-            "sim",
-            "-cpu",
-            "dc233c",
-            "-semihosting",
-            "-display",
-            "none",
-            "-serial",
-            "none",
-        ])
-        .args([
-            "-monitor",
-            "none",
-            "-singlestep",
-            "-d",
-            "exec,cpu,nochain,int",
-            "-D",
-        ])
+    let mut child = crate::qemu_system_sim()
+        .args(["-singlestep", "-d", "exec,cpu,nochain,int", "-D"])
         .arg(&fifo)
         .arg("-kernel")
         .arg(elf)

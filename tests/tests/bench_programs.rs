@@ -40,19 +40,8 @@ fn benchmark_exit_codes_match_qemu_user_and_system() {
             .status()
             .unwrap()
             .code();
-        let system_rc = Command::new("qemu-system-xtensa")
-            .args([
-                "-M",
-                "sim",
-                "-cpu",
-                "dc233c",
-                "-semihosting",
-                "-display",
-                "none",
-                "-serial",
-                "none",
-            ])
-            .args(["-monitor", "none", "-kernel"])
+        let system_rc = q7_tests::qemu_system_sim()
+            .arg("-kernel")
             .arg(&sim.elf)
             .status()
             .unwrap()

@@ -6,7 +6,7 @@
 use q7_emulator::platform::sdma::QueueEvent;
 use q7_emulator::platform::{map, Cluster, ClusterConfig};
 use q7_emulator::trace::{Event, Tracer};
-use q7_emulator::{ExcCause, FaultKind, Stop, TimingModel};
+use q7_emulator::{ExcCause, FaultKind, FaultReport, Stop, TimingModel};
 use q7_tests::build::{build, Layout, Program};
 use q7_tests::load_cluster;
 
@@ -24,6 +24,18 @@ fn one_core() -> ClusterConfig {
     ClusterConfig {
         cores: 1,
         ..ClusterConfig::default()
+    }
+}
+
+/// Builds platform program `name` with `-DCASE=n`, runs it on one core and returns the fault it
+/// must stop with (None when the toolchain is absent).
+fn fault_of_case(name: &str, n: u32) -> Option<FaultReport> {
+    let flag = format!("-DCASE={n}");
+    let p = program(name, &[&flag])?;
+    let mut c = load_cluster(&p.elf, &one_core());
+    match c.run(1, 10_000_000).remove(0) {
+        Stop::Fault(r) => Some(*r),
+        other => panic!("{name} case {n}: expected a fault, got {other:?}"),
     }
 }
 
@@ -138,14 +150,8 @@ fn every_sdma_error_names_the_queue_and_descriptor() {
         (5, "SDMA M2S: wait for 2 completions, but only 1 descriptors were queued"),
     ];
     for (n, want) in cases {
-        let flag = format!("-DCASE={n}");
-        let Some(p) = program("sdma_errors", &[&flag]) else {
+        let Some(r) = fault_of_case("sdma_errors", n) else {
             return;
-        };
-        let mut c = load_cluster(&p.elf, &one_core());
-        let stops = c.run(1, 10_000_000);
-        let Stop::Fault(r) = &stops[0] else {
-            panic!("case {n}: {:?}", stops[0])
         };
         assert!(
             matches!(
@@ -221,14 +227,8 @@ fn unmapped_accesses_fault_naming_the_address() {
         (2, 0x8700_0040, ExcCause::LoadStoreError),
         (3, 0x1000_0000, ExcCause::InstructionFetchError),
     ] {
-        let flag = format!("-DCASE={n}");
-        let Some(p) = program("unmapped", &[&flag]) else {
+        let Some(r) = fault_of_case("unmapped", n) else {
             return;
-        };
-        let mut c = load_cluster(&p.elf, &one_core());
-        let stops = c.run(1, 10_000_000);
-        let Stop::Fault(r) = &stops[0] else {
-            panic!("case {n}: {:?}", stops[0])
         };
         assert!(
             matches!(&r.kind, FaultKind::Exception { cause: c, .. } if *c == cause),

@@ -552,14 +552,7 @@ impl Bus for PlatformBus {
                 .map_err(|_| BusFault::Unmapped { addr });
         }
         if let Some(off) = within(addr, map::MMIO) {
-            if size != 4 {
-                return Err(BusFault::Device {
-                    addr,
-                    message: format!(
-                        "{size}-byte access to MMIO register {addr:#010x}: registers are 32-bit"
-                    ),
-                });
-            }
+            check_mmio_width(addr, size)?;
             return self.mmio_load(off as u32, now);
         }
         Err(BusFault::Unmapped { addr })
@@ -579,14 +572,7 @@ impl Bus for PlatformBus {
             return Ok(0);
         }
         if let Some(off) = within(addr, map::MMIO) {
-            if size != 4 {
-                return Err(BusFault::Device {
-                    addr,
-                    message: format!(
-                        "{size}-byte access to MMIO register {addr:#010x}: registers are 32-bit"
-                    ),
-                });
-            }
+            check_mmio_width(addr, size)?;
             return self.mmio_store(off as u32, value, now);
         }
         Err(BusFault::Unmapped { addr })
@@ -636,4 +622,15 @@ impl Bus for PlatformBus {
     fn may_hold_code(&self, addr: u32) -> bool {
         within(addr, map::DATARAM).is_none() && within(addr, map::MMIO).is_none()
     }
+}
+
+/// MMIO registers are 32-bit: any other access width is a device error naming the register.
+fn check_mmio_width(addr: u32, size: u32) -> Result<(), BusFault> {
+    if size == 4 {
+        return Ok(());
+    }
+    Err(BusFault::Device {
+        addr,
+        message: format!("{size}-byte access to MMIO register {addr:#010x}: registers are 32-bit"),
+    })
 }
