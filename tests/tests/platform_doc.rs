@@ -143,3 +143,19 @@ fn sdk_header_matches_the_code() {
         "seed: cpu7 window"
     );
 }
+
+#[test]
+fn image_size_limits_match_the_code() {
+    use q7_loader::prelink::{EXTISA_CAP, MAX_IMAGE_BYTES, TOO_LARGE};
+    let doc = doc();
+    let section = &doc[doc.find("## Image size limits").expect("section")..];
+    assert!(section.contains(&format!("\"{TOO_LARGE}\"")));
+    assert!(section.contains("| 64 KiB, `EXTISA_CAP`"));
+    assert_eq!(EXTISA_CAP, 64 << 10);
+    assert!(section.contains("over 32 MiB, `MAX_IMAGE_BYTES`"));
+    assert_eq!(MAX_IMAGE_BYTES, 32 << 20);
+    let (_, window) = q7_emulator::platform::map::image_window(0);
+    assert!(section.contains("2 MiB image window") && window == 2 << 20);
+    let (_, single) = q7_emulator::platform::map::SINGLE_CORE_IMAGE_WINDOW;
+    assert!(section.contains("the 32 MiB window at 0x84000000") && single == 32 << 20);
+}
