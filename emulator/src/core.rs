@@ -173,15 +173,27 @@ impl<B: Bus> Core<B> {
         self.cache.clear();
     }
 
-    /// Runs until exit, fault or `max_cycles`.
+    /// Runs until exit, fault or until the core's cycle count reaches `max_cycles`.
     pub fn run<T: Tracer>(&mut self, max_cycles: u64, tracer: &mut T) -> Stop {
+        self.run_until(max_cycles, max_cycles, tracer)
+    }
+
+    /// Runs until exit, fault or `budget` more cycles than the core has already spent.
+    pub fn run_for<T: Tracer>(&mut self, budget: u64, tracer: &mut T) -> Stop {
+        let deadline = self.stats.cycles.saturating_add(budget);
+        self.run_until(deadline, budget, tracer)
+    }
+
+    /// Runs until exit, fault or cycle count `deadline`; a runaway is reported as exhausting
+    /// `budget`.
+    fn run_until<T: Tracer>(&mut self, deadline: u64, budget: u64, tracer: &mut T) -> Stop {
         self.refresh();
         loop {
-            if self.stats.cycles >= max_cycles {
+            if self.stats.cycles >= deadline {
                 let pc = self.state.pc;
                 return Stop::Fault(Box::new(self.report(
                     pc,
-                    FaultKind::BudgetExhausted { max_cycles },
+                    FaultKind::BudgetExhausted { max_cycles: budget },
                     None,
                 )));
             }

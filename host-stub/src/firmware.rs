@@ -143,6 +143,9 @@ pub struct Firmware {
     resident: BTreeMap<u32, Resident>,
     /// Whether libraries use the 32 MiB single-core image window.
     pub single_core: bool,
+    /// Cycle budget of each firmware call; a call that exceeds it stops with a
+    /// `BudgetExhausted` fault naming the core (default [`CALL_BUDGET`]).
+    pub call_budget: u64,
 }
 
 fn trampoline(at: u32) -> Vec<u8> {
@@ -166,6 +169,7 @@ impl Firmware {
             cluster,
             resident: BTreeMap::new(),
             single_core: false,
+            call_budget: CALL_BUDGET,
         }
     }
 
@@ -304,7 +308,7 @@ impl Firmware {
         self.prepare_call(core, func);
         let stop = self
             .cluster
-            .run_subset::<NoTrace>(&[core as usize], 1, CALL_BUDGET);
+            .run_subset::<NoTrace>(&[core as usize], 1, self.call_budget);
         match stop.into_iter().next().map(|(s, _)| s) {
             Some(Stop::Exited(_)) => Ok(()),
             Some(Stop::Fault(report)) => Err(FirmwareError::Fault { core, what, report }),
@@ -360,7 +364,7 @@ impl Firmware {
         let which: Vec<usize> = cores.iter().map(|&c| c as usize).collect();
         let stops = self
             .cluster
-            .run_subset::<NoTrace>(&which, threads, CALL_BUDGET);
+            .run_subset::<NoTrace>(&which, threads, self.call_budget);
         let mut out = Vec::new();
         for ((core, (stop, _)), before) in cores.iter().zip(stops).zip(before) {
             if let Stop::Fault(report) = stop {

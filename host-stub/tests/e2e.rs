@@ -3,6 +3,7 @@
 //! key on eight cores (per-core results), unloaded and destroyed — plus the misuse cases.
 
 use q7_emulator::platform::{Cluster, ClusterConfig};
+use q7_emulator::{ExcCause, FaultKind};
 use q7_host::firmware::{Firmware, FirmwareError};
 use q7_host::nrtucode::{coretype, libraries_from_opcodes, Context, NrtError, Source};
 use q7_loader::prelink::PrelinkError;
@@ -277,4 +278,98 @@ fn custom_op_libraries_are_bounded_by_their_core_image_window() {
             .starts_with("Prelinked library would be larger than the available buffer on device"),
         "{err}"
     );
+}
+
+/// Loads `misbehave.c` on all eight cores; the firmware's per-call budget is `budget` cycles.
+fn misbehaving_device(budget: u64) -> Option<Context> {
+    let src = include_str!("../../tests/programs/kernels/misbehave.c");
+    let p = build_packed("misbehave", &[("misbehave.c", src)], &[])?;
+    let packed = std::fs::read(&p.packed).unwrap();
+    let mut ctx = context();
+    ctx.device.call_budget = budget;
+    for core in 0..8 {
+        let mut lib = ctx
+            .create(
+                coretype::CAYMAN,
+                core,
+                Some(2),
+                "mis",
+                Source::CustomOp(&packed),
+            )
+            .unwrap();
+        let rec = ctx.load_sequence(&mut lib, None);
+        ctx.device.process(core, &rec[0]).unwrap();
+    }
+    Some(ctx)
+}
+
+const MISBEHAVE_KEY: u32 = 0x285;
+
+#[test]
+fn a_runaway_kernel_stops_at_the_budget_naming_its_core() {
+    const BUDGET: u64 = 20_000;
+    let Some(mut ctx) = misbehaving_device(BUDGET) else {
+        return;
+    };
+    // Well-behaved dispatches until every core has spent several budgets in total: the budget
+    // is per call, not cumulative.
+    let mut spent = 0;
+    while spent < 3 * BUDGET {
+        let ok = ctx
+            .device
+            .dispatch(MISBEHAVE_KEY, 133, 0, &[arg(0)], 2)
+            .unwrap();
+        assert!(ok.iter().all(|r| r.response == Some(r.core + 1)));
+        spent += ok.iter().map(|r| r.stats.cycles).min().unwrap();
+    }
+    let err = ctx
+        .device
+        .dispatch(MISBEHAVE_KEY, 133, 0, &[arg(1)], 2)
+        .unwrap_err();
+    match &err {
+        FirmwareError::Fault { core, what, report } => {
+            assert_eq!((*core, *what), (3, "kernel"));
+            assert_eq!(
+                report.kind,
+                FaultKind::BudgetExhausted { max_cycles: BUDGET }
+            );
+        }
+        other => panic!("expected a fault, got {other}"),
+    }
+    assert!(
+        err.to_string()
+            .starts_with("core 3 faulted while running kernel:"),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("cycle budget of 20000 exhausted"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_kernel_fault_names_the_core_and_the_address() {
+    let Some(mut ctx) = misbehaving_device(1_000_000) else {
+        return;
+    };
+    let err = ctx
+        .device
+        .dispatch(MISBEHAVE_KEY, 133, 0, &[arg(2)], 8)
+        .unwrap_err();
+    let FirmwareError::Fault { core, report, .. } = &err else {
+        panic!("expected a fault, got {err}");
+    };
+    assert_eq!(*core, 5);
+    assert!(
+        matches!(
+            report.kind,
+            FaultKind::Exception {
+                cause: ExcCause::LoadStoreError,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(report.address, Some(0x0040_0000), "{err}");
+    assert_eq!(report.core, 5);
 }

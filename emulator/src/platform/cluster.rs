@@ -115,8 +115,9 @@ impl Cluster {
         }
     }
 
-    /// Runs every core to exit, fault or `max_cycles` on `threads` threads (1..=cores);
-    /// returns each core's stop and tracer, by PRID.
+    /// Runs every core to exit, fault or `max_cycles` more cycles (counted from each core's
+    /// current cycle count) on `threads` threads (1..=cores); returns each core's stop and
+    /// tracer, by PRID.
     pub fn run_traced<T: Tracer + Send + Default>(
         &mut self,
         threads: usize,
@@ -126,7 +127,8 @@ impl Cluster {
         self.run_subset(&all, threads, max_cycles)
     }
 
-    /// Runs the cores with the given PRIDs (the others stay put); results in the same order.
+    /// Runs the cores with the given PRIDs (the others stay put), each for at most `max_cycles`
+    /// more cycles; results in the same order.
     pub fn run_subset<T: Tracer + Send + Default>(
         &mut self,
         which: &[usize],
@@ -151,7 +153,7 @@ impl Cluster {
                 scope.spawn(move || {
                     for (core, slot) in batch {
                         let mut tracer = T::default();
-                        let stop = core.run(max_cycles, &mut tracer);
+                        let stop = core.run_for(max_cycles, &mut tracer);
                         *slot = Some((stop, tracer));
                     }
                 });
