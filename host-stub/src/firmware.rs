@@ -125,7 +125,7 @@ struct Resident {
 }
 
 /// One core's result of a dispatch.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct CoreResult {
     /// Core.
     pub core: u32,

@@ -2,9 +2,11 @@
 //!
 //! The `q7emu` command line and the pieces behind it: objdump-style disassembly of
 //! ELF32-Xtensa files ([`disasm`]), bare-metal execution of ELF executables ([`run_elf`]), the
-//! nrtucode-style host API ([`nrtucode`]) and the device firmware model ([`firmware`]).
+//! nrtucode-style host API ([`nrtucode`]), the device firmware model ([`firmware`]) and a
+//! packed library run end to end through both ([`run_packed`]).
 
 pub mod disasm;
 pub mod firmware;
 pub mod nrtucode;
 pub mod run_elf;
+pub mod run_packed;

@@ -40,6 +40,51 @@ enum Command {
         /// The ELF executable.
         file: PathBuf,
     },
+    /// Load a packed custom-op library on the cluster, dispatch one kernel by key, print each
+    /// core's response and counters, then unload it (the seed-001 path end to end).
+    RunPacked {
+        /// Kernel key: spec << 8 | opcode, e.g. 0x185.
+        #[arg(long, value_parser = parse_u32)]
+        key: u32,
+        /// One ARG_TENSOR descriptor given by its leading 32-bit words, comma-separated
+        /// (repeat for more arguments), e.g. --arg 10 or --arg 0x1000,64.
+        #[arg(long = "arg", value_parser = parse_words)]
+        args: Vec<Vec<u32>>,
+        /// 8: one instance per core in its 2 MiB window; 1: core 0 in the 32 MiB window.
+        #[arg(long, default_value_t = 8)]
+        cores: u32,
+        /// Sub-opcode of the invocation.
+        #[arg(long, default_value_t = 0, value_parser = parse_u32)]
+        sub_opcode: u32,
+        /// Dispatch this many times (library state persists between dispatches).
+        #[arg(long, default_value_t = 1)]
+        dispatches: u32,
+        /// Host threads running the cores (results are identical for any count).
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Cycle budget of each firmware call before the kernel counts as runaway.
+        #[arg(long, default_value_t = q7_host::firmware::CALL_BUDGET)]
+        max_cycles: u64,
+        /// Also write the results as JSON to this file.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// The packed library (`.so` made by the packager, with `lib_func`).
+        file: PathBuf,
+    },
+}
+
+/// A number in decimal or with a 0x prefix.
+fn parse_u32(s: &str) -> Result<u32, String> {
+    let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u32::from_str_radix(hex, 16),
+        None => s.parse(),
+    };
+    r.map_err(|e| format!("{s:?}: {e} (expected a 32-bit number, decimal or 0x-hex)"))
+}
+
+/// Comma-separated 32-bit words.
+fn parse_words(s: &str) -> Result<Vec<u32>, String> {
+    s.split(',').map(|w| parse_u32(w.trim())).collect()
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum)]
@@ -88,6 +133,43 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             stats_json,
             file,
         } => run_elf(profile, max_cycles, stats_json, &file),
+        Command::RunPacked {
+            key,
+            args,
+            cores,
+            sub_opcode,
+            dispatches,
+            threads,
+            max_cycles,
+            json,
+            file,
+        } => {
+            let name = file.display();
+            let data = std::fs::read(&file).map_err(|e| format!("{name}: {e}"))?;
+            let stem = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "library".to_string());
+            let run = q7_host::run_packed::RunPacked {
+                name: stem,
+                cores,
+                key,
+                sub_opcode,
+                args,
+                dispatches,
+                threads,
+                call_budget: max_cycles,
+            };
+            let result =
+                q7_host::run_packed::run_packed(&data, &run).map_err(|e| format!("{name}: {e}"))?;
+            print!("{}", result.text());
+            if let Some(path) = json {
+                let text = serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?;
+                std::fs::write(&path, text + "\n")
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use q7_host::nrtucode::{coretype, libraries_from_opcodes, Context, NrtError, Sou
 use q7_loader::prelink::PrelinkError;
 use q7_tests::build::build_packed;
 
-const MINIMAL: &str = include_str!("../../tests/programs/kernels/minimal.c");
+const MINIMAL: &str = include_str!("../../examples/kernels/minimal/minimal.c");
 const KEY: u32 = 0x185; // spec 0x01, opcode 0x85
 
 fn context() -> Context {

@@ -8,7 +8,7 @@ use q7_loader::packed::{self, PackedError};
 use q7_loader::prelink::{prelink, PrelinkError, MAX_IMAGE_BYTES};
 use q7_tests::build::build_packed;
 
-const MINIMAL: &str = include_str!("../programs/kernels/minimal.c");
+const MINIMAL: &str = include_str!("../../examples/kernels/minimal/minimal.c");
 const BASE: u32 = 0x8400_0000;
 
 /// The packed container and the stripped device image of the minimal kernel.

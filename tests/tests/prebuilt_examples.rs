@@ -36,3 +36,24 @@ fn isa_tour_elf_rebuilds_byte_identical() {
         committed.len()
     );
 }
+
+#[test]
+fn minimal_kernel_packed_image_rebuilds_byte_identical() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/minimal");
+    let source = std::fs::read_to_string(example.join("minimal.c")).unwrap();
+    let Some(p) = q7_tests::build::build_packed("minimal", &[("minimal.c", &source)], &[]) else {
+        return;
+    };
+    let rebuilt = std::fs::read(&p.packed).unwrap();
+    if std::env::var_os("Q7_UPDATE_EXAMPLES").is_some() {
+        std::fs::write(example.join("minimal.so"), &rebuilt).unwrap();
+    }
+    let committed = std::fs::read(example.join("minimal.so")).unwrap();
+    assert!(
+        rebuilt == committed,
+        "examples/kernels/minimal/minimal.so differs from a rebuild ({} vs {} bytes): run \
+         Q7_UPDATE_EXAMPLES=1 cargo test -p q7-tests --test prebuilt_examples and commit it",
+        rebuilt.len(),
+        committed.len()
+    );
+}

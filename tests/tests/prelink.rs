@@ -10,7 +10,7 @@ use q7_loader::ucpl::UcplHeader;
 use q7_tests::build::build_packed;
 use q7_tests::{run, tool};
 
-const MINIMAL: &str = include_str!("../programs/kernels/minimal.c");
+const MINIMAL: &str = include_str!("../../examples/kernels/minimal/minimal.c");
 
 #[test]
 fn packed_image_carries_the_stripped_device_image_under_lib_func() {

@@ -1,0 +1,200 @@
+//! `q7emu run-packed` on the committed example image (no toolchain needed): the kernel of
+//! `examples/kernels/minimal` answers `100000·registered + arg·scale[prid & 3] + 1000·prid + calls`
+//! with scale = {3, 5, 7, 11}, so every core's response is known exactly.
+
+use std::process::Command;
+
+use q7_tests::TempDir;
+
+const IMAGE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../examples/kernels/minimal/minimal.so"
+);
+
+fn q7emu() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_q7emu"))
+}
+
+fn expected(prid: u32, arg: u32, calls: u32) -> u32 {
+    let scale = [3, 5, 7, 11];
+    100_000 + arg * scale[(prid & 3) as usize] + 1000 * prid + calls
+}
+
+#[test]
+fn eight_cores_answer_per_core_over_repeated_dispatches() {
+    let dir = TempDir::new("run-packed-cli");
+    let json = dir.join("run.json");
+    let out = q7emu()
+        .args([
+            "run-packed",
+            "--key",
+            "0x185",
+            "--arg",
+            "10",
+            "--dispatches",
+            "2",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .arg(IMAGE)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("library minimal: 8 core(s), key 0x185, prelinked "));
+    for dispatch in 0..2 {
+        for core in 0..8 {
+            let want = expected(core, 10, dispatch + 1);
+            let line = lines.next().unwrap();
+            assert!(
+                line.starts_with(&format!(
+                    "dispatch {dispatch} core {core}: response {want:#010x} ({want}), "
+                )),
+                "{line}"
+            );
+        }
+    }
+    assert_eq!(lines.next(), None);
+
+    let j: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(j["key"], 0x185);
+    assert_eq!(j["prelinked_sizes"].as_array().unwrap().len(), 8);
+    let d1 = j["dispatches"][1].as_array().unwrap();
+    assert_eq!(d1.len(), 8);
+    for (core, r) in d1.iter().enumerate() {
+        assert_eq!(r["core"], core);
+        assert_eq!(r["response"], expected(core as u32, 10, 2));
+        assert!(
+            r["stats"]["cycles"].as_u64().unwrap() >= r["stats"]["instructions"].as_u64().unwrap()
+        );
+    }
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let run = |threads: &str| {
+        let out = q7emu()
+            .args([
+                "run-packed",
+                "--key",
+                "0x185",
+                "--arg",
+                "7",
+                "--threads",
+                threads,
+            ])
+            .arg(IMAGE)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        out.stdout
+    };
+    let one = run("1");
+    assert_eq!(one, run("2"));
+    assert_eq!(one, run("8"));
+}
+
+#[test]
+fn a_single_core_library_runs_on_core_0_alone() {
+    let out = q7emu()
+        .args(["run-packed", "--cores", "1", "--key", "0x185", "--arg", "2"])
+        .arg(IMAGE)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let want = expected(0, 2, 1);
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.contains(&format!(
+        "dispatch 0 core 0: response {want:#010x} ({want})"
+    )));
+}
+
+#[test]
+fn misuse_and_bad_files_are_errors_naming_the_cause() {
+    let dir = TempDir::new("run-packed-bad");
+    let truncated = dir.join("truncated.so");
+    std::fs::write(&truncated, &std::fs::read(IMAGE).unwrap()[..40]).unwrap();
+    let tour = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/isa-tour/tour.elf");
+    let cases: [(Vec<String>, &str); 5] = [
+        (
+            vec!["--key".into(), "0x186".into(), IMAGE.into()],
+            "dispatch of key 0x186 (spec 0x1, opcode 0x86): no loaded library binds it",
+        ),
+        (
+            vec![
+                "--key".into(),
+                "0x185".into(),
+                "--cores".into(),
+                "3".into(),
+                IMAGE.into(),
+            ],
+            "--cores 3: a library runs on 1 core or on all 8",
+        ),
+        (
+            vec!["--key".into(), "0x185".into(), tour.into()],
+            "core 0: packed image is Executable, expected a relocatable object (ET_REL)",
+        ),
+        (
+            vec![
+                "--key".into(),
+                "0x185".into(),
+                truncated.display().to_string(),
+            ],
+            "core 0: packed image: truncated ELF file: 40 bytes, an ELF32 header needs 52",
+        ),
+        (
+            vec![
+                "--key".into(),
+                "0x185".into(),
+                "--arg".into(),
+                "1,2,3,4,5,6,7,8,9,10,11,12,13".into(),
+                IMAGE.into(),
+            ],
+            "argument 0: 13 words, an ARG_TENSOR descriptor holds 12",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = q7emu().arg("run-packed").args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.starts_with("q7emu: error: "), "{err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn the_readme_main_job_runs_and_prints_every_core() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let prefix = "cargo run --release -p q7-host -- ";
+    let commands: Vec<&str> = readme
+        .lines()
+        .filter_map(|l| l.strip_prefix(prefix))
+        .collect();
+    assert_eq!(commands.len(), 1, "README has one main-job command");
+    let out = q7emu()
+        .current_dir(root)
+        .args(commands[0].split_whitespace())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text.lines().count(),
+        9,
+        "a header and one line per core:\n{text}"
+    );
+}
