@@ -18,6 +18,21 @@ fn context() -> Context {
     ))
 }
 
+/// Creates `packed` for `core` under `selector` and loads it there with its one record.
+fn create_and_load(ctx: &mut Context, core: u32, selector: u32, name: &str, packed: &[u8]) {
+    let mut lib = ctx
+        .create(
+            coretype::CAYMAN,
+            core,
+            Some(selector),
+            name,
+            Source::CustomOp(packed),
+        )
+        .unwrap();
+    let rec = ctx.load_sequence(&mut lib, None);
+    ctx.device.process(core, &rec[0]).unwrap();
+}
+
 fn arg(word0: u32) -> [u8; 0x30] {
     let mut a = [0u8; 0x30];
     a[..4].copy_from_slice(&word0.to_le_bytes());
@@ -87,17 +102,7 @@ fn load_dispatch_on_eight_cores_and_unload() {
     assert_eq!(solo.iter().map(|r| r.core).collect::<Vec<_>>(), [0]);
     // Loaded on three cores it is neither 1 nor 8: total_cpus is refused.
     for core in [3, 4] {
-        let mut lib = ctx
-            .create(
-                coretype::CAYMAN,
-                core,
-                Some(5),
-                "third",
-                Source::CustomOp(&packed),
-            )
-            .unwrap();
-        let rec = ctx.load_sequence(&mut lib, None);
-        ctx.device.process(core, &rec[0]).unwrap();
+        create_and_load(&mut ctx, core, 5, "third", &packed);
     }
     assert!(matches!(
         ctx.device.dispatch(KEY, 133, 0, &[], 1),
@@ -288,17 +293,7 @@ fn misbehaving_device(budget: u64) -> Option<Context> {
     let mut ctx = context();
     ctx.device.call_budget = budget;
     for core in 0..8 {
-        let mut lib = ctx
-            .create(
-                coretype::CAYMAN,
-                core,
-                Some(2),
-                "mis",
-                Source::CustomOp(&packed),
-            )
-            .unwrap();
-        let rec = ctx.load_sequence(&mut lib, None);
-        ctx.device.process(core, &rec[0]).unwrap();
+        create_and_load(&mut ctx, core, 2, "mis", &packed);
     }
     Some(ctx)
 }

@@ -15,6 +15,16 @@ fn q7emu() -> Command {
     Command::new(env!("CARGO_BIN_EXE_q7emu"))
 }
 
+/// The stdout of a run that must succeed (its stderr shown otherwise).
+fn success(out: std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 fn expected(prid: u32, arg: u32, calls: u32) -> u32 {
     let scale = [3, 5, 7, 11];
     100_000 + arg * scale[(prid & 3) as usize] + 1000 * prid + calls
@@ -39,12 +49,7 @@ fn eight_cores_answer_per_core_over_repeated_dispatches() {
         .arg(IMAGE)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = success(out);
     let mut lines = text.lines();
     assert!(lines
         .next()
@@ -186,12 +191,7 @@ fn the_readme_main_job_runs_and_prints_every_core() {
         .args(commands[0].split_whitespace())
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = success(out);
     assert_eq!(
         text.lines().count(),
         9,
