@@ -75,6 +75,18 @@ pub enum FirmwareError {
         /// Core.
         core: u32,
     },
+    /// The trailer names a kernel table the image cannot hold.
+    #[error("core {core}: .kernel_info_table at {addr:#x}+{len:#x}: {why}")]
+    BadKernelTable {
+        /// Core.
+        core: u32,
+        /// Table address from the trailer.
+        addr: u32,
+        /// Table size from the trailer.
+        len: u32,
+        /// What is wrong.
+        why: &'static str,
+    },
     /// Selector already loaded on that core.
     #[error("core {core}: library selector {selector} is already loaded (unload it first)")]
     DoubleLoad {
@@ -210,6 +222,14 @@ impl Firmware {
                 selector: r.selector,
             });
         }
+        let (win, size) = self.image_window(core);
+        if r.image_size > size - TRAMPOLINE_SIZE {
+            return Err(FirmwareError::TooLarge {
+                core,
+                size: r.image_size,
+                window: size - TRAMPOLINE_SIZE,
+            });
+        }
         let hbm = self.cluster.hbm.clone();
         let mut image = vec![0u8; r.image_size as usize];
         hbm.read(r.device_addr, &mut image)
@@ -223,14 +243,6 @@ impl Firmware {
             addr: r.device_addr,
             source,
         })?;
-        let (win, size) = self.image_window(core);
-        if r.image_size > size - TRAMPOLINE_SIZE {
-            return Err(FirmwareError::TooLarge {
-                core,
-                size: r.image_size,
-                window: size - TRAMPOLINE_SIZE,
-            });
-        }
         // DMA-pull into the window (HBM scratch behind the pinned translate windows).
         let c = &mut self.cluster.cores[core as usize];
         c.bus
@@ -256,12 +268,25 @@ impl Firmware {
             u32::from_le_bytes(trailer[4..8].try_into().expect("4 bytes")),
             u32::from_le_bytes(trailer[8..12].try_into().expect("4 bytes")),
         );
+        let bad_table = |why: &'static str| FirmwareError::BadKernelTable {
+            core,
+            addr,
+            len,
+            why,
+        };
+        let inside = addr
+            .checked_sub(win)
+            .and_then(|off| off.checked_add(len))
+            .is_some_and(|end| end <= r.image_size);
+        if !inside {
+            return Err(bad_table("it lies outside the loaded image"));
+        }
         let bytes = c
             .bus
             .read_bytes(addr, len as usize)
-            .map_err(|_| FirmwareError::NoKernelTable { core })?;
-        let table =
-            kernel_table::decode(&bytes).map_err(|_| FirmwareError::NoKernelTable { core })?;
+            .map_err(|_| bad_table("it is not readable"))?;
+        let table = kernel_table::decode(&bytes)
+            .map_err(|_| bad_table("its size is not a multiple of the 8-byte entry"))?;
         // Run the start symbol (its registration), then record the library as resident.
         self.call(core, header.start_sym, "start symbol")?;
         self.resident

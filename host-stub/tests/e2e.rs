@@ -368,3 +368,67 @@ fn a_kernel_fault_names_the_core_and_the_address() {
     assert_eq!(report.address, Some(0x0040_0000), "{err}");
     assert_eq!(report.core, 5);
 }
+
+#[test]
+fn crafted_records_and_staged_images_are_refused_before_use() {
+    use q7_loader::load_record::LoadRecord;
+    let Some(p) = build_packed("minimal", &[("minimal.c", MINIMAL)], &[]) else {
+        return;
+    };
+    let packed = std::fs::read(&p.packed).unwrap();
+    let mut ctx = context();
+    let lib = ctx
+        .create(coretype::CAYMAN, 0, Some(1), "m", Source::CustomOp(&packed))
+        .unwrap();
+    let (addr, size) = (lib.device_addr.unwrap(), lib.size());
+
+    // An image size beyond the window is refused before anything is read or allocated.
+    let huge = LoadRecord::load(addr, 1, 0xffff_fff0).encode();
+    assert!(matches!(
+        ctx.device.process(0, &huge),
+        Err(FirmwareError::TooLarge {
+            core: 0,
+            size: 0xffff_fff0,
+            window: 0x1f_ffc0
+        })
+    ));
+    // A staging address outside HBM.
+    let nowhere = LoadRecord::load(u64::MAX - 0x100, 1, size).encode();
+    assert!(matches!(
+        ctx.device.process(0, &nowhere),
+        Err(FirmwareError::Staging { core: 0, .. })
+    ));
+
+    // The KTAB trailer (last 12 bytes of the staged image) pointing outside the image, or with a
+    // size that is not whole entries.
+    let trailer = addr + u64::from(size) - 12;
+    let hbm = ctx.device.cluster.hbm.clone();
+    let mut original = [0u8; 12];
+    hbm.read(trailer, &mut original).unwrap();
+    assert_eq!(&original[..4], b"KTAB");
+    let record = LoadRecord::load(addr, 1, size).encode();
+    for (table_addr, len, why) in [
+        (0x0008_0000u32, 8u32, "it lies outside the loaded image"),
+        (0x8400_0020, 0xffff_fff8, "it lies outside the loaded image"),
+        (
+            0x8400_0020,
+            7,
+            "its size is not a multiple of the 8-byte entry",
+        ),
+    ] {
+        let mut t = original;
+        t[4..8].copy_from_slice(&table_addr.to_le_bytes());
+        t[8..12].copy_from_slice(&len.to_le_bytes());
+        hbm.write(trailer, &t).unwrap();
+        let err = ctx.device.process(0, &record).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("core 0: .kernel_info_table at {table_addr:#x}+{len:#x}: {why}")
+        );
+    }
+    // Restored, the same record loads and the kernel answers.
+    hbm.write(trailer, &original).unwrap();
+    ctx.device.process(0, &record).unwrap();
+    let r = ctx.device.dispatch(KEY, 133, 0, &[arg(1)], 1).unwrap();
+    assert_eq!(r[0].response, Some(100_000 + 3 + 1));
+}
