@@ -25,6 +25,18 @@ fn success(out: std::process::Output) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `q7emu run-packed ARGS... minimal.so`, which must succeed; its stdout.
+fn run_minimal(args: &[&str]) -> String {
+    success(
+        q7emu()
+            .arg("run-packed")
+            .args(args)
+            .arg(IMAGE)
+            .output()
+            .unwrap(),
+    )
+}
+
 fn expected(prid: u32, arg: u32, calls: u32) -> u32 {
     let scale = [3, 5, 7, 11];
     100_000 + arg * scale[(prid & 3) as usize] + 1000 * prid + calls
@@ -34,22 +46,17 @@ fn expected(prid: u32, arg: u32, calls: u32) -> u32 {
 fn eight_cores_answer_per_core_over_repeated_dispatches() {
     let dir = TempDir::new("run-packed-cli");
     let json = dir.join("run.json");
-    let out = q7emu()
-        .args([
-            "run-packed",
-            "--key",
-            "0x185",
-            "--arg",
-            "10",
-            "--dispatches",
-            "2",
-        ])
-        .arg("--json")
-        .arg(&json)
-        .arg(IMAGE)
-        .output()
-        .unwrap();
-    let text = success(out);
+    let json_arg = json.display().to_string();
+    let text = run_minimal(&[
+        "--key",
+        "0x185",
+        "--arg",
+        "10",
+        "--dispatches",
+        "2",
+        "--json",
+        &json_arg,
+    ]);
     let mut lines = text.lines();
     assert!(lines
         .next()
@@ -85,23 +92,7 @@ fn eight_cores_answer_per_core_over_repeated_dispatches() {
 
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
-    let run = |threads: &str| {
-        let out = q7emu()
-            .args([
-                "run-packed",
-                "--key",
-                "0x185",
-                "--arg",
-                "7",
-                "--threads",
-                threads,
-            ])
-            .arg(IMAGE)
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        out.stdout
-    };
+    let run = |threads: &str| run_minimal(&["--key", "0x185", "--arg", "7", "--threads", threads]);
     let one = run("1");
     assert_eq!(one, run("2"));
     assert_eq!(one, run("8"));
@@ -109,13 +100,7 @@ fn results_do_not_depend_on_the_thread_count() {
 
 #[test]
 fn a_single_core_library_runs_on_core_0_alone() {
-    let out = q7emu()
-        .args(["run-packed", "--cores", "1", "--key", "0x185", "--arg", "2"])
-        .arg(IMAGE)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = run_minimal(&["--cores", "1", "--key", "0x185", "--arg", "2"]);
     let want = expected(0, 2, 1);
     assert_eq!(text.lines().count(), 2, "{text}");
     assert!(text.contains(&format!(
