@@ -22,7 +22,7 @@ pub struct TimingModel {
     /// next instruction. Default 1: third-party ncore2gp figure "MUL 2" = result two cycles after
     /// issue, i.e. one stall for an immediate consumer (a guess for the exact cores).
     pub mul_use: u32,
-    /// Extra cycles of MULUH/MULSH results before use. Default 2: "≥ 2 cycles" (reference §7 [G]).
+    /// Extra cycles of MULUH/MULSH results before use. Default 2: "≥ 2 cycles" (reference §7, tag G).
     pub mul_high_use: u32,
     /// Cycles QUOS/QUOU/REMS/REMU block the pipeline. Default 32: the ISA manual only says the
     /// divider is iterative; one bit per cycle is the common design (guess).

@@ -1,6 +1,6 @@
 //! The nrtucode-style host API (seed 001, stages 5–7 and unload): a context over the emulated
 //! device, loadable libraries created from packed images (selector resolution, coretype switch,
-//! host prelink, a 16 MiB device buffer written as [UCPL header][code][data]), their 0x1095
+//! host prelink, a 16 MiB device buffer written as `[UCPL header][code][data]`), their 0x1095
 //! load/unload sequences, the opcode → library resolver, and destroy.
 //!
 //! Our choices where the seed is silent: `arg3` is the target core (its image window is the
@@ -153,7 +153,7 @@ impl Context {
     }
 
     /// Creates a loadable library for `coretype` on core `arg3` from `source`, with the caller's
-    /// selector if any: prelinks for the core's image window and stages [header][code][data]
+    /// selector if any: prelinks for the core's image window and stages `[header][code][data]`
     /// into a 16 MiB device buffer.
     pub fn create(
         &mut self,

@@ -30,9 +30,9 @@ pub enum OperandKind {
     BrS,
     /// Boolean register in field t.
     BrT,
-    /// Boolean register group b0/b4/b8/b12 in field s (s[1:0] = 0; ANY4/ALL4).
+    /// Boolean register group b0/b4/b8/b12 in field s (`s[1:0]` = 0; ANY4/ALL4).
     BrS4,
-    /// Boolean register group b0/b8 in field s (s[2:0] = 0; ANY8/ALL8).
+    /// Boolean register group b0/b8 in field s (`s[2:0]` = 0; ANY8/ALL8).
     BrS8,
     /// Field s that the instruction ignores; kept so the word re-encodes exactly. Not printed.
     HiddenS,
@@ -60,23 +60,23 @@ pub enum OperandKind {
     Immrx4,
     /// r × 4 (L32I.N, S32I.N, S32NB).
     Lsi4x4,
-    /// MOVI.N immediate {t[2:0], r}: −32..95.
+    /// MOVI.N immediate {`t[2:0]`, r}: −32..95.
     Simm7,
     /// ADDI.N immediate: t, with 0 meaning −1.
     Ai4const,
-    /// B4CONST[r] (BEQI, BNEI, BLTI, BGEI).
+    /// `B4CONST[r]` (BEQI, BNEI, BLTI, BGEI).
     B4const,
-    /// B4CONSTU[r] (BLTUI, BGEUI).
+    /// `B4CONSTU[r]` (BLTUI, BGEUI).
     B4constu,
-    /// SLLI shift: 32 − {op2[0], t}.
+    /// SLLI shift: 32 − {`op2[0]`, t}.
     Msalp32,
     /// EXTUI mask width: op2 + 1.
     Op2p1,
-    /// EXTUI shift: {op1[0], s}.
+    /// EXTUI shift: {`op1[0]`, s}.
     Sae,
-    /// SSAI shift: {t[0], s}.
+    /// SSAI shift: {`t[0]`, s}.
     Sas,
-    /// SRAI shift: {op2[0], s}.
+    /// SRAI shift: {`op2[0]`, s}.
     Sargt,
     /// Field s as an immediate (SRLI shift, interrupt levels, BREAK first operand).
     ImmS,
@@ -84,9 +84,9 @@ pub enum OperandKind {
     ImmT,
     /// SEXT/CLAMPS bit: t + 7.
     Tp7,
-    /// BBCI/BBSI bit: {r[0], t}.
+    /// BBCI/BBSI bit: {`r[0]`, t}.
     Bbi,
-    /// SETB_EXPSTATE/CLRB_EXPSTATE bit: {s[0], t}.
+    /// SETB_EXPSTATE/CLRB_EXPSTATE bit: {`s[0]`, t}.
     Bitindex,
     /// imm16 (CONST16).
     Imm16,
@@ -100,7 +100,7 @@ pub enum OperandKind {
     Soffset,
     /// Call target (PC & ~3) + 4 + (sext(offset18) << 2).
     Soffsetx4,
-    /// Narrow branch target PC + 4 + {t[1:0], r}.
+    /// Narrow branch target PC + 4 + {`t[1:0]`, r}.
     Uimm6,
     /// L32R literal address ((PC + 3) & ~3) + ((0xFFFF0000 | imm16) << 2).
     L32rTarget,

@@ -1,5 +1,5 @@
 //! The UCPL image header (seed 001, stage 6): 0x20 bytes in front of the fully relocated
-//! [code][data] image that the host stages to the device.
+//! `[code][data]` image that the host stages to the device.
 //!
 //! Seed facts: magic "UCPL " as the qword 0x204c504355, whose byte 4 (0x20, the space) doubles
 //! as the device offset of the code segment; fields code_seg_len, data_seg_off, data_seg_len,
