@@ -174,16 +174,15 @@ impl Context {
             coretype::INTERNAL if self.internal => true,
             other => return Err(NrtError::CoreType(other)),
         };
+        let (base, window) = self.device.image_window(arg3);
         let (bytes, cap, cap_name) = match source {
             Source::CustomOp(b) => {
-                let (_, size) = self.device.image_window(arg3);
-                let usable = size - crate::firmware::TRAMPOLINE_SIZE;
+                let usable = window - crate::firmware::TRAMPOLINE_SIZE;
                 (b, u64::from(usable), "the image window")
             }
             Source::ExtIsa(b) => (b, u64::from(EXTISA_CAP), "the device buffer"),
         };
         let image = packed::device_image(bytes)?;
-        let (base, _) = self.device.image_window(arg3);
         let pre = prelink::prelink(image, base)?;
         pre.check_size(cap, cap_name)?;
         let ucpl_image = pre.ucpl();
