@@ -10,7 +10,7 @@ use q7_isa::{sreg, CoreConfig, Opcode, Options};
 
 use crate::bus::{Bus, BusFault};
 use crate::fault::{ExcCause, FaultKind, FaultReport, Frame, Stop};
-use crate::predecode::{DecodeCache, Op, Undecodable};
+use crate::predecode::{DecodeCache, DecodedOps, Op, Undecodable};
 use crate::state::{ps, sr, CoreState};
 use crate::timing::{Stats, TimingModel};
 use crate::trace::{Event, Tracer};
@@ -135,6 +135,8 @@ pub struct Core<B: Bus> {
     /// outside them is "not installed": the exception stops the core with a report.
     pub handler_code: Vec<Range<u32>>,
     cache: DecodeCache,
+    /// The cache's decoded entries (moved out while [`Core::run`] executes from them in place).
+    ops: DecodedOps,
     /// The two most recent long-latency results (latencies are at most two instructions deep,
     /// so older ones can no longer stall anything), by logical register of the current window.
     pending: [Pending; 2],
@@ -159,6 +161,7 @@ impl<B: Bus> Core<B> {
             console: Console::default(),
             handler_code: Vec::new(),
             cache: DecodeCache::new(),
+            ops: DecodedOps::new(),
             pending: [Pending::NONE; 2],
             pending_until: 0,
             ccount_offset: 0,
@@ -188,29 +191,60 @@ impl<B: Bus> Core<B> {
     /// `budget`.
     fn run_until<T: Tracer>(&mut self, deadline: u64, budget: u64, tracer: &mut T) -> Stop {
         self.refresh();
-        loop {
+        let mut ops = std::mem::take(&mut self.ops);
+        // The PC lives in a register between instructions (the state's copy is written as each
+        // instruction starts), so the next fetch does not wait on a store of the last one.
+        let mut pc = self.state.pc;
+        let stop = loop {
             if self.stats.cycles >= deadline {
-                let pc = self.state.pc;
-                return Stop::Fault(Box::new(self.report(
-                    pc,
-                    FaultKind::BudgetExhausted { max_cycles: budget },
-                    None,
-                )));
+                self.state.pc = pc;
+                break None;
             }
-            if let Some(stop) = self.step(tracer) {
-                return stop;
+            match self.step_at(&mut ops, pc, tracer) {
+                Ok(next) => pc = next,
+                Err(stop) => break Some(stop),
             }
-        }
+        };
+        self.ops = ops;
+        stop.unwrap_or_else(|| {
+            Stop::Fault(Box::new(self.report(
+                pc,
+                FaultKind::BudgetExhausted { max_cycles: budget },
+                None,
+            )))
+        })
     }
 
     /// Executes one instruction (or takes one exception). `Some` when the core stops.
-    #[inline(always)]
     pub fn step<T: Tracer>(&mut self, tracer: &mut T) -> Option<Stop> {
-        let pc = self.state.pc;
-        let op = match self.cache.get(pc) {
-            Some(op) => *op,
-            None => self.fill(pc),
+        let mut ops = std::mem::take(&mut self.ops);
+        let result = self.step_at(&mut ops, self.state.pc, tracer);
+        self.ops = ops;
+        match result {
+            Ok(next) => {
+                self.state.pc = next;
+                None
+            }
+            Err(stop) => Some(stop),
+        }
+    }
+
+    /// Executes the instruction at `pc` straight from its cache entry (the caller holds the
+    /// decoded entries) or takes its exception: the PC to continue at, or why the core stops.
+    /// Leaves `state.pc` at `pc` unless an exception moved it.
+    #[inline(always)]
+    fn step_at<T: Tracer>(
+        &mut self,
+        ops: &mut DecodedOps,
+        pc: u32,
+        tracer: &mut T,
+    ) -> Result<u32, Stop> {
+        self.state.pc = pc;
+        let slot = match self.cache.slot(pc) {
+            Some(slot) => slot,
+            None => self.fill(ops, pc),
         };
+        let op = ops.get(slot);
         if B::FETCH_TIMING {
             let c = self.bus.fetch_cycles(pc);
             if c != 0 {
@@ -221,21 +255,25 @@ impl<B: Bus> Core<B> {
         if T::ENABLED {
             tracer.event(Event::Before {
                 state: &self.state,
-                insn: &op,
+                insn: op,
             });
         }
-        match self.execute(&op) {
-            Ok(()) => {
+        match self.execute(op, pc) {
+            Ok(next) => {
                 self.stats.instructions += 1;
-                None
+                Ok(next)
             }
-            Err(e) => self.take(pc, &op, e, tracer),
+            Err(e) => match self.take(pc, op, e, tracer) {
+                Some(stop) => Err(stop),
+                None => Ok(self.state.pc),
+            },
         }
     }
 
+    /// Decodes the instruction at `pc` into the cache; its slot.
     #[cold]
     #[inline(never)]
-    fn fill(&mut self, pc: u32) -> Op {
+    fn fill(&mut self, ops: &mut DecodedOps, pc: u32) -> usize {
         let mut buf = [0u8; 16];
         let op = match self.bus.fetch(pc, &mut buf) {
             Ok(n) => Op::decode(&buf[..n], pc, self.config),
@@ -244,9 +282,7 @@ impl<B: Bus> Core<B> {
                 ..Op::decode(&[], pc, self.config)
             },
         };
-        let len = u32::from(op.insn.len);
-        self.cache.insert(pc, len, op);
-        op
+        self.cache.insert(ops, pc, op)
     }
 
     // ----------------------------------------------------------------------------- registers
@@ -414,8 +450,9 @@ impl<B: Bus> Core<B> {
 
     // ------------------------------------------------------------------------------ execute
 
+    /// Executes `op` at `pc`: the next PC.
     #[inline(always)]
-    fn execute(&mut self, op: &Op) -> Res {
+    fn execute(&mut self, op: &Op, pc: u32) -> Res<u32> {
         if op.group > self.window_limit {
             return Err(Exc::Overflow(u32::from(self.window_limit) + 1));
         }
@@ -438,7 +475,6 @@ impl<B: Bus> Core<B> {
                 }
             }
         }
-        let pc = self.state.pc;
         let i = &op.insn;
         let o = i.operands;
         let next = pc.wrapping_add(u32::from(i.len));
@@ -1029,8 +1065,7 @@ impl<B: Bus> Core<B> {
             }
         };
         self.stats.cycles += cost;
-        self.state.pc = npc;
-        Ok(())
+        Ok(npc)
     }
 
     #[cold]
@@ -1459,7 +1494,7 @@ impl<B: Bus> Core<B> {
             pc,
             kind,
             address,
-            disassembly: match self.cache.get(pc) {
+            disassembly: match self.cache.get(&self.ops, pc) {
                 Some(op) if op.bad.is_none() => op.insn.to_string(),
                 _ => String::from("<not decoded>"),
             },

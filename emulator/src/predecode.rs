@@ -123,16 +123,40 @@ impl Op {
 const SLOTS: usize = 1 << 16;
 const GRANULE_SHIFT: u32 = 6;
 
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    tag: u32,
-    op: Op,
+/// The slot a PC maps to.
+#[inline(always)]
+fn slot_of(pc: u32) -> usize {
+    pc as usize & (SLOTS - 1)
 }
 
-/// Direct-mapped decoded-instruction cache (index = PC mod 65,536).
+/// The decoded instructions of a [`DecodeCache`], one per slot. Kept apart from the tags so
+/// the core can execute an entry in place (no copy) while its own stores invalidate tags; an
+/// entry is only meaningful while its slot's tag names its PC.
+#[derive(Debug, Default)]
+pub struct DecodedOps(Box<[Op]>);
+
+impl DecodedOps {
+    /// Storage for every slot.
+    pub fn new() -> Self {
+        DecodedOps(vec![Op::bad(0, Undecodable::Fetch); SLOTS].into_boxed_slice())
+    }
+
+    /// The entry in `slot` (from [`DecodeCache::slot`]).
+    #[inline(always)]
+    pub fn get(&self, slot: usize) -> &Op {
+        &self.0[slot]
+    }
+}
+
+/// Direct-mapped decoded-instruction cache (index = PC mod 65,536): which PC each slot holds
+/// and how long that instruction is. The decoded entries themselves live in [`DecodedOps`].
 #[derive(Debug)]
 pub struct DecodeCache {
-    slots: Box<[Slot]>,
+    /// The PC whose decoding each slot holds (`u32::MAX`: none).
+    tags: Box<[u32]>,
+    /// The byte length of each slot's instruction (16 when undecodable, so any overlapping
+    /// store forgets it).
+    lens: Box<[u8]>,
     /// One bit per 64-byte granule of the address space that holds cached code (allocated
     /// zeroed, so untouched parts of the 8 MiB bitmap cost nothing).
     code: Box<[u64]>,
@@ -141,31 +165,41 @@ pub struct DecodeCache {
 impl DecodeCache {
     /// An empty cache.
     pub fn new() -> Self {
-        let empty = Slot {
-            tag: u32::MAX,
-            op: Op::bad(0, Undecodable::Fetch),
-        };
         DecodeCache {
-            slots: vec![empty; SLOTS].into_boxed_slice(),
+            tags: vec![u32::MAX; SLOTS].into_boxed_slice(),
+            lens: vec![0u8; SLOTS].into_boxed_slice(),
             code: vec![0u64; (1usize << (32 - GRANULE_SHIFT)) / 64].into_boxed_slice(),
         }
     }
 
-    /// The cached op at `pc`, if any.
-    #[inline]
-    pub fn get(&self, pc: u32) -> Option<&Op> {
-        let s = &self.slots[pc as usize & (SLOTS - 1)];
-        (s.tag == pc).then_some(&s.op)
+    /// The slot holding the decoding of `pc`, if any.
+    #[inline(always)]
+    pub fn slot(&self, pc: u32) -> Option<usize> {
+        let s = slot_of(pc);
+        (self.tags[s] == pc).then_some(s)
     }
 
-    /// Caches `op` decoded at `pc` from `len` bytes.
-    pub fn insert(&mut self, pc: u32, len: u32, op: Op) {
-        self.slots[pc as usize & (SLOTS - 1)] = Slot { tag: pc, op };
+    /// The cached op at `pc`, if any.
+    pub fn get<'a>(&self, ops: &'a DecodedOps, pc: u32) -> Option<&'a Op> {
+        self.slot(pc).and_then(|s| ops.0.get(s))
+    }
+
+    /// Caches `op` decoded at `pc`; returns its slot.
+    pub fn insert(&mut self, ops: &mut DecodedOps, pc: u32, op: Op) -> usize {
+        let s = slot_of(pc);
+        let len = match op.bad {
+            None => u32::from(op.insn.len),
+            Some(_) => 16,
+        };
+        ops.0[s] = op;
+        self.tags[s] = pc;
+        self.lens[s] = len as u8;
         let first = pc >> GRANULE_SHIFT;
         let last = pc.wrapping_add(len.max(1) - 1) >> GRANULE_SHIFT;
         for g in [first, last] {
             self.code[(g / 64) as usize] |= 1 << (g % 64);
         }
+        s
     }
 
     /// Forgets decoded instructions overlapping `[addr, addr + size)` (a store happened there).
@@ -180,26 +214,17 @@ impl DecodeCache {
         // An instruction is at most 16 bytes: any start in [addr - 15, addr + size) may overlap.
         for i in 0..15 + size {
             let pc = addr.wrapping_sub(15).wrapping_add(i);
-            let s = &mut self.slots[pc as usize & (SLOTS - 1)];
-            if s.tag == pc {
-                let len = if s.op.bad.is_some() {
-                    16
-                } else {
-                    u64::from(s.op.insn.len)
-                };
-                // pc < addr + size holds by construction; check the instruction reaches addr.
-                if u64::from(pc) + len > u64::from(addr) {
-                    s.tag = u32::MAX;
-                }
+            let s = slot_of(pc);
+            // pc < addr + size holds by construction; check the instruction reaches addr.
+            if self.tags[s] == pc && u64::from(pc) + u64::from(self.lens[s]) > u64::from(addr) {
+                self.tags[s] = u32::MAX;
             }
         }
     }
 
     /// Forgets everything.
     pub fn clear(&mut self) {
-        for s in self.slots.iter_mut() {
-            s.tag = u32::MAX;
-        }
+        self.tags.fill(u32::MAX);
         self.code.fill(0);
     }
 }
