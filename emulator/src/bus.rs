@@ -116,15 +116,11 @@ impl Bus for FlatMemory {
     #[inline]
     fn load(&mut self, addr: u32, size: u32, _now: u64) -> Result<u32, BusFault> {
         let a = addr as usize;
-        Ok(match size {
-            1 => u32::from(self.map[a]),
-            2 if a + 1 < SPACE => u32::from(u16::from_le_bytes([self.map[a], self.map[a + 1]])),
-            4 if a + 3 < SPACE => u32::from_le_bytes([
-                self.map[a],
-                self.map[a + 1],
-                self.map[a + 2],
-                self.map[a + 3],
-            ]),
+        let bytes = self.map.get(a..a + size as usize);
+        Ok(match (size, bytes) {
+            (1, Some(&[b])) => u32::from(b),
+            (2, Some(&[b0, b1])) => u32::from(u16::from_le_bytes([b0, b1])),
+            (4, Some(&[b0, b1, b2, b3])) => u32::from_le_bytes([b0, b1, b2, b3]),
             _ => return Err(BusFault::Unmapped { addr }),
         })
     }
@@ -132,12 +128,16 @@ impl Bus for FlatMemory {
     #[inline]
     fn store(&mut self, addr: u32, size: u32, value: u32, _now: u64) -> Result<u64, BusFault> {
         let a = addr as usize;
-        let b = value.to_le_bytes();
-        match size {
-            1 => self.map[a] = b[0],
-            2 if a + 1 < SPACE => self.map[a..a + 2].copy_from_slice(&b[..2]),
-            4 if a + 3 < SPACE => self.map[a..a + 4].copy_from_slice(&b),
+        let le = value.to_le_bytes();
+        let src = match size {
+            1 => &le[..1],
+            2 => &le[..2],
+            4 => &le[..],
             _ => return Err(BusFault::Unmapped { addr }),
+        };
+        match self.map.get_mut(a..a + src.len()) {
+            Some(bytes) => bytes.copy_from_slice(src),
+            None => return Err(BusFault::Unmapped { addr }),
         }
         Ok(0)
     }

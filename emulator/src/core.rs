@@ -136,7 +136,7 @@ pub struct Core<B: Bus> {
     pub handler_code: Vec<Range<u32>>,
     cache: DecodeCache,
     /// The cache's decoded entries (moved out while [`Core::run`] executes from them in place).
-    ops: DecodedOps,
+    ops: Option<DecodedOps>,
     /// The two most recent long-latency results (latencies are at most two instructions deep,
     /// so older ones can no longer stall anything), by logical register of the current window.
     pending: [Pending; 2],
@@ -161,7 +161,7 @@ impl<B: Bus> Core<B> {
             console: Console::default(),
             handler_code: Vec::new(),
             cache: DecodeCache::new(),
-            ops: DecodedOps::new(),
+            ops: Some(DecodedOps::new()),
             pending: [Pending::NONE; 2],
             pending_until: 0,
             ccount_offset: 0,
@@ -191,7 +191,7 @@ impl<B: Bus> Core<B> {
     /// `budget`.
     fn run_until<T: Tracer>(&mut self, deadline: u64, budget: u64, tracer: &mut T) -> Stop {
         self.refresh();
-        let mut ops = std::mem::take(&mut self.ops);
+        let mut ops = self.take_ops();
         // The PC lives in a register between instructions (the state's copy is written as each
         // instruction starts), so the next fetch does not wait on a store of the last one.
         let mut pc = self.state.pc;
@@ -205,7 +205,7 @@ impl<B: Bus> Core<B> {
                 Err(stop) => break Some(stop),
             }
         };
-        self.ops = ops;
+        self.ops = Some(ops);
         stop.unwrap_or_else(|| {
             Stop::Fault(Box::new(self.report(
                 pc,
@@ -215,11 +215,20 @@ impl<B: Bus> Core<B> {
         })
     }
 
+    /// The decoded entries, moved out of the core while it executes from them. (They are only
+    /// missing if a run was unwound by a panic; the cache then starts over.)
+    fn take_ops(&mut self) -> DecodedOps {
+        self.ops.take().unwrap_or_else(|| {
+            self.cache.clear();
+            DecodedOps::new()
+        })
+    }
+
     /// Executes one instruction (or takes one exception). `Some` when the core stops.
     pub fn step<T: Tracer>(&mut self, tracer: &mut T) -> Option<Stop> {
-        let mut ops = std::mem::take(&mut self.ops);
+        let mut ops = self.take_ops();
         let result = self.step_at(&mut ops, self.state.pc, tracer);
-        self.ops = ops;
+        self.ops = Some(ops);
         match result {
             Ok(next) => {
                 self.state.pc = next;
@@ -362,7 +371,7 @@ impl<B: Bus> Core<B> {
             .map_err(|e| Self::mem_fault(e, addr, false))
     }
 
-    #[inline]
+    #[inline(always)]
     fn store(&mut self, addr: u32, size: u32, v: u32) -> Res {
         self.access(addr, size, "store to")?;
         let now = self.stats.cycles;
@@ -1494,7 +1503,7 @@ impl<B: Bus> Core<B> {
             pc,
             kind,
             address,
-            disassembly: match self.cache.get(&self.ops, pc) {
+            disassembly: match self.ops.as_ref().and_then(|ops| self.cache.get(ops, pc)) {
                 Some(op) if op.bad.is_none() => op.insn.to_string(),
                 _ => String::from("<not decoded>"),
             },

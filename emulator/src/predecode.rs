@@ -132,13 +132,21 @@ fn slot_of(pc: u32) -> usize {
 /// The decoded instructions of a [`DecodeCache`], one per slot. Kept apart from the tags so
 /// the core can execute an entry in place (no copy) while its own stores invalidate tags; an
 /// entry is only meaningful while its slot's tag names its PC.
-#[derive(Debug, Default)]
-pub struct DecodedOps(Box<[Op]>);
+#[derive(Debug)]
+pub struct DecodedOps(Box<[Op; SLOTS]>);
+
+/// A boxed array of `fill` (built on the heap: it is too large for the stack).
+fn boxed_array<T: Clone, const N: usize>(fill: T) -> Box<[T; N]> {
+    match vec![fill; N].into_boxed_slice().try_into() {
+        Ok(array) => array,
+        Err(_) => unreachable!("a vector of N elements converts to [T; N]"),
+    }
+}
 
 impl DecodedOps {
     /// Storage for every slot.
     pub fn new() -> Self {
-        DecodedOps(vec![Op::bad(0, Undecodable::Fetch); SLOTS].into_boxed_slice())
+        DecodedOps(boxed_array(Op::bad(0, Undecodable::Fetch)))
     }
 
     /// The entry in `slot` (from [`DecodeCache::slot`]).
@@ -153,10 +161,10 @@ impl DecodedOps {
 #[derive(Debug)]
 pub struct DecodeCache {
     /// The PC whose decoding each slot holds (`u32::MAX`: none).
-    tags: Box<[u32]>,
+    tags: Box<[u32; SLOTS]>,
     /// The byte length of each slot's instruction (16 when undecodable, so any overlapping
     /// store forgets it).
-    lens: Box<[u8]>,
+    lens: Box<[u8; SLOTS]>,
     /// One bit per 64-byte granule of the address space that holds cached code (allocated
     /// zeroed, so untouched parts of the 8 MiB bitmap cost nothing).
     code: Box<[u64]>,
@@ -166,8 +174,8 @@ impl DecodeCache {
     /// An empty cache.
     pub fn new() -> Self {
         DecodeCache {
-            tags: vec![u32::MAX; SLOTS].into_boxed_slice(),
-            lens: vec![0u8; SLOTS].into_boxed_slice(),
+            tags: boxed_array(u32::MAX),
+            lens: boxed_array(0),
             code: vec![0u64; (1usize << (32 - GRANULE_SHIFT)) / 64].into_boxed_slice(),
         }
     }
@@ -181,7 +189,7 @@ impl DecodeCache {
 
     /// The cached op at `pc`, if any.
     pub fn get<'a>(&self, ops: &'a DecodedOps, pc: u32) -> Option<&'a Op> {
-        self.slot(pc).and_then(|s| ops.0.get(s))
+        self.slot(pc).map(|s| &ops.0[s])
     }
 
     /// Caches `op` decoded at `pc`; returns its slot.
@@ -203,14 +211,19 @@ impl DecodeCache {
     }
 
     /// Forgets decoded instructions overlapping `[addr, addr + size)` (a store happened there).
-    #[inline]
+    #[inline(always)]
     pub fn store(&mut self, addr: u32, size: u32) {
         let g = addr >> GRANULE_SHIFT;
         let g2 = addr.wrapping_add(size - 1) >> GRANULE_SHIFT;
         let hit = |g: u32| self.code[(g / 64) as usize] >> (g % 64) & 1 != 0;
-        if !hit(g) && !hit(g2) {
-            return;
+        if hit(g) || hit(g2) {
+            self.forget(addr, size);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn forget(&mut self, addr: u32, size: u32) {
         // An instruction is at most 16 bytes: any start in [addr - 15, addr + size) may overlap.
         for i in 0..15 + size {
             let pc = addr.wrapping_sub(15).wrapping_add(i);
@@ -226,6 +239,12 @@ impl DecodeCache {
     pub fn clear(&mut self) {
         self.tags.fill(u32::MAX);
         self.code.fill(0);
+    }
+}
+
+impl Default for DecodedOps {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
