@@ -344,15 +344,21 @@ impl<B: Bus> Core<B> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn unaligned(addr: u32, size: u32, what: &str) -> Exc {
+        general(
+            ExcCause::LoadStoreAlignment,
+            Some(addr),
+            format!("unaligned {size}-byte {what} {addr:#010x}"),
+        )
+    }
+
     /// Alignment check and memory-latency charge shared by every data access.
     #[inline(always)]
-    fn access(&mut self, addr: u32, size: u32, what: &str) -> Res {
+    fn access(&mut self, addr: u32, size: u32, what: &'static str) -> Res {
         if addr & (size - 1) != 0 {
-            return Err(general(
-                ExcCause::LoadStoreAlignment,
-                Some(addr),
-                format!("unaligned {size}-byte {what} {addr:#010x}"),
-            ));
+            return Err(Self::unaligned(addr, size, what));
         }
         let lat = self.bus.data_latency(addr);
         if lat != 0 {
