@@ -253,3 +253,58 @@ impl Default for DecodeCache {
         Self::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use q7_isa::DC233C;
+
+    /// A 3-byte `movi a2, 7` decoded at `pc` into a fresh cache.
+    fn cache_with_movi_at(pc: u32) -> (DecodeCache, DecodedOps) {
+        let bytes = Opcode::Movi.encode(&[2, 7], pc).unwrap();
+        let op = Op::decode(bytes.as_bytes(), pc, &DC233C);
+        assert_eq!(op.insn.len, 3);
+        let (mut cache, mut ops) = (DecodeCache::new(), DecodedOps::new());
+        cache.insert(&mut ops, pc, op);
+        (cache, ops)
+    }
+
+    #[test]
+    fn a_store_forgets_exactly_the_instructions_it_overlaps() {
+        let pc = 0x1003;
+        for (addr, size, forgotten) in [
+            (0x1002, 1, false), // the byte before
+            (0x1006, 1, false), // the byte after
+            (0x1000, 2, false), // ends just before
+            (0x1003, 1, true),  // first byte
+            (0x1005, 1, true),  // last byte
+            (0x1000, 4, true),  // a word covering the first byte
+            (0x1004, 4, true),  // a word covering the last two bytes
+            (0x1002, 2, true),  // a halfword straddling the start
+        ] {
+            let (mut cache, ops) = cache_with_movi_at(pc);
+            cache.store(addr, size);
+            assert_eq!(
+                cache.get(&ops, pc).is_none(),
+                forgotten,
+                "{size}-byte store at {addr:#x} vs instruction at {pc:#x}..{:#x}",
+                pc + 3
+            );
+        }
+    }
+
+    #[test]
+    fn stores_far_from_code_keep_the_cache_and_clear_forgets_all() {
+        let (mut cache, ops) = cache_with_movi_at(0x2000);
+        cache.store(0x2000 + 64 * 4, 4);
+        cache.store(0x1f00, 4);
+        assert_eq!(
+            cache.get(&ops, 0x2000).map(|op| op.insn.operands[1]),
+            Some(7)
+        );
+        // An alias of the slot (same PC mod 65,536) is not a hit.
+        assert!(cache.get(&ops, 0x2000 + (1 << 16)).is_none());
+        cache.clear();
+        assert!(cache.get(&ops, 0x2000).is_none());
+    }
+}

@@ -1,7 +1,8 @@
 //! Hand-written assembly per instruction group, run in lockstep with QEMU (dc233c): zero
 //! divergences, including the edge cases (SAR 0/32/40, NSA of 0 and -1, MIN/MAX signedness,
 //! CLAMPS bounds, divide overflow and divide by zero, loops with LCOUNT 0 and a taken branch to
-//! LEND, ENTRY at the overflow boundary, MOVSP alloca, faults through the runtime's vectors).
+//! LEND, ENTRY at the overflow boundary, MOVSP alloca, faults through the runtime's vectors,
+//! stores over instructions that already ran).
 
 use q7_tests::build::build_sim;
 use q7_tests::lockstep;
@@ -19,6 +20,7 @@ const GROUPS: &[(&str, &str)] = &[
     ("sreg", include_str!("../programs/asm/sreg.S")),
     ("mac16", include_str!("../programs/asm/mac16.S")),
     ("cache", include_str!("../programs/asm/cache.S")),
+    ("smc", include_str!("../programs/asm/smc.S")),
 ];
 
 /// Runs one group program in lockstep; returns the opcodes it executed.
@@ -88,4 +90,22 @@ fn instruction_groups_and_faults_match_qemu_covering_every_table_row() {
         rows.iter().filter(|o| lockstep_executed.contains(&o.opcode)).count()
     );
     assert!(missing.is_empty(), "table rows never executed: {missing:?}");
+}
+
+/// Stores over instructions that already ran take effect when they run again: a byte store into
+/// a MOVI's immediate just ahead of the PC, a word store over an aligned MOVI, a halfword store
+/// over a MOV.N (tests/programs/asm/smc.S). QEMU agrees instruction by instruction, and the
+/// result is the one the rewritten instructions compute.
+#[test]
+fn stores_over_executed_code_take_effect() {
+    let src = include_str!("../programs/asm/smc.S");
+    let Some(prog) = build_sim("smc", &[("common.h", COMMON), ("smc.S", src)], &[]) else {
+        return;
+    };
+    if !q7_tests::qemu_available() {
+        return;
+    }
+    let s = lockstep::run(&prog.elf, 5_000_000);
+    lockstep::assert_agrees("smc", &s);
+    assert_eq!(s.ours_exit, Some(202), "10 + 30 + 50 + 1 + 99 + 5 + 7");
 }
