@@ -1068,19 +1068,31 @@ impl<B: Bus> Core<B> {
                 self.stats.stalls.taken_branch += u64::from(self.timing.taken_branch);
                 t
             }
-            None => {
-                let s = &mut self.state;
-                if next == s.lend && s.lcount != 0 && s.ps & ps::EXCM == 0 {
-                    s.lcount -= 1;
+            None if next == self.state.lend => match self.loop_back() {
+                Some(lbeg) => {
                     cost += u64::from(self.timing.loop_back);
-                    s.lbeg
-                } else {
-                    next
+                    lbeg
                 }
-            }
+                None => next,
+            },
+            None => next,
         };
         self.stats.cycles += cost;
         Ok(npc)
+    }
+
+    /// The zero-overhead loop-back at LEND (§6.2): with LCOUNT ≠ 0 and PS.EXCM clear, LCOUNT
+    /// counts down and execution continues at LBEG. Kept out of line so the per-instruction
+    /// check is one comparison with LEND.
+    #[inline(never)]
+    fn loop_back(&mut self) -> Option<u32> {
+        let s = &mut self.state;
+        if s.lcount != 0 && s.ps & ps::EXCM == 0 {
+            s.lcount -= 1;
+            Some(s.lbeg)
+        } else {
+            None
+        }
     }
 
     #[cold]
