@@ -129,6 +129,12 @@ fn slot_of(pc: u32) -> usize {
     pc as usize & (SLOTS - 1)
 }
 
+/// The tag of an empty slot: a value no PC mapping to `slot` has (its low bits differ), so
+/// even PC 0xffffffff never matches a forgotten entry.
+fn vacant(slot: usize) -> u32 {
+    slot as u32 ^ 1
+}
+
 /// The decoded instructions of a [`DecodeCache`], one per slot. Kept apart from the tags so
 /// the core can execute an entry in place (no copy) while its own stores invalidate tags; an
 /// entry is only meaningful while its slot's tag names its PC.
@@ -160,7 +166,7 @@ impl DecodedOps {
 /// and how long that instruction is. The decoded entries themselves live in [`DecodedOps`].
 #[derive(Debug)]
 pub struct DecodeCache {
-    /// The PC whose decoding each slot holds (`u32::MAX`: none).
+    /// The PC whose decoding each slot holds ([`vacant`] when none).
     tags: Box<[u32; SLOTS]>,
     /// The byte length of each slot's instruction (16 when undecodable, so any overlapping
     /// store forgets it).
@@ -173,11 +179,13 @@ pub struct DecodeCache {
 impl DecodeCache {
     /// An empty cache.
     pub fn new() -> Self {
-        DecodeCache {
-            tags: boxed_array(u32::MAX),
+        let mut cache = DecodeCache {
+            tags: boxed_array(0),
             lens: boxed_array(0),
             code: vec![0u64; (1usize << (32 - GRANULE_SHIFT)) / 64].into_boxed_slice(),
-        }
+        };
+        cache.clear();
+        cache
     }
 
     /// The slot holding the decoding of `pc`, if any.
@@ -230,14 +238,16 @@ impl DecodeCache {
             let s = slot_of(pc);
             // pc < addr + size holds by construction; check the instruction reaches addr.
             if self.tags[s] == pc && u64::from(pc) + u64::from(self.lens[s]) > u64::from(addr) {
-                self.tags[s] = u32::MAX;
+                self.tags[s] = vacant(s);
             }
         }
     }
 
     /// Forgets everything.
     pub fn clear(&mut self) {
-        self.tags.fill(u32::MAX);
+        for (s, tag) in self.tags.iter_mut().enumerate() {
+            *tag = vacant(s);
+        }
         self.code.fill(0);
     }
 }
@@ -306,5 +316,18 @@ mod tests {
         assert!(cache.get(&ops, 0x2000 + (1 << 16)).is_none());
         cache.clear();
         assert!(cache.get(&ops, 0x2000).is_none());
+    }
+
+    #[test]
+    fn no_pc_matches_an_empty_or_forgotten_slot() {
+        let top = u32::MAX;
+        let (mut cache, ops) = cache_with_movi_at(top - 0x10000);
+        assert!(DecodeCache::new().get(&ops, top).is_none());
+        assert!(cache.get(&ops, top).is_none(), "same slot, other PC");
+        cache.store(top - 0x10000, 1);
+        assert!(cache.get(&ops, top).is_none(), "forgotten entry");
+        assert!(cache.get(&ops, top - 0x10000).is_none());
+        cache.clear();
+        assert!((0..=u16::MAX).all(|low| cache.get(&ops, 0xffff_0000 | u32::from(low)).is_none()));
     }
 }
