@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use q7_emulator::platform::{map, Cluster};
+use q7_emulator::platform::{map, sdma, Cluster};
 use q7_emulator::{FaultReport, NoTrace, Stats, Stop};
 use q7_isa::Opcode;
 use q7_loader::kernel_table::{self, KernelEntry};
@@ -253,9 +253,7 @@ impl Firmware {
                 size: r.image_size,
             })?;
         c.invalidate_code();
-        let t = &c.timing;
-        let cost = u64::from(t.sdma_latency)
-            + u64::from(r.image_size.div_ceil(t.sdma_bytes_per_cycle.max(1)));
+        let cost = sdma::transfer_cycles(&c.timing, r.image_size);
         c.stats.cycles += cost;
         c.stats.stalls.device_wait += cost;
         // Bind the kernel table named by the image's trailer.
