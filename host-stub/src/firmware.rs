@@ -17,8 +17,8 @@ use q7_emulator::platform::{map, sdma, Cluster};
 use q7_emulator::{FaultReport, NoTrace, Stats, Stop};
 use q7_isa::Opcode;
 use q7_loader::kernel_table::{self, KernelEntry};
+use q7_loader::ktab::KtabTrailer;
 use q7_loader::load_record::{Direction, LoadRecord, RecordError};
-use q7_loader::prelink::KTAB_MAGIC;
 use q7_loader::ucpl::{UcplError, UcplHeader};
 
 /// Bytes the trampoline reserves at the end of each image window.
@@ -257,15 +257,8 @@ impl Firmware {
         c.stats.cycles += cost;
         c.stats.stalls.device_wait += cost;
         // Bind the kernel table named by the image's trailer.
-        let end = header.data_seg_off as usize + header.data_seg_len as usize;
-        let trailer = image
-            .get(end..end + 12)
-            .filter(|t| &t[..4] == KTAB_MAGIC)
-            .ok_or(FirmwareError::NoKernelTable { core })?;
-        let (addr, len) = (
-            u32::from_le_bytes(trailer[4..8].try_into().expect("4 bytes")),
-            u32::from_le_bytes(trailer[8..12].try_into().expect("4 bytes")),
-        );
+        let KtabTrailer { addr, size: len } =
+            KtabTrailer::of_image(&header, &image).ok_or(FirmwareError::NoKernelTable { core })?;
         let bad_table = |why: &'static str| FirmwareError::BadKernelTable {
             core,
             addr,

@@ -1,6 +1,6 @@
 //! One core's bus on the platform: local IRAM, DATARAM and firmware band, the translate windows
-//! onto shared HBM, and the MMIO devices of PLATFORM.md, registered in one table
-//! ([`PlatformBus::devices`]).
+//! onto shared HBM, and the MMIO devices of PLATFORM.md, registered in one table (the bus's
+//! `devices`, in register-map order) and reached through [`super::device`].
 
 use std::sync::Arc;
 

@@ -1,8 +1,8 @@
 //! The console (PLATFORM.md "Console"): CONSOLE_PUTC appends a byte to the core's ring, which
 //! keeps the newest bytes written.
 
-use super::device::{self, Device, DeviceCtx};
-use super::map::{self, reg, reg::console as regs};
+use super::device::{Device, DeviceCtx};
+use super::map::{self, reg, reg::console as regs, reg::Decoded};
 use crate::bus::BusFault;
 
 /// A console ring: the newest `capacity` bytes written, oldest overwritten.
@@ -62,15 +62,14 @@ impl Device for ConsoleRing {
         &regs::BLOCK
     }
 
-    fn load(&mut self, off: u32, _: &mut DeviceCtx<'_>, _: u64) -> Result<u32, BusFault> {
-        Err(device::no_read(off))
-    }
-
-    fn store(&mut self, off: u32, v: u32, _: &mut DeviceCtx<'_>, _: u64) -> Result<u64, BusFault> {
+    fn store(
+        &mut self,
+        _: Decoded,
+        v: u32,
+        _: &mut DeviceCtx<'_>,
+        _: u64,
+    ) -> Result<u64, BusFault> {
         // CONSOLE_PUTC is the one register.
-        regs::BLOCK
-            .decode(off, reg::Access::W)
-            .ok_or_else(|| device::no_write(off))?;
         self.push(v as u8);
         Ok(0)
     }
@@ -79,23 +78,18 @@ impl Device for ConsoleRing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::platform::hbm::Hbm;
+    use crate::platform::device::Rig;
 
     #[test]
     fn putc_appends_the_low_byte_and_the_register_is_write_only() {
-        let hbm = Hbm::new(4096, 0).unwrap();
-        let mut cx = DeviceCtx {
-            dataram: &mut [],
-            hbm: &hbm,
-        };
-        let mut ring = ConsoleRing::new(4).unwrap();
+        let (mut rig, mut ring) = (Rig::new(), ConsoleRing::new(4).unwrap());
         for b in *b"ab" {
-            ring.store(reg::CONSOLE_PUTC, 0x100 | u32::from(b), &mut cx, 0)
+            rig.store(&mut ring, reg::CONSOLE_PUTC, 0x100 | u32::from(b), 0)
                 .unwrap();
         }
         assert_eq!(ring.contents(), b"ab");
         assert_eq!(
-            ring.load(reg::CONSOLE_PUTC, &mut cx, 0)
+            rig.load(&mut ring, reg::CONSOLE_PUTC, 0)
                 .unwrap_err()
                 .to_string(),
             "read of MMIO register 0x03003000, which does not exist or is write-only"

@@ -1,10 +1,11 @@
-//! The MMIO device interface: every device behind a core's bus answers 32-bit register reads and
-//! writes at offsets of its own register block (`map::reg`), and decodes them through that
-//! block. [`load`] and [`store`] check the access width and hand the access to the device whose
-//! block holds the offset; the bus registers its devices in one table (`PlatformBus`).
+//! The MMIO device interface: every device behind a core's bus owns one register block of the
+//! register map (`map::reg`) and answers 32-bit reads and writes of its registers. [`load`] and
+//! [`store`] check the access width, find the device whose block holds the offset and decode the
+//! access through that block, so a device only ever sees its own registers, in the direction
+//! their access allows. The bus registers its devices in one table (`PlatformBus`).
 
 use super::hbm::Hbm;
-use super::map::{self, reg};
+use super::map::{self, reg, reg::Decoded};
 use crate::bus::BusFault;
 
 /// What a device may touch besides its own registers: the core's DATARAM and the shared HBM.
@@ -16,21 +17,29 @@ pub struct DeviceCtx<'a> {
     pub hbm: &'a Hbm,
 }
 
-/// A memory-mapped device. Offsets are MMIO offsets inside [`Device::block`]; `now` is the
-/// core's cycle count.
+/// A memory-mapped device. Accesses arrive decoded through [`Device::block`]: a read names a
+/// readable register of the block, a write a writable one. `now` is the core's cycle count.
 pub trait Device: std::fmt::Debug {
     /// The device's register block.
     fn block(&self) -> &'static reg::Block;
-    /// Reads the register at `off`.
-    fn load(&mut self, off: u32, cx: &mut DeviceCtx<'_>, now: u64) -> Result<u32, BusFault>;
-    /// Writes `value` to the register at `off`; returns the cycles the core must wait.
+    /// Reads register `r`. Default: the device has no readable register.
+    fn load(&mut self, r: Decoded, cx: &mut DeviceCtx<'_>, now: u64) -> Result<u32, BusFault> {
+        let _ = (cx, now);
+        Err(no_read(r.off))
+    }
+    /// Writes `value` to register `r`; returns the cycles the core must wait.
     fn store(
         &mut self,
-        off: u32,
+        r: Decoded,
         value: u32,
         cx: &mut DeviceCtx<'_>,
         now: u64,
     ) -> Result<u64, BusFault>;
+    /// The refusal of a write to offset `off` of the block that no writable register answers.
+    /// Default: [`no_write`].
+    fn refuse_write(&self, off: u32) -> BusFault {
+        no_write(off)
+    }
 }
 
 /// Core address of MMIO offset `off`.
@@ -62,6 +71,12 @@ pub fn no_write(off: u32) -> BusFault {
         off,
         format!("write of MMIO register {addr:#010x}, which does not exist or is read-only"),
     )
+}
+
+/// A write to offset `off` refused as one to a `what` register (e.g. "unknown MEM_WINDOW").
+pub fn write_refused(off: u32, what: &str) -> BusFault {
+    let addr = address(off);
+    error(off, format!("write of {what} register {addr:#010x}"))
 }
 
 /// Registers are [`reg::WIDTH`] bytes wide: any other access size names the register.
@@ -96,9 +111,12 @@ pub fn load(
     now: u64,
 ) -> Result<u32, BusFault> {
     check_width(off, size)?;
-    owner(devices, off)
-        .ok_or_else(|| no_read(off))?
-        .load(off, cx, now)
+    let dev = owner(devices, off).ok_or_else(|| no_read(off))?;
+    let r = dev
+        .block()
+        .decode(off, reg::Access::R)
+        .ok_or_else(|| no_read(off))?;
+    dev.load(r, cx, now)
 }
 
 /// A `size`-byte write at MMIO offset `off`; returns the cycles the core must wait.
@@ -111,74 +129,118 @@ pub fn store(
     now: u64,
 ) -> Result<u64, BusFault> {
     check_width(off, size)?;
-    owner(devices, off)
-        .ok_or_else(|| no_write(off))?
-        .store(off, value, cx, now)
+    let dev = owner(devices, off).ok_or_else(|| no_write(off))?;
+    let r = dev
+        .block()
+        .decode(off, reg::Access::W)
+        .ok_or_else(|| dev.refuse_write(off))?;
+    dev.store(r, value, cx, now)
+}
+
+/// Test support: one device driven through [`load`] and [`store`] with 32-bit accesses, over a
+/// zeroed DATARAM and a 1 MiB HBM.
+#[cfg(test)]
+pub(crate) struct Rig {
+    pub dataram: Vec<u8>,
+    pub hbm: Hbm,
+}
+
+#[cfg(test)]
+impl Rig {
+    pub fn new() -> Self {
+        Rig {
+            dataram: vec![0; map::DATARAM.1 as usize],
+            hbm: Hbm::new(1 << 20, 0).expect("1 MiB of HBM"),
+        }
+    }
+
+    fn cx(&mut self) -> DeviceCtx<'_> {
+        DeviceCtx {
+            dataram: &mut self.dataram,
+            hbm: &self.hbm,
+        }
+    }
+
+    pub fn load(&mut self, dev: &mut dyn Device, off: u32, now: u64) -> Result<u32, BusFault> {
+        load(&mut [dev], off, reg::WIDTH, &mut self.cx(), now)
+    }
+
+    pub fn store(
+        &mut self,
+        dev: &mut dyn Device,
+        off: u32,
+        v: u32,
+        now: u64,
+    ) -> Result<u64, BusFault> {
+        store(&mut [dev], off, reg::WIDTH, v, &mut self.cx(), now)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A one-register device that records what it was asked.
+    /// A device on the mailbox block that records what it was asked.
     #[derive(Debug, Default)]
     struct Probe {
-        stored: Vec<(u32, u32)>,
+        stored: Vec<(&'static str, u32)>,
     }
 
     impl Device for Probe {
         fn block(&self) -> &'static reg::Block {
-            &reg::console::BLOCK
+            &reg::mailbox::BLOCK
         }
-        fn load(&mut self, off: u32, _: &mut DeviceCtx<'_>, _: u64) -> Result<u32, BusFault> {
-            Ok(off)
+        fn load(&mut self, r: Decoded, _: &mut DeviceCtx<'_>, _: u64) -> Result<u32, BusFault> {
+            Ok(r.at)
         }
         fn store(
             &mut self,
-            off: u32,
+            r: Decoded,
             v: u32,
             _: &mut DeviceCtx<'_>,
             now: u64,
         ) -> Result<u64, BusFault> {
-            self.stored.push((off, v));
+            self.stored.push((r.register.name, v));
             Ok(now)
+        }
+        fn refuse_write(&self, off: u32) -> BusFault {
+            write_refused(off, "probe")
         }
     }
 
-    fn with_ctx<T>(f: impl FnOnce(&mut DeviceCtx<'_>) -> T) -> T {
-        let hbm = Hbm::new(4096, 0).unwrap();
-        let mut dataram = vec![0u8; 16];
-        f(&mut DeviceCtx {
-            dataram: &mut dataram,
-            hbm: &hbm,
-        })
+    #[test]
+    fn an_access_reaches_the_device_decoded_through_its_block() {
+        let (mut rig, mut p) = (Rig::new(), Probe::default());
+        assert_eq!(rig.load(&mut p, reg::MBOX_ARGS + 0x34, 0), Ok(0x34));
+        assert_eq!(rig.store(&mut p, reg::MBOX_RESPONSE, 7, 9), Ok(9));
+        assert_eq!(p.stored, [("MBOX_RESPONSE", 7)]);
     }
 
     #[test]
-    fn an_access_goes_to_the_device_whose_block_holds_the_offset() {
-        let mut p = Probe::default();
-        with_ctx(|cx| {
-            assert_eq!(load(&mut [&mut p], 0x3000, 4, cx, 0), Ok(0x3000));
-            assert_eq!(store(&mut [&mut p], 0x3000, 4, 7, cx, 9), Ok(9));
-        });
-        assert_eq!(p.stored, [(0x3000, 7)]);
+    fn the_wrong_direction_is_refused_before_the_device_sees_it() {
+        let (mut rig, mut p) = (Rig::new(), Probe::default());
+        assert_eq!(
+            rig.load(&mut p, reg::MBOX_RESPONSE, 0),
+            Err(no_read(reg::MBOX_RESPONSE))
+        );
+        assert_eq!(
+            rig.store(&mut p, reg::MBOX_NARGS, 1, 0)
+                .unwrap_err()
+                .to_string(),
+            "write of probe register 0x03002008"
+        );
+        assert!(p.stored.is_empty());
     }
 
     #[test]
     fn offsets_outside_every_block_are_refused_naming_the_address() {
-        let mut p = Probe::default();
-        let (r, w) = with_ctx(|cx| {
-            (
-                load(&mut [&mut p], 0x3004, 4, cx, 0).unwrap_err(),
-                store(&mut [&mut p], 0x0500, 4, 1, cx, 0).unwrap_err(),
-            )
-        });
+        let (mut rig, mut p) = (Rig::new(), Probe::default());
         assert_eq!(
-            r.to_string(),
-            "read of MMIO register 0x03003004, which does not exist or is write-only"
+            rig.load(&mut p, 0x3000, 0).unwrap_err().to_string(),
+            "read of MMIO register 0x03003000, which does not exist or is write-only"
         );
         assert_eq!(
-            w.to_string(),
+            rig.store(&mut p, 0x0500, 1, 0).unwrap_err().to_string(),
             "write of MMIO register 0x03000500, which does not exist or is read-only"
         );
         assert!(p.stored.is_empty());
@@ -186,14 +248,14 @@ mod tests {
 
     #[test]
     fn registers_are_32_bit() {
-        let mut p = Probe::default();
-        let e = with_ctx(|cx| store(&mut [&mut p], 0x3000, 1, 1, cx, 0).unwrap_err());
+        let (mut rig, mut p) = (Rig::new(), Probe::default());
+        let e = store(&mut [&mut p], reg::MBOX_RESPONSE, 1, 1, &mut rig.cx(), 0);
         assert_eq!(
             e,
-            BusFault::Device {
-                addr: 0x0300_3000,
-                message: "1-byte access to MMIO register 0x03003000: registers are 32-bit".into()
-            }
+            Err(BusFault::Device {
+                addr: 0x0300_2400,
+                message: "1-byte access to MMIO register 0x03002400: registers are 32-bit".into()
+            })
         );
         assert!(p.stored.is_empty());
     }

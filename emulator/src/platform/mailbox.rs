@@ -2,8 +2,8 @@
 //! opcode, sub-opcode, ARG_TENSOR descriptors — and the kernel's response word, decoded through
 //! `map::reg::mailbox`.
 
-use super::device::{self, Device, DeviceCtx};
-use super::map::{reg, reg::mailbox as regs, ARG_TENSOR_SIZE};
+use super::device::{Device, DeviceCtx};
+use super::map::{reg, reg::mailbox as regs, reg::Decoded, ARG_TENSOR_SIZE};
 use crate::bus::BusFault;
 
 /// One ARG_TENSOR descriptor.
@@ -40,10 +40,7 @@ impl Device for Mailbox {
         &regs::BLOCK
     }
 
-    fn load(&mut self, off: u32, _: &mut DeviceCtx<'_>, _: u64) -> Result<u32, BusFault> {
-        let d = regs::BLOCK
-            .decode(off, reg::Access::R)
-            .ok_or_else(|| device::no_read(off))?;
+    fn load(&mut self, d: Decoded, _: &mut DeviceCtx<'_>, _: u64) -> Result<u32, BusFault> {
         Ok(match d.register {
             regs::OPCODE => self.opcode,
             regs::SUB_OPCODE => self.sub_opcode,
@@ -53,11 +50,14 @@ impl Device for Mailbox {
         })
     }
 
-    fn store(&mut self, off: u32, v: u32, _: &mut DeviceCtx<'_>, _: u64) -> Result<u64, BusFault> {
+    fn store(
+        &mut self,
+        _: Decoded,
+        v: u32,
+        _: &mut DeviceCtx<'_>,
+        _: u64,
+    ) -> Result<u64, BusFault> {
         // MBOX_RESPONSE is the one writable register.
-        regs::BLOCK
-            .decode(off, reg::Access::W)
-            .ok_or_else(|| device::no_write(off))?;
         self.response = Some(v);
         Ok(0)
     }
@@ -66,15 +66,7 @@ impl Device for Mailbox {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::platform::hbm::Hbm;
-
-    fn with_ctx<T>(f: impl FnOnce(&mut DeviceCtx<'_>) -> T) -> T {
-        let hbm = Hbm::new(4096, 0).unwrap();
-        f(&mut DeviceCtx {
-            dataram: &mut [],
-            hbm: &hbm,
-        })
-    }
+    use crate::platform::device::Rig;
 
     #[test]
     fn the_kernel_reads_the_invocation_word_by_word() {
@@ -86,35 +78,36 @@ mod tests {
             args: vec![[0; ARG_TENSOR_SIZE as usize], arg],
             response: None,
         };
-        let words = with_ctx(|cx| {
-            [
-                reg::MBOX_OPCODE,
-                reg::MBOX_SUB_OPCODE,
-                reg::MBOX_NARGS,
-                reg::MBOX_ARGS + ARG_TENSOR_SIZE + 0x2c,
-                reg::MBOX_ARGS + 2 * ARG_TENSOR_SIZE,
-                reg::MBOX_RESPONSE_VALID,
-            ]
-            .map(|off| m.load(off, cx, 0).unwrap())
-        });
+        let mut rig = Rig::new();
+        let words = [
+            reg::MBOX_OPCODE,
+            reg::MBOX_SUB_OPCODE,
+            reg::MBOX_NARGS,
+            reg::MBOX_ARGS + ARG_TENSOR_SIZE + 0x2c,
+            reg::MBOX_ARGS + 2 * ARG_TENSOR_SIZE,
+            reg::MBOX_RESPONSE_VALID,
+        ]
+        .map(|off| rig.load(&mut m, off, 0).unwrap());
         assert_eq!(words, [133, 7, 2, 0xfeed_f00d, 0, 0]);
     }
 
     #[test]
     fn the_response_is_write_only_and_sets_valid() {
-        let mut m = Mailbox::default();
-        with_ctx(|cx| {
-            assert_eq!(m.store(reg::MBOX_RESPONSE, 42, cx, 0), Ok(0));
-            assert_eq!(m.load(reg::MBOX_RESPONSE_VALID, cx, 0), Ok(1));
-            assert_eq!(
-                m.load(reg::MBOX_RESPONSE, cx, 0).unwrap_err().to_string(),
-                "read of MMIO register 0x03002400, which does not exist or is write-only"
-            );
-            assert_eq!(
-                m.store(reg::MBOX_OPCODE, 1, cx, 0).unwrap_err().to_string(),
-                "write of MMIO register 0x03002000, which does not exist or is read-only"
-            );
-        });
+        let (mut rig, mut m) = (Rig::new(), Mailbox::default());
+        assert_eq!(rig.store(&mut m, reg::MBOX_RESPONSE, 42, 0), Ok(0));
+        assert_eq!(rig.load(&mut m, reg::MBOX_RESPONSE_VALID, 0), Ok(1));
         assert_eq!(m.response, Some(42));
+        assert_eq!(
+            rig.load(&mut m, reg::MBOX_RESPONSE, 0)
+                .unwrap_err()
+                .to_string(),
+            "read of MMIO register 0x03002400, which does not exist or is write-only"
+        );
+        assert_eq!(
+            rig.store(&mut m, reg::MBOX_OPCODE, 1, 0)
+                .unwrap_err()
+                .to_string(),
+            "write of MMIO register 0x03002000, which does not exist or is read-only"
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! translation of `XLATE` addresses to HBM. Windows 0 and 1 are pinned to HBM scratch at boot.
 
 use super::device::{self, Device, DeviceCtx};
-use super::map::{self, reg, reg::mem_window as regs};
+use super::map::{self, reg, reg::mem_window as regs, reg::Decoded};
 use crate::bus::BusFault;
 
 /// A translate window's registers.
@@ -58,32 +58,28 @@ impl Device for MemWindows {
         &regs::BLOCK
     }
 
-    fn load(&mut self, off: u32, _: &mut DeviceCtx<'_>, _: u64) -> Result<u32, BusFault> {
-        let d = regs::BLOCK
-            .decode(off, reg::Access::R)
-            .ok_or_else(|| device::no_read(off))?;
+    fn load(&mut self, d: Decoded, _: &mut DeviceCtx<'_>, _: u64) -> Result<u32, BusFault> {
         let w = self.windows[d.instance as usize];
         Ok(match d.register {
             regs::BASE_LO => w.base as u32,
             regs::BASE_HI => (w.base >> 32) as u32,
-            _ => u32::from(w.enabled),
+            _ => u32::from(w.enabled), // CTRL
         })
     }
 
-    fn store(&mut self, off: u32, v: u32, _: &mut DeviceCtx<'_>, _: u64) -> Result<u64, BusFault> {
-        let d = regs::BLOCK.decode(off, reg::Access::W).ok_or_else(|| {
-            let addr = device::address(off);
-            device::error(
-                off,
-                format!("write of unknown MEM_WINDOW register {addr:#010x}"),
-            )
-        })?;
+    fn store(
+        &mut self,
+        d: Decoded,
+        v: u32,
+        _: &mut DeviceCtx<'_>,
+        _: u64,
+    ) -> Result<u64, BusFault> {
         let (w, win) = (d.instance, &mut self.windows[d.instance as usize]);
         match d.register {
             regs::BASE_LO => {
                 if v & (map::WINDOW_SIZE - 1) != 0 {
                     return Err(device::error(
-                        off,
+                        d.off,
                         format!(
                             "MEM_WINDOW_BASE_LO({w}) = {v:#010x}: misaligned window base (bits 23:0 must be 0)"
                         ),
@@ -92,34 +88,20 @@ impl Device for MemWindows {
                 win.base = (win.base & !0xffff_ffff) | u64::from(v);
             }
             regs::BASE_HI => win.base = (win.base & 0xffff_ffff) | (u64::from(v) << 32),
-            _ => win.enabled = v & 1 != 0,
+            _ => win.enabled = v & 1 != 0, // CTRL
         }
         Ok(0)
+    }
+
+    fn refuse_write(&self, off: u32) -> BusFault {
+        device::write_refused(off, "unknown MEM_WINDOW")
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::platform::hbm::Hbm;
-
-    fn store(m: &mut MemWindows, off: u32, v: u32) -> Result<u64, BusFault> {
-        let hbm = Hbm::new(4096, 0).unwrap();
-        let mut cx = DeviceCtx {
-            dataram: &mut [],
-            hbm: &hbm,
-        };
-        m.store(off, v, &mut cx, 0)
-    }
-
-    fn load(m: &mut MemWindows, off: u32) -> Result<u32, BusFault> {
-        let hbm = Hbm::new(4096, 0).unwrap();
-        let mut cx = DeviceCtx {
-            dataram: &mut [],
-            hbm: &hbm,
-        };
-        m.load(off, &mut cx, 0)
-    }
+    use crate::platform::device::Rig;
 
     #[test]
     fn windows_0_and_1_boot_pinned_to_hbm_scratch() {
@@ -132,28 +114,30 @@ mod tests {
 
     #[test]
     fn programming_a_window_maps_it() {
-        let mut m = MemWindows::default();
-        store(&mut m, reg::mem_window_base_lo(2), 0x0300_0000).unwrap();
-        store(&mut m, reg::mem_window_base_hi(2), 0x1).unwrap();
-        store(&mut m, reg::mem_window_ctrl(2), 1).unwrap();
+        let (mut rig, mut m) = (Rig::new(), MemWindows::default());
+        rig.store(&mut m, reg::mem_window_base_lo(2), 0x0300_0000, 0)
+            .unwrap();
+        rig.store(&mut m, reg::mem_window_base_hi(2), 0x1, 0)
+            .unwrap();
+        rig.store(&mut m, reg::mem_window_ctrl(2), 1, 0).unwrap();
         assert_eq!(m.translate(0x8600_0004), Some(0x1_0300_0004));
-        assert_eq!(load(&mut m, reg::mem_window_base_hi(2)), Ok(1));
-        assert_eq!(load(&mut m, reg::mem_window_ctrl(2)), Ok(1));
+        assert_eq!(rig.load(&mut m, reg::mem_window_base_hi(2), 0), Ok(1));
+        assert_eq!(rig.load(&mut m, reg::mem_window_ctrl(2), 0), Ok(1));
     }
 
     #[test]
     fn a_misaligned_base_and_unknown_registers_are_refused() {
-        let mut m = MemWindows::default();
-        let e = store(&mut m, reg::mem_window_base_lo(3), 0x10).unwrap_err();
-        assert!(e.to_string().contains(
+        let (mut rig, mut m) = (Rig::new(), MemWindows::default());
+        let e = rig.store(&mut m, reg::mem_window_base_lo(3), 0x10, 0);
+        assert!(e.unwrap_err().to_string().contains(
             "MEM_WINDOW_BASE_LO(3) = 0x00000010: misaligned window base (bits 23:0 must be 0)"
         ));
         assert_eq!(
-            store(&mut m, 0xc, 0).unwrap_err().to_string(),
+            rig.store(&mut m, 0xc, 0, 0).unwrap_err().to_string(),
             "write of unknown MEM_WINDOW register 0x0300000c"
         );
         assert_eq!(
-            load(&mut m, 0xc).unwrap_err().to_string(),
+            rig.load(&mut m, 0xc, 0).unwrap_err().to_string(),
             "read of MMIO register 0x0300000c, which does not exist or is write-only"
         );
     }

@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 
 use super::device::{self, Device, DeviceCtx};
-use super::map::{self, queue, reg, reg::sdma as regs};
+use super::map::{self, queue, reg, reg::sdma as regs, reg::Decoded};
 use crate::bus::BusFault;
 use crate::timing::TimingModel;
 
@@ -274,10 +274,7 @@ impl Device for Sdma {
         &regs::BLOCK
     }
 
-    fn load(&mut self, off: u32, cx: &mut DeviceCtx<'_>, now: u64) -> Result<u32, BusFault> {
-        let d = regs::BLOCK
-            .decode(off, reg::Access::R)
-            .ok_or_else(|| device::no_read(off))?;
+    fn load(&mut self, d: Decoded, cx: &mut DeviceCtx<'_>, now: u64) -> Result<u32, BusFault> {
         let q = d.instance;
         match d.register {
             regs::RING_BASE => Ok(self.queues[q as usize].ring_base),
@@ -292,19 +289,12 @@ impl Device for Sdma {
 
     fn store(
         &mut self,
-        off: u32,
+        d: Decoded,
         v: u32,
         cx: &mut DeviceCtx<'_>,
         now: u64,
     ) -> Result<u64, BusFault> {
-        let d = regs::BLOCK.decode(off, reg::Access::W).ok_or_else(|| {
-            let addr = device::address(off);
-            device::error(
-                off,
-                format!("write of read-only or unknown SDMA register {addr:#010x}"),
-            )
-        })?;
-        let q = d.instance;
+        let (q, off) = (d.instance, d.off);
         let name = queue_name(q);
         let qu = &mut self.queues[q as usize];
         match d.register {
@@ -336,47 +326,23 @@ impl Device for Sdma {
             _ => self.wait(q, v, cx, now), // SDMA_WAIT
         }
     }
+
+    fn refuse_write(&self, off: u32) -> BusFault {
+        device::write_refused(off, "read-only or unknown SDMA")
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::platform::hbm::Hbm;
+    use crate::platform::device::Rig;
 
-    /// A core's DATARAM and a small HBM.
-    struct Rig {
-        dataram: Vec<u8>,
-        hbm: Hbm,
-    }
-
-    impl Rig {
-        fn new() -> Self {
-            Rig {
-                dataram: vec![0; map::DATARAM.1 as usize],
-                hbm: Hbm::new(1 << 20, 0).unwrap(),
-            }
-        }
-        fn store(&mut self, s: &mut Sdma, off: u32, v: u32, now: u64) -> Result<u64, BusFault> {
-            let mut cx = DeviceCtx {
-                dataram: &mut self.dataram,
-                hbm: &self.hbm,
-            };
-            s.store(off, v, &mut cx, now)
-        }
-        fn load(&mut self, s: &mut Sdma, off: u32, now: u64) -> Result<u32, BusFault> {
-            let mut cx = DeviceCtx {
-                dataram: &mut self.dataram,
-                hbm: &self.hbm,
-            };
-            s.load(off, &mut cx, now)
-        }
-        /// Writes descriptor `slot` of a ring at DATARAM offset 0.
-        fn descriptor(&mut self, slot: usize, hbm: u64, local: u32, len: u32) {
-            let d = &mut self.dataram[slot * 16..slot * 16 + 16];
-            d[..8].copy_from_slice(&hbm.to_le_bytes());
-            d[8..12].copy_from_slice(&local.to_le_bytes());
-            d[12..].copy_from_slice(&len.to_le_bytes());
-        }
+    /// Writes descriptor `slot` of a ring at the start of DATARAM.
+    fn descriptor(rig: &mut Rig, slot: usize, hbm: u64, local: u32, len: u32) {
+        let d = &mut rig.dataram[slot * 16..slot * 16 + 16];
+        d[..8].copy_from_slice(&hbm.to_le_bytes());
+        d[8..12].copy_from_slice(&local.to_le_bytes());
+        d[12..].copy_from_slice(&len.to_le_bytes());
     }
 
     #[test]
@@ -404,7 +370,7 @@ mod tests {
         let (t, mut rig) = (TimingModel::default(), Rig::new());
         let mut s = Sdma::new(&t);
         rig.hbm.write(0x100, b"sdma").unwrap();
-        rig.descriptor(0, 0x100, map::DATARAM.0 + 0x800, 4);
+        descriptor(&mut rig, 0, 0x100, map::DATARAM.0 + 0x800, 4);
         rig.store(&mut s, reg::sdma_ring_base(0), map::DATARAM.0, 0)
             .unwrap();
         rig.store(&mut s, reg::sdma_ring_size(0), 4, 0).unwrap();
@@ -431,7 +397,7 @@ mod tests {
         let (t, mut rig) = (TimingModel::default(), Rig::new());
         let mut s = Sdma::new(&t);
         rig.dataram[0x400..0x403].copy_from_slice(b"out");
-        rig.descriptor(0, 0x2000, map::DATARAM.0 + 0x400, 3);
+        descriptor(&mut rig, 0, 0x2000, map::DATARAM.0 + 0x400, 3);
         rig.store(&mut s, reg::sdma_ring_base(1), map::DATARAM.0, 0)
             .unwrap();
         rig.store(&mut s, reg::sdma_ring_size(1), 1, 0).unwrap();

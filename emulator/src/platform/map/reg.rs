@@ -73,6 +73,8 @@ pub struct Block {
 /// A decoded access: which register, of which instance, how many bytes into it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Decoded {
+    /// The MMIO offset accessed.
+    pub off: u32,
     /// The register.
     pub register: Register,
     /// The instance (window, queue; 0 for single-instance devices).
@@ -110,6 +112,7 @@ impl Block {
             .find(|r| inner.wrapping_sub(r.offset) < r.len)
             .filter(|r| r.access.permits(want))
             .map(|r| Decoded {
+                off,
                 register: *r,
                 instance,
                 at: inner - r.offset,
