@@ -13,6 +13,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use q7_emulator::platform::mailbox::ArgTensor;
 use q7_emulator::platform::{map, sdma, Cluster};
 use q7_emulator::{FaultReport, NoTrace, Stats, Stop};
 use q7_isa::Opcode;
@@ -339,7 +340,7 @@ impl Firmware {
         key: u32,
         opcode: u32,
         sub_opcode: u32,
-        args: &[[u8; 0x30]],
+        args: &[ArgTensor],
         threads: usize,
     ) -> Result<Vec<CoreResult>, FirmwareError> {
         let (selector, lib) = self
