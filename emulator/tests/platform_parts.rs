@@ -1,6 +1,6 @@
 //! HBM allocator, SoC ↔ XT window table and console ring (PLATFORM.md).
 
-use q7_emulator::platform::bus::ConsoleRing;
+use q7_emulator::platform::console::ConsoleRing;
 use q7_emulator::platform::soc::{aperture_of, translate_soc_to_xt, SocError};
 use q7_emulator::platform::{Hbm, HbmError};
 

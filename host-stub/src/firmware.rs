@@ -13,12 +13,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use q7_emulator::platform::{map, Cluster};
+use q7_emulator::platform::mailbox::ArgTensor;
+use q7_emulator::platform::{map, sdma, Cluster};
 use q7_emulator::{FaultReport, NoTrace, Stats, Stop};
 use q7_isa::Opcode;
 use q7_loader::kernel_table::{self, KernelEntry};
+use q7_loader::ktab::KtabTrailer;
 use q7_loader::load_record::{Direction, LoadRecord, RecordError};
-use q7_loader::prelink::KTAB_MAGIC;
 use q7_loader::ucpl::{UcplError, UcplHeader};
 
 /// Bytes the trampoline reserves at the end of each image window.
@@ -253,21 +254,12 @@ impl Firmware {
                 size: r.image_size,
             })?;
         c.invalidate_code();
-        let t = &c.timing;
-        let cost = u64::from(t.sdma_latency)
-            + u64::from(r.image_size.div_ceil(t.sdma_bytes_per_cycle.max(1)));
+        let cost = sdma::transfer_cycles(&c.timing, r.image_size);
         c.stats.cycles += cost;
         c.stats.stalls.device_wait += cost;
         // Bind the kernel table named by the image's trailer.
-        let end = header.data_seg_off as usize + header.data_seg_len as usize;
-        let trailer = image
-            .get(end..end + 12)
-            .filter(|t| &t[..4] == KTAB_MAGIC)
-            .ok_or(FirmwareError::NoKernelTable { core })?;
-        let (addr, len) = (
-            u32::from_le_bytes(trailer[4..8].try_into().expect("4 bytes")),
-            u32::from_le_bytes(trailer[8..12].try_into().expect("4 bytes")),
-        );
+        let KtabTrailer { addr, size: len } =
+            KtabTrailer::of_image(&header, &image).ok_or(FirmwareError::NoKernelTable { core })?;
         let bad_table = |why: &'static str| FirmwareError::BadKernelTable {
             core,
             addr,
@@ -348,7 +340,7 @@ impl Firmware {
         key: u32,
         opcode: u32,
         sub_opcode: u32,
-        args: &[[u8; 0x30]],
+        args: &[ArgTensor],
         threads: usize,
     ) -> Result<Vec<CoreResult>, FirmwareError> {
         let (selector, lib) = self

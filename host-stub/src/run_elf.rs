@@ -11,11 +11,6 @@ use q7_isa::CoreConfig;
 use q7_loader::ElfFile;
 use serde::Serialize;
 
-/// PT_LOAD.
-const PT_LOAD: u32 = 1;
-/// PF_X.
-const PF_X: u32 = 1;
-
 /// Why a program could not be run.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -57,12 +52,12 @@ pub fn prepare(
     let segments: Vec<LoadSegment<'_>> = elf
         .segments
         .iter()
-        .filter(|s| s.kind == PT_LOAD)
+        .filter(|s| s.is_load())
         .map(|s| LoadSegment {
             addr: s.vaddr,
             data: s.data,
             memsz: s.memsz,
-            exec: s.flags & PF_X != 0,
+            exec: s.is_exec(),
         })
         .collect();
     if segments.is_empty() {

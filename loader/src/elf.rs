@@ -1,11 +1,11 @@
-//! ELF32 little-endian Xtensa reader (reference/xtensa-isa.md §8.1).
+//! ELF32 little-endian Xtensa reader. Every ELF constant comes from `object::elf`.
 
 use object::elf;
 use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, Sym};
 use object::LittleEndian as LE;
 
-/// `e_machine` of Xtensa (§8.1).
-pub const EM_XTENSA: u16 = 94;
+/// `e_machine` of Xtensa.
+pub const EM_XTENSA: u16 = elf::EM_XTENSA;
 
 /// Why a file is not a usable ELF32-Xtensa image. Each names what is wrong and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -35,7 +35,7 @@ pub enum ElfError {
         found: u8,
     },
     /// Not EM_XTENSA.
-    #[error("wrong machine {found} (e_machine at byte 18): expected 94 (EM_XTENSA)")]
+    #[error("wrong machine {found} (e_machine at byte 18): expected {EM_XTENSA} (EM_XTENSA)")]
     WrongMachine {
         /// `e_machine`.
         found: u16,
@@ -110,6 +110,21 @@ pub struct Segment<'data> {
     pub memsz: u32,
     /// The `p_filesz` bytes from the file.
     pub data: &'data [u8],
+}
+
+impl Segment<'_> {
+    /// PT_LOAD: loaded into memory.
+    pub fn is_load(&self) -> bool {
+        self.kind == elf::PT_LOAD
+    }
+    /// PT_DYNAMIC: the dynamic section.
+    pub fn is_dynamic(&self) -> bool {
+        self.kind == elf::PT_DYNAMIC
+    }
+    /// PF_X: executable.
+    pub fn is_exec(&self) -> bool {
+        self.flags & elf::PF_X != 0
+    }
 }
 
 /// A symbol-table entry.
@@ -274,5 +289,31 @@ impl<'data> ElfFile<'data> {
     /// The section called `name`.
     pub fn section(&self, name: &str) -> Option<&Section<'data>> {
         self.sections.iter().find(|s| s.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segment(kind: u32, flags: u32) -> Segment<'static> {
+        Segment {
+            kind,
+            flags,
+            vaddr: 0,
+            paddr: 0,
+            memsz: 0,
+            data: &[],
+        }
+    }
+
+    #[test]
+    fn segment_kinds_and_flags_are_the_elf_constants() {
+        let code = segment(1, 5); // PT_LOAD, PF_R | PF_X
+        assert!(code.is_load() && code.is_exec() && !code.is_dynamic());
+        let data = segment(1, 6); // PT_LOAD, PF_R | PF_W
+        assert!(data.is_load() && !data.is_exec());
+        assert!(segment(2, 6).is_dynamic(), "PT_DYNAMIC");
+        assert_eq!(EM_XTENSA, 94);
     }
 }

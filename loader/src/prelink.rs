@@ -5,35 +5,32 @@
 //! Device layout: the UCPL image is staged contiguously at the device base, so the code segment
 //! sits at base + 0x20 (the magic's byte 4, seed 001) and the data segment follows at its
 //! link-time distance from the code (any page gap between them is zero-filled and counted in
-//! `code_seg_len`). Relocation semantics (reference xtensa-isa.md §8.2), with `bias` = base +
-//! 0x20 − link address of the code segment: R_XTENSA_NONE does nothing; R_XTENSA_RELATIVE and
+//! `code_seg_len`). Relocation semantics, with `bias` = base + 0x20 − link address of the code
+//! segment: R_XTENSA_NONE does nothing; R_XTENSA_RELATIVE and
 //! R_XTENSA_32 (symbol index 0) add `bias + A` to the word in place — GNU ld writes the
 //! link-time address into the word and leaves r_addend 0, as the Xtensa dynamic loader
 //! expects (`*where += load_bias + r_addend`). Any relocation naming a symbol (`r_info > 0xff`) or of another type is
 //! rejected, naming it: a packaged image must be fully self-relative (seed 001).
 //!
 //! Where the `.kernel_info_table` goes once sections are gone (ours, PLATFORM.md): the UCPL
-//! image ends with a 12-byte trailer `"KTAB"`, u32 address, u32 size after the data segment
-//! (see [`PrelinkedImage::ucpl`]).
+//! image ends with a [`KtabTrailer`] after the data segment (see [`PrelinkedImage::ucpl`]).
+//!
+//! The dynamic section and relocations are read through [`crate::dynamic`]; ELF constants come
+//! from `object::elf`.
 
-use crate::elf::{ElfError, ElfFile, ElfKind, EM_XTENSA};
+use object::elf::{R_XTENSA_32, R_XTENSA_NONE, R_XTENSA_RELATIVE};
+use object::LittleEndian as LE;
+
+use crate::dynamic::{self, Dynamic, DynamicError};
+use crate::elf::{ElfError, ElfFile, ElfKind};
+use crate::ktab::{self, KtabTrailer};
 use crate::ucpl::{self, UcplHeader};
-
-const PT_LOAD: u32 = 1;
-const PT_DYNAMIC: u32 = 2;
-const PF_X: u32 = 1;
-const DT_NULL: u32 = 0;
-const DT_RELA: u32 = 7;
-const DT_RELASZ: u32 = 8;
-const DT_RELAENT: u32 = 9;
-const DT_INIT: u32 = 12;
-const DT_FINI: u32 = 13;
 
 /// The byte cap of libraries staged through the EXTISA path (seed 001: `cmpq $0x10001`).
 pub const EXTISA_CAP: u32 = 0x1_0000;
-/// The largest image any device buffer can hold: the 32 MiB single-core image window (seed 001;
-/// PLATFORM.md, "Image size limits"). Spans beyond it are refused before anything is allocated.
-pub const MAX_IMAGE_BYTES: u64 = 0x0200_0000;
+/// The largest image any device buffer can hold: the single-core image window (PLATFORM.md,
+/// "Image size limits"). Spans beyond it are refused before anything is allocated.
+pub use q7_layout::MAX_IMAGE_BYTES;
 /// The seed's error text for a prelinked image larger than its device buffer.
 pub const TOO_LARGE: &str = "Prelinked library would be larger than the available buffer on device";
 
@@ -102,9 +99,17 @@ pub enum PrelinkError {
         /// r_offset.
         offset: u32,
     },
-    /// The relocation table is malformed.
+    /// The data segment lies below the code segment.
+    #[error("malformed dynamic section: data segment at {data:#x} precedes the code segment at {code:#x}")]
+    DataBelowCode {
+        /// Data start.
+        data: u32,
+        /// Code start.
+        code: u32,
+    },
+    /// The dynamic section or its relocation table is malformed.
     #[error("malformed dynamic section: {0}")]
-    Dynamic(String),
+    Dynamic(#[from] DynamicError),
     /// The image does not fit its device buffer.
     #[error("{TOO_LARGE}: {size:#x} bytes, {limit_name} holds {limit:#x}")]
     TooLarge {
@@ -145,12 +150,9 @@ pub struct PrelinkedImage {
     pub relocations: usize,
 }
 
-/// Trailer magic after the data segment of a UCPL image carrying the kernel table address.
-pub const KTAB_MAGIC: &[u8; 4] = b"KTAB";
-
 impl PrelinkedImage {
-    /// The UCPL image: header, code, data, then our `.kernel_info_table` trailer
-    /// (`"KTAB"`, u32 address, u32 size) when the image has a table. Staged at device address
+    /// The UCPL image: header, code, data, then the [`KtabTrailer`] when the image has a
+    /// `.kernel_info_table`. Staged at device address
     /// `code.addr − 0x20`.
     pub fn ucpl(&self) -> Vec<u8> {
         let code_len = self.code.bytes.len() as u32;
@@ -167,16 +169,18 @@ impl PrelinkedImage {
         out.extend_from_slice(&self.code.bytes);
         out.extend_from_slice(&self.data.bytes);
         if let Some((addr, size)) = self.kernel_table {
-            out.extend_from_slice(KTAB_MAGIC);
-            out.extend_from_slice(&addr.to_le_bytes());
-            out.extend_from_slice(&size.to_le_bytes());
+            out.extend_from_slice(&KtabTrailer { addr, size }.encode());
         }
         out
     }
 
     /// Size of the UCPL image.
     pub fn size(&self) -> u64 {
-        let trailer = if self.kernel_table.is_some() { 12 } else { 0 };
+        let trailer = if self.kernel_table.is_some() {
+            ktab::SIZE
+        } else {
+            0
+        };
         (ucpl::SIZE + self.code.bytes.len() + self.data.bytes.len() + trailer) as u64
     }
 
@@ -194,37 +198,31 @@ impl PrelinkedImage {
     }
 }
 
-fn word(b: &[u8], off: usize) -> Option<u32> {
-    b.get(off..off + 4)
-        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-}
-
 /// Prelinks device image `image` so its first PT_LOAD lands at `base`.
 pub fn prelink(image: &[u8], base: u32) -> Result<PrelinkedImage, PrelinkError> {
     let elf = ElfFile::parse(image)?;
     if !matches!(elf.kind, ElfKind::Shared | ElfKind::Executable) {
         return Err(PrelinkError::NotLinked { kind: elf.kind });
     }
-    debug_assert_eq!(EM_XTENSA, 94);
     let dynamic = elf
         .segments
         .iter()
-        .find(|s| s.kind == PT_DYNAMIC)
+        .find(|s| s.is_dynamic())
         .ok_or(PrelinkError::NoDynamic)?;
-    let loads: Vec<_> = elf.segments.iter().filter(|s| s.kind == PT_LOAD).collect();
+    let loads: Vec<_> = elf.segments.iter().filter(|s| s.is_load()).collect();
     if loads.len() != 2 {
         return Err(PrelinkError::SegmentCount { count: loads.len() });
     }
-    let (code_seg, data_seg) = if loads[0].flags & PF_X != 0 {
+    let (code_seg, data_seg) = if loads[0].is_exec() {
         (loads[0], loads[1])
     } else {
         (loads[1], loads[0])
     };
     if data_seg.vaddr < code_seg.vaddr {
-        return Err(PrelinkError::Dynamic(format!(
-            "data segment at {:#x} precedes the code segment at {:#x}",
-            data_seg.vaddr, code_seg.vaddr
-        )));
+        return Err(PrelinkError::DataBelowCode {
+            data: data_seg.vaddr,
+            code: code_seg.vaddr,
+        });
     }
     let link_base = code_seg.vaddr;
     let (c0, c1) = (
@@ -258,57 +256,28 @@ pub fn prelink(image: &[u8], base: u32) -> Result<PrelinkedImage, PrelinkError> 
     let mut data = data_seg.data.to_vec();
     data.resize(data_seg.memsz as usize, 0);
 
-    // Dynamic tags.
-    let mut tags = std::collections::HashMap::new();
-    for entry in dynamic.data.chunks_exact(8) {
-        let (tag, val) = (word(entry, 0).unwrap_or(0), word(entry, 4).unwrap_or(0));
-        if tag == DT_NULL {
-            break;
-        }
-        tags.entry(tag).or_insert(val);
-    }
-    let rela = tags.get(&DT_RELA).copied();
-    let relasz = tags.get(&DT_RELASZ).copied().unwrap_or(0);
-    let relaent = tags.get(&DT_RELAENT).copied().unwrap_or(12);
-    if relaent != 12 {
-        return Err(PrelinkError::Dynamic(format!(
-            "DT_RELAENT is {relaent}, expected 12"
-        )));
-    }
+    let tags = Dynamic::parse(dynamic.data)?;
     // The relocation table lives in the (pre-relocation) code or data segment bytes.
-    let table: Vec<u8> = match rela {
-        None => Vec::new(),
-        Some(addr) => {
-            let read = |seg: &[u8], start: u32| -> Option<Vec<u8>> {
-                let off = addr.checked_sub(start)? as usize;
-                seg.get(off..off.checked_add(relasz as usize)?)
-                    .map(<[u8]>::to_vec)
-            };
-            read(code_seg.data, code_seg.vaddr)
-                .or_else(|| read(data_seg.data, data_seg.vaddr))
-                .ok_or_else(|| {
-                    PrelinkError::Dynamic(format!(
-                        "DT_RELA {addr:#x}+{relasz:#x} is outside the loaded file bytes"
-                    ))
-                })?
-        }
-    };
+    let table = tags.rela_table(&[
+        (code_seg.vaddr, code_seg.data),
+        (data_seg.vaddr, data_seg.data),
+    ])?;
     let mut applied = 0;
-    for (index, r) in table.chunks_exact(12).enumerate() {
+    for (index, r) in dynamic::relocations(table).iter().enumerate() {
         let (offset, info, addend) = (
-            word(r, 0).unwrap_or(0),
-            word(r, 4).unwrap_or(0),
-            word(r, 8).unwrap_or(0),
+            r.r_offset.get(LE),
+            r.r_info.get(LE),
+            r.r_addend.get(LE) as u32,
         );
-        if info > 0xff {
+        if r.r_sym(LE) != 0 {
             return Err(PrelinkError::SymbolRelocation {
                 index,
                 offset,
-                symbol: info >> 8,
+                symbol: r.r_sym(LE),
                 info,
             });
         }
-        let kind = info & 0xff;
+        let kind = r.r_type(LE);
         let code_len = code.len() as u32;
         let target = if let Some(o) = offset
             .checked_sub(code_seg.vaddr)
@@ -320,15 +289,15 @@ pub fn prelink(image: &[u8], base: u32) -> Result<PrelinkedImage, PrelinkError> 
             .filter(|o| o.checked_add(4).is_some_and(|end| end <= data_seg.memsz))
         {
             &mut data[o as usize..o as usize + 4]
-        } else if kind == 0 {
+        } else if kind == R_XTENSA_NONE {
             continue;
         } else {
             return Err(PrelinkError::RelocationOutOfRange { index, offset });
         };
         let old = u32::from_le_bytes([target[0], target[1], target[2], target[3]]);
         let new = match kind {
-            0 => continue,                                        // R_XTENSA_NONE
-            1 | 5 => old.wrapping_add(bias).wrapping_add(addend), // R_XTENSA_32, _RELATIVE
+            R_XTENSA_NONE => continue,
+            R_XTENSA_32 | R_XTENSA_RELATIVE => old.wrapping_add(bias).wrapping_add(addend),
             _ => {
                 return Err(PrelinkError::UnknownRelocation {
                     index,
@@ -353,8 +322,8 @@ pub fn prelink(image: &[u8], base: u32) -> Result<PrelinkedImage, PrelinkError> 
             bytes: data,
         },
         entry: elf.entry.wrapping_add(bias),
-        init: tags.get(&DT_INIT).map_or(0, |v| v.wrapping_add(bias)),
-        fini: tags.get(&DT_FINI).map_or(0, |v| v.wrapping_add(bias)),
+        init: tags.init.map_or(0, |v| v.wrapping_add(bias)),
+        fini: tags.fini.map_or(0, |v| v.wrapping_add(bias)),
         kernel_table,
         relocations: applied,
     })

@@ -167,12 +167,12 @@ pub fn load_elf(
     let segments: Vec<q7_emulator::baremetal::LoadSegment<'_>> = file
         .segments
         .iter()
-        .filter(|s| s.kind == 1)
+        .filter(|s| s.is_load())
         .map(|s| q7_emulator::baremetal::LoadSegment {
             addr: s.vaddr,
             data: s.data,
             memsz: s.memsz,
-            exec: s.flags & 1 != 0,
+            exec: s.is_exec(),
         })
         .collect();
     q7_emulator::baremetal::load(config, &segments, file.entry)
@@ -192,7 +192,7 @@ pub fn load_cluster(
     for seg in file
         .segments
         .iter()
-        .filter(|s| s.kind == 1 && !s.data.is_empty())
+        .filter(|s| s.is_load() && !s.data.is_empty())
     {
         cluster
             .load_all(seg.vaddr, seg.data)

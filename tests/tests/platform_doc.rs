@@ -1,5 +1,6 @@
 //! PLATFORM.md is the one definition of the platform: its tables must equal the emulator's
-//! constants (`q7_emulator::platform::map`) and the SDK header (`q7/platform.h`).
+//! constants (`q7_emulator::platform::map`, whose register map `map::reg` the devices decode
+//! through) and the SDK header (`q7/platform.h`).
 
 use std::collections::HashMap;
 
@@ -97,6 +98,43 @@ fn registers_match_the_code() {
             "{name}"
         );
     }
+}
+
+/// The register map the devices decode through is PLATFORM.md's register tables, row for row:
+/// every register of `reg::BLOCKS` has its row with its offset (and instance step) and access,
+/// and every register row of PLATFORM.md is in the map.
+#[test]
+fn every_register_of_the_device_blocks_is_a_platform_md_row() {
+    let r = rows(&doc());
+    let mut in_map = Vec::new();
+    for block in reg::BLOCKS {
+        for reg in block.registers {
+            let name = if block.index.is_empty() {
+                reg.name.to_string()
+            } else {
+                format!("{}({})", reg.name, block.index)
+            };
+            let row = r
+                .get(&name)
+                .unwrap_or_else(|| panic!("PLATFORM.md has no row {name}"));
+            let step = if block.index.is_empty() {
+                0
+            } else {
+                block.stride
+            };
+            assert_eq!(offset(&row[0]), (block.at(reg, 0), step), "{name}: offset");
+            assert_eq!(row[1], reg.access.as_str(), "{name}: access");
+            in_map.push(name);
+        }
+    }
+    let mut in_doc: Vec<String> = r
+        .iter()
+        .filter(|(_, cells)| cells.len() == 3 && matches!(cells[1].as_str(), "R" | "W" | "RW"))
+        .map(|(name, _)| name.clone())
+        .collect();
+    in_doc.sort();
+    in_map.sort();
+    assert_eq!(in_doc, in_map, "register rows of PLATFORM.md");
 }
 
 #[test]

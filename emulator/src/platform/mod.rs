@@ -1,14 +1,23 @@
-//! The emulated POOL cluster of PLATFORM.md: the address map ([`map`]), shared HBM ([`hbm`]),
-//! one core's bus with its devices ([`bus`], [`sdma`]), the SoC ↔ XT window table ([`soc`]) and
-//! eight cores on parallel threads ([`cluster`]).
+//! The emulated POOL cluster of PLATFORM.md: the address and register map ([`map`]), shared HBM
+//! ([`hbm`]), one core's bus ([`bus`]) with its MMIO devices behind one interface ([`device`]) —
+//! translate windows ([`mem_window`]), SDMA ([`sdma`]), mailbox ([`mailbox`]), console
+//! ([`console`]) — the SoC ↔ XT window table ([`soc`]) and eight cores on parallel threads
+//! ([`cluster`]).
 
 pub mod bus;
 pub mod cluster;
+pub mod console;
+pub mod device;
 pub mod hbm;
+pub mod mailbox;
 pub mod map;
+pub mod mem_window;
 pub mod sdma;
 pub mod soc;
 
 pub use bus::PlatformBus;
 pub use cluster::{Cluster, ClusterConfig};
+pub use console::ConsoleRing;
+pub use device::Device;
 pub use hbm::{Hbm, HbmError};
+pub use mailbox::Mailbox;

@@ -1,12 +1,28 @@
 //! The per-core SDMA engine (PLATFORM.md "SDMA"): two queues with descriptor rings in DATARAM,
-//! doorbells, completion counters and waits. Transfers are timed — each starts after the
-//! previous one of its queue plus a latency and moves a fixed number of bytes per cycle — and
+//! doorbells, completion counters and waits, decoded through `map::reg::sdma`. Transfers are
+//! timed — each starts after the previous one of its queue and costs [`transfer_cycles`] — and
 //! take effect at their end cycle as the core observes it, so results never depend on host
 //! timing.
 
 use std::collections::VecDeque;
 
-use super::map::{self, queue};
+use super::device::{self, Device, DeviceCtx};
+use super::map::{self, queue, reg, reg::sdma as regs, reg::Decoded};
+use crate::bus::BusFault;
+use crate::timing::TimingModel;
+
+/// Largest transfer a descriptor may ask for.
+pub const MAX_LEN: u32 = 65536;
+/// Most entries a ring may have.
+pub const MAX_RING: u32 = 256;
+/// Bytes of one descriptor (and the ring base's alignment).
+pub const DESCRIPTOR_SIZE: u32 = 16;
+
+/// Cycles an SDMA transfer of `len` bytes takes from becoming eligible to its end: the latency,
+/// then `len` at the engine's bytes per cycle. The firmware's timed image pull costs the same.
+pub fn transfer_cycles(timing: &TimingModel, len: u32) -> u64 {
+    u64::from(timing.sdma_latency) + u64::from(len.div_ceil(timing.sdma_bytes_per_cycle.max(1)))
+}
 
 /// A queued transfer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,11 +77,12 @@ pub enum QueueEvent {
     },
 }
 
-/// Both queues of one core.
-#[derive(Debug, Clone, Default)]
+/// The SDMA device of one core: both queues and the timing they run at.
+#[derive(Debug, Clone)]
 pub struct Sdma {
     /// M2S (0) and S2M (1).
-    pub queues: [Queue; 2],
+    pub queues: [Queue; queue::COUNT as usize],
+    timing: TimingModel,
 }
 
 /// Name of queue `q` for messages.
@@ -83,5 +100,340 @@ pub fn local_in_range(local: u32, len: u32) -> bool {
     local >= base && u64::from(local) + u64::from(len) <= u64::from(base) + u64::from(size)
 }
 
-/// Largest transfer a descriptor may ask for.
-pub const MAX_LEN: u32 = 65536;
+/// Offset of DATARAM address `local` in the DATARAM slice.
+fn dataram_offset(local: u32) -> usize {
+    (local - map::DATARAM.0) as usize
+}
+
+impl Sdma {
+    /// Idle queues, transfers timed by `timing`.
+    pub fn new(timing: &TimingModel) -> Self {
+        Sdma {
+            queues: Default::default(),
+            timing: timing.clone(),
+        }
+    }
+
+    /// SDMA_DOORBELL(q) = `tail`: queues descriptors `[queued, tail)` from the ring.
+    fn doorbell(
+        &mut self,
+        q: u32,
+        tail: u32,
+        cx: &mut DeviceCtx<'_>,
+        now: u64,
+    ) -> Result<(), BusFault> {
+        let off = reg::sdma_doorbell(q);
+        let name = queue_name(q);
+        self.apply(q, cx, now)?;
+        let qu = &self.queues[q as usize];
+        let (ring_base, size, queued, completed) =
+            (qu.ring_base, qu.ring_size, qu.queued, qu.completed);
+        let err = |message: String| Err(device::error(off, message));
+        if size == 0 {
+            return err(format!(
+                "SDMA {name}: doorbell before SDMA_RING_SIZE was set"
+            ));
+        }
+        let new = tail.wrapping_sub(queued);
+        if new > (1 << 30) {
+            return err(format!(
+                "SDMA {name}: doorbell {tail} is behind the {queued} descriptors already queued"
+            ));
+        }
+        if tail.wrapping_sub(completed) > size {
+            return err(format!(
+                "SDMA {name}: ring overflow: doorbell {tail} would put {} descriptors in flight in a {size}-entry ring ({completed} completed)",
+                tail.wrapping_sub(completed)
+            ));
+        }
+        let (dram_base, dram_size) = map::DATARAM;
+        let mut start_after = qu.busy_until.max(now);
+        for k in 0..new {
+            let index = queued.wrapping_add(k);
+            let slot = ring_base + (index % size) * DESCRIPTOR_SIZE;
+            let d = local_in_range(slot, DESCRIPTOR_SIZE)
+                .then(|| {
+                    let o = dataram_offset(slot);
+                    &cx.dataram[o..o + DESCRIPTOR_SIZE as usize]
+                })
+                .ok_or_else(|| {
+                    device::error(
+                        off,
+                        format!(
+                            "SDMA {name}: descriptor {index} at {slot:#010x} is outside DATARAM"
+                        ),
+                    )
+                })?;
+            let word = |i: usize| u32::from_le_bytes([d[i], d[i + 1], d[i + 2], d[i + 3]]);
+            let hbm = u64::from(word(0)) | (u64::from(word(4)) << 32);
+            let (local, len) = (word(8), word(12));
+            if len == 0 || len > MAX_LEN {
+                return err(format!(
+                    "SDMA {name}: malformed descriptor {index} at {slot:#010x}: length {len} (must be 1..{MAX_LEN})"
+                ));
+            }
+            if !local_in_range(local, len) {
+                return err(format!(
+                    "SDMA {name}: descriptor {index} at {slot:#010x}: DATARAM address {local:#010x}+{len:#x} out of range [{dram_base:#010x}, {:#010x})",
+                    dram_base + dram_size
+                ));
+            }
+            if hbm
+                .checked_add(u64::from(len))
+                .is_none_or(|e| e > cx.hbm.size())
+            {
+                return err(format!(
+                    "SDMA {name}: descriptor {index} at {slot:#010x}: HBM address {hbm:#x}+{len:#x} out of range (HBM is {:#x} bytes)",
+                    cx.hbm.size()
+                ));
+            }
+            let end = start_after + transfer_cycles(&self.timing, len);
+            start_after = end;
+            self.queues[q as usize].pending.push_back(Transfer {
+                index,
+                hbm,
+                local,
+                len,
+                end,
+            });
+        }
+        let qu = &mut self.queues[q as usize];
+        qu.queued = tail;
+        qu.busy_until = start_after;
+        qu.log.push(QueueEvent::Doorbell { cycle: now, tail });
+        Ok(())
+    }
+
+    /// Applies the transfers of queue `q` that have ended by `now`.
+    fn apply(&mut self, q: u32, cx: &mut DeviceCtx<'_>, now: u64) -> Result<(), BusFault> {
+        let qu = &mut self.queues[q as usize];
+        while let Some(t) = qu.pending.front().copied() {
+            if t.end > now {
+                break;
+            }
+            qu.pending.pop_front();
+            let bad = |_| {
+                device::error(
+                    reg::sdma_completed(q),
+                    format!(
+                        "SDMA {}: descriptor {}: HBM access failed",
+                        queue_name(q),
+                        t.index
+                    ),
+                )
+            };
+            let o = dataram_offset(t.local);
+            let local = &mut cx.dataram[o..o + t.len as usize];
+            if q == queue::M2S {
+                cx.hbm.read(t.hbm, local).map_err(bad)?;
+            } else {
+                cx.hbm.write(t.hbm, local).map_err(bad)?;
+            }
+            qu.completed = t.index.wrapping_add(1);
+        }
+        Ok(())
+    }
+
+    /// SDMA_WAIT(q) = `count`: the cycles until `count` descriptors have completed.
+    fn wait(
+        &mut self,
+        q: u32,
+        count: u32,
+        cx: &mut DeviceCtx<'_>,
+        now: u64,
+    ) -> Result<u64, BusFault> {
+        let qu = &self.queues[q as usize];
+        if count.wrapping_sub(qu.completed) > qu.queued.wrapping_sub(qu.completed) {
+            return Err(device::error(
+                reg::sdma_wait(q),
+                format!(
+                    "SDMA {}: wait for {count} completions, but only {} descriptors were queued: the core would wait forever",
+                    queue_name(q),
+                    qu.queued
+                ),
+            ));
+        }
+        let end = qu
+            .pending
+            .iter()
+            .take_while(|t| t.index.wrapping_sub(qu.completed) < count.wrapping_sub(qu.completed))
+            .map(|t| t.end)
+            .max()
+            .unwrap_or(now);
+        let until = end.max(now);
+        self.apply(q, cx, until)?;
+        self.queues[q as usize]
+            .log
+            .push(QueueEvent::Wait { cycle: now, until });
+        Ok(until - now)
+    }
+}
+
+impl Device for Sdma {
+    fn block(&self) -> &'static reg::Block {
+        &regs::BLOCK
+    }
+
+    fn load(&mut self, d: Decoded, cx: &mut DeviceCtx<'_>, now: u64) -> Result<u32, BusFault> {
+        let q = d.instance;
+        match d.register {
+            regs::RING_BASE => Ok(self.queues[q as usize].ring_base),
+            regs::RING_SIZE => Ok(self.queues[q as usize].ring_size),
+            _ => {
+                // SDMA_COMPLETED: first apply what has ended by now.
+                self.apply(q, cx, now)?;
+                Ok(self.queues[q as usize].completed)
+            }
+        }
+    }
+
+    fn store(
+        &mut self,
+        d: Decoded,
+        v: u32,
+        cx: &mut DeviceCtx<'_>,
+        now: u64,
+    ) -> Result<u64, BusFault> {
+        let (q, off) = (d.instance, d.off);
+        let name = queue_name(q);
+        let qu = &mut self.queues[q as usize];
+        match d.register {
+            regs::RING_BASE => {
+                if !v.is_multiple_of(DESCRIPTOR_SIZE) || !local_in_range(v, DESCRIPTOR_SIZE) {
+                    return Err(device::error(
+                        off,
+                        format!(
+                            "SDMA {name}: ring base {v:#010x} must be {DESCRIPTOR_SIZE}-byte aligned inside DATARAM"
+                        ),
+                    ));
+                }
+                qu.ring_base = v;
+                Ok(0)
+            }
+            regs::RING_SIZE => {
+                if !v.is_power_of_two() || v > MAX_RING {
+                    return Err(device::error(
+                        off,
+                        format!(
+                            "SDMA {name}: ring size {v} must be a power of two in 1..{MAX_RING}"
+                        ),
+                    ));
+                }
+                qu.ring_size = v;
+                Ok(0)
+            }
+            regs::DOORBELL => self.doorbell(q, v, cx, now).map(|_| 0),
+            _ => self.wait(q, v, cx, now), // SDMA_WAIT
+        }
+    }
+
+    fn refuse_write(&self, off: u32) -> BusFault {
+        device::write_refused(off, "read-only or unknown SDMA")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::device::Rig;
+
+    /// Writes descriptor `slot` of a ring at the start of DATARAM.
+    fn descriptor(rig: &mut Rig, slot: usize, hbm: u64, local: u32, len: u32) {
+        let d = &mut rig.dataram[slot * 16..slot * 16 + 16];
+        d[..8].copy_from_slice(&hbm.to_le_bytes());
+        d[8..12].copy_from_slice(&local.to_le_bytes());
+        d[12..].copy_from_slice(&len.to_le_bytes());
+    }
+
+    #[test]
+    fn a_transfer_costs_the_latency_plus_its_bytes_at_the_engine_rate() {
+        let t = TimingModel::default();
+        assert_eq!(transfer_cycles(&t, 1024), 200 + 1024 / 64);
+        assert_eq!(
+            transfer_cycles(&t, 65),
+            200 + 2,
+            "a partial cycle counts whole"
+        );
+        let zero_rate = TimingModel {
+            sdma_bytes_per_cycle: 0,
+            ..TimingModel::default()
+        };
+        assert_eq!(
+            transfer_cycles(&zero_rate, 10),
+            200 + 10,
+            "rate 0 moves a byte per cycle"
+        );
+    }
+
+    #[test]
+    fn m2s_copies_at_the_end_cycle_and_wait_stalls_until_then() {
+        let (t, mut rig) = (TimingModel::default(), Rig::new());
+        let mut s = Sdma::new(&t);
+        rig.hbm.write(0x100, b"sdma").unwrap();
+        descriptor(&mut rig, 0, 0x100, map::DATARAM.0 + 0x800, 4);
+        rig.store(&mut s, reg::sdma_ring_base(0), map::DATARAM.0, 0)
+            .unwrap();
+        rig.store(&mut s, reg::sdma_ring_size(0), 4, 0).unwrap();
+        rig.store(&mut s, reg::sdma_doorbell(0), 1, 10).unwrap();
+        let end = 10 + transfer_cycles(&t, 4);
+        assert_eq!(rig.load(&mut s, reg::sdma_completed(0), end - 1), Ok(0));
+        assert_eq!(rig.store(&mut s, reg::sdma_wait(0), 1, 20), Ok(end - 20));
+        assert_eq!(&rig.dataram[0x800..0x804], b"sdma");
+        assert_eq!(rig.load(&mut s, reg::sdma_completed(0), end), Ok(1));
+        assert_eq!(
+            s.queues[0].log,
+            [
+                QueueEvent::Doorbell { cycle: 10, tail: 1 },
+                QueueEvent::Wait {
+                    cycle: 20,
+                    until: end
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn s2m_copies_dataram_to_hbm() {
+        let (t, mut rig) = (TimingModel::default(), Rig::new());
+        let mut s = Sdma::new(&t);
+        rig.dataram[0x400..0x403].copy_from_slice(b"out");
+        descriptor(&mut rig, 0, 0x2000, map::DATARAM.0 + 0x400, 3);
+        rig.store(&mut s, reg::sdma_ring_base(1), map::DATARAM.0, 0)
+            .unwrap();
+        rig.store(&mut s, reg::sdma_ring_size(1), 1, 0).unwrap();
+        rig.store(&mut s, reg::sdma_doorbell(1), 1, 0).unwrap();
+        rig.store(&mut s, reg::sdma_wait(1), 1, 0).unwrap();
+        let mut got = [0u8; 3];
+        rig.hbm.read(0x2000, &mut got).unwrap();
+        assert_eq!(&got, b"out");
+    }
+
+    #[test]
+    fn register_misuse_names_the_queue() {
+        let mut rig = Rig::new();
+        let mut s = Sdma::new(&TimingModel::default());
+        let msg = |r: Result<u64, BusFault>| r.unwrap_err().to_string();
+        assert_eq!(
+            msg(rig.store(&mut s, reg::sdma_ring_base(1), 0x0008_0004, 0)),
+            "SDMA S2M: ring base 0x00080004 must be 16-byte aligned inside DATARAM"
+        );
+        assert_eq!(
+            msg(rig.store(&mut s, reg::sdma_ring_size(0), 512, 0)),
+            "SDMA M2S: ring size 512 must be a power of two in 1..256"
+        );
+        assert_eq!(
+            msg(rig.store(&mut s, reg::sdma_doorbell(0), 1, 0)),
+            "SDMA M2S: doorbell before SDMA_RING_SIZE was set"
+        );
+        assert_eq!(
+            msg(rig.store(&mut s, reg::sdma_completed(0), 1, 0)),
+            "write of read-only or unknown SDMA register 0x0300100c"
+        );
+        assert_eq!(
+            rig.load(&mut s, reg::sdma_wait(0), 0)
+                .unwrap_err()
+                .to_string(),
+            "read of MMIO register 0x03001010, which does not exist or is write-only"
+        );
+    }
+}

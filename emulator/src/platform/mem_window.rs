@@ -1,0 +1,144 @@
+//! The translate windows (PLATFORM.md "Translate windows"): MEM_WINDOW registers and the
+//! translation of `XLATE` addresses to HBM. Windows 0 and 1 are pinned to HBM scratch at boot.
+
+use super::device::{self, Device, DeviceCtx};
+use super::map::{self, reg, reg::mem_window as regs, reg::Decoded};
+use crate::bus::BusFault;
+
+/// A translate window's registers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Window {
+    /// HBM base (16 MiB aligned).
+    pub base: u64,
+    /// MEM_WINDOW_CTRL bit 0.
+    pub enabled: bool,
+}
+
+/// The MEM_WINDOW device: one [`Window`] per translate window.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemWindows {
+    /// The windows, by number.
+    pub windows: [Window; map::WINDOWS as usize],
+}
+
+impl Default for MemWindows {
+    /// The boot state: windows 0 and 1 pinned to HBM scratch, the others disabled.
+    fn default() -> Self {
+        let mut windows = [Window::default(); map::WINDOWS as usize];
+        for (w, win) in windows
+            .iter_mut()
+            .enumerate()
+            .take(map::PINNED_WINDOWS as usize)
+        {
+            *win = Window {
+                base: map::HBM_SCRATCH.0 + w as u64 * u64::from(map::WINDOW_SIZE),
+                enabled: true,
+            };
+        }
+        MemWindows { windows }
+    }
+}
+
+impl MemWindows {
+    /// The HBM address behind core address `addr`, if it is in an enabled window.
+    #[inline]
+    pub fn translate(&self, addr: u32) -> Option<u64> {
+        let off = addr.wrapping_sub(map::XLATE.0);
+        if off >= map::XLATE.1 {
+            return None;
+        }
+        let win = self.windows[(off / map::WINDOW_SIZE) as usize];
+        win.enabled
+            .then_some(win.base + u64::from(off % map::WINDOW_SIZE))
+    }
+}
+
+impl Device for MemWindows {
+    fn block(&self) -> &'static reg::Block {
+        &regs::BLOCK
+    }
+
+    fn load(&mut self, d: Decoded, _: &mut DeviceCtx<'_>, _: u64) -> Result<u32, BusFault> {
+        let w = self.windows[d.instance as usize];
+        Ok(match d.register {
+            regs::BASE_LO => w.base as u32,
+            regs::BASE_HI => (w.base >> 32) as u32,
+            _ => u32::from(w.enabled), // CTRL
+        })
+    }
+
+    fn store(
+        &mut self,
+        d: Decoded,
+        v: u32,
+        _: &mut DeviceCtx<'_>,
+        _: u64,
+    ) -> Result<u64, BusFault> {
+        let (w, win) = (d.instance, &mut self.windows[d.instance as usize]);
+        match d.register {
+            regs::BASE_LO => {
+                if v & (map::WINDOW_SIZE - 1) != 0 {
+                    return Err(device::error(
+                        d.off,
+                        format!(
+                            "MEM_WINDOW_BASE_LO({w}) = {v:#010x}: misaligned window base (bits 23:0 must be 0)"
+                        ),
+                    ));
+                }
+                win.base = (win.base & !0xffff_ffff) | u64::from(v);
+            }
+            regs::BASE_HI => win.base = (win.base & 0xffff_ffff) | (u64::from(v) << 32),
+            _ => win.enabled = v & 1 != 0, // CTRL
+        }
+        Ok(0)
+    }
+
+    fn refuse_write(&self, off: u32) -> BusFault {
+        device::write_refused(off, "unknown MEM_WINDOW")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::device::Rig;
+
+    #[test]
+    fn windows_0_and_1_boot_pinned_to_hbm_scratch() {
+        let m = MemWindows::default();
+        assert_eq!(m.translate(0x8400_0010), Some(0x10));
+        assert_eq!(m.translate(0x8500_0000), Some(0x0100_0000));
+        assert_eq!(m.translate(0x8600_0000), None, "window 2 is disabled");
+        assert_eq!(m.translate(0x8900_0000), None, "past the five windows");
+    }
+
+    #[test]
+    fn programming_a_window_maps_it() {
+        let (mut rig, mut m) = (Rig::new(), MemWindows::default());
+        rig.store(&mut m, reg::mem_window_base_lo(2), 0x0300_0000, 0)
+            .unwrap();
+        rig.store(&mut m, reg::mem_window_base_hi(2), 0x1, 0)
+            .unwrap();
+        rig.store(&mut m, reg::mem_window_ctrl(2), 1, 0).unwrap();
+        assert_eq!(m.translate(0x8600_0004), Some(0x1_0300_0004));
+        assert_eq!(rig.load(&mut m, reg::mem_window_base_hi(2), 0), Ok(1));
+        assert_eq!(rig.load(&mut m, reg::mem_window_ctrl(2), 0), Ok(1));
+    }
+
+    #[test]
+    fn a_misaligned_base_and_unknown_registers_are_refused() {
+        let (mut rig, mut m) = (Rig::new(), MemWindows::default());
+        let e = rig.store(&mut m, reg::mem_window_base_lo(3), 0x10, 0);
+        assert!(e.unwrap_err().to_string().contains(
+            "MEM_WINDOW_BASE_LO(3) = 0x00000010: misaligned window base (bits 23:0 must be 0)"
+        ));
+        assert_eq!(
+            rig.store(&mut m, 0xc, 0, 0).unwrap_err().to_string(),
+            "write of unknown MEM_WINDOW register 0x0300000c"
+        );
+        assert_eq!(
+            rig.load(&mut m, 0xc, 0).unwrap_err().to_string(),
+            "read of MMIO register 0x0300000c, which does not exist or is write-only"
+        );
+    }
+}
