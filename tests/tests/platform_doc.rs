@@ -197,3 +197,46 @@ fn image_size_limits_match_the_code() {
     let (_, single) = q7_emulator::platform::map::SINGLE_CORE_IMAGE_WINDOW;
     assert!(section.contains("the 32 MiB window at 0x84000000") && single == 32 << 20);
 }
+
+/// The rows of the first table after the line `heading` in PLATFORM.md, as cells.
+fn table_after(text: &str, heading: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .skip_while(|l| !l.starts_with(heading))
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2) // header and rule
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// PLATFORM.md "Runtime errors": the MBOX_ABORT codes and names are the emulator's.
+#[test]
+fn runtime_error_codes_match_the_code() {
+    use q7_emulator::platform::mailbox::RUNTIME_ERRORS;
+    let rows: Vec<(u32, String)> = table_after(&doc(), "console; the host reports")
+        .into_iter()
+        .map(|c| (c[0].parse().unwrap(), c[1].clone()))
+        .collect();
+    let code: Vec<(u32, String)> = RUNTIME_ERRORS
+        .iter()
+        .map(|e| (e.0, e.1.to_string()))
+        .collect();
+    assert_eq!(rows, code);
+}
+
+/// PLATFORM.md "Annotation port (TRACE)": the event codes and names are the emulator's.
+#[test]
+fn trace_event_codes_match_the_code() {
+    use q7_emulator::platform::trace_port::EVENTS;
+    let rows: Vec<(u32, String)> = table_after(&doc(), "| code | event | arguments |")
+        .into_iter()
+        .map(|c| (c[0].parse().unwrap(), c[1].clone()))
+        .collect();
+    let code: Vec<(u32, String)> = EVENTS.iter().map(|e| (e.0, e.1.to_string())).collect();
+    assert_eq!(rows, code);
+}

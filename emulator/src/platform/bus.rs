@@ -11,6 +11,7 @@ use super::mailbox::Mailbox;
 use super::map;
 use super::mem_window::MemWindows;
 use super::sdma::Sdma;
+use super::trace_port::TracePort;
 use crate::bus::{Bus, BusFault};
 use crate::timing::TimingModel;
 
@@ -82,6 +83,8 @@ pub struct PlatformBus {
     pub mailbox: Mailbox,
     /// Console ring.
     pub console: ConsoleRing,
+    /// Annotation port (runtime events).
+    pub trace: TracePort,
     icache: ICache,
     hbm_latency: u32,
 }
@@ -104,6 +107,7 @@ impl PlatformBus {
             sdma: Sdma::new(timing),
             mailbox: Mailbox::default(),
             console: ConsoleRing::default(),
+            trace: TracePort::default(),
             icache: ICache::new(timing),
             hbm_latency: timing.hbm_latency,
         }
@@ -111,13 +115,14 @@ impl PlatformBus {
 
     /// The MMIO devices, in register-map order, and what they may touch: the one table that
     /// registers a device with the bus.
-    fn devices(&mut self) -> ([&mut dyn Device; 4], DeviceCtx<'_>) {
+    fn devices(&mut self) -> ([&mut dyn Device; 5], DeviceCtx<'_>) {
         (
             [
                 &mut self.windows,
                 &mut self.sdma,
                 &mut self.mailbox,
                 &mut self.console,
+                &mut self.trace,
             ],
             DeviceCtx {
                 dataram: &mut self.dataram,

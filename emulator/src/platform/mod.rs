@@ -14,6 +14,7 @@ pub mod map;
 pub mod mem_window;
 pub mod sdma;
 pub mod soc;
+pub mod trace_port;
 
 pub use bus::PlatformBus;
 pub use cluster::{Cluster, ClusterConfig};

@@ -196,14 +196,33 @@ pub mod mailbox {
     pub const RESPONSE: Register = word("MBOX_RESPONSE", 0x400, Access::W);
     /// MBOX_RESPONSE_VALID: 1 once MBOX_RESPONSE was written.
     pub const RESPONSE_VALID: Register = word("MBOX_RESPONSE_VALID", 0x404, Access::R);
+    /// MBOX_ABORT: the runtime gives up with an error code (PLATFORM.md "Runtime errors").
+    pub const ABORT: Register = word("MBOX_ABORT", 0x408, Access::W);
+    /// MBOX_HEAP_BASE_LO: this core's HBM heap, base bits 31:0.
+    pub const HEAP_BASE_LO: Register = word("MBOX_HEAP_BASE_LO", 0x410, Access::R);
+    /// MBOX_HEAP_BASE_HI: base bits 63:32.
+    pub const HEAP_BASE_HI: Register = word("MBOX_HEAP_BASE_HI", 0x414, Access::R);
+    /// MBOX_HEAP_SIZE: heap bytes.
+    pub const HEAP_SIZE: Register = word("MBOX_HEAP_SIZE", 0x418, Access::R);
     /// A single instance.
     pub const BLOCK: Block = Block {
         name: "MAILBOX",
         base: 0x2000,
-        stride: 0x408,
+        stride: 0x41c,
         instances: 1,
         index: "",
-        registers: &[OPCODE, SUB_OPCODE, NARGS, ARGS, RESPONSE, RESPONSE_VALID],
+        registers: &[
+            OPCODE,
+            SUB_OPCODE,
+            NARGS,
+            ARGS,
+            RESPONSE,
+            RESPONSE_VALID,
+            ABORT,
+            HEAP_BASE_LO,
+            HEAP_BASE_HI,
+            HEAP_SIZE,
+        ],
     };
 }
 
@@ -224,12 +243,37 @@ pub mod console {
     };
 }
 
+/// The annotation port's registers (PLATFORM.md "Annotation port (TRACE)").
+pub mod trace {
+    use super::{word, Access, Block, Register};
+
+    /// TRACE_ARG0..3: event arguments, written before the event code.
+    pub const ARGS: [Register; 4] = [
+        word("TRACE_ARG0", 0x0, Access::W),
+        word("TRACE_ARG1", 0x4, Access::W),
+        word("TRACE_ARG2", 0x8, Access::W),
+        word("TRACE_ARG3", 0xc, Access::W),
+    ];
+    /// TRACE_EVENT: the event code; the write commits the event.
+    pub const EVENT: Register = word("TRACE_EVENT", 0x10, Access::W);
+    /// A single instance.
+    pub const BLOCK: Block = Block {
+        name: "TRACE",
+        base: 0x4000,
+        stride: 0x14,
+        instances: 1,
+        index: "",
+        registers: &[ARGS[0], ARGS[1], ARGS[2], ARGS[3], EVENT],
+    };
+}
+
 /// Every device's block, in address order: the register map.
-pub const BLOCKS: [&Block; 4] = [
+pub const BLOCKS: [&Block; 5] = [
     &mem_window::BLOCK,
     &sdma::BLOCK,
     &mailbox::BLOCK,
     &console::BLOCK,
+    &trace::BLOCK,
 ];
 
 /// MEM_WINDOW_BASE_LO of window `w`.

@@ -1,0 +1,143 @@
+//! The annotation port (PLATFORM.md "Annotation port (TRACE)"): the SDK runtime reports its own
+//! events — phases, allocations, tensor bindings, accessors, stack switches — by writing up to
+//! four arguments and then an event code. The guest pays the same stores whether or not the
+//! events are kept, so keeping them never changes a cycle count; with recording off an event
+//! costs the emulator nothing beyond decoding the store. An unknown event code is refused, so
+//! a runtime bug is reported the same way with and without an observer.
+
+use super::device::{self, Device, DeviceCtx};
+use super::map::{reg, reg::trace as regs, reg::Decoded};
+use crate::bus::BusFault;
+
+/// The event codes of PLATFORM.md: code and name.
+pub const EVENTS: [(u32, &str); 8] = [
+    (1, "PHASE_BEGIN"),
+    (2, "PHASE_END"),
+    (3, "ALLOC"),
+    (4, "FREE"),
+    (5, "TENSOR_BIND"),
+    (6, "STACK_SWITCH"),
+    (7, "STACK_RETURN"),
+    (8, "ACCESSOR"),
+];
+
+/// The name of event `code`, if it is one.
+pub fn event_name(code: u32) -> Option<&'static str> {
+    EVENTS.iter().find(|e| e.0 == code).map(|e| e.1)
+}
+
+/// One committed event: the core's cycle count at the TRACE_EVENT store, the code and the four
+/// arguments as they stood.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuntimeEvent {
+    /// Cycle of the committing store.
+    pub cycle: u64,
+    /// Event code (one of [`EVENTS`]).
+    pub code: u32,
+    /// TRACE_ARG0..3.
+    pub args: [u32; 4],
+}
+
+/// The port's argument latches and, when [`TracePort::record`] is set, the events committed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TracePort {
+    args: [u32; 4],
+    /// Keep committed events in [`TracePort::events`]; off by default.
+    pub record: bool,
+    /// Events committed while recording, oldest first.
+    pub events: Vec<RuntimeEvent>,
+}
+
+impl Device for TracePort {
+    fn block(&self) -> &'static reg::Block {
+        &regs::BLOCK
+    }
+
+    fn store(
+        &mut self,
+        d: Decoded,
+        v: u32,
+        _: &mut DeviceCtx<'_>,
+        now: u64,
+    ) -> Result<u64, BusFault> {
+        if d.register == regs::EVENT {
+            if event_name(v).is_none() {
+                return Err(device::error(
+                    d.off,
+                    format!("TRACE_EVENT: unknown event code {v}"),
+                ));
+            }
+            if self.record {
+                self.events.push(RuntimeEvent {
+                    cycle: now,
+                    code: v,
+                    args: self.args,
+                });
+            }
+        } else {
+            self.args[(d.register.offset / reg::WIDTH) as usize] = v;
+        }
+        Ok(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::device::Rig;
+
+    fn at(r: &reg::Register) -> u32 {
+        regs::BLOCK.at(r, 0)
+    }
+
+    #[test]
+    fn an_event_commits_the_arguments_written_before_it_at_its_cycle() {
+        let (mut rig, mut t) = (Rig::new(), TracePort::default());
+        t.record = true;
+        assert_eq!(
+            at(&regs::ARGS[0]),
+            0x4000,
+            "PLATFORM.md: TRACE_ARG0 at 0x4000"
+        );
+        assert_eq!(
+            at(&regs::EVENT),
+            0x4010,
+            "PLATFORM.md: TRACE_EVENT at 0x4010"
+        );
+        for (i, v) in [3, 0x8_2000, 0, 64].into_iter().enumerate() {
+            rig.store(&mut t, at(&regs::ARGS[i]), v, 5).unwrap();
+        }
+        rig.store(&mut t, at(&regs::EVENT), 3, 17).unwrap(); // ALLOC
+        rig.store(&mut t, at(&regs::ARGS[0]), 1, 20).unwrap();
+        rig.store(&mut t, at(&regs::EVENT), 1, 21).unwrap(); // PHASE_BEGIN
+        assert_eq!(
+            t.events,
+            [
+                RuntimeEvent {
+                    cycle: 17,
+                    code: 3,
+                    args: [3, 0x8_2000, 0, 64]
+                },
+                RuntimeEvent {
+                    cycle: 21,
+                    code: 1,
+                    args: [1, 0x8_2000, 0, 64]
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn without_recording_events_are_dropped_but_still_checked() {
+        let (mut rig, mut t) = (Rig::new(), TracePort::default());
+        rig.store(&mut t, at(&regs::EVENT), 2, 0).unwrap();
+        assert!(t.events.is_empty());
+        assert_eq!(
+            rig.store(&mut t, at(&regs::EVENT), 9, 0)
+                .unwrap_err()
+                .to_string(),
+            "TRACE_EVENT: unknown event code 9"
+        );
+        assert!(rig.load(&mut t, at(&regs::EVENT), 0).is_err(), "write-only");
+    }
+}
