@@ -10,3 +10,4 @@ pub mod firmware;
 pub mod nrtucode;
 pub mod run_elf;
 pub mod run_packed;
+pub mod tensor;
