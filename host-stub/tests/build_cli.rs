@@ -317,6 +317,23 @@ fn a_stack_size_over_the_limit_fails_at_compile_time() {
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
+#[test]
+fn a_signed_index_over_an_unsigned_count_builds_as_with_the_vendor_compiler() {
+    if !toolchain_present() {
+        return;
+    }
+    let dir = TempDir::new("build-signcmp");
+    let src = "#include <stddef.h>\n#include <neuron/wrapper_api.h>\n\
+               at::Tensor k(const at::Tensor& x) {\n\
+               \x20   uint32_t sum = 0;\n\
+               \x20   size_t n = x.value;\n\
+               \x20   for (int i = 0; i < n; i++) sum += i;\n\
+               \x20   return at::Tensor{sum};\n\
+               }\n";
+    let (_, o) = build_one(&dir, src, &["--verbose"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
 fn info(out: &Path) -> BuildInfo {
     BuildInfo::from_json(&std::fs::read_to_string(out.join("q7build.json")).unwrap()).unwrap()
 }

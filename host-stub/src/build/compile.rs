@@ -10,7 +10,10 @@
 //! binds inside the image), C++14 without exceptions, RTTI or thread-safe statics (the runtime
 //! has none of their support). The vendor-only flags (`-stdlib=libc++-e`, `-mcoproc`,
 //! `--xtensa-core`, `-Wno-c99-designator`, `-MMD -MP`) have no GCC counterpart and are left
-//! out: GCC accepts designated initializers in C++14 without a warning.
+//! out: GCC accepts designated initializers in C++14 without a warning. One warning is relaxed:
+//! GCC's `-Wall` has `-Wsign-compare` for C++, clang's does not, and kernels written for the
+//! vendor's clang compare signed indices with unsigned counts (`for (int i = 0; i < n; i++)`
+//! over a `size_t n`), so `-Wno-sign-compare`.
 //!
 //! Reproducibility: each directory the compiler reads (the sources', the `-I` ones) and the
 //! build directory (where it runs and writes) are mapped to `.`, the SDK directory to `sdk`,
@@ -75,6 +78,7 @@ impl Lang {
                 "-fno-exceptions",
                 "-fno-rtti",
                 "-fno-threadsafe-statics",
+                "-Wno-sign-compare",
             ],
             Lang::C => &["-std=gnu11"],
             Lang::Asm => &[],
@@ -189,7 +193,7 @@ mod tests {
             super::super::toolchain::command_line(&cmd),
             "/t/bin/xtensa-elf-g++ -x c++ -Os -fno-jump-tables -mlongcalls -fpic -ffreestanding \
              -fvisibility=hidden -Wall -Werror -g -c -std=c++14 -fno-exceptions -fno-rtti \
-             -fno-threadsafe-statics -DSTACK_SIZE=8192 -I/sdk/include -I/inc \
+             -fno-threadsafe-statics -Wno-sign-compare -DSTACK_SIZE=8192 -I/sdk/include -I/inc \
              -ffile-prefix-map=/b=. -o /b/k.o /src/k.cpp"
         );
     }
