@@ -12,6 +12,7 @@ use q7_loader::prelink::PrelinkError;
 use q7_tests::build::{build_pic, Packaged};
 
 const MINIMAL: &str = include_str!("../../examples/kernels/minimal/minimal.c");
+const KEY: u32 = 0x185; // spec 0x01, opcode 0x85
 
 /// [`build_pic`], then packaged by q7emu's packager.
 fn build_packed(name: &str, sources: &[(&str, &str)], flags: &[&str]) -> Option<Packaged> {
@@ -20,7 +21,6 @@ fn build_packed(name: &str, sources: &[(&str, &str)], flags: &[&str]) -> Option<
     let out = pack(&tools, &pic.so, false).expect("the image packs");
     Some(pic.packaged(out.stripped, out.packed))
 }
-const KEY: u32 = 0x185; // spec 0x01, opcode 0x85
 
 fn context() -> Context {
     Context::new(Firmware::new(
