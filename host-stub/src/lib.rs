@@ -3,8 +3,10 @@
 //! The `q7emu` command line and the pieces behind it: objdump-style disassembly of
 //! ELF32-Xtensa files ([`disasm`]), bare-metal execution of ELF executables ([`run_elf`]), the
 //! nrtucode-style host API ([`nrtucode`]), the device firmware model ([`firmware`]) and a
-//! packed library run end to end through both ([`run_packed`]).
+//! packed library run end to end through both ([`run_packed`]), and the build driver that makes
+//! such libraries from C++ sources ([`build`]).
 
+pub mod build;
 pub mod disasm;
 pub mod firmware;
 pub mod nrtucode;

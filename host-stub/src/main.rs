@@ -71,6 +71,9 @@ enum Command {
         /// The packed library (`.so` made by the packager, with `lib_func`).
         file: PathBuf,
     },
+    /// Build a custom-op library from C++ sources: wrapper codegen, compile, link (once, or
+    /// per core with --multicore), strip and pack, ucode_lib.json and q7build.json.
+    Build(q7_host::build::cli::BuildArgs),
 }
 
 /// A number in decimal or with a 0x prefix.
@@ -170,6 +173,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Build(args) => q7_host::build::cli::run(args)
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(|e| e.to_string()),
     }
 }
 

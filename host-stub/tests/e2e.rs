@@ -4,13 +4,23 @@
 
 use q7_emulator::platform::{Cluster, ClusterConfig};
 use q7_emulator::{ExcCause, FaultKind};
+use q7_host::build::pack::pack;
+use q7_host::build::toolchain::Toolchain;
 use q7_host::firmware::{Firmware, FirmwareError};
 use q7_host::nrtucode::{coretype, libraries_from_opcodes, Context, NrtError, Source};
 use q7_loader::prelink::PrelinkError;
-use q7_tests::build::build_packed;
+use q7_tests::build::{build_pic, Packaged};
 
 const MINIMAL: &str = include_str!("../../examples/kernels/minimal/minimal.c");
 const KEY: u32 = 0x185; // spec 0x01, opcode 0x85
+
+/// [`build_pic`], then packaged by q7emu's packager.
+fn build_packed(name: &str, sources: &[(&str, &str)], flags: &[&str]) -> Option<Packaged> {
+    let pic = build_pic(name, sources, flags)?;
+    let tools = Toolchain::find(&q7_tests::toolchain_prefix()).expect("the toolchain is installed");
+    let out = pack(&tools, &pic.so, false).expect("the image packs");
+    Some(pic.packaged(out.stripped, out.packed))
+}
 
 fn context() -> Context {
     Context::new(Firmware::new(

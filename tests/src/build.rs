@@ -125,24 +125,23 @@ pub struct Packaged {
     pub dir: TempDir,
 }
 
-/// Compiles `sources` into a position-independent device image (hidden visibility,
-/// -Bsymbolic: self-relative relocations only) and packages it as seed 003 §7 describes:
-/// strip; drop `.xtensa.info .xt.lit .xt.prop .interp .got.loc .got .hash .dynstr .dynsym
-/// .rela.plt` and empty sections; save `<name>.stripped.so`; embed it as section `libdata` of an
-/// empty object; `ld -r` with `SECTIONS { .rodata : { lib_func = . ; *(libdata) } }`.
-pub fn build_packed(
-    name: &str,
-    sources: &[(&str, &str)],
-    extra_flags: &[&str],
-) -> Option<Packaged> {
-    let (gcc, strip, objcopy, objdump, gas, ld) = (
-        tool("gcc")?,
-        tool("strip")?,
-        tool("objcopy")?,
-        tool("objdump")?,
-        tool("as")?,
-        tool("ld")?,
-    );
+/// A linked position-independent device image (seed 003 §5's `<name>.so`), ready for the
+/// packager (`q7_host::build::pack`, which writes `<name>.stripped.so` and `<name>.packed.so`
+/// beside it; this crate's library does not depend on q7-host, whose tests use it).
+#[derive(Debug)]
+pub struct Pic {
+    /// `<name>.so`.
+    pub so: PathBuf,
+    /// Keeps the build directory alive.
+    pub dir: TempDir,
+}
+
+/// Compiles and links `sources` into a position-independent device image with the recipe of
+/// the committed example libraries: hidden visibility and -Bsymbolic, so that only
+/// self-relative relocations remain, `_start` as the entry. `None` when the toolchain is absent
+/// (and not required).
+pub fn build_pic(name: &str, sources: &[(&str, &str)], extra_flags: &[&str]) -> Option<Pic> {
+    let gcc = tool("gcc")?;
     let dir = TempDir::new(&format!("{name}-packed"));
     let so = dir.join(&format!("{name}.so"));
     let mut cmd = Command::new(gcc);
@@ -161,76 +160,17 @@ pub fn build_packed(
     .arg(&so);
     add_sources(&mut cmd, &dir, sources);
     run(&mut cmd);
-    // 1. strip
-    let stripped_tmp = dir.join(&format!("{name}.strip.tmp"));
-    run(Command::new(strip).arg(&so).arg("-o").arg(&stripped_tmp));
-    // 2. drop fixed and empty sections
-    let headers =
-        String::from_utf8(run(Command::new(objdump).arg("-h").arg(&stripped_tmp))).unwrap();
-    let mut remove: Vec<String> = [
-        ".xtensa.info",
-        ".xt.lit",
-        ".xt.prop",
-        ".interp",
-        ".got.loc",
-        ".got",
-    ]
-    .iter()
-    .chain(&[".hash", ".dynstr", ".dynsym", ".rela.plt"])
-    .map(|s| s.to_string())
-    .collect();
-    for line in headers.lines() {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        if f.len() >= 3 && f[0].parse::<u32>().is_ok() && f[2] == "00000000" {
-            remove.push(f[1].to_string());
+    Some(Pic { so, dir })
+}
+
+impl Pic {
+    /// The packaged build, given the packager's outputs for [`Pic::so`].
+    pub fn packaged(self, stripped: PathBuf, packed: PathBuf) -> Packaged {
+        Packaged {
+            so: self.so,
+            stripped,
+            packed,
+            dir: self.dir,
         }
     }
-    let paged = dir.join(&format!("{name}.paged.tmp"));
-    let mut oc = Command::new(&objcopy);
-    oc.arg(&stripped_tmp).arg(&paged);
-    for r in &remove {
-        oc.arg(format!("--remove-section={r}"));
-    }
-    run(&mut oc);
-    // 3. save the stripped image
-    let stripped = dir.join(&format!("{name}.stripped.so"));
-    std::fs::copy(&paged, &stripped).unwrap();
-    // 4. embed as libdata in an empty relocatable object
-    std::fs::write(dir.join("empty.s"), "").unwrap();
-    run(Command::new(&gas)
-        .arg("-o")
-        .arg(dir.join("empty.o"))
-        .arg(dir.join("empty.s")));
-    run(Command::new(&objcopy)
-        .arg(dir.join("empty.o"))
-        .arg(dir.join("flattened.o"))
-        .arg(format!("--add-section=libdata={}", paged.display()))
-        .args(["--set-section-flags", "libdata=readonly,alloc"]));
-    // 5. the linker script naming the blob's start, and the alignment shim
-    std::fs::write(
-        dir.join("pack.ld"),
-        "SECTIONS { .rodata : { lib_func = . ; *(libdata) } }\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("shim.s"), ".section libdata,\"a\"\n.align 4\n").unwrap();
-    run(Command::new(&gas)
-        .arg("-o")
-        .arg(dir.join("shim.o"))
-        .arg(dir.join("shim.s")));
-    // 6. relocatable link
-    let packed = dir.join(&format!("{name}.packed.so"));
-    run(Command::new(ld)
-        .arg("-r")
-        .arg("-T")
-        .arg(dir.join("pack.ld"))
-        .arg(dir.join("shim.o"))
-        .arg(dir.join("flattened.o"))
-        .arg("-o")
-        .arg(&packed));
-    Some(Packaged {
-        so,
-        stripped,
-        packed,
-        dir,
-    })
 }

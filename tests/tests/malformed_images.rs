@@ -3,10 +3,12 @@
 //! thing in it: truncation, ELF identification, the `lib_func` symbol, the program headers, the
 //! relocation table.
 
+mod support;
+
 use q7_loader::elf::{ElfError, ElfFile};
 use q7_loader::packed::{self, PackedError};
 use q7_loader::prelink::{prelink, PrelinkError, MAX_IMAGE_BYTES};
-use q7_tests::build::build_packed;
+use support::build_packed;
 
 const MINIMAL: &str = include_str!("../../examples/kernels/minimal/minimal.c");
 const BASE: u32 = 0x8400_0000;

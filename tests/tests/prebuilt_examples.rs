@@ -4,7 +4,10 @@
 use std::path::Path;
 use std::process::Command;
 
+mod support;
+
 use q7_tests::{run, tool, TempDir};
+use support::build_packed;
 
 #[test]
 fn isa_tour_elf_rebuilds_byte_identical() {
@@ -41,7 +44,7 @@ fn isa_tour_elf_rebuilds_byte_identical() {
 fn minimal_kernel_packed_image_rebuilds_byte_identical() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/minimal");
     let source = std::fs::read_to_string(example.join("minimal.c")).unwrap();
-    let Some(p) = q7_tests::build::build_packed("minimal", &[("minimal.c", &source)], &[]) else {
+    let Some(p) = build_packed("minimal", &[("minimal.c", &source)], &[]) else {
         return;
     };
     let rebuilt = std::fs::read(&p.packed).unwrap();

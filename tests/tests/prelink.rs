@@ -4,11 +4,13 @@
 
 use std::process::Command;
 
+mod support;
+
 use q7_loader::packed;
 use q7_loader::prelink::{prelink, PrelinkError};
 use q7_loader::ucpl::UcplHeader;
-use q7_tests::build::build_packed;
 use q7_tests::{run, tool};
+use support::build_packed;
 
 const MINIMAL: &str = include_str!("../../examples/kernels/minimal/minimal.c");
 

@@ -44,8 +44,19 @@ struct q7_sdma_desc {
 #define Q7_MBOX_ARG(i, word)    Q7_REG(0x2010u + (i) * 0x30u + (word) * 4u)
 #define Q7_MBOX_RESPONSE        Q7_REG(0x2400u)
 #define Q7_MBOX_RESPONSE_VALID  Q7_REG(0x2404u)
+#define Q7_MBOX_ABORT           Q7_REG(0x2408u)
+#define Q7_MBOX_HEAP_BASE_LO    Q7_REG(0x2410u)
+#define Q7_MBOX_HEAP_BASE_HI    Q7_REG(0x2414u)
+#define Q7_MBOX_HEAP_SIZE       Q7_REG(0x2418u)
 
 #define Q7_CONSOLE_PUTC         Q7_REG(0x3000u)
+
+#define Q7_TRACE_ARG(i)         Q7_REG(0x4000u + (i) * 4u)
+#define Q7_TRACE_EVENT          Q7_REG(0x4010u)
+
+/* Special register numbers the assembler has no name for (ncore2gp stack limits). */
+#define Q7_SR_ISL               248u
+#define Q7_SR_KSL               249u
 
 static inline unsigned int q7_prid(void)
 {

@@ -1,0 +1,48 @@
+// ATen/core/TensorImpl.h - what a Tensor handle refers to: dtype, shape, C-order strides and
+// the storage address, reference-counted. Internal to the SDK (the runtime creates them).
+#ifndef Q7_ATEN_TENSORIMPL_H
+#define Q7_ATEN_TENSORIMPL_H
+
+#include <stdint.h>
+#include <c10/core/Scalar.h>
+#include <c10/core/ScalarType.h>
+#include <c10/util/ArrayRef.h>
+#include <q7/runtime.h>
+
+namespace at {
+using namespace c10;
+
+namespace detail {
+
+constexpr uint8_t NO_ARG = 0xFE;
+
+struct TensorImpl {
+	uint32_t refs;
+	c10::ScalarType dtype;
+	uint8_t dim;
+	uint8_t owns;       // the storage came from the HBM heap and goes with the last handle
+	uint8_t arg;        // descriptor index, Q7_BIND_OUTPUT for the output, NO_ARG otherwise
+	int64_t numel;
+	Q7PtrType data;
+	int64_t sizes[Q7_MAX_RANK];
+	int64_t strides[Q7_MAX_RANK];
+};
+
+// Runtime entry points behind the inline Tensor API (rt/customop/tensor.cpp).
+void impl_destroy(TensorImpl *impl);
+// A tensor of `sizes` and `dtype` on fresh HBM (OUT_OF_MEMORY when the heap cannot hold it).
+TensorImpl *impl_alloc(c10::ScalarType dtype, c10::IntArrayRef sizes);
+// A tensor over existing storage.
+TensorImpl *impl_wrap(c10::ScalarType dtype, c10::IntArrayRef sizes, Q7PtrType data, uint8_t arg);
+// Checks an accessor request (dims, element type) and reports it on the annotation port.
+void accessor_open(const TensorImpl *impl, c10::ScalarType elem, size_t dims, uint32_t kind, bool write);
+void fill(const TensorImpl *impl, const c10::Scalar &v);
+void tcm_copy_in(const TensorImpl *impl, void *tcm, uint64_t offset, uint64_t bytes);
+void tcm_copy_out(const TensorImpl *impl, const void *tcm, uint64_t offset, uint64_t bytes);
+[[noreturn]] void undefined_tensor(const char *what);
+[[noreturn]] void bad_dim(const TensorImpl *impl, const char *what, int64_t d);
+
+} // namespace detail
+} // namespace at
+
+#endif

@@ -1,0 +1,259 @@
+/* q7/customop_abi.h - the custom-op ABI between a library built by `q7emu build`, the SDK
+ * runtime (examples/sdk/rt/customop), the firmware and the host (PLATFORM.md "Custom-op ABI").
+ * C and C++. Every value here is one row of a PLATFORM.md table; tests/tests/sdk_abi.rs checks
+ * them against it.
+ *
+ * What the generated wrapper (wrapper.cpp) defines, and the runtime reads:
+ *
+ *     #include <neuron/wrapper_api.h>
+ *     at::Tensor vector_add(const at::Tensor& a, const at::Tensor& b);   // the user's kernels
+ *
+ *     extern "C" {
+ *     const uint32_t __q7_cpu_count = 8;                     // 1 for a single-core library
+ *     struct q7_kentry __q7_kernel_table[1]                  // one zeroed entry per op
+ *         __attribute__((section(".kernel_info_table"), used)) = {};
+ *     }
+ *
+ *     static void vector_add_wrapper() {
+ *         customop_setup(true);
+ *         {
+ *             const at::Tensor arg0 = customop_next_tensor();   // one statement per argument:
+ *             const at::Tensor arg1 = customop_next_tensor();   // descriptors are taken in order
+ *             at::Tensor output = vector_add(arg0, arg1);
+ *             customop_return_tensor(output);
+ *         }                                                     // temporaries freed here
+ *         customop_cleanup();
+ *     }
+ *     static int vector_add_stack_switch() {
+ *         return switch_stack_or_call_wrapper((uint32_t)vector_add_wrapper);
+ *     }
+ *     extern "C" uint32_t get_func_cnt(void) { return 1; }
+ *     extern "C" const char *get_func_name(uint32_t i) { return i == 0 ? "vector_add" : 0; }
+ *     extern "C" q7_launcher_fn get_func_ptr(uint32_t i) { return i == 0 ? vector_add_stack_switch : 0; }
+ *
+ * Argument pulls by schema type (one `customop_next_*` call per argument, in schema order):
+ *
+ *     schema type     C++ parameter            pull
+ *     Tensor          const at::Tensor&        customop_next_tensor()
+ *     Scalar          const at::Scalar&        customop_next_scalar()
+ *     float           double                   customop_next_double()
+ *     int             int64_t                  customop_next_int64()
+ *     bool            bool                     customop_next_bool()
+ *
+ * The arguments must be pulled in separate statements: C++ leaves the evaluation order of a
+ * call's arguments unspecified, so `f(customop_next_tensor(), customop_next_tensor())` may bind
+ * them backwards. The wrapper returns normally on whichever stack it ran; the seed's
+ * `if (switched_stack) asm("j switchBack")` tail is not emitted: `switch_stack_or_call_wrapper`
+ * switches back itself. `-DSTACK_SIZE=<bytes>` applies to the wrapper's translation unit.
+ *
+ * What the linker script defines: `__q7_heap_start` / `__q7_heap_end` (the libc heap: the end of
+ * the image's bss, 16-byte aligned, to the image window's end less the 64-byte call trampoline)
+ * and `__q7_init_array_start` / `__q7_init_array_end` around `.init_array` and `.ctors` (static
+ * constructors, run in that order by the start symbol). ENTRY(_start). */
+#ifndef Q7_CUSTOMOP_ABI_H
+#define Q7_CUSTOMOP_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- dispatch keys and the kernel table ------------------------------------------------ */
+
+#define Q7_CUSTOM_OP_OPCODE 0x85u         /* the custom-op opcode, 133 */
+#define Q7_MAX_FUNCS        10u           /* ops per library (public API limit) */
+/* Dispatch key of the op with FunctionId `fid` (its index in get_func_*). */
+#define Q7_KEY(fid)         (((uint32_t)(fid) << 8) | Q7_CUSTOM_OP_OPCODE)
+
+/* One `.kernel_info_table` entry: big-endian key, little-endian launcher address. */
+struct q7_kentry {
+	uint32_t key_be;
+	uint32_t fn;
+};
+
+typedef int (*q7_launcher_fn)(void);
+
+/* Defined by the generated wrapper. */
+extern struct q7_kentry __q7_kernel_table[];
+extern const uint32_t __q7_cpu_count;
+uint32_t get_func_cnt(void);
+const char *get_func_name(uint32_t idx);
+q7_launcher_fn get_func_ptr(uint32_t idx);
+
+/* Defined by the linker script (addresses only). */
+extern char __q7_heap_start[], __q7_heap_end[];
+typedef void (*q7_init_fn)(void);
+extern q7_init_fn __q7_init_array_start[], __q7_init_array_end[];
+
+/* Defined by the runtime: the start symbol the firmware calls once per load, and what it runs. */
+void _start(void);
+void entry_func(void);
+void register_funcs(void);
+
+/* ---- ISA dtype codes (PLATFORM.md "ISA dtype codes") ------------------------------------ */
+
+/* X(code, ISA name, bytes, accepted by the marshalling gate) */
+#define Q7_DTYPES(X)                  \
+	X(0x0, FP8_EXP3, 1, 0)        \
+	X(0x1, FP8_EXP4, 1, 0)        \
+	X(0x2, INT8, 1, 1)            \
+	X(0x3, UINT8, 1, 1)           \
+	X(0x4, INT16, 2, 1)           \
+	X(0x5, UINT16, 2, 0)          \
+	X(0x6, INT32, 4, 1)           \
+	X(0x7, INT64, 8, 1)           \
+	X(0x8, FP16, 2, 1)            \
+	X(0x9, FP8_EXP5, 1, 0)        \
+	X(0xA, BFLOAT16, 2, 1)        \
+	X(0xB, FP32R, 4, 0)           \
+	X(0xC, FP32, 4, 1)            \
+	X(0xD, UINT32, 4, 0)          \
+	X(0xE, UINT64, 8, 0)          \
+	X(0xF, INVALID, 0, 0)
+
+enum q7_dtype {
+#define Q7_DTYPE_ENUM(code, name, bytes, ok) Q7_DTYPE_##name = code,
+	Q7_DTYPES(Q7_DTYPE_ENUM)
+#undef Q7_DTYPE_ENUM
+	Q7_DTYPE_COUNT = 16
+};
+
+/* ---- ARG_TENSOR descriptor (0x30 bytes) -------------------------------------------------- */
+
+#define Q7_ARG_BYTES        0x30u
+#define Q7_MAX_ARGS         16u           /* MBOX_NARGS bound, the OUTPUT descriptor included */
+
+#define Q7_LOC_HBM          0u
+#define Q7_LOC_LOCAL        1u
+#define Q7_LOC_SCALAR       2u
+
+#define Q7_ARG_OUTPUT       0x01u         /* flags bit 0 */
+#define Q7_ARG_WIDE_SHAPE   0x02u         /* flags bit 1 */
+
+#define Q7_MAX_RANK         8u
+#define Q7_MAX_RANK_WIDE    4u
+
+/* Scalars: the value's encoding in `addr`. */
+#define Q7_SCALAR_DOUBLE    Q7_DTYPE_FP32  /* 0xC: IEEE double bits */
+#define Q7_SCALAR_INT64     Q7_DTYPE_INT64 /* 0x7: signed 64-bit integer */
+
+struct q7_arg_tensor {
+	uint8_t location;
+	uint8_t dtype;
+	uint8_t rank;
+	uint8_t flags;
+	uint32_t reserved0;
+	uint64_t addr;
+	uint64_t num_elem;
+	union {
+		uint16_t narrow[8];
+		uint32_t wide[4];
+	} shape;
+	uint64_t reserved1;
+};
+
+/* ---- runtime errors (MBOX_ABORT codes) --------------------------------------------------- */
+
+#define Q7_ERRORS(X)                  \
+	X(1, BAD_DESCRIPTOR)          \
+	X(2, BAD_DTYPE)               \
+	X(3, ARG_KIND)                \
+	X(4, RETURN_MISMATCH)         \
+	X(5, OUT_OF_MEMORY)           \
+	X(6, ASSERT)                  \
+	X(7, ABORT)
+
+enum q7_error {
+#define Q7_ERROR_ENUM(code, name) Q7_ERR_##name = code,
+	Q7_ERRORS(Q7_ERROR_ENUM)
+#undef Q7_ERROR_ENUM
+	Q7_ERR_COUNT
+};
+
+/* Prefix of the console line printed before MBOX_ABORT is written. */
+#define Q7_ERROR_PREFIX     "q7 runtime error: "
+
+/* Prints `Q7_ERROR_PREFIX` + the formatted message + "\n" to the console, then writes `code` to
+ * MBOX_ABORT (the core stops). For the runtime and the compiler helper routines (operator new
+ * when the heap is exhausted, __cxa_pure_virtual, ...). */
+__attribute__((noreturn, format(printf, 2, 3))) void q7_fatal(int code, const char *fmt, ...);
+
+/* The response word `customop_cleanup` writes as TPB_WRITE_RESPONSE. */
+#define Q7_RESPONSE_DONE    0u
+
+/* ---- annotation port (TRACE) ------------------------------------------------------------- */
+
+#define Q7_EV_PHASE_BEGIN   1u
+#define Q7_EV_PHASE_END     2u
+#define Q7_EV_ALLOC         3u
+#define Q7_EV_FREE          4u
+#define Q7_EV_TENSOR_BIND   5u
+#define Q7_EV_STACK_SWITCH  6u
+#define Q7_EV_STACK_RETURN  7u
+#define Q7_EV_ACCESSOR      8u
+
+#define Q7_PHASE_SETUP      1u
+#define Q7_PHASE_MARSHAL    2u
+#define Q7_PHASE_COMPUTE    3u
+#define Q7_PHASE_RETURN     4u
+#define Q7_PHASE_CLEANUP    5u
+
+#define Q7_HEAP_HBM         1u
+#define Q7_HEAP_DATARAM     2u
+#define Q7_HEAP_TCM         3u
+#define Q7_HEAP_LIBC        4u
+#define Q7_HEAP_HBM_STACK   5u
+
+#define Q7_ACC_ELEMENT      1u
+#define Q7_ACC_TCM          2u
+#define Q7_ACC_READ_STREAM  3u
+#define Q7_ACC_WRITE_STREAM 4u
+
+#define Q7_BIND_OUTPUT      0xFFu         /* TENSOR_BIND argument index of the output */
+
+/* ---- runtime memory (per core) ----------------------------------------------------------- */
+
+#define Q7_RT_STATE_ADDR    0x00080000u   /* runtime state: descriptor copies, SDMA rings, TLB */
+#define Q7_RT_STATE_SIZE    0x00001000u
+#define Q7_BOUNCE_ADDR      0x00081000u   /* bounce buffer */
+#define Q7_BOUNCE_SIZE      0x00001000u
+#define Q7_TCM_POOL_ADDR    0x00082000u   /* tcm_malloc pool */
+#define Q7_TCM_POOL_SIZE    0x00004000u
+#define Q7_DATARAM_HEAP_ADDR 0x00086000u  /* neuron_dataram_allocate */
+#define Q7_DATARAM_HEAP_SIZE 0x0000A000u
+#define Q7_TRAMPOLINE_BYTES 64u           /* the call trampoline at the image window's end */
+
+#define Q7_FW_STACK_TOP     0x02100000u   /* SP the firmware sets before each call */
+#define Q7_FW_STACK_LIMIT   0x020F8000u   /* ISL the firmware sets before each call */
+
+#define Q7_MAX_STACK_SIZE   0x00400000u   /* largest HBM stack */
+#define Q7_DEFAULT_STACK_SIZE 4196u       /* STACK_SIZE when the build gives none */
+
+/* Translate windows: 0 and 1 pinned by the platform, 2..4 the TLB's dynamic records. */
+#define Q7_TLB_RECORDS      5u
+#define Q7_TLB_PINNED       2u
+
+/* ---- assert ------------------------------------------------------------------------------ */
+
+/* Reports "assertion failed: <expr> (<file>:<line>, <func>)" with code ASSERT. */
+__attribute__((noreturn)) void __q7_assert_fail(const char *expr, const char *file, int line,
+						const char *func);
+
+#ifdef __cplusplus
+}
+#endif
+
+#ifdef __cplusplus
+static_assert(sizeof(struct q7_arg_tensor) == Q7_ARG_BYTES, "ARG_TENSOR is 0x30 bytes");
+static_assert(__builtin_offsetof(struct q7_arg_tensor, addr) == 0x08, "addr at +0x08");
+static_assert(__builtin_offsetof(struct q7_arg_tensor, num_elem) == 0x10, "num_elem at +0x10");
+static_assert(__builtin_offsetof(struct q7_arg_tensor, shape) == 0x18, "shape at +0x18");
+static_assert(__builtin_offsetof(struct q7_arg_tensor, reserved1) == 0x28, "reserved at +0x28");
+static_assert(sizeof(struct q7_kentry) == 8, "kernel table entry is 8 bytes");
+#else
+_Static_assert(sizeof(struct q7_arg_tensor) == Q7_ARG_BYTES, "ARG_TENSOR is 0x30 bytes");
+_Static_assert(sizeof(struct q7_kentry) == 8, "kernel table entry is 8 bytes");
+#endif
+
+#endif

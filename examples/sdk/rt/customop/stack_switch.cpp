@@ -1,0 +1,67 @@
+/* stack_switch.cpp - switch_stack_or_call_wrapper (PLATFORM.md "Runtime memory"): the wrapper
+ * runs on the current stack when STACK_SIZE fits between SP and ISL, else on an HBM stack from
+ * the HBM heap, reached through a dynamic translate window locked for the call, with ISL at its
+ * bottom (an overflow past it is the core's stack-limit fault). */
+#include <stdint.h>
+#include <q7/customop_abi.h>
+#include <q7/rt_state.h>
+#include <neuron/wrapper_api.h>
+
+#include "rt.h"
+
+extern "C" uint32_t q7_call_on_stack(uint32_t fn, uint32_t new_sp, uint32_t new_isl);
+extern "C" uint32_t q7_read_isl(void);
+
+namespace {
+
+/* Stack the runtime itself needs on top of STACK_SIZE (wrapper, marshalling, printf). */
+constexpr uint32_t RUNTIME_RESERVE = 4096;
+/* Below ISL: room for the window-overflow stores of the deepest frame. */
+constexpr uint32_t GUARD = 64;
+
+uint32_t pow2_at_least(uint32_t v)
+{
+	uint32_t p = 16;
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+} // namespace
+
+using namespace q7::rt;
+
+int switch_stack_or_call_wrapper(uint32_t wrapper, uint32_t stack_size)
+{
+	boot();
+	uint32_t sp;
+	__asm__ volatile("mov %0, a1" : "=a"(sp));
+	uint32_t isl = q7_read_isl() & ~15u;
+	if (stack_size > Q7_MAX_STACK_SIZE)
+		q7_fatal(Q7_ERR_ABORT, "STACK_SIZE %u is larger than MAX_STACK_SIZE %u", (unsigned)stack_size,
+			 (unsigned)Q7_MAX_STACK_SIZE);
+	uint32_t need = stack_size + RUNTIME_RESERVE;
+	if (isl == 0 || (sp > isl && sp - isl >= need)) {
+		q7_trace3(Q7_EV_STACK_SWITCH, sp, isl ? sp - isl : 0, 0);
+		switched_stack = false;
+		reinterpret_cast<void (*)()>(uintptr_t(wrapper))();
+		q7_trace1(Q7_EV_STACK_RETURN, sp);
+		return 0;
+	}
+	/* A power-of-two size, aligned to itself, never straddles a 16 MiB window region. */
+	uint32_t bytes = pow2_at_least(need + GUARD);
+	uint64_t base = hbm_alloc(bytes, bytes, Q7_HEAP_HBM_STACK);
+	if (!base)
+		q7_fatal(Q7_ERR_OUT_OF_MEMORY, "kernel stack: the HBM heap cannot hold a %u-byte stack", (unsigned)bytes);
+	uint32_t record = translate_lock(base);
+	uint32_t bottom = uint32_t(uintptr_t(q7_translate(base)));
+	uint32_t top = bottom + bytes;
+	q7_trace3(Q7_EV_STACK_SWITCH, top, bytes, 1);
+	switched_stack = true;
+	q7_call_on_stack(wrapper, top, bottom + GUARD);
+	switched_stack = false;
+	q7_trace1(Q7_EV_STACK_RETURN, sp);
+	translate_unlock(record);
+	hbm_free(base, Q7_HEAP_HBM_STACK, "kernel stack");
+	return 0;
+}

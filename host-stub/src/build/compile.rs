@@ -1,0 +1,200 @@
+//! Compiling one source (seed 003 §3, with GCC in place of the vendor compiler).
+//!
+//! Command: `xtensa-elf-g++ -x <language> <flags of the language> <user cflags>
+//! -I<sdk>/include <user -I dirs> -ffile-prefix-map=… -o <object> <source>`, run in the build
+//! directory, every path absolute. The flags ([`COMMON_FLAGS`] and the language's) keep the
+//! seed's intent: `-Os`, `-fno-jump-tables` (no jump tables the self-relative image would have
+//! to relocate), `-mlongcalls` and `-fpic` (one set of objects links at any window),
+//! `-Wall -Werror`, `-g` (the seed always compiles with it; the strip gate looks at the user's
+//! cflags only). Ours: freestanding (no hosted library), hidden visibility (every reference
+//! binds inside the image), C++14 without exceptions, RTTI or thread-safe statics (the runtime
+//! has none of their support). The vendor-only flags (`-stdlib=libc++-e`, `-mcoproc`,
+//! `--xtensa-core`, `-Wno-c99-designator`, `-MMD -MP`) have no GCC counterpart and are left
+//! out: GCC accepts designated initializers in C++14 without a warning. One warning is relaxed:
+//! GCC's `-Wall` has `-Wsign-compare` for C++, clang's does not, and kernels written for the
+//! vendor's clang compare signed indices with unsigned counts (`for (int i = 0; i < n; i++)`
+//! over a `size_t n`), so `-Wno-sign-compare`.
+//!
+//! Reproducibility: each directory the compiler reads (the sources', the `-I` ones) and the
+//! build directory (where it runs and writes) are mapped to `.`, the SDK directory to `sdk`,
+//! in that order (GCC applies the last matching map), so no absolute path reaches an object —
+//! not in `__FILE__`, not in debug information.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::toolchain::{Tool, Toolchain};
+
+/// Flags of every compilation.
+pub const COMMON_FLAGS: [&str; 10] = [
+    "-Os",
+    "-fno-jump-tables",
+    "-mlongcalls",
+    "-fpic",
+    "-ffreestanding",
+    "-fvisibility=hidden",
+    "-Wall",
+    "-Werror",
+    "-g",
+    "-c",
+];
+
+/// A source language, by file extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    /// `.cc`, `.cpp`, `.cxx`.
+    Cxx,
+    /// `.c`.
+    C,
+    /// `.S` (preprocessed assembly).
+    Asm,
+}
+
+impl Lang {
+    /// The language of `path`, if it is a source.
+    pub fn of(path: &Path) -> Option<Lang> {
+        match path.extension()?.to_str()? {
+            "cc" | "cpp" | "cxx" => Some(Lang::Cxx),
+            "c" => Some(Lang::C),
+            "S" => Some(Lang::Asm),
+            _ => None,
+        }
+    }
+
+    /// GCC's `-x` name of the language.
+    pub const fn gcc_name(self) -> &'static str {
+        match self {
+            Lang::Cxx => "c++",
+            Lang::C => "c",
+            Lang::Asm => "assembler-with-cpp",
+        }
+    }
+
+    /// Flags of the language, after [`COMMON_FLAGS`].
+    pub const fn flags(self) -> &'static [&'static str] {
+        match self {
+            Lang::Cxx => &[
+                "-std=c++14",
+                "-fno-exceptions",
+                "-fno-rtti",
+                "-fno-threadsafe-statics",
+                "-Wno-sign-compare",
+            ],
+            Lang::C => &["-std=gnu11"],
+            Lang::Asm => &[],
+        }
+    }
+}
+
+/// The `-ffile-prefix-map` options: `dirs` to `.` in order, then `build_dir` to `.`, then
+/// `sdk` to `sdk` (GCC applies the last matching one).
+pub fn prefix_maps(dirs: &[PathBuf], build_dir: &Path, sdk: &Path) -> Vec<String> {
+    let mut maps: Vec<String> = Vec::new();
+    let mut add = |dir: &Path, to: &str| {
+        let m = format!("-ffile-prefix-map={}={to}", dir.display());
+        if !maps.contains(&m) {
+            maps.push(m);
+        }
+    };
+    for d in dirs {
+        add(d, ".");
+    }
+    add(build_dir, ".");
+    add(sdk, "sdk");
+    maps
+}
+
+/// What one compilation needs.
+#[derive(Debug, Clone)]
+pub struct Compilation<'a> {
+    /// The source (absolute).
+    pub source: &'a Path,
+    /// The object to write (absolute).
+    pub object: &'a Path,
+    /// User cflags, after the fixed ones.
+    pub cflags: &'a [String],
+    /// Include directories: the SDK's, then the user's (absolute).
+    pub includes: &'a [PathBuf],
+    /// `-ffile-prefix-map` options ([`prefix_maps`]).
+    pub prefix_maps: &'a [String],
+    /// Where the compiler runs (the build directory).
+    pub cwd: &'a Path,
+}
+
+/// The compiler command of `c`; `None` when the source's extension is not a known language.
+pub fn command(tools: &Toolchain, c: &Compilation<'_>) -> Option<Command> {
+    let lang = Lang::of(c.source)?;
+    let mut cmd = tools.command(Tool::Gxx);
+    cmd.current_dir(c.cwd)
+        .args(["-x", lang.gcc_name()])
+        .args(COMMON_FLAGS)
+        .args(lang.flags())
+        .args(c.cflags);
+    for i in c.includes {
+        cmd.arg(format!("-I{}", i.display()));
+    }
+    cmd.args(c.prefix_maps)
+        .arg("-o")
+        .arg(c.object)
+        .arg(c.source);
+    Some(cmd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn languages_follow_the_extension() {
+        assert_eq!(Lang::of(Path::new("k.cpp")), Some(Lang::Cxx));
+        assert_eq!(Lang::of(Path::new("k.cc")), Some(Lang::Cxx));
+        assert_eq!(Lang::of(Path::new("k.c")), Some(Lang::C));
+        assert_eq!(Lang::of(Path::new("k.S")), Some(Lang::Asm));
+        assert_eq!(Lang::of(Path::new("k.s")), None);
+        assert_eq!(Lang::of(Path::new("k.h")), None);
+    }
+
+    #[test]
+    fn prefix_maps_put_the_sdk_last() {
+        let m = prefix_maps(
+            &[PathBuf::from("/src"), PathBuf::from("/src")],
+            Path::new("/b"),
+            Path::new("/sdk"),
+        );
+        assert_eq!(
+            m,
+            [
+                "-ffile-prefix-map=/src=.",
+                "-ffile-prefix-map=/b=.",
+                "-ffile-prefix-map=/sdk=sdk"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_command_orders_fixed_flags_user_flags_includes_and_maps() {
+        let tools = Toolchain::for_test(Path::new("/t"));
+        let cflags = vec!["-DSTACK_SIZE=8192".to_string()];
+        let includes = vec![PathBuf::from("/sdk/include"), PathBuf::from("/inc")];
+        let maps = vec!["-ffile-prefix-map=/b=.".to_string()];
+        let cmd = command(
+            &tools,
+            &Compilation {
+                source: Path::new("/src/k.cpp"),
+                object: Path::new("/b/k.o"),
+                cflags: &cflags,
+                includes: &includes,
+                prefix_maps: &maps,
+                cwd: Path::new("/b"),
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            super::super::toolchain::command_line(&cmd),
+            "/t/bin/xtensa-elf-g++ -x c++ -Os -fno-jump-tables -mlongcalls -fpic -ffreestanding \
+             -fvisibility=hidden -Wall -Werror -g -c -std=c++14 -fno-exceptions -fno-rtti \
+             -fno-threadsafe-statics -Wno-sign-compare -DSTACK_SIZE=8192 -I/sdk/include -I/inc \
+             -ffile-prefix-map=/b=. -o /b/k.o /src/k.cpp"
+        );
+    }
+}

@@ -1,0 +1,141 @@
+//! What a build leaves for its consumers: `ucode_lib.json` (seed 000, written through the
+//! loader's registry) and `q7build.json` (ours: what `q7emu run` needs to load the images and
+//! marshal an op's arguments).
+//!
+//! `ucode_lib.json` lists one library per image — `<base>.packed.so` with `cpu_id` 0 and
+//! `total_cpus` 1, or `<base>_cpu{i}.packed.so` with `cpu_id` i and `total_cpus` 8 (the
+//! unstripped `.so` names when a `-g` build skips packing) — each with every op, `sub_opcode`
+//! its FunctionId. The version strings are [`ULIB_TO_UCODE_VERSION`] and
+//! [`ULIB_TO_ISA_VERSION`]; `is_builtin` is false.
+
+use q7_loader::ucode_lib::{Registry, RegistryError, CUSTOM_OP_OPCODE};
+
+use super::Op;
+
+/// `ulib_to_ucode_version` of every library this build writes (ours).
+pub const ULIB_TO_UCODE_VERSION: &str = "1";
+/// `ulib_to_isa_version` of every library this build writes (ours: the core profile).
+pub const ULIB_TO_ISA_VERSION: &str = "ncore2gp";
+/// File name of the build metadata.
+pub const BUILD_INFO_FILE: &str = "q7build.json";
+/// File name of the library registry.
+pub const UCODE_LIB_FILE: &str = "ucode_lib.json";
+
+/// The dispatch key of FunctionId `id`: `id << 8 | 0x85` (PLATFORM.md, "Dispatch keys").
+pub const fn dispatch_key(id: u32) -> u32 {
+    id << 8 | CUSTOM_OP_OPCODE as u32
+}
+
+/// One argument in `q7build.json`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ArgInfo {
+    /// Name in the schema.
+    pub name: String,
+    /// Kind (`tensor`, `scalar`, `int`, `float`).
+    pub kind: super::schema::ArgKind,
+}
+
+/// One op in `q7build.json`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct OpInfo {
+    /// Function name (`--fn`).
+    pub name: String,
+    /// FunctionId: its index in `--fn` order.
+    pub function_id: u32,
+    /// Dispatch key, `function_id << 8 | 0x85`.
+    pub key: u32,
+    /// The schema as given.
+    pub schema: String,
+    /// Arguments in declared order.
+    pub args: Vec<ArgInfo>,
+}
+
+/// `q7build.json`: everything `q7emu run` needs from a build.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BuildInfo {
+    /// Library base name.
+    pub library: String,
+    /// Eight per-core images (true) or one single-core image (false).
+    pub multicore: bool,
+    /// What `get_cpu_count()` returns in the library: 8 or 1.
+    pub cpu_count: u32,
+    /// Whether the images were stripped and packed (false when the user's cflags had `-g`).
+    pub packed: bool,
+    /// The ops, in FunctionId order.
+    pub ops: Vec<OpInfo>,
+    /// The image of each core, in core order, relative to the build directory: the
+    /// `.packed.so` load-libs, or the unstripped `.so` when not packed.
+    pub images: Vec<String>,
+    /// The unstripped linked images, in core order (for symbols and debugging).
+    pub linked: Vec<String>,
+}
+
+impl BuildInfo {
+    /// Reads `q7build.json` text.
+    pub fn from_json(text: &str) -> Result<BuildInfo, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+
+    /// The `q7build.json` text (two-space indented, newline-terminated).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("plain data serializes") + "\n"
+    }
+}
+
+/// The op list of `q7build.json`.
+pub fn op_infos(ops: &[Op]) -> Vec<OpInfo> {
+    ops.iter()
+        .map(|op| OpInfo {
+            name: op.name.clone(),
+            function_id: op.function_id,
+            key: dispatch_key(op.function_id),
+            schema: op.schema_text.clone(),
+            args: op
+                .schema
+                .args
+                .iter()
+                .map(|a| ArgInfo {
+                    name: a.name.clone(),
+                    kind: a.kind,
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The registry of `images` (core order), each library holding every op. FunctionIds are
+/// allocated once per op, in order, and must equal the ops' own.
+pub fn registry(images: &[String], ops: &[Op]) -> Result<Registry, RegistryError> {
+    let mut r = Registry::default();
+    let total = images.len() as u8;
+    for (cpu, image) in images.iter().enumerate() {
+        r.add_lib_file(
+            image,
+            ULIB_TO_UCODE_VERSION,
+            ULIB_TO_ISA_VERSION,
+            false,
+            cpu as u8,
+            total,
+        )?;
+    }
+    for op in ops {
+        let id = r.allocate_function_id()?;
+        debug_assert_eq!(id, op.function_id);
+        for image in images {
+            r.add_function(image, &op.name, id)?;
+        }
+    }
+    Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_put_the_function_id_above_the_custom_op_opcode() {
+        assert_eq!(dispatch_key(0), 0x85);
+        assert_eq!(dispatch_key(1), 0x185);
+        assert_eq!(dispatch_key(9), 0x985);
+    }
+}
