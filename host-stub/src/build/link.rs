@@ -33,7 +33,7 @@ pub const LINK_FLAGS: [&str; 6] = [
 pub const SCRIPT: &str = "ld/customop.ld";
 
 /// Bytes of the KTAB trailer the prelinker writes after the data segment: magic, address, size.
-pub const KTAB_TRAILER_SIZE: u32 = q7_loader::prelink::KTAB_MAGIC.len() as u32 + 8;
+pub const KTAB_TRAILER_SIZE: u32 = q7_loader::ktab::SIZE as u32;
 
 /// An image window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
