@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use q7_emulator::platform::mailbox::ArgTensor;
+use q7_emulator::platform::mailbox::{self, ArgTensor};
 use q7_emulator::platform::{map, sdma, Cluster};
 use q7_emulator::{FaultReport, NoTrace, Stats, Stop};
 use q7_isa::Opcode;
@@ -22,12 +22,21 @@ use q7_loader::ktab::KtabTrailer;
 use q7_loader::load_record::{Direction, LoadRecord, RecordError};
 use q7_loader::ucpl::{UcplError, UcplHeader};
 
+/// The line the SDK runtime prints before writing MBOX_ABORT (PLATFORM.md "Runtime errors").
+pub const RUNTIME_ERROR_PREFIX: &str = "q7 runtime error:";
 /// Bytes the trampoline reserves at the end of each image window.
 pub const TRAMPOLINE_SIZE: u32 = 0x40;
 /// Stack pointer for firmware calls: the top of the firmware band.
 pub const STACK_TOP: u32 = map::FWDATA.0 + map::FWDATA.1;
 /// Cycle budget of one firmware call (start symbol or kernel) before it counts as runaway.
 pub const CALL_BUDGET: u64 = 2_000_000_000;
+/// ISL for firmware calls: the bottom of the 32 KiB call stack at the top of the firmware band
+/// (PLATFORM.md "Runtime memory").
+pub const STACK_LIMIT: u32 = STACK_TOP - CALL_STACK_BYTES;
+/// Bytes of the firmware call stack.
+pub const CALL_STACK_BYTES: u32 = 32 << 10;
+/// Bytes of each core's HBM heap, handed to the runtime in MBOX_HEAP_* (PLATFORM.md).
+pub const HEAP_BYTES: u32 = 64 << 20;
 
 /// Misuse and failures, each naming what and where.
 #[derive(Debug, thiserror::Error)]
@@ -118,6 +127,40 @@ pub enum FirmwareError {
         /// Cores.
         cores: usize,
     },
+    /// The SDK runtime gave up (MBOX_ABORT) with a runtime error.
+    #[error("core {core}: {what} aborted with runtime error {code} ({name}){}", if message.is_empty() { String::new() } else { format!(": {message}") })]
+    Aborted {
+        /// Core.
+        core: u32,
+        /// "start symbol" or "kernel".
+        what: &'static str,
+        /// The code written to MBOX_ABORT.
+        code: u32,
+        /// Its name (PLATFORM.md "Runtime errors").
+        name: &'static str,
+        /// The runtime's `q7 runtime error: …` line from the core's console, without the prefix.
+        message: String,
+    },
+    /// More ARG_TENSOR descriptors than the mailbox holds.
+    #[error("dispatch of key {key:#x} with {count} ARG_TENSOR descriptors: the mailbox holds at most {max} (PLATFORM.md \"Mailbox\")")]
+    TooManyArgs {
+        /// The key.
+        key: u32,
+        /// Descriptors given.
+        count: usize,
+        /// `MAX_ARGS`.
+        max: u32,
+    },
+    /// No HBM for a core's runtime heap.
+    #[error("core {core}: HBM heap of {bytes} bytes: {source}")]
+    Heap {
+        /// Core.
+        core: u32,
+        /// Requested size.
+        bytes: u32,
+        /// Why.
+        source: q7_emulator::platform::HbmError,
+    },
     /// A core faulted while running library code.
     #[error("core {core} faulted while running {what}:\n{report}")]
     Fault {
@@ -135,6 +178,8 @@ pub enum FirmwareError {
 struct Resident {
     /// Per core: its bound kernel table.
     tables: BTreeMap<u32, Vec<KernelEntry>>,
+    /// Per core: the HBM heap handed to its runtime.
+    heaps: BTreeMap<u32, u64>,
 }
 
 /// One core's result of a dispatch.
@@ -273,19 +318,36 @@ impl Firmware {
         if !inside {
             return Err(bad_table("it lies outside the loaded image"));
         }
-        let bytes = c
-            .bus
-            .read_bytes(addr, len as usize)
-            .map_err(|_| bad_table("it is not readable"))?;
-        let table = kernel_table::decode(&bytes)
-            .map_err(|_| bad_table("its size is not a multiple of the 8-byte entry"))?;
-        // Run the start symbol (its registration), then record the library as resident.
-        self.call(core, header.start_sym, "start symbol")?;
-        self.resident
-            .entry(r.selector)
-            .or_default()
-            .tables
-            .insert(core, table);
+        // The runtime's HBM heap, then the start symbol (its registration); the table is read
+        // after it, since the start symbol fills it (PLATFORM.md "Kernel table").
+        let heap = hbm
+            .alloc(u64::from(HEAP_BYTES), 64)
+            .map_err(|source| FirmwareError::Heap {
+                core,
+                bytes: HEAP_BYTES,
+                source,
+            })?;
+        self.cluster.cores[core as usize].bus.mailbox.heap = (heap, HEAP_BYTES);
+        let table = self
+            .call(core, header.start_sym, "start symbol")
+            .and_then(|()| {
+                let bytes = self.cluster.cores[core as usize]
+                    .bus
+                    .read_bytes(addr, len as usize)
+                    .map_err(|_| bad_table("it is not readable"))?;
+                kernel_table::decode(&bytes)
+                    .map_err(|_| bad_table("its size is not a multiple of the 8-byte entry"))
+            });
+        let table = match table {
+            Ok(t) => t,
+            Err(e) => {
+                let _ = hbm.free(heap);
+                return Err(e);
+            }
+        };
+        let lib = self.resident.entry(r.selector).or_default();
+        lib.tables.insert(core, table);
+        lib.heaps.insert(core, heap);
         Ok(())
     }
 
@@ -296,6 +358,10 @@ impl Firmware {
             .filter(|l| l.tables.contains_key(&core))
             .ok_or(FirmwareError::UnknownSelector { core, selector })?;
         lib.tables.remove(&core);
+        if let Some(heap) = lib.heaps.remove(&core) {
+            let _ = self.cluster.hbm.free(heap);
+            self.cluster.cores[core as usize].bus.mailbox.heap = (0, 0);
+        }
         if lib.tables.is_empty() {
             self.resident.remove(&selector);
         }
@@ -316,7 +382,12 @@ impl Firmware {
         c.state.windowstart = 1;
         c.state.ps = q7_emulator::state::ps::WOE;
         c.state.set_a(1, STACK_TOP);
+        // ISL is the runtime's limit (seed); kernels run with PS.EXCM = 0, where the active
+        // limit is KSL (isa/ISA.md §9.4), so both hold it.
+        c.state.sr[q7_emulator::state::sr::ISL as usize] = STACK_LIMIT;
+        c.state.sr[q7_emulator::state::sr::KSL as usize] = STACK_LIMIT;
         c.state.set_a(8, func);
+        c.bus.mailbox.abort = None;
         c.state.pc = at;
         c.refresh();
     }
@@ -328,8 +399,33 @@ impl Firmware {
             .run_subset::<NoTrace>(&[core as usize], 1, self.call_budget);
         match stop.into_iter().next().map(|(s, _)| s) {
             Some(Stop::Exited(_)) => Ok(()),
-            Some(Stop::Fault(report)) => Err(FirmwareError::Fault { core, what, report }),
+            Some(Stop::Fault(report)) => Err(self.failure(core, what, report)),
             None => panic!("internal: run_subset returned no result for core {core}"),
+        }
+    }
+
+    /// The error for `core` stopping with `report` while running `what`: the runtime's abort
+    /// when it wrote MBOX_ABORT, else the fault.
+    fn failure(&self, core: u32, what: &'static str, report: Box<FaultReport>) -> FirmwareError {
+        let bus = &self.cluster.cores[core as usize].bus;
+        let Some(code) = bus.mailbox.abort else {
+            return FirmwareError::Fault { core, what, report };
+        };
+        let console = bus.console.contents();
+        let text = String::from_utf8_lossy(&console);
+        let message = text
+            .lines()
+            .rev()
+            .find_map(|l| l.strip_prefix(RUNTIME_ERROR_PREFIX))
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        FirmwareError::Aborted {
+            core,
+            what,
+            code,
+            name: mailbox::runtime_error_name(code),
+            message,
         }
     }
 
@@ -343,6 +439,13 @@ impl Firmware {
         args: &[ArgTensor],
         threads: usize,
     ) -> Result<Vec<CoreResult>, FirmwareError> {
+        if args.len() > map::MAX_ARGS as usize {
+            return Err(FirmwareError::TooManyArgs {
+                key,
+                count: args.len(),
+                max: map::MAX_ARGS,
+            });
+        }
         let (selector, lib) = self
             .resident
             .iter()
@@ -385,11 +488,7 @@ impl Firmware {
         let mut out = Vec::new();
         for ((core, (stop, _)), before) in cores.iter().zip(stops).zip(before) {
             if let Stop::Fault(report) = stop {
-                return Err(FirmwareError::Fault {
-                    core: *core,
-                    what: "kernel",
-                    report,
-                });
+                return Err(self.failure(*core, "kernel", report));
             }
             let c = &self.cluster.cores[*core as usize];
             out.push(CoreResult {

@@ -53,7 +53,21 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<KernelEntry>, TableError> {
         .collect())
 }
 
-/// The dispatcher's linear scan: the first entry with `key`.
+/// The dispatcher's linear scan: the first entry with `key`. Entries whose key is 0 are empty
+/// (a table the start symbol has not filled yet; PLATFORM.md "Kernel table") and never match.
 pub fn lookup(table: &[KernelEntry], key: u32) -> Option<&KernelEntry> {
-    table.iter().find(|e| e.key == key)
+    table.iter().find(|e| e.key != 0 && e.key == key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_entries_never_match_not_even_key_0() {
+        let t =
+            decode(&[[0u8; 8], KernelEntry::new(1, 0x85, 0x8400_0040).encode()].concat()).unwrap();
+        assert_eq!(lookup(&t, 0), None);
+        assert_eq!(lookup(&t, 0x185).map(|e| e.func), Some(0x8400_0040));
+    }
 }
