@@ -30,7 +30,10 @@ pub const CXX_RUNTIME: &str = "cxxrt.cc";
 
 /// The helper routine files as paths.
 pub fn helper_sources() -> Vec<PathBuf> {
-    HELPER_SOURCES.iter().map(|f| helpers_dir().join(f)).collect()
+    HELPER_SOURCES
+        .iter()
+        .map(|f| helpers_dir().join(f))
+        .collect()
 }
 
 /// A built program and the directory that holds it.

@@ -85,12 +85,17 @@ fn build_native(dir: &TempDir) -> PathBuf {
     let exe = dir.join("native");
     let helpers = helpers_dir();
     let mut cmd = Command::new(std::env::var_os("CC").unwrap_or_else(|| "cc".into()));
-    cmd.args(["-O2", "-fno-builtin", "-ffp-contract=off", "-DQ7_HELPERS_HOST"])
-        .args(["-Wall", "-Wextra", "-Werror"])
-        .arg(format!("-I{}", helpers.display()))
-        .arg("-o")
-        .arg(&exe)
-        .arg(harness_dir().join("native.c"));
+    cmd.args([
+        "-O2",
+        "-fno-builtin",
+        "-ffp-contract=off",
+        "-DQ7_HELPERS_HOST",
+    ])
+    .args(["-Wall", "-Wextra", "-Werror"])
+    .arg(format!("-I{}", helpers.display()))
+    .arg("-o")
+    .arg(&exe)
+    .arg(harness_dir().join("native.c"));
     for f in HELPER_SOURCES.iter().filter(|f| f.ends_with(".c")) {
         cmd.arg(helpers.join(f));
     }
@@ -197,6 +202,11 @@ fn run_device(elf: &Path) -> (Stop, String) {
     let out = Arc::new(Mutex::new(Vec::new()));
     core.console.stdout = Box::new(SharedBuf(out.clone()));
     let stop = core.run(20_000_000_000, &mut NoTrace);
+    eprintln!(
+        "{}: {} instructions on the emulator",
+        elf.display(),
+        core.stats.instructions
+    );
     let text = String::from_utf8_lossy(&out.lock().unwrap()).into_owned();
     (stop, text)
 }
@@ -247,7 +257,10 @@ fn device_helpers_match_host_reference_on_the_emulator() {
         if got[k] != want[k] {
             panic!("{}", first_difference(seed, k, &r.name, &exe));
         }
-        eprintln!("{:<12} {DEVICE_CASES} cases on the emulator, digest agrees", r.name);
+        eprintln!(
+            "{:<12} {DEVICE_CASES} cases on the emulator, digest agrees",
+            r.name
+        );
     }
 }
 
@@ -263,17 +276,24 @@ fn first_difference(seed: u32, k: usize, name: &str, native: &Path) -> String {
         &seed.to_string(),
     ]));
     let reference = String::from_utf8(reference).unwrap();
+    let libc = routines()[k].libc;
     for (g, w) in out.lines().zip(reference.lines()) {
         if g != w {
-            let (g, w): (Vec<&str>, Vec<&str>) =
-                (g.split(' ').collect(), w.split(' ').collect());
+            let (g, w): (Vec<&str>, Vec<&str>) = (g.split(' ').collect(), w.split(' ').collect());
+            let field = |v: &Vec<&str>, i: usize| v.get(i).copied().unwrap_or("?").to_string();
+            let (x, y) = if libc { ("fill", "n") } else { ("x", "y") };
+            let what = if libc {
+                "running digest of results and buffers"
+            } else {
+                "result"
+            };
             return format!(
-                "{name} (seed {seed}) case {}: inputs x=0x{} y=0x{}: expected 0x{}, got 0x{}",
-                w[0],
-                w[1],
-                w[2],
-                w.get(3).unwrap_or(&"?"),
-                g.get(3).unwrap_or(&"?")
+                "{name} (seed {seed}) case {}: {x}=0x{} {y}=0x{}: expected {what} 0x{}, got 0x{}",
+                field(&w, 0),
+                field(&w, 1),
+                field(&w, 2),
+                field(&w, 3),
+                field(&g, 3)
             );
         }
     }

@@ -3,9 +3,11 @@
  * emulator): the same seed gives the same cases on both sides.
  *
  * Each routine's cases: first every edge value (unary) or every pair of edge values (binary),
- * then random cases from a xorshift128 stream seeded from (seed, routine index). Generation uses
- * only 32-bit additions, shifts, masks and comparisons, so on the device it calls none of the
- * helpers under test. */
+ * then random cases from a xorshift128 stream seeded from the seed and the routine's operand
+ * generators (stream_key), so routines of the same operand kinds see the same cases and the
+ * harnesses generate each case once for all of them. Generation uses only 32-bit additions,
+ * shifts, masks, comparisons and word products, so on the device it calls none of the helpers
+ * under test. */
 #ifndef Q7_HELPER_CASES_H
 #define Q7_HELPER_CASES_H
 
@@ -386,9 +388,15 @@ typedef struct {
 	int edges_done;
 } Cases;
 
-static void cases_init(Cases *c, u32 seed, u32 routine, int binary, enum Gen ga, enum Gen gb)
+/* The stream of a unary or binary routine with these operand generators. */
+static u32 stream_key(int binary, enum Gen ga, enum Gen gb)
 {
-	rng_seed(&c->rng, seed, routine);
+	return (u32)binary << 8 | (u32)ga << 4 | (u32)gb;
+}
+
+static void cases_init(Cases *c, u32 seed, int binary, enum Gen ga, enum Gen gb)
+{
+	rng_seed(&c->rng, seed, stream_key(binary, ga, gb));
 	c->ga = ga;
 	c->gb = gb;
 	c->binary = binary;
@@ -429,8 +437,8 @@ static void cases_next(Cases *c, u64 *x, u64 *y)
 #define OUT_W64(r) ((u64)(r))
 #define OUT_INT(r) ((u64)(u32)(r))
 
-/* A 64-bit digest of a result stream: two 32-bit FNV-1a lanes (different offsets) over the
- * 8 bytes of each result, with word multiplies only. */
+/* A 64-bit digest of a result stream: two mixed 32-bit lanes over the words of each result,
+ * with word multiplies only (no 64-bit helper). */
 typedef struct {
 	u32 a, b;
 } Digest;
@@ -443,11 +451,10 @@ static void digest_init(Digest *d)
 
 static void digest_add(Digest *d, u64 v)
 {
-	for (int i = 0; i < 8; i++) {
-		u32 byte = (u32)(v >> (8 * i)) & 0xff;
-		d->a = (d->a ^ byte) * 16777619u;
-		d->b = (d->b ^ byte ^ (d->a >> 16)) * 16777619u;
-	}
+	u32 lo = (u32)v, hi = (u32)(v >> 32);
+	d->a = (d->a ^ lo) * 16777619u;
+	d->b = (d->b ^ hi ^ (d->a >> 13)) * 0x9e3779b1u;
+	d->a = (d->a ^ hi ^ (d->b >> 17)) * 16777619u;
 }
 
 static u64 digest_value(const Digest *d)
@@ -464,6 +471,7 @@ static u64 digest_value(const Digest *d)
 #define MEM_ENUM(name) MEM_##name,
 enum MemOp { MEM_ROUTINES(MEM_ENUM) MEM_COUNT };
 #define MEMBUF 144
+#define MEM_STREAM(op) (0x1000u + (u32)(op)) /* the rng stream of a string routine */
 
 typedef __SIZE_TYPE__ msize;
 typedef struct {
@@ -501,17 +509,20 @@ static void mem_params(Rng *r, enum MemOp op, MemParams *p)
 	}
 }
 
-/* Runs one case on buf (MEMBUF bytes, 8-aligned); returns the call's result. */
-static u64 mem_run(enum MemOp op, const MemParams *p, unsigned char *buf, const MemImpl *impl)
+/* Fills buf (MEMBUF bytes, a u32 array) for a case. */
+static void mem_fill(const MemParams *p, unsigned char *buf)
 {
 	u32 v = p->fill;
-	for (u32 i = 0; i < MEMBUF; i += 4) {
+	u32 *w = (u32 *)buf; /* (host and device are both little-endian) */
+	for (u32 i = 0; i < MEMBUF / 4; i++) {
 		v = v * 1664525u + 1013904223u;
-		buf[i] = (unsigned char)(v >> 24);
-		buf[i + 1] = (unsigned char)(v >> 16);
-		buf[i + 2] = (unsigned char)(v >> 8);
-		buf[i + 3] = (unsigned char)v;
+		w[i] = v ^ (v >> 15);
 	}
+}
+
+/* Runs one case on a filled buf; returns the call's result. */
+static u64 mem_run(enum MemOp op, const MemParams *p, unsigned char *buf, const MemImpl *impl)
+{
 	unsigned char *d = buf + p->d, *s = buf + p->s;
 	switch (op) {
 	case MEM_memcpy:
@@ -544,10 +555,10 @@ static u64 mem_run(enum MemOp op, const MemParams *p, unsigned char *buf, const 
 
 static void digest_words(Digest *dg, const unsigned char *buf, u32 n)
 {
-	for (u32 i = 0; i < n; i += 4) {
-		u32 w = buf[i] | (u32)buf[i + 1] << 8 | (u32)buf[i + 2] << 16 | (u32)buf[i + 3] << 24;
-		dg->a = (dg->a ^ w) * 16777619u;
-		dg->b = (dg->b + w) * 0x9e3779b1u;
+	const u32 *w = (const u32 *)buf;
+	for (u32 i = 0; i < n / 4; i++) {
+		dg->a = (dg->a ^ w[i]) * 16777619u;
+		dg->b = (dg->b + w[i]) * 0x9e3779b1u;
 	}
 }
 

@@ -10,6 +10,7 @@
  * The string routines of mem.c (after the table's routines) are checked against the host C
  * library (memcmp against the byte-difference definition).
  *   native trace NAME N SEED          every case of one routine with its reference result
+ *   native list                       every routine: "<name> unary32|other|device|string"
  * Each checking mode prints "<name> <cases> <mismatches>" per routine and the first mismatches
  * as "MISMATCH <name> case=<i> x=<hex> y=<hex> expected=<hex> got=<hex>"; it exits with 1 if
  * there is any. Build: cc -O2 -fno-builtin -ffp-contract=off -DQ7_HELPERS_HOST. */
@@ -177,31 +178,18 @@ static const Routine ROUTINES[] = {Q7_ROUTINES(ENTRY1, ENTRY2)};
 
 #define SHOW_MISMATCHES 5
 
-static void mismatch(const Routine *r, u64 i, u64 x, u64 y, u64 want, u64 got, u64 *bad)
+static void mismatch(const char *name, u64 i, u64 x, u64 y, u64 want, u64 got, u64 *bad)
 {
 	if (++*bad <= SHOW_MISMATCHES)
-		printf("MISMATCH %s case=%llu x=0x%llx y=0x%llx expected=0x%llx got=0x%llx\n",
-		       r->name, (unsigned long long)i, (unsigned long long)x, (unsigned long long)y,
+		printf("MISMATCH %s case=%llu x=0x%llx y=0x%llx expected=0x%llx got=0x%llx\n", name,
+		       (unsigned long long)i, (unsigned long long)x, (unsigned long long)y,
 		       (unsigned long long)want, (unsigned long long)got);
 }
 
-/* n cases of routine k; returns the number of mismatches */
-static u64 check(int k, u64 n, u32 seed)
+static u32 key_of(int k)
 {
 	const Routine *r = &ROUTINES[k];
-	Cases c;
-	cases_init(&c, seed, (u32)k, r->binary, r->ga, r->gb);
-	u64 bad = 0;
-	for (u64 i = 0; i < n; i++) {
-		u64 x, y;
-		cases_next(&c, &x, &y);
-		u64 want = r->ref(x, y), got = r->helper(x, y);
-		if (want != got)
-			mismatch(r, i, x, y, want, got, &bad);
-	}
-	printf("%s %llu %llu\n", r->name, (unsigned long long)n, (unsigned long long)bad);
-	fflush(stdout);
-	return bad;
+	return stream_key(r->binary, r->ga, r->gb);
 }
 
 /* ---- the string routines ---- */
@@ -239,16 +227,27 @@ static const char *name_of(int k)
 	return k < NROUTINES ? ROUTINES[k].name : MEM_NAMES[k - NROUTINES];
 }
 
+static int find(const char *name)
+{
+	for (int k = 0; k < NALL; k++)
+		if (strcmp(name_of(k), name) == 0)
+			return k;
+	fprintf(stderr, "native: no routine %s\n", name);
+	exit(2);
+}
+
 static u64 check_mem(int k, u64 n, u32 seed)
 {
 	enum MemOp op = (enum MemOp)(k - NROUTINES);
 	Rng r;
-	rng_seed(&r, seed, (u32)k);
+	rng_seed(&r, seed, MEM_STREAM(op));
 	u64 bad = 0;
-	static u64 b1[MEMBUF / 8], b2[MEMBUF / 8];
+	static u32 b1[MEMBUF / 4], b2[MEMBUF / 4];
 	for (u64 i = 0; i < n; i++) {
 		MemParams p;
 		mem_params(&r, op, &p);
+		mem_fill(&p, (unsigned char *)b1);
+		memcpy(b2, b1, MEMBUF);
 		u64 got = mem_run(op, &p, (unsigned char *)b1, &HELPERS_MEM);
 		u64 want = mem_run(op, &p, (unsigned char *)b2, &REFERENCE_MEM);
 		if (got != want || memcmp(b1, b2, MEMBUF) != 0) {
@@ -265,53 +264,58 @@ static u64 check_mem(int k, u64 n, u32 seed)
 	return bad;
 }
 
-static u64 digest_mem(int k, u64 n, u32 seed, int trace)
+/* n cases of every selected table routine (sel[k]), each stream generated once for all the
+ * routines reading it; prints the counts and returns the number of mismatches. */
+static u64 check(const int *sel, u64 n, u32 seed)
 {
-	enum MemOp op = (enum MemOp)(k - NROUTINES);
-	Rng r;
-	rng_seed(&r, seed, (u32)k);
-	Digest d;
-	digest_init(&d);
-	static u64 b[MEMBUF / 8];
-	for (u64 i = 0; i < n; i++) {
-		MemParams p;
-		mem_params(&r, op, &p);
-		u64 v = mem_run(op, &p, (unsigned char *)b, &REFERENCE_MEM);
-		digest_add(&d, v);
-		digest_words(&d, (const unsigned char *)b, MEMBUF);
-		if (trace)
-			printf("%llu %x %x %llx\n", (unsigned long long)i, p.fill, p.n,
-			       (unsigned long long)digest_value(&d));
+	u64 total = 0;
+	int done[NROUTINES] = {0};
+	for (int k = 0; k < NROUTINES; k++) {
+		if (!sel[k] || done[k])
+			continue;
+		int group[NROUTINES], g = 0;
+		u64 bad[NROUTINES] = {0};
+		for (int j = k; j < NROUTINES; j++)
+			if (sel[j] && !done[j] && key_of(j) == key_of(k)) {
+				group[g++] = j;
+				done[j] = 1;
+			}
+		const Routine *r0 = &ROUTINES[k];
+		Cases c;
+		cases_init(&c, seed, r0->binary, r0->ga, r0->gb);
+		for (u64 i = 0; i < n; i++) {
+			u64 x, y;
+			cases_next(&c, &x, &y);
+			for (int m = 0; m < g; m++) {
+				const Routine *r = &ROUTINES[group[m]];
+				u64 want = r->ref(x, y), got = r->helper(x, y);
+				if (want != got)
+					mismatch(r->name, i, x, y, want, got, &bad[m]);
+			}
+		}
+		for (int m = 0; m < g; m++) {
+			printf("%s %llu %llu\n", ROUTINES[group[m]].name, (unsigned long long)n,
+			       (unsigned long long)bad[m]);
+			total += bad[m];
+		}
+		fflush(stdout);
 	}
-	return digest_value(&d);
-}
-
-static int find(const char *name)
-{
-	for (int k = 0; k < NALL; k++)
-		if (strcmp(name_of(k), name) == 0)
-			return k;
-	fprintf(stderr, "native: no routine %s\n", name);
-	exit(2);
-}
-
-static u64 check_any(int k, u64 n, u32 seed)
-{
-	return k < NROUTINES ? check(k, n, seed) : check_mem(k, n, seed);
+	return total;
 }
 
 static u64 exhaustive(int k)
 {
 	const Routine *r = &ROUTINES[k];
-	if (r->binary || !r->arg32 || !r->helper) {
-		fprintf(stderr, "native: %s is not a unary routine of a 32-bit operand\n", r->name);
+	if (k >= NROUTINES || r->binary || !r->arg32 || !r->helper) {
+		fprintf(stderr, "native: %s is not a unary routine of a 32-bit operand\n",
+			name_of(k));
 		exit(2);
 	}
 	u64 bad = 0;
 	for (u64 x = 0; x <= 0xffffffffull; x++) {
 		u64 want = r->ref(x, 0), got = r->helper(x, 0);
 		if (want != got)
-			mismatch(r, x, x, 0, want, got, &bad);
+			mismatch(r->name, x, x, 0, want, got, &bad);
 	}
 	printf("%s %llu %llu\n", r->name, 1ull << 32, (unsigned long long)bad);
 	return bad;
@@ -321,13 +325,28 @@ static u64 exhaustive(int k)
  * device prints it ("<i> <x> <y> <result>"; for the string routines "<i> <fill> <n> <digest>"). */
 static u64 digest(int k, u64 n, u32 seed, int trace)
 {
-	if (k >= NROUTINES)
-		return digest_mem(k, n, seed, trace);
+	Digest d;
+	digest_init(&d);
+	if (k >= NROUTINES) {
+		enum MemOp op = (enum MemOp)(k - NROUTINES);
+		Rng r;
+		rng_seed(&r, seed, MEM_STREAM(op));
+		static u32 b[MEMBUF / 4];
+		for (u64 i = 0; i < n; i++) {
+			MemParams p;
+			mem_params(&r, op, &p);
+			mem_fill(&p, (unsigned char *)b);
+			digest_add(&d, mem_run(op, &p, (unsigned char *)b, &REFERENCE_MEM));
+			digest_words(&d, (const unsigned char *)b, MEMBUF);
+			if (trace)
+				printf("%llu %x %x %llx\n", (unsigned long long)i, p.fill, p.n,
+				       (unsigned long long)digest_value(&d));
+		}
+		return digest_value(&d);
+	}
 	const Routine *r = &ROUTINES[k];
 	Cases c;
-	Digest d;
-	cases_init(&c, seed, (u32)k, r->binary, r->ga, r->gb);
-	digest_init(&d);
+	cases_init(&c, seed, r->binary, r->ga, r->gb);
 	for (u64 i = 0; i < n; i++) {
 		u64 x, y;
 		cases_next(&c, &x, &y);
@@ -344,20 +363,27 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	u64 bad = 0;
+	int sel[NALL] = {0};
 	if (strcmp(mode, "check") == 0 && argc >= 4) {
 		u64 n = strtoull(argv[2], 0, 0);
 		u32 seed = (u32)strtoul(argv[3], 0, 0);
 		int part = argc >= 6 ? atoi(argv[4]) : 0, parts = argc >= 6 ? atoi(argv[5]) : 1;
 		for (int k = 0; k < NALL; k++)
-			if ((k >= NROUTINES || ROUTINES[k].helper) && k % parts == part)
-				bad += check_any(k, n, seed);
+			sel[k] = (k >= NROUTINES || ROUTINES[k].helper) && k % parts == part;
+		bad = check(sel, n, seed);
+		for (int k = NROUTINES; k < NALL; k++)
+			if (sel[k])
+				bad += check_mem(k, n, seed);
 	} else if (strcmp(mode, "random") == 0 && argc >= 5) {
 		int k = find(argv[2]);
+		u64 n = strtoull(argv[3], 0, 0);
+		u32 seed = (u32)strtoul(argv[4], 0, 0);
 		if (k < NROUTINES && !ROUTINES[k].helper) {
 			fprintf(stderr, "native: %s runs on the device only\n", argv[2]);
 			return 2;
 		}
-		bad = check_any(k, strtoull(argv[3], 0, 0), (u32)strtoul(argv[4], 0, 0));
+		sel[k] = 1;
+		bad = k < NROUTINES ? check(sel, n, seed) : check_mem(k, n, seed);
 	} else if (strcmp(mode, "exhaustive") == 0 && argc >= 3) {
 		bad = exhaustive(find(argv[2]));
 	} else if (strcmp(mode, "digest") == 0 && argc >= 4) {
@@ -366,11 +392,20 @@ int main(int argc, char **argv)
 		for (int k = 0; k < NALL; k++)
 			printf("%s %llu %016llx\n", name_of(k), (unsigned long long)n,
 			       (unsigned long long)digest(k, n, seed, 0));
+	} else if (strcmp(mode, "list") == 0) {
+		for (int k = 0; k < NALL; k++) {
+			const Routine *r = &ROUTINES[k];
+			printf("%s %s\n", name_of(k),
+			       k >= NROUTINES	      ? "string"
+			       : !r->helper	      ? "device"
+			       : !r->binary && r->arg32 ? "unary32"
+							: "other");
+		}
 	} else if (strcmp(mode, "trace") == 0 && argc >= 5) {
 		digest(find(argv[2]), strtoull(argv[3], 0, 0), (u32)strtoul(argv[4], 0, 0), 1);
 	} else {
 		fprintf(stderr, "usage: native check N SEED [PART PARTS] | random NAME N SEED | "
-				"exhaustive NAME | digest N SEED | trace NAME N SEED\n");
+				"exhaustive NAME | digest N SEED | trace NAME N SEED | list\n");
 		return 2;
 	}
 	return bad ? 1 : 0;

@@ -148,6 +148,32 @@ double Q7_HELPER(muldf3)(double fa, double fb)
 	return f64_from_bits(pack(sign, x, sig));
 }
 
+/* One quotient digit: floor(X * 2^32 / D) for X < D, D with its leading bit at 63, and the
+ * remainder X * 2^32 - digit * D (< D). The digit estimated from D's top word is at most 2 too
+ * large (the divisor is normalised); the remainder, negative then, is corrected by adding D. */
+static u32 div_digit(u64 X, u64 D, u64 *rem)
+{
+	u32 x1 = (u32)(X >> 32), x0 = (u32)X, d1 = (u32)(D >> 32), d0 = (u32)D, r;
+	u32 q = x1 >= d1 ? 0xffffffffu : udiv64by32(x1, x0, d1, &r);
+	/* q * D as three words w2:w1:w0 */
+	u64 p0 = mul32x32(q, d0), p1 = mul32x32(q, d1);
+	u64 t = (p0 >> 32) + (u32)p1;
+	u32 w2 = (u32)(p1 >> 32) + (u32)(t >> 32);
+	u64 low = ((u64)(u32)t << 32) | (u32)p0;
+	/* X * 2^32 - q * D: low 64 bits and a top word (0, or -1 / -2 when q is too large) */
+	u64 a = (u64)x0 << 32;
+	u32 top = x1 - w2 - (a < low);
+	u64 diff = a - low;
+	while ((i32)top < 0) {
+		u64 s = diff + D;
+		top += s < diff;
+		diff = s;
+		q--;
+	}
+	*rem = diff;
+	return q;
+}
+
 double Q7_HELPER(divdf3)(double fa, double fb)
 {
 	u64 a = f64_to_bits(fa), b = f64_to_bits(fb);
@@ -176,17 +202,14 @@ double Q7_HELPER(divdf3)(double fa, double fb)
 		r <<= 1;
 		x--;
 	}
-	/* r / d in [1, 2): 63 quotient bits by restoring division, the remainder as sticky bit */
-	u64 q = 0;
-	for (int i = 0; i < 63; i++) {
-		q <<= 1;
-		if (r >= d) {
-			r -= d;
-			q |= 1;
-		}
-		r <<= 1;
-	}
-	return f64_from_bits(pack(sign, x, q | (r != 0)));
+	/* r / d in [1, 2). With R = r << 10 and D = d << 11 (leading bit 63): R < D and the
+	 * quotient with its leading bit at 62 is floor(R * 2^63 / D); from Q = floor(R * 2^64 / D),
+	 * two word digits, it is Q >> 1 with Q's last bit and the remainder as sticky bit. */
+	u64 D = d << 11, rem;
+	u32 q1 = div_digit(r << 10, D, &rem);
+	u32 q0 = div_digit(rem, D, &rem);
+	u64 q = ((u64)q1 << 31) | (q0 >> 1);
+	return f64_from_bits(pack(sign, x, q | (q0 & 1) | (rem != 0)));
 }
 
 /* Three-way comparison: -1, 0, 1, or 2 when unordered. */
