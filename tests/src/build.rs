@@ -1,7 +1,8 @@
 //! Building bare-metal test programs with the project's runtime (`examples/bare-metal/rt`):
 //! `crt0.S` (reset stub + `_start`, CALL8 only), `vectors.S` (window handlers, fatal vectors),
-//! `rt.S` (windowed 32-bit division helpers), `int64.c` (64-bit helpers), `mem.c` (memcpy & co.)
-//! and `link.ld` (QEMU `-M sim` layout).
+//! `memsum.c` (the final memory checksum) and `link.ld` (QEMU `-M sim` layout), linked with the
+//! SDK's compiler helper routines (`examples/sdk/rt/helpers`: integer, soft-float and string
+//! routines in windowed form).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,6 +12,28 @@ use crate::{run, tool, TempDir};
 /// The runtime directory.
 pub fn runtime_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/bare-metal/rt")
+}
+
+/// The SDK's compiler helper routines (`examples/sdk/rt/helpers`).
+pub fn helpers_dir() -> PathBuf {
+    sdk_dir().join("rt/helpers")
+}
+
+/// The helper routine files every program is linked with, in `helpers_dir()` (the C++ runtime,
+/// [`CXX_RUNTIME`], only in C++ programs: it needs the SDK's heap).
+pub const HELPER_SOURCES: &[&str] = &[
+    "int32.S", "int64.c", "bits.c", "sf.c", "df.c", "powi.c", "mem.c",
+];
+
+/// The C++ runtime file of `helpers_dir()` (operator new/delete, guards, pure virtual calls).
+pub const CXX_RUNTIME: &str = "cxxrt.cc";
+
+/// The helper routine files as paths.
+pub fn helper_sources() -> Vec<PathBuf> {
+    HELPER_SOURCES
+        .iter()
+        .map(|f| helpers_dir().join(f))
+        .collect()
 }
 
 /// A built program and the directory that holds it.
@@ -25,7 +48,7 @@ pub struct Program {
 /// Which runtime a program is linked with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
-    /// Bare metal, QEMU `-M sim` layout (`crt0.S`, `vectors.S`, helpers, `memsum.c`, `link.ld`).
+    /// Bare metal, QEMU `-M sim` layout (`crt0.S`, `vectors.S`, `memsum.c`, `link.ld`, helpers).
     Sim,
     /// Static linux-user executable for `qemu-xtensa` (`user/crt0.S`, `user/link.ld`).
     User,
@@ -63,31 +86,29 @@ pub fn build(
     let mut cmd = Command::new(gcc);
     cmd.args(["-O2", "-ffreestanding", "-nostdlib", "-fno-builtin"])
         .arg("-fno-tree-loop-distribute-patterns")
-        .arg(format!("-I{}", rt.display()));
+        .arg(format!("-I{}", rt.display()))
+        .arg(format!("-I{}", helpers_dir().display()));
     match layout {
         Layout::Sim => cmd
             .arg("-Wl,--no-warn-rwx-segments")
             .arg("-T")
             .arg(rt.join("link.ld"))
-            .args([rt.join("crt0.S"), rt.join("vectors.S"), rt.join("rt.S")])
-            .args([rt.join("int64.c"), rt.join("mem.c"), rt.join("memsum.c")]),
+            .args([rt.join("crt0.S"), rt.join("vectors.S"), rt.join("memsum.c")])
+            .args(helper_sources()),
         Layout::User => cmd
             .arg("-static")
             .arg("-T")
             .arg(rt.join("user/link.ld"))
-            .args([rt.join("user/crt0.S"), rt.join("rt.S")]),
+            .arg(rt.join("user/crt0.S"))
+            .args(helper_sources()),
         Layout::Platform => {
             let sdk = sdk_dir();
             cmd.arg(format!("-I{}", sdk.join("include").display()))
                 .arg("-Wl,--no-warn-rwx-segments")
                 .arg("-T")
                 .arg(sdk.join("rt/platform-iram.ld"))
-                .args([
-                    sdk.join("rt/crt0.S"),
-                    rt.join("rt.S"),
-                    rt.join("int64.c"),
-                    rt.join("mem.c"),
-                ])
+                .arg(sdk.join("rt/crt0.S"))
+                .args(helper_sources())
         }
     };
     cmd.args(extra_flags)
