@@ -1,4 +1,4 @@
-/* libc.cpp - the <string.h>, <stdlib.h> and <new> pieces that are the runtime's (memcpy,
+/* libc.cpp - the <string.h>, <stdlib.h> and <new> pieces that are the runtime's (memcpy, strlen,
  * memset, memmove, memcmp and operator new/delete are the compiler helper routines'). */
 #include <stddef.h>
 #include <stdint.h>
@@ -17,14 +17,6 @@ void *memchr(const void *s, int c, size_t n)
 		if (p[i] == (unsigned char)c)
 			return const_cast<unsigned char *>(p + i);
 	return nullptr;
-}
-
-size_t strlen(const char *s)
-{
-	size_t n = 0;
-	while (s[n])
-		n++;
-	return n;
 }
 
 size_t strnlen(const char *s, size_t max)

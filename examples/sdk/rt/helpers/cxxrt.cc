@@ -20,7 +20,20 @@ extern const nothrow_t nothrow;
 const nothrow_t nothrow{};
 } // namespace std
 
+/* The SDK runtime's error path (PLATFORM.md "Runtime errors"), when the image has one: weak, so
+ * programs without the custom-op runtime (bare-metal tests) trap instead. */
+extern "C" void q7_fatal(int code, const char *fmt, ...) __attribute__((weak, noreturn));
+
 namespace {
+enum { ERR_OUT_OF_MEMORY = 5, ERR_ABORT = 7 };
+
+[[noreturn]] void fail(int code, const char *what, size_t n = 0)
+{
+	if (q7_fatal)
+		q7_fatal(code, what, (unsigned)n);
+	__builtin_trap();
+}
+
 /* malloc(0) may return null; operator new must return a distinct object. */
 void *allocate(size_t size) noexcept
 {
@@ -31,7 +44,7 @@ void *allocate_or_trap(size_t size) noexcept
 {
 	void *p = allocate(size);
 	if (!p)
-		__builtin_trap();
+		fail(ERR_OUT_OF_MEMORY, "operator new: out of memory for %u bytes", size);
 	return p;
 }
 } // namespace
@@ -82,17 +95,17 @@ extern "C" {
 
 void __cxa_pure_virtual(void)
 {
-	__builtin_trap();
+	fail(ERR_ABORT, "pure virtual function called");
 }
 
 void __cxa_deleted_virtual(void)
 {
-	__builtin_trap();
+	fail(ERR_ABORT, "deleted virtual function called");
 }
 
 void __cxa_throw_bad_array_new_length(void)
 {
-	__builtin_trap();
+	fail(ERR_ABORT, "new[]: bad array length");
 }
 
 /* The Itanium C++ ABI guard: byte 0 is nonzero once the object is initialised; byte 1 marks an
