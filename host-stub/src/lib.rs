@@ -11,5 +11,7 @@ pub mod disasm;
 pub mod firmware;
 pub mod nrtucode;
 pub mod run_elf;
+pub mod run_op;
 pub mod run_packed;
+pub mod symbolize;
 pub mod tensor;

@@ -74,6 +74,9 @@ enum Command {
     /// Build a custom-op library from C++ sources: wrapper codegen, compile, link (once, or
     /// per core with --multicore), strip and pack, ucode_lib.json and q7build.json.
     Build(q7_host::build::cli::BuildArgs),
+    /// Run an op of a library built by `q7emu build` on .npy tensors: load it on the cluster
+    /// (8 cores for a multicore build), dispatch the op, print or save its output.
+    Run(q7_host::run_op::cli::RunArgs),
 }
 
 /// A number in decimal or with a 0x prefix.
@@ -176,6 +179,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Build(args) => q7_host::build::cli::run(args)
             .map(|()| ExitCode::SUCCESS)
             .map_err(|e| e.to_string()),
+        Command::Run(args) => {
+            let text = q7_host::run_op::cli::main(args).map_err(|e| e.to_string())?;
+            print!("{text}");
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

@@ -87,6 +87,9 @@ pub struct Context {
 pub enum Source<'a> {
     /// A custom-op packed load-lib, bounded by its image window (2 MiB, 32 MiB single-core).
     CustomOp(&'a [u8]),
+    /// A custom-op device image as linked, not packed (a `-g` build keeps only these), bounded
+    /// like [`Source::CustomOp`].
+    CustomOpImage(&'a [u8]),
     /// An EXTISA library, bounded by the 64 KiB device buffer cap (seed 001).
     ExtIsa(&'a [u8]),
 }
@@ -175,14 +178,16 @@ impl Context {
             other => return Err(NrtError::CoreType(other)),
         };
         let (base, window) = self.device.image_window(arg3);
-        let (bytes, cap, cap_name) = match source {
-            Source::CustomOp(b) => {
-                let usable = window - crate::firmware::TRAMPOLINE_SIZE;
-                (b, u64::from(usable), "the image window")
-            }
-            Source::ExtIsa(b) => (b, u64::from(EXTISA_CAP), "the device buffer"),
+        let usable = u64::from(window - crate::firmware::TRAMPOLINE_SIZE);
+        let (image, cap, cap_name) = match source {
+            Source::CustomOp(b) => (packed::device_image(b)?, usable, "the image window"),
+            Source::CustomOpImage(b) => (b, usable, "the image window"),
+            Source::ExtIsa(b) => (
+                packed::device_image(b)?,
+                u64::from(EXTISA_CAP),
+                "the device buffer",
+            ),
         };
-        let image = packed::device_image(bytes)?;
         let pre = prelink::prelink(image, base)?;
         pre.check_size(cap, cap_name)?;
         let ucpl_image = pre.ucpl();

@@ -1,0 +1,92 @@
+//! The `q7emu run` command line.
+
+use std::path::PathBuf;
+
+use super::{run, Library, OpRequest, RunError};
+use crate::tensor::dtype::Dtype;
+use crate::tensor::npy::{self, NpyError};
+
+/// `q7emu run BUILD_DIR --op NAME --input FILE.npy... [--scalar V]... [--output FILE.npy]
+/// [--out-shape D0,D1,...] [--out-dtype DTYPE] [--threads N] [--max-cycles N] [--json]`
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The build directory (`q7emu build -o`).
+    #[arg(value_name = "BUILD_DIR")]
+    pub build_dir: PathBuf,
+    /// The op to run.
+    #[arg(long)]
+    pub op: String,
+    /// A tensor argument (repeat, in schema order).
+    #[arg(long = "input", value_name = "FILE.npy")]
+    pub inputs: Vec<PathBuf>,
+    /// A scalar argument (repeat, in schema order): an integer, a float, or true/false.
+    #[arg(long = "scalar", value_name = "V", allow_hyphen_values = true)]
+    pub scalars: Vec<String>,
+    /// Write the output tensor here.
+    #[arg(long, value_name = "FILE.npy")]
+    pub output: Option<PathBuf>,
+    /// The output's shape (default: the first tensor argument's).
+    #[arg(long, value_name = "D0,D1,...", value_delimiter = ',')]
+    pub out_shape: Option<Vec<u64>>,
+    /// The output's dtype, a numpy name: float32, float16, bfloat16, int8, uint8, int16,
+    /// int32, int64 (default: the first tensor argument's).
+    #[arg(long, value_name = "DTYPE", value_parser = parse_dtype)]
+    pub out_dtype: Option<Dtype>,
+    /// Host threads running the cores (results and cycle counts are identical for any count).
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+    /// Cycle budget per core before the kernel counts as runaway.
+    #[arg(long, default_value_t = crate::firmware::CALL_BUDGET)]
+    pub max_cycles: u64,
+    /// Print the run report as JSON on stdout instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_dtype(s: &str) -> Result<Dtype, String> {
+    Dtype::from_name(s).ok_or_else(|| {
+        format!("{s:?}: not a supported dtype (float32, float16, bfloat16, int8, uint8, int16, int32, int64)")
+    })
+}
+
+/// Why `q7emu run` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RunCliError {
+    /// An input or the output file.
+    #[error(transparent)]
+    Npy(#[from] NpyError),
+    /// The run.
+    #[error(transparent)]
+    Run(#[from] RunError),
+}
+
+/// Runs the command; the text to print on stdout.
+pub fn main(a: RunArgs) -> Result<String, RunCliError> {
+    let lib = Library::open(&a.build_dir)?;
+    lib.op(&a.op)?;
+    let inputs = a
+        .inputs
+        .iter()
+        .map(|p| npy::read(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let result = run(
+        &lib,
+        &OpRequest {
+            op: a.op,
+            inputs,
+            scalars: a.scalars,
+            out_dtype: a.out_dtype,
+            out_shape: a.out_shape,
+            threads: a.threads.max(1),
+            call_budget: a.max_cycles,
+        },
+    )?;
+    if let Some(path) = &a.output {
+        npy::write(path, &result.output)?;
+    }
+    Ok(if a.json {
+        serde_json::to_string_pretty(&result.json()).expect("JSON values serialize") + "\n"
+    } else {
+        result.text()
+    })
+}

@@ -1,0 +1,447 @@
+//! `q7emu run`: an op of a library built by `q7emu build`, on tensors. The build directory's
+//! `q7build.json` names the op's arguments and the images; each image is created, prelinked
+//! and loaded on its core through the nrtucode path (8 images for a multicore build, 1 on core 0
+//! otherwise); the inputs and a zeroed output are placed in HBM and described by ARG_TENSOR
+//! descriptors in schema order, the output last (PLATFORM.md "ARG_TENSOR descriptor"); the op
+//! is dispatched by its key; the output is read back; the library is unloaded.
+//!
+//! The output's dtype and shape are the request's, or else those of the op's first tensor
+//! argument; a kernel that returns anything else stops with the runtime's RETURN_MISMATCH
+//! naming what it returned, and the request can then say so.
+
+pub mod cli;
+pub mod report;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
+
+use crate::build::metadata::{BuildInfo, OpInfo, BUILD_INFO_FILE};
+use crate::build::schema::ArgKind;
+use crate::firmware::{CoreResult, Firmware, FirmwareError};
+use crate::nrtucode::{coretype, Context, NrtError, Source};
+use crate::symbolize::Symbols;
+use crate::tensor::descriptor::{ArgDescriptor, DescriptorError, Location, ScalarValue};
+use crate::tensor::dtype::Dtype;
+use crate::tensor::HostTensor;
+
+/// The custom-op opcode every dispatch carries (seed: 133).
+pub const CUSTOM_OP_OPCODE: u32 = 133;
+/// The library selector the op's library is loaded under.
+pub const SELECTOR: u32 = 1;
+/// Largest image file read from a build directory: the 32 MiB single-core window.
+pub const MAX_IMAGE_FILE: u64 = 64 << 20;
+
+/// A library a build directory holds: its metadata, images and symbols.
+#[derive(Debug)]
+pub struct Library {
+    /// The build directory.
+    pub dir: PathBuf,
+    /// `q7build.json`.
+    pub info: BuildInfo,
+    /// Image bytes, by core.
+    pub images: Vec<Vec<u8>>,
+    /// Function symbols of the unstripped images, by core (empty when absent).
+    pub symbols: Vec<Symbols>,
+}
+
+/// One op invocation.
+#[derive(Debug, Clone)]
+pub struct OpRequest {
+    /// Op name.
+    pub op: String,
+    /// The op's Tensor arguments, in schema order.
+    pub inputs: Vec<HostTensor>,
+    /// The op's scalar arguments (Scalar, float, int, bool), in schema order, as given.
+    pub scalars: Vec<String>,
+    /// The output's dtype and shape, when given.
+    pub out_dtype: Option<Dtype>,
+    /// See `out_dtype`.
+    pub out_shape: Option<Vec<u64>>,
+    /// Host threads for the cores.
+    pub threads: usize,
+    /// Cycle budget of the kernel (and of the start symbol) per core.
+    pub call_budget: u64,
+}
+
+/// The outcome of a run.
+#[derive(Debug)]
+pub struct OpRun {
+    /// The op's metadata.
+    pub op: OpInfo,
+    /// The output tensor.
+    pub output: HostTensor,
+    /// Per core: response and counters of the dispatch.
+    pub cores: Vec<CoreResult>,
+    /// Per core: what the kernel printed (the console ring).
+    pub console: Vec<(u32, String)>,
+    /// Host time of the dispatch.
+    pub wall: Duration,
+}
+
+/// Why a run failed, naming what and where.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The build directory cannot be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// `q7build.json` does not parse.
+    #[error("{path}: not a q7emu build description: {source}")]
+    BuildInfo {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// An image file is over the bound.
+    #[error("{path}: {size} bytes, over the {MAX_IMAGE_FILE}-byte limit for library images")]
+    ImageTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        size: u64,
+    },
+    /// The op is not in the library.
+    #[error("library {library} has no op {op}; its ops: {}", ops.join(", "))]
+    UnknownOp {
+        /// Requested op.
+        op: String,
+        /// Library.
+        library: String,
+        /// Its ops.
+        ops: Vec<String>,
+    },
+    /// Wrong number of tensors or scalars for the schema.
+    #[error("op {schema} takes {want} {what} argument(s), {got} given")]
+    ArgCount {
+        /// The op's schema.
+        schema: String,
+        /// "tensor" or "scalar".
+        what: &'static str,
+        /// Expected.
+        want: usize,
+        /// Given.
+        got: usize,
+    },
+    /// A scalar that does not parse as its argument's kind.
+    #[error("op {schema}: argument {name} ({kind}) cannot be {value:?}")]
+    Scalar {
+        /// The op's schema.
+        schema: String,
+        /// Argument name.
+        name: String,
+        /// Its kind.
+        kind: &'static str,
+        /// The value given.
+        value: String,
+    },
+    /// No output dtype/shape given and no tensor argument to take them from.
+    #[error("op {schema} has no tensor argument: give the output's --out-dtype and --out-shape")]
+    NoOutputSpec {
+        /// The op's schema.
+        schema: String,
+    },
+    /// A tensor cannot be described.
+    #[error("{what}: {source}")]
+    Descriptor {
+        /// "input N" or "output".
+        what: String,
+        /// Why.
+        source: DescriptorError,
+    },
+    /// HBM could not hold a tensor.
+    #[error("{what}: {source}")]
+    Hbm {
+        /// What was being placed.
+        what: String,
+        /// Why.
+        source: HbmError,
+    },
+    /// Host-side API failure (image, prelink).
+    #[error("{image}: {source}")]
+    Host {
+        /// The image.
+        image: String,
+        /// Why.
+        source: NrtError,
+    },
+    /// Device-side failure: a fault, runaway, abort or firmware refusal.
+    #[error("{source}{symbols}")]
+    Device {
+        /// Why.
+        source: FirmwareError,
+        /// The backtrace symbolised from the unstripped image, when there is one.
+        symbols: String,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+    move |source| RunError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn read_bounded(path: &Path) -> Result<Vec<u8>, RunError> {
+    let meta = std::fs::metadata(path).map_err(io(path))?;
+    if meta.len() > MAX_IMAGE_FILE {
+        return Err(RunError::ImageTooLarge {
+            path: path.to_path_buf(),
+            size: meta.len(),
+        });
+    }
+    std::fs::read(path).map_err(io(path))
+}
+
+impl Library {
+    /// Opens build directory `dir`.
+    pub fn open(dir: &Path) -> Result<Library, RunError> {
+        let path = dir.join(BUILD_INFO_FILE);
+        let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+        let info =
+            BuildInfo::from_json(&text).map_err(|source| RunError::BuildInfo { path, source })?;
+        let images = info
+            .images
+            .iter()
+            .map(|f| read_bounded(&dir.join(f)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let symbols = info
+            .linked
+            .iter()
+            .map(|f| {
+                read_bounded(&dir.join(f))
+                    .map(|b| Symbols::from_elf(&b))
+                    .unwrap_or_default()
+            })
+            .collect();
+        Ok(Library {
+            dir: dir.to_path_buf(),
+            info,
+            images,
+            symbols,
+        })
+    }
+
+    /// The op named `name`.
+    pub fn op(&self, name: &str) -> Result<&OpInfo, RunError> {
+        self.info
+            .ops
+            .iter()
+            .find(|o| o.name == name)
+            .ok_or_else(|| RunError::UnknownOp {
+                op: name.to_string(),
+                library: self.info.library.clone(),
+                ops: self.info.ops.iter().map(|o| o.name.clone()).collect(),
+            })
+    }
+
+    /// The backtrace of a faulting core, symbolised: one line per frame with a symbol.
+    fn symbolise(&self, e: &FirmwareError) -> String {
+        let FirmwareError::Fault { core, report, .. } = e else {
+            return String::new();
+        };
+        let Some(syms) = self.symbols.get(if self.info.multicore {
+            *core as usize
+        } else {
+            0
+        }) else {
+            return String::new();
+        };
+        let mut out = String::new();
+        let frames =
+            std::iter::once(report.pc).chain(report.backtrace.iter().skip(1).map(|f| f.pc));
+        for (i, pc) in frames.enumerate() {
+            if let Some(name) = syms.describe(pc) {
+                out.push_str(&format!("\n  #{i} {pc:#010x} in {name}"));
+            }
+        }
+        if out.is_empty() {
+            out
+        } else {
+            format!("\nsymbolised backtrace (from the unstripped image):{out}")
+        }
+    }
+}
+
+/// The descriptor of scalar `value` for argument `name` of kind `kind`.
+fn scalar(op: &OpInfo, name: &str, kind: ArgKind, value: &str) -> Result<ScalarValue, RunError> {
+    let bad = |k: &'static str| RunError::Scalar {
+        schema: op.schema.clone(),
+        name: name.to_string(),
+        kind: k,
+        value: value.to_string(),
+    };
+    let v = value.trim();
+    match kind {
+        ArgKind::Int => v.parse().map(ScalarValue::Int).map_err(|_| bad("int")),
+        ArgKind::Float => v.parse().map(ScalarValue::Double).map_err(|_| bad("float")),
+        ArgKind::Bool => match v {
+            "true" | "True" | "1" => Ok(ScalarValue::Int(1)),
+            "false" | "False" | "0" => Ok(ScalarValue::Int(0)),
+            _ => Err(bad("bool")),
+        },
+        _ => v
+            .parse()
+            .map(ScalarValue::Int)
+            .or_else(|_| v.parse().map(ScalarValue::Double))
+            .map_err(|_| bad("Scalar")),
+    }
+}
+
+/// Runs `req` on library `lib`, on a fresh default cluster.
+pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
+    let op = lib.op(&req.op)?.clone();
+    let tensors = op.args.iter().filter(|a| a.kind == ArgKind::Tensor).count();
+    let count = |what, want, got| RunError::ArgCount {
+        schema: op.schema.clone(),
+        what,
+        want,
+        got,
+    };
+    if req.inputs.len() != tensors {
+        return Err(count("tensor", tensors, req.inputs.len()));
+    }
+    if req.scalars.len() != op.args.len() - tensors {
+        return Err(count("scalar", op.args.len() - tensors, req.scalars.len()));
+    }
+    let (out_dtype, out_shape) = match (req.out_dtype, &req.out_shape, req.inputs.first()) {
+        (Some(d), Some(s), _) => (d, s.clone()),
+        (d, s, Some(first)) => (
+            d.unwrap_or(first.dtype),
+            s.clone().unwrap_or(first.shape.clone()),
+        ),
+        _ => {
+            return Err(RunError::NoOutputSpec {
+                schema: op.schema.clone(),
+            })
+        }
+    };
+    let output = HostTensor::zeros(out_dtype, out_shape);
+
+    let mut device =
+        Firmware::new(
+            Cluster::new(&ClusterConfig::default()).map_err(|source| RunError::Hbm {
+                what: "cluster".into(),
+                source,
+            })?,
+        );
+    device.single_core = !lib.info.multicore;
+    device.call_budget = req.call_budget;
+    let mut ctx = Context::new(device);
+    let device_err = |source| RunError::Device {
+        symbols: lib.symbolise(&source),
+        source,
+    };
+
+    // Create and load one library instance per core.
+    let mut loaded = Vec::new();
+    for (core, (bytes, file)) in lib.images.iter().zip(&lib.info.images).enumerate() {
+        let source = if lib.info.packed {
+            Source::CustomOp(bytes)
+        } else {
+            Source::CustomOpImage(bytes)
+        };
+        let name = file.trim_end_matches(".so").trim_end_matches(".packed");
+        let mut l = ctx
+            .create(coretype::CAYMAN, core as u32, Some(SELECTOR), name, source)
+            .map_err(|source| RunError::Host {
+                image: file.clone(),
+                source,
+            })?;
+        for record in ctx.load_sequence(&mut l, None) {
+            ctx.device
+                .process(core as u32, &record)
+                .map_err(device_err)?;
+        }
+        loaded.push((core as u32, l));
+    }
+
+    // Place the tensors and describe the arguments in schema order, the output last.
+    let hbm = ctx.device.cluster.hbm.clone();
+    let place = |what: String, t: &HostTensor, output: bool| -> Result<[u8; 0x30], RunError> {
+        let addr = hbm
+            .alloc((t.data.len() as u64).max(1), 64)
+            .and_then(|a| hbm.write(a, &t.data).map(|()| a))
+            .map_err(|source| RunError::Hbm {
+                what: what.clone(),
+                source,
+            })?;
+        ArgDescriptor::Tensor {
+            location: Location::Hbm,
+            dtype: t.dtype,
+            addr,
+            shape: t.shape.clone(),
+            output,
+        }
+        .encode()
+        .map_err(|source| RunError::Descriptor { what, source })
+    };
+    let (mut inputs, mut scalars) = (req.inputs.iter(), req.scalars.iter());
+    let mut descriptors = Vec::new();
+    for (i, a) in op.args.iter().enumerate() {
+        let d = if a.kind == ArgKind::Tensor {
+            let t = inputs.next().expect("counted above");
+            place(format!("input {i} ({})", a.name), t, false)?
+        } else {
+            let v = scalar(&op, &a.name, a.kind, scalars.next().expect("counted above"))?;
+            ArgDescriptor::Scalar(v)
+                .encode()
+                .expect("scalars always encode")
+        };
+        descriptors.push(d);
+    }
+    let out_desc = place("output".into(), &output, true)?;
+    descriptors.push(out_desc);
+    let out_addr = u64::from_le_bytes(out_desc[8..16].try_into().expect("8 bytes"));
+
+    let start = Instant::now();
+    let cores = ctx
+        .device
+        .dispatch(
+            op.key,
+            CUSTOM_OP_OPCODE,
+            op.function_id,
+            &descriptors,
+            req.threads,
+        )
+        .map_err(device_err)?;
+    let wall = start.elapsed();
+    let mut output = output;
+    hbm.read(out_addr, &mut output.data)
+        .map_err(|source| RunError::Hbm {
+            what: "output".into(),
+            source,
+        })?;
+    let console = cores
+        .iter()
+        .map(|r| {
+            let bytes = ctx.device.cluster.cores[r.core as usize]
+                .bus
+                .console
+                .contents();
+            (r.core, String::from_utf8_lossy(&bytes).into_owned())
+        })
+        .collect();
+    for (core, mut l) in loaded {
+        for record in ctx.unload_sequence(&mut l) {
+            ctx.device.process(core, &record).map_err(device_err)?;
+        }
+        ctx.destroy(l).map_err(|source| RunError::Host {
+            image: lib.info.images[core as usize].clone(),
+            source,
+        })?;
+    }
+    Ok(OpRun {
+        op,
+        output,
+        cores,
+        console,
+        wall,
+    })
+}
