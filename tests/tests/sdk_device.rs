@@ -52,3 +52,114 @@ fn stack_switch_runs_a_deep_call_on_an_hbm_stack_and_restores_the_callers() {
         "nothing was written near the HBM stack's top"
     );
 }
+
+/// HBM buffers of the runtime-pieces program, one per 16 MiB region above HBM scratch.
+const A: u64 = 0x0400_0000;
+const B: u64 = 0x0600_0000;
+const C: u64 = 0x1_0800_0000;
+const D: u64 = 0x0a00_0000;
+const E: u64 = 0x2_0000_0000;
+
+#[test]
+fn printf_start_up_translation_and_copies_run_on_the_core() {
+    let mut sources: Vec<(String, String)> = vec![(
+        "runtime_pieces.cpp".into(),
+        program_source("runtime_pieces.cpp"),
+    )];
+    for f in [
+        "start.cpp",
+        "sdma.cpp",
+        "memcpy.cpp",
+        "fatal.cpp",
+        "console.cpp",
+        "format.cpp",
+        "rt.h",
+        "heap.h",
+        "tlb.h",
+        "format.h",
+    ] {
+        // The program's own crt0 owns `_start` here; the library's start symbol is renamed.
+        let text = sdk_source(&format!("rt/customop/{f}"))
+            .replace(" _start(void)", " q7_library_start(void)");
+        sources.push((f.into(), text));
+    }
+    let refs: Vec<(&str, &str)> = sources
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    let flags = ["-std=c++14", "-fno-exceptions", "-fno-rtti", "-nostdinc++"];
+    let Some(p) = build(Layout::Platform, "sdk-runtime-pieces", &refs, &flags) else {
+        return;
+    };
+    let config = ClusterConfig {
+        cores: 1,
+        ..ClusterConfig::default()
+    };
+    let mut c = load_cluster(&p.elf, &config);
+    let pattern: Vec<u8> = (0..0x10_0010u32).map(|i| (i * 7) as u8).collect();
+    c.hbm.write(A, &pattern).unwrap();
+    c.cores[0].bus.mailbox.args = [A, B, C, D, E]
+        .iter()
+        .map(|a| {
+            let mut d = [0u8; 0x30];
+            d[..8].copy_from_slice(&a.to_le_bytes());
+            d
+        })
+        .collect();
+    match c.run(1, 200_000_000).remove(0) {
+        Stop::Exited(code) => assert_eq!(code, 0, "failing step {code} (runtime_pieces.cpp)"),
+        Stop::Fault(r) => panic!("core faulted:\n{r}"),
+    }
+    assert_eq!(
+        c.console_output(false),
+        "[-42|    7|abc   |0000C0DE|-9000000000|18446744073709551615]\n\
+         [3.141593|1.235e+03|0.0001|1e+20|2|-0.12]\n\
+         [str|abc|Z|%|16|0x1234]\n\
+         [0.10000000000000001|4.940656e-324|1E-10]\n"
+    );
+    let hbm = |addr: u64, len: usize| {
+        let mut v = vec![0u8; len];
+        c.hbm.read(addr, &mut v).unwrap();
+        v
+    };
+    for m in 0..3u64 {
+        assert_eq!(
+            hbm(B + m * 4096, 4000),
+            pattern[100..4100],
+            "TCM copy-out, method {m}"
+        );
+        assert_eq!(
+            hbm(C + m * 4096, 3000),
+            pattern[1..3001],
+            "bounced copy-out, method {m}"
+        );
+    }
+    assert_eq!(
+        hbm(C + 0x1_0000, 0x10_0007),
+        pattern[..0x10_0007],
+        "HBM to HBM"
+    );
+    assert_eq!(hbm(C + 0x1_0000 + 0x10_0007, 1), [0], "not a byte further");
+    let d = hbm(D, 12344 + 4);
+    assert!(
+        d[..12344]
+            .chunks(4)
+            .all(|w| w == 0xA1B2_C3D4u32.to_le_bytes()),
+        "DMA fill"
+    );
+    assert_eq!(d[12344..], [0; 4], "fill stops at its length");
+    assert!(
+        hbm(D + 0x4000, 100)
+            .chunks(2)
+            .all(|h| h == 0x5A6Bu16.to_le_bytes()),
+        "CPU fill"
+    );
+    for r in 0..5u64 {
+        let w = hbm(E + r * 0x100_0000, 4);
+        assert_eq!(
+            u32::from_le_bytes(w.try_into().unwrap()),
+            0xE000_0000 + r as u32,
+            "region {r}"
+        );
+    }
+}

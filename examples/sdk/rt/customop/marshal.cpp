@@ -32,9 +32,12 @@ const char *kind_name(const q7_arg_tensor &d) { return d.location == Q7_LOC_SCAL
 uint32_t next_arg(bool scalar)
 {
 	q7_rt_state *st = Q7_RT;
-	if (st->phase != Q7_PHASE_MARSHAL)
-		q7_fatal(Q7_ERR_ARG_KIND, "kernel %s: an argument was asked for outside marshalling (%u of %u taken)",
+	if (st->phase == Q7_PHASE_COMPUTE && st->cursor == st->ninputs)
+		q7_fatal(Q7_ERR_ARG_KIND, "kernel %s: argument %u: the op takes more arguments than the %u the invocation carries",
 			 op_name(), (unsigned)st->cursor, (unsigned)st->ninputs);
+	if (st->phase != Q7_PHASE_MARSHAL)
+		q7_fatal(Q7_ERR_ARG_KIND, "kernel %s: an argument was asked for outside marshalling (customop_setup first)",
+			 op_name());
 	uint32_t i = st->cursor;
 	const q7_arg_tensor &d = st->args[i];
 	if ((d.location == Q7_LOC_SCALAR) != scalar)

@@ -15,7 +15,7 @@ uint32_t sdma_push(uint32_t q, uint64_t hbm, uint32_t local, uint32_t len)
 	q7_rt_state *st = Q7_RT;
 	uint32_t tail = st->sdma_tail[q];
 	if (tail - Q7_SDMA_COMPLETED(q) >= Q7_SDMA_RING_ENTRIES)
-		Q7_SDMA_WAIT(q) = tail - Q7_SDMA_RING_ENTRIES + 1;
+		sdma_wait(q, tail - Q7_SDMA_RING_ENTRIES + 1);
 	volatile q7_sdma_desc &d = st->ring[q][tail % Q7_SDMA_RING_ENTRIES];
 	d.hbm_lo = uint32_t(hbm);
 	d.hbm_hi = uint32_t(hbm >> 32);
@@ -29,7 +29,9 @@ uint32_t sdma_push(uint32_t q, uint64_t hbm, uint32_t local, uint32_t len)
 
 void sdma_wait(uint32_t q, uint32_t count)
 {
-	Q7_SDMA_WAIT(q) = count;
+	/* Counts are monotonic and wrap: a wait only for what has not completed yet. */
+	if (int32_t(Q7_SDMA_COMPLETED(q) - count) < 0)
+		Q7_SDMA_WAIT(q) = count;
 	__asm__ volatile("memw" ::: "memory");
 }
 
@@ -37,8 +39,7 @@ void sdma_drain()
 {
 	q7_rt_state *st = Q7_RT;
 	for (uint32_t q = 0; q < 2; q++)
-		if (st->sdma_tail[q] != Q7_SDMA_COMPLETED(q))
-			sdma_wait(q, st->sdma_tail[q]);
+		sdma_wait(q, st->sdma_tail[q]);
 }
 
 } // namespace rt

@@ -48,9 +48,10 @@ int switch_stack_or_call_wrapper(uint32_t wrapper, uint32_t stack_size)
 		q7_trace1(Q7_EV_STACK_RETURN, sp);
 		return 0;
 	}
-	/* A power-of-two size, aligned to itself, never straddles a 16 MiB window region. */
-	uint32_t bytes = pow2_at_least(need + GUARD);
-	uint64_t base = hbm_alloc(bytes, bytes, Q7_HEAP_HBM_STACK);
+	/* Aligned to a power of two at least its size, the stack never straddles a 16 MiB window
+	 * region. */
+	uint32_t bytes = (need + GUARD + 15u) & ~15u;
+	uint64_t base = hbm_alloc(bytes, pow2_at_least(bytes), Q7_HEAP_HBM_STACK);
 	if (!base)
 		q7_fatal(Q7_ERR_OUT_OF_MEMORY, "kernel stack: the HBM heap cannot hold a %u-byte stack", (unsigned)bytes);
 	uint32_t record = translate_lock(base);
