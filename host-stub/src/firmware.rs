@@ -26,8 +26,11 @@ use q7_loader::ucpl::{UcplError, UcplHeader};
 pub const RUNTIME_ERROR_PREFIX: &str = "q7 runtime error:";
 /// Bytes the trampoline reserves at the end of each image window.
 pub const TRAMPOLINE_SIZE: u32 = 0x40;
-/// Stack pointer for firmware calls: the top of the firmware band.
+/// The top of the firmware band, where the firmware call stack starts.
 pub const STACK_TOP: u32 = map::FWDATA.0 + map::FWDATA.1;
+/// SP of the trampoline's frame: 32 bytes below [`STACK_TOP`], which hold that frame's extra
+/// save area should a deep call chain spill it.
+pub const CALL_SP: u32 = STACK_TOP - 32;
 /// Cycle budget of one firmware call (start symbol or kernel) before it counts as runaway.
 pub const CALL_BUDGET: u64 = 2_000_000_000;
 /// ISL for firmware calls: the bottom of the 32 KiB call stack at the top of the firmware band
@@ -381,7 +384,11 @@ impl Firmware {
         c.state.set_windowbase(0);
         c.state.windowstart = 1;
         c.state.ps = q7_emulator::state::ps::WOE;
-        c.state.set_a(1, STACK_TOP);
+        // The trampoline's frame is the outermost: when a deep call chain spills it, the
+        // overflow handler stores its a4..a7 32 bytes below the SP it finds at SP - 12
+        // (isa/ISA.md §3.8). Give it the top of the band, above this frame's SP.
+        let _ = c.bus.write_bytes(CALL_SP - 12, &STACK_TOP.to_le_bytes());
+        c.state.set_a(1, CALL_SP);
         // ISL is the runtime's limit (seed); kernels run with PS.EXCM = 0, where the active
         // limit is KSL (isa/ISA.md §9.4), so both hold it.
         c.state.sr[q7_emulator::state::sr::ISL as usize] = STACK_LIMIT;
