@@ -111,13 +111,17 @@ mod tests {
             dtype: DTYPES[0xC],
             shape: vec![20],
             data: (0..20)
-                .flat_map(|i| (i as f32 * 0.1).to_le_bytes())
+                .flat_map(|i| (i as f32 / 4.0 + 0.1).to_le_bytes())
                 .collect(),
         };
-        assert_eq!(element(&t, 3), "0.3");
+        assert_eq!(
+            element(&t, 3),
+            "0.85",
+            "shortest text that reads back as the f32"
+        );
         assert_eq!(
             preview(&t),
-            "[0, 0.1, 0.2, 0.3, 0.4, 0.5, …, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9]"
+            "[0.1, 0.35, 0.6, 0.85, 1.1, 1.35, …, 3.6, 3.85, 4.1, 4.35, 4.6, 4.85]"
         );
         let b = HostTensor {
             dtype: DTYPES[0xA],
