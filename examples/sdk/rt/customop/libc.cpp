@@ -1,12 +1,10 @@
-/* libc.cpp - the <string.h>, <stdlib.h> and <new> pieces that are the runtime's (memcpy,
- * memset, memmove, memcmp and operator new/delete are the compiler helper routines'). */
+/* libc.cpp - the <string.h> and <stdlib.h> pieces that are the runtime's (memcpy, memset,
+ * memmove, memcmp, strlen, operator new/delete and std::nothrow are the compiler helper
+ * routines'). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <new>
-
-const std::nothrow_t std::nothrow{};
 
 extern "C" {
 
@@ -17,14 +15,6 @@ void *memchr(const void *s, int c, size_t n)
 		if (p[i] == (unsigned char)c)
 			return const_cast<unsigned char *>(p + i);
 	return nullptr;
-}
-
-size_t strlen(const char *s)
-{
-	size_t n = 0;
-	while (s[n])
-		n++;
-	return n;
 }
 
 size_t strnlen(const char *s, size_t max)

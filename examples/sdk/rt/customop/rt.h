@@ -24,6 +24,11 @@ extern uint32_t cpu_id;
 uint32_t translate_lock(uint64_t hbm_addr);
 void translate_unlock(uint32_t record);
 
+/* Points the firmware call frame's caller-SP slot ([Q7_FW_STACK_TOP - 12]) at root_save, so
+ * the window overflow handler can spill that outermost frame when calls nest deeper than the
+ * register file. */
+void anchor_root_frame();
+
 /* The running op's name for messages ("op 3" when the wrapper has no name for it). */
 const char *op_name();
 

@@ -54,6 +54,14 @@ void boot()
 	st->memcpy_method = NEURON_DMA;
 }
 
+void anchor_root_frame()
+{
+	/* The frame the firmware calls from has no caller: the 16 bytes below its SP are nobody's,
+	 * and the Overflow8 handler takes the word at SP - 12 as where the caller's SP is, storing
+	 * this frame's a4..a7 in the 16 bytes 32 below that address. */
+	*(volatile uint32_t *)uintptr_t(Q7_FW_STACK_TOP - 12) = uint32_t(uintptr_t(&Q7_RT->root_save[0])) + 32;
+}
+
 const char *op_name()
 {
 	static char fallback[16];
@@ -116,6 +124,7 @@ extern "C" void register_funcs(void)
 extern "C" void entry_func(void)
 {
 	boot();
+	anchor_root_frame();
 	for (q7_init_fn *f = __q7_init_array_start; f < __q7_init_array_end; ++f)
 		(*f)();
 	register_funcs();
