@@ -1,7 +1,7 @@
 /* stack_switch.cpp - switch_stack_or_call_wrapper (PLATFORM.md "Runtime memory"): the wrapper
  * runs on the current stack when STACK_SIZE fits between SP and ISL, else on an HBM stack from
- * the HBM heap, reached through a dynamic translate window locked for the call, with ISL at its
- * bottom (an overflow past it is the core's stack-limit fault). */
+ * the HBM heap, reached through a dynamic translate window locked for the call, with ISL and KSL
+ * at its bottom (an overflow past it is the core's stack-limit fault). */
 #include <stdint.h>
 #include <q7/customop_abi.h>
 #include <q7/rt_state.h>
