@@ -221,7 +221,12 @@ fn abort_heap_and_trace_registers_match_the_table() {
     ] {
         assert_eq!(d[define], format!("Q7_REG({}u)", offset(row)), "{row}");
     }
-    assert_eq!(offset("TRACE_ARG(i)"), "0x4000 + i·4, i = 0..3");
+    for i in 0..4u32 {
+        assert_eq!(
+            offset(&format!("TRACE_ARG{i}")),
+            format!("0x{:04X}", 0x4000 + 4 * i)
+        );
+    }
     assert_eq!(d["Q7_TRACE_ARG(i)"], "Q7_REG(0x4000u + (i) * 4u)");
 }
 
@@ -257,8 +262,9 @@ fn runtime_memory_layout_matches_the_table() {
         0x90000
     );
     let prose = flat(&section);
-    assert!(prose.contains("SP = 0x02100000; ISL = 0x020F8000"));
-    assert_eq!(num(&d["Q7_FW_STACK_TOP"]), 0x0210_0000);
+    assert!(prose.contains("SP = 0x020FFFE0"));
+    assert!(prose.contains("ISL = KSL = 0x020F8000"));
+    assert_eq!(num(&d["Q7_FW_CALL_SP"]), 0x020F_FFE0);
     assert_eq!(num(&d["Q7_FW_STACK_LIMIT"]), 0x020F_8000);
     assert!(prose.contains("up to `MAX_STACK_SIZE` 0x400000"));
     assert_eq!(num(&d["Q7_MAX_STACK_SIZE"]), 0x40_0000);

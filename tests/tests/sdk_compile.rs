@@ -140,6 +140,7 @@ const HELPER_ABI: &[&str] = &[
     "memset",
     "memmove",
     "memcmp",
+    "strlen",
     // C++ ABI
     "_Znwj",
     "_Znaj",
@@ -157,6 +158,14 @@ const HELPER_ABI: &[&str] = &[
     "__cxa_guard_release",
     "__cxa_guard_abort",
     "__dso_handle",
+    "__cxa_deleted_virtual",
+    "__cxa_throw_bad_array_new_length",
+    "atexit",
+    "_ZSt7nothrow",
+    "__ffssi2",
+    "__ffsdi2",
+    "__clrsbsi2",
+    "__clrsbdi2",
 ];
 
 /// Files under `dir` (recursively) whose names pass `keep`, relative to `dir`, sorted.

@@ -3,7 +3,7 @@
 //! HBM behind a translate window and back with every caller frame intact.
 
 use q7_emulator::platform::ClusterConfig;
-use q7_emulator::Stop;
+use q7_emulator::{FaultKind, Stop};
 use q7_tests::build::{build, Layout};
 use q7_tests::load_cluster;
 
@@ -19,38 +19,70 @@ fn program_source(name: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-#[test]
-fn stack_switch_runs_a_deep_call_on_an_hbm_stack_and_restores_the_callers() {
+/// Builds stack_switch.c (with `flags`) and runs it with a 64 KiB HBM stack at `stack`.
+fn run_stack_switch(flags: &[&str], stack: u64) -> Option<(Stop, q7_emulator::platform::Cluster)> {
     let test = program_source("stack_switch.c");
     let asm = sdk_source("rt/customop/stack_switch.S");
-    let Some(p) = build(
+    let p = build(
         Layout::Platform,
         "sdk-stack-switch",
         &[("stack_switch.c", &test), ("stack_switch.S", &asm)],
-        &[],
-    ) else {
-        return;
-    };
+        flags,
+    )?;
     let config = ClusterConfig {
         cores: 1,
         ..ClusterConfig::default()
     };
     let mut c = load_cluster(&p.elf, &config);
-    let stack = c.hbm.alloc(0x10000, 0x10000).unwrap() + 0x0500_0000;
     let mut arg = [0u8; 0x30];
     arg[..8].copy_from_slice(&stack.to_le_bytes());
     c.cores[0].bus.mailbox.args = vec![arg];
-    match c.run(1, 50_000_000).remove(0) {
+    let stop = c.run(1, 50_000_000).remove(0);
+    Some((stop, c))
+}
+
+/// The HBM stack of the stack-switch program: 64 KiB, 0x0500_0000 into HBM (translate window 2
+/// maps it at 0x86000000 + that offset within its 16 MiB region).
+const STACK: u64 = 0x0500_0000;
+
+#[test]
+fn stack_switch_runs_a_deep_call_on_an_hbm_stack_and_restores_the_callers() {
+    let Some((stop, c)) = run_stack_switch(&[], STACK) else {
+        return;
+    };
+    match stop {
         Stop::Exited(code) => assert_eq!(code, 0, "failing step {code} (stack_switch.c)"),
         Stop::Fault(r) => panic!("core faulted:\n{r}"),
     }
     // The callee's frames really were on the HBM stack: their spills landed there.
     let mut top = vec![0u8; 0x400];
-    c.hbm.read(stack + 0x10000 - 0x400, &mut top).unwrap();
+    c.hbm.read(STACK + 0x10000 - 0x400, &mut top).unwrap();
     assert!(
         top.iter().any(|&b| b != 0),
         "nothing was written near the HBM stack's top"
     );
+}
+
+#[test]
+fn overflowing_the_hbm_stack_stops_the_core_at_its_limit() {
+    let Some((stop, _)) = run_stack_switch(&["-DOVERFLOW"], STACK) else {
+        return;
+    };
+    let Stop::Fault(r) = stop else {
+        panic!("the recursion returned: {stop:?}");
+    };
+    let limit = 0x8600_0000 + 64;
+    match r.kind {
+        FaultKind::StackLimit {
+            register,
+            limit: l,
+            new_sp,
+        } => {
+            assert_eq!((register, l), ("KSL", limit), "{r}");
+            assert!(new_sp < limit && new_sp + 256 > limit, "{r}");
+        }
+        _ => panic!("not a stack-limit fault:\n{r}"),
+    }
 }
 
 /// HBM buffers of the runtime-pieces program, one per 16 MiB region above HBM scratch.

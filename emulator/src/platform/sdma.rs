@@ -243,6 +243,15 @@ impl Sdma {
         now: u64,
     ) -> Result<u64, BusFault> {
         let qu = &self.queues[q as usize];
+        // COMPLETED is monotonic: a count at or behind it (within 2^31, so the counters may
+        // wrap) has been reached already and the wait ends at once (PLATFORM.md "SDMA").
+        if (count.wrapping_sub(qu.completed) as i32) <= 0 {
+            self.queues[q as usize].log.push(QueueEvent::Wait {
+                cycle: now,
+                until: now,
+            });
+            return Ok(0);
+        }
         if count.wrapping_sub(qu.completed) > qu.queued.wrapping_sub(qu.completed) {
             return Err(device::error(
                 reg::sdma_wait(q),
@@ -389,6 +398,26 @@ mod tests {
                     until: end
                 }
             ]
+        );
+    }
+
+    #[test]
+    fn a_wait_for_a_count_already_completed_ends_at_once() {
+        let (t, mut rig) = (TimingModel::default(), Rig::new());
+        let mut s = Sdma::new(&t);
+        descriptor(&mut rig, 0, 0x100, map::DATARAM.0 + 0x800, 4);
+        rig.store(&mut s, reg::sdma_ring_base(0), map::DATARAM.0, 0)
+            .unwrap();
+        rig.store(&mut s, reg::sdma_ring_size(0), 4, 0).unwrap();
+        rig.store(&mut s, reg::sdma_doorbell(0), 1, 0).unwrap();
+        let end = transfer_cycles(&t, 4);
+        assert_eq!(rig.store(&mut s, reg::sdma_wait(0), 1, 0), Ok(end));
+        // PLATFORM.md: "stall the core until COMPLETED >= value" — 1 and 0 are reached already.
+        assert_eq!(rig.store(&mut s, reg::sdma_wait(0), 1, end + 5), Ok(0));
+        assert_eq!(rig.store(&mut s, reg::sdma_wait(0), 0, end + 6), Ok(0));
+        assert!(
+            rig.store(&mut s, reg::sdma_wait(0), 2, end + 7).is_err(),
+            "never queued"
         );
     }
 

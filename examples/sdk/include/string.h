@@ -1,5 +1,5 @@
-/* string.h - the SDK's own. memcpy, memset, memmove and memcmp are the compiler helper
- * routines'; the rest is the runtime's. */
+/* string.h - the SDK's own. memcpy, memset, memmove, memcmp and strlen are the compiler
+ * helper routines'; the rest is the runtime's. */
 #ifndef Q7_STRING_H
 #define Q7_STRING_H
 

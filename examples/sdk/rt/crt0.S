@@ -14,7 +14,13 @@ _start:
 	movi	a0, 1
 	wsr.windowstart a0
 	rsync
-	movi	a1, _stack_top
+	/* The outermost frame: SP 32 bytes below the top, and the word at SP - 12 pointing at the
+	 * top, where the overflow handler spills this frame's a4..a7 when calls nest deeper than
+	 * the register file (PLATFORM.md "Runtime memory"). */
+	movi	a2, _stack_top
+	addi	a1, a2, -32
+	addi	a3, a1, -12
+	s32i	a2, a3, 0
 	movi	a2, _bss_start
 	movi	a3, _bss_end
 	movi	a4, 0

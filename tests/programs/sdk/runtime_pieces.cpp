@@ -32,13 +32,8 @@ static uint64_t arg(unsigned i) { return uint64_t(Q7_MBOX_ARG(i, 0)) | (uint64_t
 
 static uint8_t far_buffer[3000]; // outside DATARAM: the DMA path bounces
 
-// The root frame's extra save area (see stack_switch.c): printf alone nests deeper than the
-// register file.
-static uint32_t root_extra[8];
-
 int main()
 {
-	*(volatile uint32_t *)(Q7_FWDATA_BASE + Q7_FWDATA_SIZE - 12) = uint32_t(uintptr_t(&root_extra[8]));
 	printf("[%d|%5u|%-6x|%08X|%+lld|%llu]\n", -42, 7u, 0xabcu, 0xC0DEu, -9000000000ll, 18446744073709551615ull);
 	printf("[%f|%.3e|%g|%g|%.0f|%.2f]\n", 3.14159265358979, 1234.5678, 0.0001, 1e20, 2.5, -0.125);
 	printf("[%s|%.3s|%c|%%|%zu|%p]\n", "str", "abcdef", 'Z', sizeof(Q7PtrType), (void *)0x1234);

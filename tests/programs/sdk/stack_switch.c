@@ -4,12 +4,21 @@
  * every caller frame live in the register file for the whole call, 200 spills them all while on
  * the new stack (window overflows there, underflows back). The callee sees SP inside the new
  * stack and ISL at its limit; back on the old stack every caller frame still holds its values,
- * SP and ISL are as before. Exit code 0, else the failing step. The HBM buffer address comes
- * from the mailbox (argument 0, words 0 and 1); its size is 64 KiB. */
+ * SP, ISL and KSL are as before. Exit code 0, else the failing step. The HBM buffer address
+ * comes from the mailbox (argument 0, words 0 and 1); its size is 64 KiB. Built with -DOVERFLOW,
+ * the callee recurses 5000 frames deep and must stop at the new stack's limit (KSL, the limit
+ * checked with PS.EXCM = 0). */
 #include <q7/platform.h>
 
 unsigned int q7_call_on_stack(unsigned int fn, unsigned int new_sp, unsigned int new_isl);
 unsigned int q7_read_isl(void);
+
+static unsigned int read_ksl(void)
+{
+	unsigned int v;
+	__asm__ volatile(".byte 0x20, 0xF9, 0x03\n\tmov %0, a2" : "=a"(v) : : "a2");
+	return v;
+}
 
 #define STACK_BYTES 0x10000u
 
@@ -42,7 +51,7 @@ static unsigned int calls;
 
 static void callee(void)
 {
-	callee_isl = q7_read_isl();
+	callee_isl = q7_read_isl() == read_ksl() ? q7_read_isl() : 0;
 	callee_result = deep(calls, 5);
 }
 
@@ -58,13 +67,13 @@ static unsigned int __attribute__((noinline)) caller(unsigned int depth)
 {
 	volatile unsigned int mine[3] = {depth * 7u, depth + 100u, 0xC0DE0000u | depth};
 	if (depth == 0) {
-		unsigned int sp_before = sp_now(), isl_before = q7_read_isl();
+		unsigned int sp_before = sp_now(), isl_before = q7_read_isl(), ksl_before = read_ksl();
 		unsigned int r = q7_call_on_stack((unsigned int)callee, new_top, new_bottom + 64);
 		if (r != 0)
 			status = 10;
 		else if (sp_now() != sp_before)
 			status = 11;
-		else if (q7_read_isl() != isl_before)
+		else if (q7_read_isl() != isl_before || read_ksl() != ksl_before)
 			status = 12;
 	} else {
 		caller(depth - 1);
@@ -73,11 +82,6 @@ static unsigned int __attribute__((noinline)) caller(unsigned int depth)
 		status = 20;
 	return mine[0] + mine[1];
 }
-
-/* The root frame (crt0's, like the firmware's call trampoline) is spilled too when calls nest
- * deeper than the register file; its overflow handler finds its extra save area through the
- * word at [root SP - 12], which nothing else sets up: point it at a scratch area. */
-static unsigned int root_extra[8];
 
 static int run(unsigned int depth, unsigned int n)
 {
@@ -100,7 +104,6 @@ static int run(unsigned int depth, unsigned int n)
 
 int main(void)
 {
-	*(volatile unsigned int *)(Q7_FWDATA_BASE + Q7_FWDATA_SIZE - 12) = (unsigned int)&root_extra[8];
 	unsigned int lo = Q7_MBOX_ARG(0, 0), hi = Q7_MBOX_ARG(0, 1);
 	__asm__ volatile("memw");
 	Q7_MEM_WINDOW_BASE_LO(2) = lo & ~(Q7_WINDOW_SIZE - 1);
@@ -109,6 +112,9 @@ int main(void)
 	__asm__ volatile("memw");
 	new_bottom = Q7_XLATE_BASE + 2 * Q7_WINDOW_SIZE + (lo & (Q7_WINDOW_SIZE - 1));
 	new_top = new_bottom + STACK_BYTES;
+#ifdef OVERFLOW
+	return run(12, 5000);    /* must not return: the core stops at the limit */
+#endif
 	int r = run(2, 0);       /* every caller frame stays live */
 	if (r)
 		return 100 + r;

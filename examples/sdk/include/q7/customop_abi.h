@@ -224,7 +224,7 @@ __attribute__((noreturn, format(printf, 2, 3))) void q7_fatal(int code, const ch
 #define Q7_DATARAM_HEAP_SIZE 0x0000A000u
 #define Q7_TRAMPOLINE_BYTES 64u           /* the call trampoline at the image window's end */
 
-#define Q7_FW_STACK_TOP     0x02100000u   /* SP the firmware sets before each call */
+#define Q7_FW_CALL_SP       0x020FFFE0u   /* SP the firmware sets before each call */
 #define Q7_FW_STACK_LIMIT   0x020F8000u   /* ISL the firmware sets before each call */
 
 #define Q7_MAX_STACK_SIZE   0x00400000u   /* largest HBM stack */

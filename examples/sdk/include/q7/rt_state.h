@@ -60,6 +60,9 @@ struct q7_rt_state {
 	uint32_t has_output;
 	uint32_t dst_taken;         /* get_dst_tensor() was called */
 	uint32_t memcpy_method;     /* neuron_memcpy's method, DMA by default */
+	uint64_t stack_base;        /* HBM stack of the running (or aborted) dispatch, 0 = none */
+	uint32_t stack_record;      /* its locked TLB record */
+	uint32_t pad;
 };
 
 #define Q7_RT ((struct q7_rt_state *)Q7_RT_STATE_ADDR)

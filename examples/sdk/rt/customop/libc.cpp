@@ -1,12 +1,10 @@
-/* libc.cpp - the <string.h>, <stdlib.h> and <new> pieces that are the runtime's (memcpy, strlen,
- * memset, memmove, memcmp and operator new/delete are the compiler helper routines'). */
+/* libc.cpp - the <string.h> and <stdlib.h> pieces that are the runtime's (memcpy, memset,
+ * memmove, memcmp, strlen, operator new/delete and std::nothrow are the compiler helper
+ * routines'). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <new>
-
-const std::nothrow_t std::nothrow{};
 
 extern "C" {
 

@@ -1,7 +1,9 @@
 /* stack_switch.S - running the wrapper on another stack (windowed ABI, CALL8 only).
  *
- * q7_call_on_stack(fn, new_sp, new_isl): sets SP = new_sp and ISL = new_isl, calls fn() and, on
- * the way back (`switchBack`), restores SP and ISL before returning 0.
+ * q7_call_on_stack(fn, new_sp, new_isl): sets SP = new_sp and the stack limits ISL and KSL to
+ * new_isl, calls fn() and, on the way back (`switchBack`), restores SP, ISL and KSL before
+ * returning 0. (ISL is the seed's limit; code running with PS.EXCM = 0, as kernels do, is checked
+ * against KSL, so both hold it, as the firmware sets them.)
  *
  * The window handlers find a frame's saves through the 16-byte base save area below its
  * callee's SP: the caller's a0..a3 go there when the caller is spilled, and its a1 word is how
@@ -11,14 +13,21 @@
  * restored (where a spill during fn() left the caller's registers). No frame is spilled on
  * purpose; this frame's extra save area stays in its old frame.
  *
- * q7_read_isl(): the ISL special register (SR 248, which the assembler has no name for). */
-
-/* RSR/WSR at, 248 - op0 0, op1 3, op2 0 (RSR) or 1 (WSR), sr 0xF8, t = at. */
+ * q7_read_isl(): the ISL special register.
+ *
+ * ISL is SR 248 and KSL SR 249, which the assembler has no names for: RSR/WSR at, sr are
+ * op0 0, op1 3, op2 0 (RSR) or 1 (WSR), sr in bits 15:8, t = at. */
 	.macro	rsr_isl at
 	.byte	(\at << 4), 0xF8, 0x03
 	.endm
+	.macro	rsr_ksl at
+	.byte	(\at << 4), 0xF9, 0x03
+	.endm
 	.macro	wsr_isl at
 	.byte	(\at << 4), 0xF8, 0x13
+	.endm
+	.macro	wsr_ksl at
+	.byte	(\at << 4), 0xF9, 0x13
 	.endm
 
 	.text
@@ -44,7 +53,9 @@ q7_call_on_stack:
 	rsr_isl	2			/* a2 = old ISL */
 	memw
 	mov	a1, a3
+	rsr_ksl	3			/* a3 = old KSL */
 	wsr_isl	4
+	wsr_ksl	4
 	rsync
 	callx8	a5
 	.global	switchBack
@@ -61,6 +72,7 @@ switchBack:
 	memw
 	addi	a1, a6, 16
 	wsr_isl	2
+	wsr_ksl	3
 	rsync
 	movi	a2, 0
 	retw

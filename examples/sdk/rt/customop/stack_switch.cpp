@@ -1,7 +1,7 @@
 /* stack_switch.cpp - switch_stack_or_call_wrapper (PLATFORM.md "Runtime memory"): the wrapper
  * runs on the current stack when STACK_SIZE fits between SP and ISL, else on an HBM stack from
- * the HBM heap, reached through a dynamic translate window locked for the call, with ISL at its
- * bottom (an overflow past it is the core's stack-limit fault). */
+ * the HBM heap, reached through a dynamic translate window locked for the call, with ISL and KSL
+ * at its bottom (an overflow past it is the core's stack-limit fault). */
 #include <stdint.h>
 #include <q7/customop_abi.h>
 #include <q7/rt_state.h>
@@ -34,6 +34,13 @@ using namespace q7::rt;
 int switch_stack_or_call_wrapper(uint32_t wrapper, uint32_t stack_size)
 {
 	boot();
+	q7_rt_state *st = Q7_RT;
+	if (st->stack_base) {
+		/* The last dispatch stopped with a runtime error while on its HBM stack. */
+		translate_unlock(st->stack_record);
+		hbm_free(st->stack_base, Q7_HEAP_HBM_STACK, "kernel stack");
+		st->stack_base = 0;
+	}
 	uint32_t sp;
 	__asm__ volatile("mov %0, a1" : "=a"(sp));
 	uint32_t isl = q7_read_isl() & ~15u;
@@ -55,6 +62,8 @@ int switch_stack_or_call_wrapper(uint32_t wrapper, uint32_t stack_size)
 	if (!base)
 		q7_fatal(Q7_ERR_OUT_OF_MEMORY, "kernel stack: the HBM heap cannot hold a %u-byte stack", (unsigned)bytes);
 	uint32_t record = translate_lock(base);
+	st->stack_base = base;
+	st->stack_record = record;
 	uint32_t bottom = uint32_t(uintptr_t(q7_translate(base)));
 	uint32_t top = bottom + bytes;
 	q7_trace3(Q7_EV_STACK_SWITCH, top, bytes, 1);
@@ -63,6 +72,7 @@ int switch_stack_or_call_wrapper(uint32_t wrapper, uint32_t stack_size)
 	switched_stack = false;
 	q7_trace1(Q7_EV_STACK_RETURN, sp);
 	translate_unlock(record);
+	st->stack_base = 0;
 	hbm_free(base, Q7_HEAP_HBM_STACK, "kernel stack");
 	return 0;
 }
