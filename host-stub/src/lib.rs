@@ -3,8 +3,10 @@
 //! The `q7emu` command line and the pieces behind it: objdump-style disassembly of
 //! ELF32-Xtensa files ([`disasm`]), bare-metal execution of ELF executables ([`run_elf`]), the
 //! nrtucode-style host API ([`nrtucode`]), the device firmware model ([`firmware`]) and a
-//! packed library run end to end through both ([`run_packed`]), and the build driver that makes
-//! such libraries from C++ sources ([`build`]).
+//! packed library run end to end through both ([`run_packed`]), the build driver that makes
+//! such libraries from C++ sources ([`build`]), and an op of a built library run on tensors
+//! ([`run_op`]) with its host tensors, descriptors and `.npy` files ([`tensor`]) and
+//! symbolised fault reports ([`symbolize`]).
 
 pub mod build;
 pub mod disasm;
