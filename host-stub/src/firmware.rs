@@ -320,13 +320,8 @@ impl Firmware {
             let _ = c.bus.write_bytes(at, &trampoline(at));
             c.invalidate_code();
         }
-        c.state.set_windowbase(0);
-        c.state.windowstart = 1;
-        c.state.ps = q7_emulator::state::ps::WOE;
-        c.state.set_a(1, STACK_TOP);
-        c.state.set_a(8, func);
-        c.state.pc = at;
-        c.refresh();
+        // The trampoline's `callx8 a8` calls `func`.
+        c.prepare_call(at, STACK_TOP, &[(8, func)]);
     }
 
     fn call(&mut self, core: u32, func: u32, what: &'static str) -> Result<(), FirmwareError> {
@@ -403,7 +398,7 @@ impl Firmware {
             out.push(CoreResult {
                 core: *core,
                 response: c.bus.mailbox.response,
-                stats: diff(&c.stats, &before),
+                stats: c.stats.since(&before),
             });
         }
         Ok(out)
@@ -416,24 +411,5 @@ impl Firmware {
             .filter(|(_, l)| l.tables.contains_key(&core))
             .map(|(s, _)| *s)
             .collect()
-    }
-}
-
-fn diff(after: &Stats, before: &Stats) -> Stats {
-    let (a, b) = (&after.stalls, &before.stalls);
-    Stats {
-        instructions: after.instructions - before.instructions,
-        cycles: after.cycles - before.cycles,
-        exceptions: after.exceptions - before.exceptions,
-        stalls: q7_emulator::Stalls {
-            load_use: a.load_use - b.load_use,
-            taken_branch: a.taken_branch - b.taken_branch,
-            multiply: a.multiply - b.multiply,
-            divide: a.divide - b.divide,
-            memory: a.memory - b.memory,
-            exception: a.exception - b.exception,
-            fetch: a.fetch - b.fetch,
-            device_wait: a.device_wait - b.device_wait,
-        },
     }
 }
