@@ -450,6 +450,48 @@ mod tests {
     }
 
     #[test]
+    fn decode_works_out_gate_sources_latency_and_mac16_variant_once() {
+        let op = |opcode: Opcode, operands: &[u32]| Op::from_insn(Insn::new(opcode, operands));
+        let add = op(Opcode::Add, &[2, 13, 5]);
+        assert_eq!((add.gate.group(), add.gate.privileged()), (3, false));
+        assert_eq!(add.src_mask, 1 << 13 | 1 << 5);
+        assert_eq!(add.latency, Latency::Single);
+        assert_eq!(add.mac16, None);
+        let call8 = op(Opcode::Callx8, &[3]);
+        assert_eq!(call8.gate.group(), 2, "a8 of the callee's frame");
+        assert_eq!(
+            op(Opcode::Entry, &[1, 32]).gate.group(),
+            0,
+            "ENTRY checks CALLINC"
+        );
+        assert_eq!(op(Opcode::L32i, &[2, 1, 0]).latency, Latency::Load);
+        assert_eq!(op(Opcode::Muluh, &[2, 3, 4]).latency, Latency::MultiplyHigh);
+        assert_eq!(op(Opcode::Remu, &[2, 3, 4]).latency, Latency::Divide);
+        assert!(op(Opcode::S32e, &[2, 5, 0]).gate.privileged());
+        assert!(op(Opcode::Rfe, &[]).gate.privileged());
+        let row = |name: &str| {
+            q7_isa::sreg::SPECIAL_REGISTERS
+                .iter()
+                .position(|r| r.name == name)
+                .unwrap() as u32
+        };
+        assert!(!op(Opcode::Rsr, &[2, row("sar")]).gate.privileged(), "SR 3");
+        assert!(op(Opcode::Xsr, &[2, row("ps")]).gate.privileged(), "SR 230");
+        assert!(op(Opcode::MulaDdLlLddec, &[0, 1, 2, 3]).mac16.is_some());
+    }
+
+    #[test]
+    fn gates_number_group_and_privilege_one_bit_each() {
+        for index in 0..Gate::COUNT {
+            let g = Gate::from_index(index);
+            assert_eq!(g.index(), index);
+            assert_eq!(g, Gate::new(g.group(), g.privileged()));
+            assert_eq!(g.bit(), 1 << index);
+        }
+        assert_eq!(Gate::new(2, true).index(), 6);
+    }
+
+    #[test]
     fn a_store_forgets_exactly_the_instructions_it_overlaps() {
         let pc = 0x1003;
         for (addr, size, forgotten) in [

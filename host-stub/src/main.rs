@@ -61,7 +61,8 @@ enum Command {
         /// Dispatch this many times (library state persists between dispatches).
         #[arg(long, default_value_t = 1)]
         dispatches: u32,
-        /// Host threads running the cores (results are identical for any count).
+        /// Host threads running the cores (results are identical for any count unless the cores
+        /// communicate through HBM within a dispatch).
         #[arg(long, default_value_t = 2)]
         threads: usize,
         /// Cycle budget of each firmware call before the kernel counts as runaway.

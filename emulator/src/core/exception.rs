@@ -16,7 +16,7 @@ use crate::state::ps;
 use crate::trace::{Event, Tracer};
 
 /// An exception vector: where, relative to VECBASE, the core goes to handle what.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Vector {
     /// WindowOverflow4: spill a 4-register frame.
     WindowOverflow4,
@@ -329,15 +329,19 @@ impl<B: Bus> Core<B> {
         e: Exc,
         tracer: &mut T,
     ) -> Option<Stop> {
-        let vector = match &e {
+        let e = match e {
             Exc::Exit(code) => {
                 self.stats.instructions += 1;
-                return Some(Stop::Exited(*code));
+                return Some(Stop::Exited(code));
             }
             Exc::Fatal(f) => {
-                let (kind, address) = (**f).clone();
+                let (kind, address) = *f;
                 return Some(Stop::Fault(Box::new(self.report_op(pc, op, kind, address))));
             }
+            e => e,
+        };
+        let vector = match &e {
+            Exc::Exit(_) | Exc::Fatal(_) => unreachable!("handled above"),
             Exc::Overflow(n) => {
                 // The frame in the way is as large as the distance to the live frame above it.
                 let s = &self.state;

@@ -126,11 +126,16 @@ impl<B: Bus> Core<B> {
         number: u8,
         access: Access,
     ) -> Result<&'static RegisterInfo, RegisterError> {
-        let (row, instruction) = match (file, access == Access::WRITE) {
-            (RegisterFile::Special, false) => (sreg::special(number, access, self.config), "rsr"),
-            (RegisterFile::Special, true) => (sreg::special(number, access, self.config), "wsr"),
-            (RegisterFile::User, false) => (sreg::user(number, access, self.config), "rur"),
-            (RegisterFile::User, true) => (sreg::user(number, access, self.config), "wur"),
+        let write = access == Access::WRITE;
+        let (row, instruction) = match file {
+            RegisterFile::Special => (
+                sreg::special(number, access, self.config),
+                if write { "wsr" } else { "rsr" },
+            ),
+            RegisterFile::User => (
+                sreg::user(number, access, self.config),
+                if write { "wur" } else { "rur" },
+            ),
         };
         row.ok_or(RegisterError::Unknown {
             file,
