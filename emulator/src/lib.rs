@@ -32,5 +32,5 @@ pub use crate::bus::{Bus, BusFault, FlatMemory};
 pub use crate::core::{Console, Core, RegisterError, RegisterFile, Vector};
 pub use crate::fault::{ExcCause, FaultKind, FaultReport, Frame, Stop};
 pub use crate::state::CoreState;
-pub use crate::timing::{Stalls, Stats, TimingModel};
+pub use crate::timing::{Latency, Stalls, Stats, TimingModel};
 pub use crate::trace::{NoTrace, Tracer};

@@ -1,6 +1,7 @@
 //! Decode once, execute many: a direct-mapped cache of decoded instructions keyed by PC, with
 //! the per-instruction facts execution needs (window-check group and privilege, source
-//! registers, latency class, MAC16 variant) worked out once. Stores into memory that holds decoded code invalidate the affected entries.
+//! registers, MAC16 variant) worked out once. (Facts of the opcode alone, such as its latency
+//! class, need no entry: the core's dispatch makes them constants per opcode.) Stores into memory that holds decoded code invalidate the affected entries.
 
 use q7_isa::sreg::SPECIAL_REGISTERS;
 use q7_isa::{decode, CoreConfig, DecodeError, Decoded, Insn, Opcode, OperandKind};
@@ -32,8 +33,6 @@ pub struct Op {
     pub gate: Gate,
     /// Logical address registers the instruction reads (bit r = a_r).
     pub src_mask: u16,
-    /// When its result (operand 0) is usable, or what else it costs the pipeline.
-    pub latency: Latency,
     /// What a MAC16 instruction does (`None` for every other instruction).
     pub mac16: Option<Mac16>,
     /// Set when the bytes are not an executable instruction.
@@ -85,38 +84,6 @@ impl Gate {
     #[inline(always)]
     pub fn bit(self) -> u8 {
         self.0
-    }
-}
-
-/// When an instruction's result is usable by the next one, or how long it blocks the
-/// pipeline; the cycle counts are the core's timing model's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Latency {
-    /// Usable by the next instruction.
-    Single,
-    /// A load result: usable after the load-use delay.
-    Load,
-    /// A 16×16 or 32×32 multiply result (MUL16U/S, MULL).
-    Multiply,
-    /// The high word of a 32×32 multiply (MULUH/MULSH).
-    MultiplyHigh,
-    /// QUOS/QUOU/REMS/REMU: the iterative divider blocks the pipeline.
-    Divide,
-}
-
-impl Latency {
-    /// The latency class of `opcode`.
-    pub fn of(opcode: Opcode) -> Latency {
-        use Opcode::*;
-        match opcode {
-            L8ui | L16ui | L16si | L32i | L32iN | L32ai | L32r | S32c1i | L32ex | L32e => {
-                Latency::Load
-            }
-            Mul16u | Mul16s | Mull => Latency::Multiply,
-            Muluh | Mulsh => Latency::MultiplyHigh,
-            Quos | Quou | Rems | Remu => Latency::Divide,
-            _ => Latency::Single,
-        }
     }
 }
 
@@ -255,7 +222,6 @@ impl Op {
             insn,
             gate: Gate::new(group, privileged(&insn)),
             src_mask,
-            latency: Latency::of(insn.opcode),
             mac16: Mac16::of(insn.opcode),
             bad: None,
         }
@@ -267,7 +233,6 @@ impl Op {
             insn: Insn::new(Opcode::Ill, &[]),
             gate: Gate::new(0, false),
             src_mask: 0,
-            latency: Latency::Single,
             mac16: None,
             bad: Some(why),
         }
@@ -450,12 +415,11 @@ mod tests {
     }
 
     #[test]
-    fn decode_works_out_gate_sources_latency_and_mac16_variant_once() {
+    fn decode_works_out_gate_sources_and_mac16_variant_once() {
         let op = |opcode: Opcode, operands: &[u32]| Op::from_insn(Insn::new(opcode, operands));
         let add = op(Opcode::Add, &[2, 13, 5]);
         assert_eq!((add.gate.group(), add.gate.privileged()), (3, false));
         assert_eq!(add.src_mask, 1 << 13 | 1 << 5);
-        assert_eq!(add.latency, Latency::Single);
         assert_eq!(add.mac16, None);
         let call8 = op(Opcode::Callx8, &[3]);
         assert_eq!(call8.gate.group(), 2, "a8 of the callee's frame");
@@ -464,9 +428,6 @@ mod tests {
             0,
             "ENTRY checks CALLINC"
         );
-        assert_eq!(op(Opcode::L32i, &[2, 1, 0]).latency, Latency::Load);
-        assert_eq!(op(Opcode::Muluh, &[2, 3, 4]).latency, Latency::MultiplyHigh);
-        assert_eq!(op(Opcode::Remu, &[2, 3, 4]).latency, Latency::Divide);
         assert!(op(Opcode::S32e, &[2, 5, 0]).gate.privileged());
         assert!(op(Opcode::Rfe, &[]).gate.privileged());
         let row = |name: &str| {

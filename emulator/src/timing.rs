@@ -3,6 +3,7 @@
 //! model"; reference/xtensa-isa.md §7). Cycle counts depend only on the instruction stream and
 //! these parameters — never on host timing.
 
+use q7_isa::Opcode;
 use serde::Serialize;
 
 /// Timing parameters. Every field documents its default and its source or the reason for it.
@@ -100,6 +101,39 @@ impl std::fmt::Display for TimingModel {
             self.icache_ways,
             self.icache_line
         )
+    }
+}
+
+/// The latency class of an instruction: when its result (operand 0) is usable by the next
+/// one, or whether it blocks the pipeline. [`TimingModel`] gives each class its cycles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Latency {
+    /// Usable by the next instruction.
+    Single,
+    /// A load result: usable after the load-use delay.
+    Load,
+    /// A 16×16 or 32×32 multiply result (MUL16U/S, MULL).
+    Multiply,
+    /// The high word of a 32×32 multiply (MULUH/MULSH).
+    MultiplyHigh,
+    /// QUOS/QUOU/REMS/REMU: the iterative divider blocks the pipeline.
+    Divide,
+}
+
+impl Latency {
+    /// The latency class of `opcode`.
+    #[inline]
+    pub fn of(opcode: Opcode) -> Latency {
+        use Opcode::*;
+        match opcode {
+            L8ui | L16ui | L16si | L32i | L32iN | L32ai | L32r | S32c1i | L32ex | L32e => {
+                Latency::Load
+            }
+            Mul16u | Mul16s | Mull => Latency::Multiply,
+            Muluh | Mulsh => Latency::MultiplyHigh,
+            Quos | Quou | Rems | Remu => Latency::Divide,
+            _ => Latency::Single,
+        }
     }
 }
 
@@ -221,6 +255,24 @@ mod tests {
                 device_wait: 8,
             },
             exceptions: 2,
+        }
+    }
+
+    #[test]
+    fn latency_classes_of_loads_multiplies_and_divides() {
+        use Opcode::*;
+        for (opcode, class) in [
+            (Add, Latency::Single),
+            (S32i, Latency::Single),
+            (L8ui, Latency::Load),
+            (L32r, Latency::Load),
+            (L32e, Latency::Load),
+            (S32c1i, Latency::Load),
+            (Mull, Latency::Multiply),
+            (Muluh, Latency::MultiplyHigh),
+            (Remu, Latency::Divide),
+        ] {
+            assert_eq!(Latency::of(opcode), class, "{opcode:?}");
         }
     }
 

@@ -96,26 +96,26 @@ impl<B: Bus> Core<B> {
             // ------------------------------------------------------- multiply / divide / misc
             Mul16u => {
                 self.set(o[0], (self.a(o[1]) & 0xffff) * (self.a(o[2]) & 0xffff));
-                self.late_result(op, o[0]);
+                self.late_result(opcode, o[0]);
             }
             Mul16s => {
                 let v = i32::from(self.a(o[1]) as i16) * i32::from(self.a(o[2]) as i16);
                 self.set(o[0], v as u32);
-                self.late_result(op, o[0]);
+                self.late_result(opcode, o[0]);
             }
             Mull => {
                 self.set(o[0], self.a(o[1]).wrapping_mul(self.a(o[2])));
-                self.late_result(op, o[0]);
+                self.late_result(opcode, o[0]);
             }
             Muluh => {
                 let v = u64::from(self.a(o[1])) * u64::from(self.a(o[2]));
                 self.set(o[0], (v >> 32) as u32);
-                self.late_result(op, o[0]);
+                self.late_result(opcode, o[0]);
             }
             Mulsh => {
                 let v = i64::from(self.a(o[1]) as i32) * i64::from(self.a(o[2]) as i32);
                 self.set(o[0], (v >> 32) as u32);
-                self.late_result(op, o[0]);
+                self.late_result(opcode, o[0]);
             }
             Quos | Quou | Rems | Remu => return self.divide(opcode, op),
             Nsa => {

@@ -66,13 +66,20 @@ impl<B: Bus> Core<B> {
         Ok(())
     }
 
-    /// A load into operand 0, usable after the load-use delay.
+    /// A load by `opcode` into operand 0 of `op`, usable after the load-use delay.
     #[inline(always)]
-    fn load_into(&mut self, op: &Op, addr: u32, size: u32, extend: impl Fn(u32) -> u32) -> Res {
+    fn load_into(
+        &mut self,
+        opcode: Opcode,
+        op: &Op,
+        addr: u32,
+        size: u32,
+        extend: impl Fn(u32) -> u32,
+    ) -> Res {
         let v = self.load(addr, size)?;
         let r = op.insn.operands[0];
         self.set(r, extend(v));
-        self.late_result(op, r);
+        self.late_result(opcode, r);
         Ok(())
     }
 
@@ -84,13 +91,13 @@ impl<B: Bus> Core<B> {
         let zero = |v| v;
         use Opcode::*;
         match opcode {
-            L8ui => self.load_into(op, self.a(o[1]).wrapping_add(o[2]), 1, zero)?,
-            L16ui => self.load_into(op, self.a(o[1]).wrapping_add(o[2]), 2, zero)?,
-            L16si => self.load_into(op, self.a(o[1]).wrapping_add(o[2]), 2, |v| {
+            L8ui => self.load_into(opcode, op, self.a(o[1]).wrapping_add(o[2]), 1, zero)?,
+            L16ui => self.load_into(opcode, op, self.a(o[1]).wrapping_add(o[2]), 2, zero)?,
+            L16si => self.load_into(opcode, op, self.a(o[1]).wrapping_add(o[2]), 2, |v| {
                 v as u16 as i16 as i32 as u32
             })?,
             L32i | L32iN | L32ai | L32e => {
-                self.load_into(op, self.a(o[1]).wrapping_add(o[2]), 4, zero)?
+                self.load_into(opcode, op, self.a(o[1]).wrapping_add(o[2]), 4, zero)?
             }
             L32r => {
                 let mut addr = o[1];
@@ -99,7 +106,7 @@ impl<B: Bus> Core<B> {
                     let off = o[1].wrapping_sub(pc.wrapping_add(3) & !3);
                     addr = (litbase & 0xffff_f000).wrapping_add(off);
                 }
-                self.load_into(op, addr, 4, zero)?
+                self.load_into(opcode, op, addr, 4, zero)?
             }
             S8i => self.store(self.a(o[1]).wrapping_add(o[2]), 1, self.a(o[0]))?,
             S16i => self.store(self.a(o[1]).wrapping_add(o[2]), 2, self.a(o[0]))?,
@@ -118,14 +125,14 @@ impl<B: Bus> Core<B> {
                     self.store(addr, 4, self.a(o[0]))?;
                 }
                 self.set(o[0], old);
-                self.late_result(op, o[0]);
+                self.late_result(opcode, o[0]);
             }
             L32ex => {
                 let addr = self.a(o[1]);
                 let v = self.load(addr, 4)?;
                 self.state.exclusive = Some((addr, v));
                 self.set(o[0], v);
-                self.late_result(op, o[0]);
+                self.late_result(opcode, o[0]);
             }
             S32ex => {
                 let addr = self.a(o[1]);

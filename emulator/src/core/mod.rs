@@ -11,9 +11,9 @@ use q7_isa::{CoreConfig, Opcode};
 
 use crate::bus::Bus;
 use crate::fault::{FaultKind, Stop};
-use crate::predecode::{DecodeCache, DecodedOps, Latency, Op, Undecodable};
+use crate::predecode::{DecodeCache, DecodedOps, Op, Undecodable};
 use crate::state::{ps, CoreState};
-use crate::timing::{Stats, TimingModel};
+use crate::timing::{Latency, Stats, TimingModel};
 use crate::trace::{Event, Tracer};
 
 mod alu;
@@ -370,10 +370,11 @@ impl<B: Bus> Core<B> {
         }
     }
 
-    /// Marks logical register `r` (just written by `op`) as usable only after `op`'s latency.
+    /// Marks logical register `r` (just written by an instruction of `opcode`) as usable only
+    /// after the opcode's latency. `opcode` is a constant of the dispatch, so the class is too.
     #[inline(always)]
-    fn late_result(&mut self, op: &Op, r: u32) {
-        let (extra, kind) = match op.latency {
+    fn late_result(&mut self, opcode: Opcode, r: u32) {
+        let (extra, kind) = match Latency::of(opcode) {
             Latency::Load => (self.timing.load_use, StallKind::Load),
             Latency::Multiply => (self.timing.mul_use, StallKind::Multiply),
             Latency::MultiplyHigh => (self.timing.mul_high_use, StallKind::Multiply),
