@@ -5,7 +5,7 @@
 
 use q7_isa::Opcode::{self, L32e, Rfwo, Rfwu, S32e};
 
-use crate::core::vector;
+use crate::core::Vector;
 
 /// Bytes the ROM occupies from VECBASE (through the end of the WindowUnderflow12 slot).
 pub const SIZE: u32 = 0x180;
@@ -16,7 +16,7 @@ fn handlers() -> [(u32, Vec<Line>); 6] {
     let e = |op, t: i32, s: i32, off: i32| -> Line { (op, [t, s, off]) };
     [
         (
-            vector::OVERFLOW4,
+            Vector::WindowOverflow4.offset(),
             vec![
                 e(S32e, 0, 5, -16),
                 e(S32e, 1, 5, -12),
@@ -26,7 +26,7 @@ fn handlers() -> [(u32, Vec<Line>); 6] {
             ],
         ),
         (
-            vector::UNDERFLOW4,
+            Vector::WindowUnderflow4.offset(),
             vec![
                 e(L32e, 0, 5, -16),
                 e(L32e, 1, 5, -12),
@@ -36,7 +36,7 @@ fn handlers() -> [(u32, Vec<Line>); 6] {
             ],
         ),
         (
-            vector::OVERFLOW8,
+            Vector::WindowOverflow8.offset(),
             vec![
                 e(S32e, 0, 9, -16),
                 e(L32e, 0, 1, -12), // a0 = the spilled frame's caller's SP
@@ -51,7 +51,7 @@ fn handlers() -> [(u32, Vec<Line>); 6] {
             ],
         ),
         (
-            vector::UNDERFLOW8,
+            Vector::WindowUnderflow8.offset(),
             vec![
                 e(L32e, 0, 9, -16),
                 e(L32e, 1, 9, -12),
@@ -66,7 +66,7 @@ fn handlers() -> [(u32, Vec<Line>); 6] {
             ],
         ),
         (
-            vector::OVERFLOW12,
+            Vector::WindowOverflow12.offset(),
             vec![
                 e(S32e, 0, 13, -16),
                 e(L32e, 0, 1, -12),
@@ -85,7 +85,7 @@ fn handlers() -> [(u32, Vec<Line>); 6] {
             ],
         ),
         (
-            vector::UNDERFLOW12,
+            Vector::WindowUnderflow12.offset(),
             vec![
                 e(L32e, 0, 13, -16),
                 e(L32e, 1, 13, -12),

@@ -1,13 +1,20 @@
 //! # q7-emulator — cycle-level emulation of the Vision-Q7 (ncore2gp) Xtensa core
 //!
-//! * [`core`]: one core — decode cache, window-overflow check, execution of every instruction
-//!   of the ncore2gp profile (and dc233c's extras), zero-overhead loops, XEA2-style exceptions
-//!   behind one seam ([`core::Core::run`]), the cycle model of [`timing`];
+//! * [`core`]: one core — fetch through the decode cache, the per-instruction gate (window
+//!   overflow, privilege), interlocks, zero-overhead loops and the cycle model of [`timing`],
+//!   behind one seam ([`core::Core::run`]); instruction semantics in one submodule per family
+//!   (ALU, loads/stores, branches and loops, windows, registers, MAC16), exception entry and
+//!   return with one [`Vector`] kind, fault reports and backtrace;
+//! * [`predecode`]: decoded instructions with the facts execution needs, and their cache;
+//! * [`state`]: the architectural state, laid out by the register table of `q7_isa::sreg`;
+//! * [`semihost`]: SIMCALL semihosting behind a small host trait;
 //! * [`bus`]: memory as a core sees it, and the flat 4 GiB bare-metal memory;
 //! * [`bootrom`]: window overflow/underflow handlers that run as real instructions;
 //! * [`baremetal`]: loading PT_LOAD segments and running from QEMU's reset state;
 //! * [`fault`]: typed exceptions and the structured report of a stopped core;
-//! * [`trace`]: per-instruction trace hooks.
+//! * [`timing`]: the cycle model's parameters and the counters it fills;
+//! * [`trace`]: per-instruction trace hooks;
+//! * [`platform`]: the POOL cluster's devices and cores.
 
 pub mod baremetal;
 pub mod bootrom;
@@ -16,13 +23,14 @@ pub mod core;
 pub mod fault;
 pub mod platform;
 pub mod predecode;
+pub mod semihost;
 pub mod state;
 pub mod timing;
 pub mod trace;
 
 pub use crate::bus::{Bus, BusFault, FlatMemory};
-pub use crate::core::{Console, Core};
+pub use crate::core::{Console, Core, RegisterError, RegisterFile, Vector};
 pub use crate::fault::{ExcCause, FaultKind, FaultReport, Frame, Stop};
 pub use crate::state::CoreState;
-pub use crate::timing::{Stalls, Stats, TimingModel};
+pub use crate::timing::{Latency, Stalls, Stats, TimingModel};
 pub use crate::trace::{NoTrace, Tracer};

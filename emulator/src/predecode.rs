@@ -1,7 +1,9 @@
 //! Decode once, execute many: a direct-mapped cache of decoded instructions keyed by PC, with
-//! the per-instruction facts the pipeline needs (window-check group, source registers) worked
-//! out once. Stores into memory that holds decoded code invalidate the affected entries.
+//! the per-instruction facts execution needs (window-check group and privilege, source
+//! registers, MAC16 variant) worked out once. (Facts of the opcode alone, such as its latency
+//! class, need no entry: the core's dispatch makes them constants per opcode.) Stores into memory that holds decoded code invalidate the affected entries.
 
+use q7_isa::sreg::SPECIAL_REGISTERS;
 use q7_isa::{decode, CoreConfig, DecodeError, Decoded, Insn, Opcode, OperandKind};
 
 /// Why the bytes at a PC are not an executable instruction.
@@ -21,18 +23,135 @@ pub enum Undecodable {
     Fetch,
 }
 
-/// A decoded instruction plus pipeline facts.
+/// A decoded instruction plus the facts about it that execution needs, worked out once here
+/// rather than on every execution.
 #[derive(Debug, Clone, Copy)]
 pub struct Op {
     /// The instruction (operands in table order).
     pub insn: Insn,
-    /// Highest address-register group (register >> 2) the window-overflow check must see
-    /// (reference §3.3): the AR operands, and a4/a8/a12 for CALL4/8/12.
-    pub group: u8,
+    /// The window-overflow group and privilege of the instruction.
+    pub gate: Gate,
     /// Logical address registers the instruction reads (bit r = a_r).
     pub src_mask: u16,
+    /// What a MAC16 instruction does (`None` for every other instruction).
+    pub mac16: Option<Mac16>,
     /// Set when the bytes are not an executable instruction.
     pub bad: Option<Undecodable>,
+}
+
+/// What must hold before an instruction may run: the highest address-register group
+/// (register >> 2) the window-overflow check must see — the AR operands, and a4/a8/a12 for
+/// CALL4/8/12 — and whether it needs ring 0. The eight possible gates are numbered
+/// [`Gate::index`]; the op keeps its gate as a one-hot [`Gate::bit`] so that the core, which
+/// keeps the bits of the gates that must trap now, checks every instruction with one test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gate(u8);
+
+impl Gate {
+    /// Number of distinct gates (the range of [`Gate::index`]).
+    pub const COUNT: u32 = 8;
+
+    /// The gate of an instruction naming groups up to `group` (0..=3).
+    pub fn new(group: u8, privileged: bool) -> Gate {
+        debug_assert!(group <= 3);
+        Gate::from_index(u32::from(group) | u32::from(privileged) << 2)
+    }
+
+    /// Gate number `index` (0..[`Gate::COUNT`]).
+    pub fn from_index(index: u32) -> Gate {
+        Gate(1 << (index & 7))
+    }
+
+    /// 0..[`Gate::COUNT`]: bits 1:0 the group, bit 2 the privilege.
+    #[inline]
+    pub fn index(self) -> u32 {
+        self.0.trailing_zeros()
+    }
+
+    /// The highest register group the instruction names.
+    #[inline]
+    pub fn group(self) -> u8 {
+        (self.index() & 3) as u8
+    }
+
+    /// Whether the instruction needs ring 0 (CRING = 0).
+    #[inline]
+    pub fn privileged(self) -> bool {
+        self.index() & 4 != 0
+    }
+
+    /// `1 << index`.
+    #[inline(always)]
+    pub fn bit(self) -> u8 {
+        self.0
+    }
+}
+
+/// The multiply a MAC16 instruction does into the 40-bit accumulator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MacOp {
+    /// `mul`: ACC = the signed product.
+    Mul,
+    /// `umul`: ACC = the unsigned product.
+    Umul,
+    /// `mula`: ACC += the signed product.
+    Mula,
+    /// `muls`: ACC -= the signed product.
+    Muls,
+}
+
+/// What a MAC16 instruction does, from its mnemonic `op.xy.hh[.ldinc|.lddec]` or
+/// `ldinc`/`lddec`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mac16 {
+    /// The multiply, `None` for LDINC/LDDEC alone.
+    pub multiply: Option<MacOp>,
+    /// Whether the first factor is a MAC16 register (m0..m3) rather than an AR.
+    pub x_is_m: bool,
+    /// Whether the second factor is a MAC16 register rather than an AR.
+    pub y_is_m: bool,
+    /// Whether the first factor is its high half.
+    pub x_high: bool,
+    /// Whether the second factor is its high half.
+    pub y_high: bool,
+    /// The address step of the load into a MAC16 register: +4, −4, or 0 for none.
+    pub load_step: i8,
+}
+
+impl Mac16 {
+    /// The variant of `opcode`, `None` unless it is a MAC16 instruction.
+    pub fn of(opcode: Opcode) -> Option<Mac16> {
+        if !opcode.info().options.contains(q7_isa::Options::MAC16) {
+            return None;
+        }
+        let mnemonic = opcode.mnemonic();
+        let mut parts = mnemonic.split('.');
+        let kind = parts.next().unwrap_or("");
+        let load_step = if mnemonic.ends_with("ldinc") {
+            4
+        } else if mnemonic.ends_with("lddec") {
+            -4
+        } else {
+            0
+        };
+        let multiply = match kind {
+            "mul" => Some(MacOp::Mul),
+            "umul" => Some(MacOp::Umul),
+            "mula" => Some(MacOp::Mula),
+            "muls" => Some(MacOp::Muls),
+            _ => None,
+        };
+        let sources = parts.next().unwrap_or("aa").as_bytes();
+        let halves = parts.next().unwrap_or("ll").as_bytes();
+        Some(Mac16 {
+            multiply,
+            x_is_m: sources[0] != b'a',
+            y_is_m: sources[1] != b'a',
+            x_high: halves[0] == b'h',
+            y_high: halves[1] == b'h',
+            load_step,
+        })
+    }
 }
 
 impl Undecodable {
@@ -59,8 +178,25 @@ impl Undecodable {
     }
 }
 
+/// Whether `insn` needs ring 0: the privileged instructions, and RSR/WSR/XSR of a privileged
+/// special register.
+fn privileged(insn: &Insn) -> bool {
+    use Opcode::*;
+    match insn.opcode {
+        Rsr | Wsr | Xsr => SPECIAL_REGISTERS
+            .get(insn.operands[1] as usize)
+            .is_some_and(|r| r.privileged),
+        L32e | S32e | Rotw | Rfe | Rfde | Rfwo | Rfwu | Rfi | Rsil | Waiti | Rer | Wer | Iii
+        | Ipfl | Ihu | Iiu | Lict | Licw | Sict | Sicw | Diwb | Diwbi | Dhi | Dii | Dpfl | Dhu
+        | Diu | Sdct | Ldct | Idtlb | Pdtlb | Rdtlb0 | Rdtlb1 | Wdtlb | Iitlb | Pitlb | Ritlb0
+        | Ritlb1 | Witlb | Ldpte | Hwwitlba | Hwwdtlba => true,
+        _ => false,
+    }
+}
+
 impl Op {
-    fn from_insn(insn: Insn) -> Op {
+    /// The op of a decoded instruction, with its facts worked out.
+    pub fn from_insn(insn: Insn) -> Op {
         let info = insn.info();
         let mut group = 0u8;
         let mut src_mask = 0u16;
@@ -78,24 +214,26 @@ impl Op {
             Opcode::Call12 | Opcode::Callx12 => 3,
             _ => 0,
         });
-        // ENTRY does its own check against PS.CALLINC (reference §3.4).
+        // ENTRY does its own check against PS.CALLINC.
         if insn.opcode == Opcode::Entry {
             group = 0;
         }
         Op {
             insn,
-            group,
+            gate: Gate::new(group, privileged(&insn)),
             src_mask,
+            mac16: Mac16::of(insn.opcode),
             bad: None,
         }
     }
 
-    fn bad(pc: u32, why: Undecodable) -> Op {
-        let _ = pc;
+    /// The op standing for bytes that are not an executable instruction.
+    pub(crate) fn bad(why: Undecodable) -> Op {
         Op {
             insn: Insn::new(Opcode::Ill, &[]),
-            group: 0,
+            gate: Gate::new(0, false),
             src_mask: 0,
+            mac16: None,
             bad: Some(why),
         }
     }
@@ -104,18 +242,15 @@ impl Op {
     pub fn decode(bytes: &[u8], pc: u32, config: &CoreConfig) -> Op {
         match decode(bytes, pc, config) {
             Ok(Decoded::Insn(insn)) => Op::from_insn(insn),
-            Ok(Decoded::Bundle { len }) => Op::bad(pc, Undecodable::Bundle(len)),
-            Err(DecodeError::Truncated { .. }) => Op::bad(pc, Undecodable::Fetch),
+            Ok(Decoded::Bundle { len }) => Op::bad(Undecodable::Bundle(len)),
+            Err(DecodeError::Truncated { .. }) => Op::bad(Undecodable::Fetch),
             Err(DecodeError::Illegal { word, len, .. }) => {
-                Op::bad(pc, Undecodable::Illegal { word, len })
+                Op::bad(Undecodable::Illegal { word, len })
             }
-            Err(DecodeError::NoFormat { byte, .. }) => Op::bad(
-                pc,
-                Undecodable::Illegal {
-                    word: u32::from(byte),
-                    len: 0,
-                },
-            ),
+            Err(DecodeError::NoFormat { byte, .. }) => Op::bad(Undecodable::Illegal {
+                word: u32::from(byte),
+                len: 0,
+            }),
         }
     }
 }
@@ -152,7 +287,7 @@ fn boxed_array<T: Clone, const N: usize>(fill: T) -> Box<[T; N]> {
 impl DecodedOps {
     /// Storage for every slot.
     pub fn new() -> Self {
-        DecodedOps(boxed_array(Op::bad(0, Undecodable::Fetch)))
+        DecodedOps(boxed_array(Op::bad(Undecodable::Fetch)))
     }
 
     /// The entry in `slot` (from [`DecodeCache::slot`]).
@@ -277,6 +412,44 @@ mod tests {
         let (mut cache, mut ops) = (DecodeCache::new(), DecodedOps::new());
         cache.insert(&mut ops, pc, op);
         (cache, ops)
+    }
+
+    #[test]
+    fn decode_works_out_gate_sources_and_mac16_variant_once() {
+        let op = |opcode: Opcode, operands: &[u32]| Op::from_insn(Insn::new(opcode, operands));
+        let add = op(Opcode::Add, &[2, 13, 5]);
+        assert_eq!((add.gate.group(), add.gate.privileged()), (3, false));
+        assert_eq!(add.src_mask, 1 << 13 | 1 << 5);
+        assert_eq!(add.mac16, None);
+        let call8 = op(Opcode::Callx8, &[3]);
+        assert_eq!(call8.gate.group(), 2, "a8 of the callee's frame");
+        assert_eq!(
+            op(Opcode::Entry, &[1, 32]).gate.group(),
+            0,
+            "ENTRY checks CALLINC"
+        );
+        assert!(op(Opcode::S32e, &[2, 5, 0]).gate.privileged());
+        assert!(op(Opcode::Rfe, &[]).gate.privileged());
+        let row = |name: &str| {
+            q7_isa::sreg::SPECIAL_REGISTERS
+                .iter()
+                .position(|r| r.name == name)
+                .unwrap() as u32
+        };
+        assert!(!op(Opcode::Rsr, &[2, row("sar")]).gate.privileged(), "SR 3");
+        assert!(op(Opcode::Xsr, &[2, row("ps")]).gate.privileged(), "SR 230");
+        assert!(op(Opcode::MulaDdLlLddec, &[0, 1, 2, 3]).mac16.is_some());
+    }
+
+    #[test]
+    fn gates_number_group_and_privilege_one_bit_each() {
+        for index in 0..Gate::COUNT {
+            let g = Gate::from_index(index);
+            assert_eq!(g.index(), index);
+            assert_eq!(g, Gate::new(g.group(), g.privileged()));
+            assert_eq!(g.bit(), 1 << index);
+        }
+        assert_eq!(Gate::new(2, true).index(), 6);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! model"; reference/xtensa-isa.md §7). Cycle counts depend only on the instruction stream and
 //! these parameters — never on host timing.
 
+use q7_isa::Opcode;
 use serde::Serialize;
 
 /// Timing parameters. Every field documents its default and its source or the reason for it.
@@ -103,25 +104,99 @@ impl std::fmt::Display for TimingModel {
     }
 }
 
-/// Where cycles went: the base issue cycles plus each stall category.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Stalls {
+/// The latency class of an instruction: when its result (operand 0) is usable by the next
+/// one, or whether it blocks the pipeline. [`TimingModel`] gives each class its cycles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Latency {
+    /// Usable by the next instruction.
+    Single,
+    /// A load result: usable after the load-use delay.
+    Load,
+    /// A 16×16 or 32×32 multiply result (MUL16U/S, MULL).
+    Multiply,
+    /// The high word of a 32×32 multiply (MULUH/MULSH).
+    MultiplyHigh,
+    /// QUOS/QUOU/REMS/REMU: the iterative divider blocks the pipeline.
+    Divide,
+}
+
+impl Latency {
+    /// The latency class of `opcode`.
+    #[inline]
+    pub fn of(opcode: Opcode) -> Latency {
+        use Opcode::*;
+        match opcode {
+            L8ui | L16ui | L16si | L32i | L32iN | L32ai | L32r | S32c1i | L32ex | L32e => {
+                Latency::Load
+            }
+            Mul16u | Mul16s | Mull => Latency::Multiply,
+            Muluh | Mulsh => Latency::MultiplyHigh,
+            Quos | Quou | Rems | Remu => Latency::Divide,
+            _ => Latency::Single,
+        }
+    }
+}
+
+macro_rules! stall_categories {
+    ($($(#[$doc:meta])* $field:ident $label:literal;)*) => {
+        /// Where cycles went beyond one issue cycle per instruction, by category. One table
+        /// (the fields below) gives the struct, its JSON form, [`Stalls::list`] and
+        /// [`Stalls::since`].
+        #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+        pub struct Stalls {
+            $($(#[$doc])* pub $field: u64,)*
+        }
+
+        impl Stalls {
+            /// Number of categories.
+            pub const COUNT: usize = [$($label),*].len();
+
+            /// Every category as (label, cycles), in field order.
+            pub fn list(&self) -> [(&'static str, u64); Self::COUNT] {
+                [$(($label, self.$field)),*]
+            }
+
+            /// The cycles of each category counted since `before` (an earlier reading of the
+            /// same counters).
+            pub fn since(&self, before: &Stalls) -> Stalls {
+                Stalls {
+                    $($field: self.$field - before.$field,)*
+                }
+            }
+        }
+    };
+}
+
+stall_categories! {
     /// Load-use interlocks.
-    pub load_use: u64,
+    load_use "load-use";
     /// Taken branches, jumps, calls and returns.
-    pub taken_branch: u64,
+    taken_branch "taken-branch";
     /// Multiply result interlocks.
-    pub multiply: u64,
+    multiply "multiply";
     /// Divider occupancy.
-    pub divide: u64,
+    divide "divide";
     /// Extra memory latency of data accesses.
-    pub memory: u64,
+    memory "memory";
     /// Exception entry and return.
-    pub exception: u64,
+    exception "exception";
     /// Instruction-fetch misses (I-cache refills from HBM).
-    pub fetch: u64,
+    fetch "fetch";
     /// Waits on devices (SDMA_WAIT).
-    pub device_wait: u64,
+    device_wait "device-wait";
+}
+
+impl std::fmt::Display for Stalls {
+    /// `load-use 3, taken-branch 10, …` — every category.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, (label, cycles)) in self.list().iter().enumerate() {
+            if i != 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{label} {cycles}")?;
+        }
+        Ok(())
+    }
 }
 
 /// Per-core execution statistics.
@@ -136,4 +211,113 @@ pub struct Stats {
     pub stalls: Stalls,
     /// Exceptions taken (window overflow/underflow included).
     pub exceptions: u64,
+}
+
+impl Stats {
+    /// The counts since `before` (an earlier reading of the same core's counters).
+    pub fn since(&self, before: &Stats) -> Stats {
+        Stats {
+            instructions: self.instructions - before.instructions,
+            cycles: self.cycles - before.cycles,
+            stalls: self.stalls.since(&before.stalls),
+            exceptions: self.exceptions - before.exceptions,
+        }
+    }
+}
+
+impl std::fmt::Display for Stats {
+    /// `N instructions, C cycles (<stalls>; E exceptions)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} instructions, {} cycles ({}; {} exceptions)",
+            self.instructions, self.cycles, self.stalls, self.exceptions
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Stats {
+        Stats {
+            instructions: 100,
+            cycles: 180,
+            stalls: Stalls {
+                load_use: 1,
+                taken_branch: 2,
+                multiply: 3,
+                divide: 4,
+                memory: 5,
+                exception: 6,
+                fetch: 7,
+                device_wait: 8,
+            },
+            exceptions: 2,
+        }
+    }
+
+    #[test]
+    fn latency_classes_of_loads_multiplies_and_divides() {
+        use Opcode::*;
+        for (opcode, class) in [
+            (Add, Latency::Single),
+            (S32i, Latency::Single),
+            (L8ui, Latency::Load),
+            (L32r, Latency::Load),
+            (L32e, Latency::Load),
+            (S32c1i, Latency::Load),
+            (Mull, Latency::Multiply),
+            (Muluh, Latency::MultiplyHigh),
+            (Remu, Latency::Divide),
+        ] {
+            assert_eq!(Latency::of(opcode), class, "{opcode:?}");
+        }
+    }
+
+    #[test]
+    fn stalls_list_every_category_in_field_order() {
+        let labels: Vec<&str> = sample().stalls.list().iter().map(|(l, _)| *l).collect();
+        assert_eq!(
+            labels,
+            [
+                "load-use",
+                "taken-branch",
+                "multiply",
+                "divide",
+                "memory",
+                "exception",
+                "fetch",
+                "device-wait"
+            ]
+        );
+        let values: Vec<u64> = sample().stalls.list().iter().map(|(_, v)| *v).collect();
+        assert_eq!(values, [1, 2, 3, 4, 5, 6, 7, 8]);
+    }
+
+    #[test]
+    fn since_subtracts_every_counter() {
+        let mut later = sample();
+        later.instructions += 10;
+        later.cycles += 20;
+        later.exceptions += 1;
+        later.stalls.device_wait += 5;
+        later.stalls.load_use += 1;
+        let d = later.since(&sample());
+        assert_eq!((d.instructions, d.cycles, d.exceptions), (10, 20, 1));
+        assert_eq!(d.stalls.list().map(|(_, v)| v), [1, 0, 0, 0, 0, 0, 0, 5]);
+    }
+
+    #[test]
+    fn display_and_json_name_every_category() {
+        assert_eq!(
+            sample().to_string(),
+            "100 instructions, 180 cycles (load-use 1, taken-branch 2, multiply 3, divide 4, \
+             memory 5, exception 6, fetch 7, device-wait 8; 2 exceptions)"
+        );
+        let json = serde_json::to_value(sample()).unwrap();
+        assert_eq!(json["stalls"]["device_wait"], 8);
+        assert_eq!(json["stalls"].as_object().unwrap().len(), Stalls::COUNT);
+    }
 }

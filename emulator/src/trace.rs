@@ -1,6 +1,7 @@
 //! Execution tracing: a [`Tracer`] sees the state before every instruction attempt and every
 //! exception delivery. The default [`NoTrace`] compiles away.
 
+use crate::core::Vector;
 use crate::predecode::Op;
 use crate::state::CoreState;
 
@@ -16,10 +17,10 @@ pub enum Event<'a> {
     },
     /// An exception was delivered (state after delivery, PC not yet at the vector).
     Exception {
-        /// QEMU's exception index (3/4 overflow/underflow4, 5/6 = 8, 7/8 = 12, 10 kernel,
-        /// 11 user, 12 double), so traces line up with QEMU's `-d int`.
-        qemu_index: u32,
-        /// Address of the instruction that raised it.
+        /// The vector taken.
+        vector: Vector,
+        /// EPC1 after delivery: the address of the instruction that raised it (for a double
+        /// exception, whose address goes to DEPC, EPC1 is left as it was).
         pc: u32,
         /// State after delivery.
         state: &'a CoreState,

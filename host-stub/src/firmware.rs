@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use q7_emulator::platform::mailbox::{self, ArgTensor};
 use q7_emulator::platform::{map, sdma, Cluster};
 use q7_emulator::{FaultReport, NoTrace, Stats, Stop};
+use q7_isa::sreg::sr;
 use q7_isa::Opcode;
 use q7_loader::kernel_table::{self, KernelEntry};
 use q7_loader::ktab::KtabTrailer;
@@ -381,22 +382,17 @@ impl Firmware {
             let _ = c.bus.write_bytes(at, &trampoline(at));
             c.invalidate_code();
         }
-        c.state.set_windowbase(0);
-        c.state.windowstart = 1;
-        c.state.ps = q7_emulator::state::ps::WOE;
         // The trampoline's frame is the outermost: when a deep call chain spills it, the
         // overflow handler stores its a4..a7 32 bytes below the SP it finds at SP - 12
         // (isa/ISA.md §3.8). Give it the top of the band, above this frame's SP.
         let _ = c.bus.write_bytes(CALL_SP - 12, &STACK_TOP.to_le_bytes());
-        c.state.set_a(1, CALL_SP);
         // ISL is the runtime's limit (seed); kernels run with PS.EXCM = 0, where the active
         // limit is KSL (isa/ISA.md §9.4), so both hold it.
-        c.state.sr[q7_emulator::state::sr::ISL as usize] = STACK_LIMIT;
-        c.state.sr[q7_emulator::state::sr::KSL as usize] = STACK_LIMIT;
-        c.state.set_a(8, func);
+        c.state.set_sr(sr::ISL, STACK_LIMIT);
+        c.state.set_sr(sr::KSL, STACK_LIMIT);
         c.bus.mailbox.abort = None;
-        c.state.pc = at;
-        c.refresh();
+        // The trampoline's `callx8 a8` calls `func`.
+        c.prepare_call(at, CALL_SP, &[(8, func)]);
     }
 
     fn call(&mut self, core: u32, func: u32, what: &'static str) -> Result<(), FirmwareError> {
@@ -501,7 +497,7 @@ impl Firmware {
             out.push(CoreResult {
                 core: *core,
                 response: c.bus.mailbox.response,
-                stats: diff(&c.stats, &before),
+                stats: c.stats.since(&before),
             });
         }
         Ok(out)
@@ -514,24 +510,5 @@ impl Firmware {
             .filter(|(_, l)| l.tables.contains_key(&core))
             .map(|(s, _)| *s)
             .collect()
-    }
-}
-
-fn diff(after: &Stats, before: &Stats) -> Stats {
-    let (a, b) = (&after.stalls, &before.stalls);
-    Stats {
-        instructions: after.instructions - before.instructions,
-        cycles: after.cycles - before.cycles,
-        exceptions: after.exceptions - before.exceptions,
-        stalls: q7_emulator::Stalls {
-            load_use: a.load_use - b.load_use,
-            taken_branch: a.taken_branch - b.taken_branch,
-            multiply: a.multiply - b.multiply,
-            divide: a.divide - b.divide,
-            memory: a.memory - b.memory,
-            exception: a.exception - b.exception,
-            fetch: a.fetch - b.fetch,
-            device_wait: a.device_wait - b.device_wait,
-        },
     }
 }

@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Parser, Subcommand};
+use q7_isa::CoreConfig;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -21,16 +23,16 @@ enum Command {
     /// Disassemble the executable sections of an ELF32-Xtensa file (objdump style).
     Disasm {
         /// Core profile whose instruction set decodes the file.
-        #[arg(long, value_enum, default_value_t = Profile::Ncore2gp)]
-        profile: Profile,
+        #[arg(long, default_value = q7_isa::NCORE2GP.name, value_parser = profile_parser())]
+        profile: &'static CoreConfig,
         /// The ELF file.
         file: PathBuf,
     },
     /// Run a bare-metal ELF32-Xtensa executable on one core (semihosting I/O and exit).
     RunElf {
         /// Core profile.
-        #[arg(long, value_enum, default_value_t = Profile::Ncore2gp)]
-        profile: Profile,
+        #[arg(long, default_value = q7_isa::NCORE2GP.name, value_parser = profile_parser())]
+        profile: &'static CoreConfig,
         /// Stop with a report after this many cycles (a runaway program never hangs).
         #[arg(long, default_value_t = 10_000_000_000)]
         max_cycles: u64,
@@ -59,7 +61,8 @@ enum Command {
         /// Dispatch this many times (library state persists between dispatches).
         #[arg(long, default_value_t = 1)]
         dispatches: u32,
-        /// Host threads running the cores (results are identical for any count).
+        /// Host threads running the cores (results are identical for any count unless the cores
+        /// communicate through HBM within a dispatch).
         #[arg(long, default_value_t = 2)]
         threads: usize,
         /// Cycle budget of each firmware call before the kernel counts as runaway.
@@ -93,21 +96,14 @@ fn parse_words(s: &str) -> Result<Vec<u32>, String> {
     s.split(',').map(|w| parse_u32(w.trim())).collect()
 }
 
-#[derive(Copy, Clone, Debug, ValueEnum)]
-enum Profile {
-    /// The Vision-Q7 POOL core.
-    Ncore2gp,
-    /// QEMU's dc233c core (for programs compared against QEMU).
-    Dc233c,
-}
-
-impl Profile {
-    fn config(self) -> &'static q7_isa::CoreConfig {
-        match self {
-            Profile::Ncore2gp => &q7_isa::NCORE2GP,
-            Profile::Dc233c => &q7_isa::DC233C,
-        }
-    }
+/// The built-in profiles of `q7_isa`, by name.
+fn profile_parser() -> impl TypedValueParser<Value = &'static CoreConfig> {
+    let names = q7_isa::PROFILES
+        .iter()
+        .map(|c| PossibleValue::new(c.name).help(c.summary));
+    PossibleValuesParser::new(names).map(|name| {
+        CoreConfig::by_name(&name).expect("the parser accepts only built-in profile names")
+    })
 }
 
 fn main() -> ExitCode {
@@ -128,7 +124,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let elf =
                 q7_loader::ElfFile::parse(&data).map_err(|e| format!("{}: {e}", file.display()))?;
             let name = file.display().to_string();
-            let text = q7_host::disasm::disassemble(&elf, &name, profile.config())
+            let text = q7_host::disasm::disassemble(&elf, &name, profile)
                 .map_err(|e| format!("{}: {e}", file.display()))?;
             print!("{text}");
             Ok(ExitCode::SUCCESS)
@@ -188,7 +184,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
 }
 
 fn run_elf(
-    profile: Profile,
+    profile: &'static CoreConfig,
     max_cycles: u64,
     stats_json: Option<PathBuf>,
     file: &std::path::Path,
@@ -197,17 +193,14 @@ fn run_elf(
     let name = file.display();
     let data = std::fs::read(file).map_err(|e| format!("{name}: {e}"))?;
     let elf = q7_loader::ElfFile::parse(&data).map_err(|e| format!("{name}: {e}"))?;
-    let mut core =
-        q7_host::run_elf::prepare(&elf, profile.config()).map_err(|e| format!("{name}: {e}"))?;
+    let mut core = q7_host::run_elf::prepare(&elf, profile).map_err(|e| format!("{name}: {e}"))?;
     let start = std::time::Instant::now();
     let stop = q7_host::run_elf::run(&mut core, max_cycles);
     let secs = start.elapsed().as_secs_f64();
     let s = &core.stats;
-    let st = &s.stalls;
     eprintln!(
-        "q7emu: {} instructions, {} cycles (load-use {}, taken-branch {}, multiply {}, divide {}, memory {}, exception {}; {} exceptions) in {:.3} s ({:.1} MIPS)",
-        s.instructions, s.cycles, st.load_use, st.taken_branch, st.multiply, st.divide, st.memory, st.exception,
-        s.exceptions, secs, s.instructions as f64 / secs.max(1e-9) / 1e6
+        "q7emu: {s} in {secs:.3} s ({:.1} MIPS)",
+        s.instructions as f64 / secs.max(1e-9) / 1e6
     );
     eprintln!("q7emu: {}", core.timing);
     let (code, fault) = match &stop {
@@ -219,7 +212,7 @@ fn run_elf(
     };
     if let Some(path) = stats_json {
         let j = q7_host::run_elf::RunStats {
-            profile: profile.config().name,
+            profile: profile.name,
             instructions: s.instructions,
             cycles: s.cycles,
             exit_code: code,

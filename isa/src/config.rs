@@ -117,6 +117,8 @@ impl Options {
 pub struct CoreConfig {
     /// Profile name as used on the command line (`ncore2gp`, `dc233c`).
     pub name: &'static str,
+    /// One line saying what the profile is for (command-line help).
+    pub summary: &'static str,
     /// ISA options.
     pub options: Options,
     /// Number of physical address registers (64 on ncore2gp, 32 on dc233c).
@@ -126,9 +128,15 @@ pub struct CoreConfig {
 
 impl CoreConfig {
     /// A configuration with the given options; decode tables are built on first use.
-    pub const fn new(name: &'static str, options: Options, num_aregs: u32) -> Self {
+    pub const fn new(
+        name: &'static str,
+        summary: &'static str,
+        options: Options,
+        num_aregs: u32,
+    ) -> Self {
         Self {
             name,
+            summary,
             options,
             num_aregs,
             tables: OnceLock::new(),
@@ -157,6 +165,7 @@ impl CoreConfig {
 /// Cache operations: I-cache only (ncore2gp has no D-cache, §0).
 pub static NCORE2GP: CoreConfig = CoreConfig::new(
     "ncore2gp",
+    "The Vision-Q7 POOL core",
     Options::DENSITY
         .union(Options::WINDOWED)
         .union(Options::LOOPS)
@@ -197,6 +206,7 @@ pub static NCORE2GP: CoreConfig = CoreConfig::new(
 /// sizes, MAC16, S32C1I, MMU, caches, interrupts, and an example TIE state (EXPSTATE).
 pub static DC233C: CoreConfig = CoreConfig::new(
     "dc233c",
+    "QEMU's dc233c core (for programs compared against QEMU)",
     Options::DENSITY
         .union(Options::WINDOWED)
         .union(Options::WINDOWED_CALL4_CALL12)

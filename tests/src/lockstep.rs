@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use q7_emulator::trace::{Event, Tracer};
-use q7_emulator::{CoreState, Stop};
+use q7_emulator::{CoreState, Stop, Vector};
 use q7_isa::Opcode;
 
 /// The state QEMU logs before an instruction (or an exception index).
@@ -38,13 +38,13 @@ impl Record {
             pc: s.pc,
             a: s.window(),
             sr: [
-                s.sar,
-                s.ps,
+                s.sar(),
+                s.ps(),
                 s.windowbase(),
-                s.windowstart,
-                s.lbeg,
-                s.lend,
-                s.lcount,
+                s.windowstart(),
+                s.lbeg(),
+                s.lend(),
+                s.lcount(),
             ],
         }
     }
@@ -78,6 +78,21 @@ const SR_NAMES: [&str; 7] = [
     "LEND",
     "LCOUNT",
 ];
+
+/// QEMU's exception index of `vector`, as its `-d int` log prints it.
+pub fn qemu_index(vector: Vector) -> u32 {
+    match vector {
+        Vector::WindowOverflow4 => 3,
+        Vector::WindowUnderflow4 => 4,
+        Vector::WindowOverflow8 => 5,
+        Vector::WindowUnderflow8 => 6,
+        Vector::WindowOverflow12 => 7,
+        Vector::WindowUnderflow12 => 8,
+        Vector::Kernel => 10,
+        Vector::User => 11,
+        Vector::Double => 12,
+    }
+}
 
 /// Streams records out of a QEMU `-d exec,cpu,nochain,int` log.
 struct QemuLog<R: BufRead> {
@@ -213,8 +228,8 @@ impl<R: BufRead> Tracer for Compare<R> {
                 };
                 self.check(Record::of(state), &what)
             }
-            Event::Exception { qemu_index, .. } => {
-                self.check(Record::Exception(qemu_index), "exception delivery")
+            Event::Exception { vector, .. } => {
+                self.check(Record::Exception(qemu_index(vector)), "exception delivery")
             }
         }
     }

@@ -134,7 +134,7 @@ pub fn ncore2gp_only() -> BTreeSet<Opcode> {
     let (stop, core, executed) = run(&NCORE2GP, &code);
     assert_eq!(stop, Stop::Exited(0));
     let s = &core.state;
-    let br = s.sr[4];
+    let br = s.sr(4);
     // b0, b2 set; andb b4 = 1, andbc b5 = 0, orb b6 = 0, orbc b7 = 1, xorb b8 = 0, any4 b9 = 1,
     // all4 b10 = 0, any8 b11 = 1, all8 b12 = 0.
     assert_eq!(br, 0b1010_1001_0101, "BR {br:#x}");

@@ -267,8 +267,8 @@ impl Tracer for TraceHash {
                     self.eat(v);
                 }
             }
-            Event::Exception { qemu_index, pc, .. } => {
-                self.eat(qemu_index);
+            Event::Exception { vector, pc, .. } => {
+                self.eat(vector.offset());
                 self.eat(pc);
             }
         }

@@ -1,6 +1,10 @@
 //! The POOL cluster: eight ncore2gp cores sharing one HBM, each on its own thread. Cores share
 //! nothing else, and each core's cycle count depends only on its own instruction stream, so
-//! outputs, cycle counts and traces are identical for every thread count.
+//! outputs, cycle counts and traces are identical for every thread count — as long as the cores
+//! do not communicate through HBM within one run (one dispatch): no core reads HBM that another
+//! core writes during the same run. Cores that do see each other's stores at moments that
+//! depend on host thread scheduling, so their results may differ between thread counts and
+//! between runs. Nothing detects such a run yet.
 
 use std::sync::{Arc, Mutex};
 
@@ -117,7 +121,8 @@ impl Cluster {
 
     /// Runs every core to exit, fault or `max_cycles` more cycles (counted from each core's
     /// current cycle count) on `threads` threads (1..=cores); returns each core's stop and
-    /// tracer, by PRID.
+    /// tracer, by PRID. Identical for every thread count while no core reads HBM another core
+    /// writes during the run (see the module documentation).
     pub fn run_traced<T: Tracer + Send + Default>(
         &mut self,
         threads: usize,

@@ -1,0 +1,642 @@
+//! Exceptions: what an instruction raises ([`Exc`]; a general exception's [`Reason`] gives its
+//! cause and address, and is put into words only when a report is made), the XEA2 vectors
+//! ([`Vector`]: each one's offset and what it is taken for, in one place), exception entry, and
+//! the exception family of instructions — the returns RFE, RFDE, RFWO, RFWU and RFI, SYSCALL,
+//! SIMCALL, BREAK, ILL, WAITI and the debug-mode returns.
+
+use q7_isa::sreg::sr;
+use q7_isa::{CoreConfig, Opcode};
+
+use super::{not_in_family, Core, Flow, Res};
+use crate::bus::Bus;
+use crate::fault::{ExcCause, FaultKind, Stop};
+use crate::predecode::{Op, Undecodable};
+use crate::semihost::{self, Outcome};
+use crate::state::ps;
+use crate::trace::{Event, Tracer};
+
+/// An exception vector: where, relative to VECBASE, the core goes to handle what.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Vector {
+    /// WindowOverflow4: spill a 4-register frame.
+    WindowOverflow4,
+    /// WindowUnderflow4: restore a 4-register frame.
+    WindowUnderflow4,
+    /// WindowOverflow8.
+    WindowOverflow8,
+    /// WindowUnderflow8.
+    WindowUnderflow8,
+    /// WindowOverflow12.
+    WindowOverflow12,
+    /// WindowUnderflow12.
+    WindowUnderflow12,
+    /// KernelExceptionVector: a general exception with PS.UM = 0.
+    Kernel,
+    /// UserExceptionVector: a general exception with PS.UM = 1.
+    User,
+    /// DoubleExceptionVector: a general exception with PS.EXCM = 1.
+    Double,
+}
+
+/// Whether a window vector spills or restores a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WindowTrap {
+    /// A live frame is in the way of the registers an instruction names: spill it.
+    Overflow,
+    /// A return to a frame that was spilled: restore it.
+    Underflow,
+}
+
+impl Vector {
+    /// Every vector, in offset order.
+    pub const ALL: [Vector; 9] = [
+        Vector::WindowOverflow4,
+        Vector::WindowUnderflow4,
+        Vector::WindowOverflow8,
+        Vector::WindowUnderflow8,
+        Vector::WindowOverflow12,
+        Vector::WindowUnderflow12,
+        Vector::Kernel,
+        Vector::User,
+        Vector::Double,
+    ];
+
+    /// Offset from VECBASE.
+    pub const fn offset(self) -> u32 {
+        match self {
+            Vector::WindowOverflow4 => 0x000,
+            Vector::WindowUnderflow4 => 0x040,
+            Vector::WindowOverflow8 => 0x080,
+            Vector::WindowUnderflow8 => 0x0c0,
+            Vector::WindowOverflow12 => 0x100,
+            Vector::WindowUnderflow12 => 0x140,
+            Vector::Kernel => 0x300,
+            Vector::User => 0x340,
+            Vector::Double => 0x3c0,
+        }
+    }
+
+    /// For a window vector: whether it spills or restores, and the frame size in registers
+    /// (4, 8 or 12). `None` for the general-exception vectors.
+    pub const fn window(self) -> Option<(WindowTrap, u32)> {
+        match self {
+            Vector::WindowOverflow4 => Some((WindowTrap::Overflow, 4)),
+            Vector::WindowUnderflow4 => Some((WindowTrap::Underflow, 4)),
+            Vector::WindowOverflow8 => Some((WindowTrap::Overflow, 8)),
+            Vector::WindowUnderflow8 => Some((WindowTrap::Underflow, 8)),
+            Vector::WindowOverflow12 => Some((WindowTrap::Overflow, 12)),
+            Vector::WindowUnderflow12 => Some((WindowTrap::Underflow, 12)),
+            Vector::Kernel | Vector::User | Vector::Double => None,
+        }
+    }
+
+    /// The window vector that spills (`Overflow`) or restores (`Underflow`) a frame of
+    /// `frame` registers (4, 8 or 12; anything else is 12).
+    pub const fn window_trap(trap: WindowTrap, frame: u32) -> Vector {
+        match (trap, frame) {
+            (WindowTrap::Overflow, 4) => Vector::WindowOverflow4,
+            (WindowTrap::Overflow, 8) => Vector::WindowOverflow8,
+            (WindowTrap::Overflow, _) => Vector::WindowOverflow12,
+            (WindowTrap::Underflow, 4) => Vector::WindowUnderflow4,
+            (WindowTrap::Underflow, 8) => Vector::WindowUnderflow8,
+            (WindowTrap::Underflow, _) => Vector::WindowUnderflow12,
+        }
+    }
+
+    /// The vector of a general exception raised with PS = `ps`.
+    pub const fn general(ps: u32) -> Vector {
+        if ps & ps::EXCM != 0 {
+            Vector::Double
+        } else if ps & ps::UM != 0 {
+            Vector::User
+        } else {
+            Vector::Kernel
+        }
+    }
+}
+
+impl WindowTrap {
+    /// "overflow" or "underflow", as fault reports name it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            WindowTrap::Overflow => "overflow",
+            WindowTrap::Underflow => "underflow",
+        }
+    }
+}
+
+/// An exception raised by an instruction (before any of its effects). Kept to two words so
+/// the per-instruction `Result` travels in registers; the rare detailed cases are boxed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Exc {
+    /// A general exception.
+    General(Box<Reason>),
+    /// A window overflow before an instruction naming registers of the frame `n` groups up.
+    Overflow(u32),
+    /// A window underflow on a return to a spilled frame of call increment `n`.
+    Underflow(u32),
+    /// A fault no handler can take: it stops the core.
+    Fatal(Box<(FaultKind, Option<u32>)>),
+    /// Semihosting exit with this status.
+    Exit(i32),
+}
+
+impl Exc {
+    /// A general exception for `reason`.
+    pub(crate) fn general(reason: Reason) -> Exc {
+        Exc::General(Box::new(reason))
+    }
+
+    /// A fault that stops the core, with its address if it has one.
+    pub(crate) fn fatal(kind: FaultKind, address: Option<u32>) -> Exc {
+        Exc::Fatal(Box::new((kind, address)))
+    }
+
+    /// EXCCAUSE of a general exception.
+    #[cfg(test)]
+    pub(crate) fn cause(&self) -> Option<ExcCause> {
+        match self {
+            Exc::General(r) => Some(r.cause()),
+            _ => None,
+        }
+    }
+
+    /// A general exception's detail as a report gives it.
+    #[cfg(test)]
+    pub(crate) fn describe(&self, config: &CoreConfig) -> String {
+        match self {
+            Exc::General(r) => r.describe(config),
+            other => format!("{other:?}"),
+        }
+    }
+}
+
+/// Why a general exception was raised: its EXCCAUSE, its EXCVADDR, and (for a report only)
+/// what exactly happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Reason {
+    /// A privileged instruction or register outside ring 0.
+    Privileged { opcode: Opcode, ring: u32 },
+    /// A load or store of an address nothing is mapped at.
+    Unmapped { addr: u32, store: bool },
+    /// A device refused an access, saying why.
+    Device { addr: u32, message: String },
+    /// The region forbids this kind of access (`kind` as the bus names it).
+    Prohibited {
+        addr: u32,
+        kind: &'static str,
+        store: bool,
+    },
+    /// An unaligned load or store (`what` = "load from" / "store to").
+    Unaligned {
+        addr: u32,
+        size: u32,
+        what: &'static str,
+    },
+    /// An unaligned S32EX.
+    UnalignedExclusive { addr: u32 },
+    /// S32C1I while ATOMCTL's bypass field says "error".
+    AtomicBypass { addr: u32 },
+    /// QUOS/QUOU/REMS/REMU by zero.
+    DivideByZero(Opcode),
+    /// MOVSP with the caller's frame spilled.
+    MovspSpilled,
+    /// RFI of a level that is not 2..=7.
+    RfiLevel(u32),
+    /// SYSCALL.
+    Syscall,
+    /// ILL / ILL.N.
+    Ill,
+    /// Bytes that are not an instruction of the profile, at `pc`.
+    Illegal { bad: Undecodable, pc: u32 },
+    /// An instruction running past the end of fetchable memory at `pc`.
+    FetchBeyondEnd { pc: u32 },
+    /// RFDO/RFDD outside on-chip-debug mode.
+    OutsideDebug(Opcode),
+    /// A TLB instruction (flat memory has none).
+    TlbNotModelled(Opcode),
+    /// ENTRY naming a register above a3, or with window overflow checks off.
+    Entry { above_a3: bool, ps: u32 },
+    /// RETW with a bad a0 or live caller, or with window overflow checks off.
+    Retw { a0: u32, n: u32, m: u32, ps: u32 },
+}
+
+impl Reason {
+    /// EXCCAUSE.
+    pub(crate) fn cause(&self) -> ExcCause {
+        match self {
+            Reason::Privileged { .. } => ExcCause::Privileged,
+            Reason::Unmapped { .. } | Reason::Device { .. } | Reason::AtomicBypass { .. } => {
+                ExcCause::LoadStoreError
+            }
+            Reason::Prohibited { store: true, .. } => ExcCause::StoreProhibited,
+            Reason::Prohibited { store: false, .. } => ExcCause::LoadProhibited,
+            Reason::Unaligned { .. } | Reason::UnalignedExclusive { .. } => {
+                ExcCause::LoadStoreAlignment
+            }
+            Reason::DivideByZero(_) => ExcCause::IntegerDivideByZero,
+            Reason::MovspSpilled => ExcCause::Alloca,
+            Reason::Syscall => ExcCause::Syscall,
+            Reason::FetchBeyondEnd { .. } => ExcCause::InstructionFetchError,
+            Reason::RfiLevel(_)
+            | Reason::Ill
+            | Reason::Illegal { .. }
+            | Reason::OutsideDebug(_)
+            | Reason::TlbNotModelled(_)
+            | Reason::Entry { .. }
+            | Reason::Retw { .. } => ExcCause::IllegalInstruction,
+        }
+    }
+
+    /// EXCVADDR: the faulting data or instruction address, when there is one.
+    pub(crate) fn vaddr(&self) -> Option<u32> {
+        match *self {
+            Reason::Unmapped { addr, .. }
+            | Reason::Device { addr, .. }
+            | Reason::Prohibited { addr, .. }
+            | Reason::Unaligned { addr, .. }
+            | Reason::UnalignedExclusive { addr }
+            | Reason::AtomicBypass { addr } => Some(addr),
+            Reason::FetchBeyondEnd { pc } => Some(pc),
+            _ => None,
+        }
+    }
+
+    /// What exactly happened, for a report on a core of `config`.
+    pub(crate) fn describe(&self, config: &CoreConfig) -> String {
+        match self {
+            Reason::Privileged { opcode, ring } => {
+                format!("{} in ring {ring}", opcode.mnemonic())
+            }
+            Reason::Unmapped { addr, store } => format!(
+                "{} of unmapped address {addr:#010x}",
+                if *store { "store" } else { "load" }
+            ),
+            Reason::Device { message, .. } => message.clone(),
+            Reason::Prohibited { addr, kind, .. } => format!("{kind} not allowed at {addr:#010x}"),
+            Reason::Unaligned { addr, size, what } => {
+                format!("unaligned {size}-byte {what} {addr:#010x}")
+            }
+            Reason::UnalignedExclusive { addr } => {
+                format!("unaligned exclusive store to {addr:#010x}")
+            }
+            Reason::AtomicBypass { addr } => {
+                format!("s32c1i to {addr:#010x} with ATOMCTL bypass field 0")
+            }
+            Reason::DivideByZero(opcode) => format!("{} by zero", opcode.mnemonic()),
+            Reason::MovspSpilled => "movsp with the caller's frame spilled".to_string(),
+            Reason::RfiLevel(level) => format!("rfi {level}"),
+            Reason::Syscall => "syscall".to_string(),
+            Reason::Ill => "ill".to_string(),
+            Reason::Illegal { bad, pc } => bad.describe(*pc, config),
+            Reason::FetchBeyondEnd { .. } => {
+                "instruction fetch beyond the end of memory".to_string()
+            }
+            Reason::OutsideDebug(opcode) => {
+                format!("{} outside on-chip-debug mode", opcode.mnemonic())
+            }
+            Reason::TlbNotModelled(opcode) => format!(
+                "{}: MMU TLB operations are not modelled (flat memory)",
+                opcode.mnemonic()
+            ),
+            Reason::Entry { above_a3, ps } => format!(
+                "entry with {} (PS {ps:#x})",
+                if *above_a3 {
+                    "a register above a3"
+                } else {
+                    "window overflow checks disabled"
+                }
+            ),
+            Reason::Retw { a0, n, m, ps } => format!(
+                "retw with a0 {a0:#010x} (call increment {n}, live caller at -{m}, PS {ps:#x})"
+            ),
+        }
+    }
+}
+
+impl<B: Bus> Core<B> {
+    fn installed(&self, addr: u32) -> bool {
+        self.handler_code.iter().any(|r| r.contains(&addr))
+    }
+
+    /// Takes exception `e` raised by the instruction at `pc`; `Some` when the core stops.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn take<T: Tracer>(
+        &mut self,
+        pc: u32,
+        op: &Op,
+        e: Exc,
+        tracer: &mut T,
+    ) -> Option<Stop> {
+        let e = match e {
+            Exc::Exit(code) => {
+                self.stats.instructions += 1;
+                return Some(Stop::Exited(code));
+            }
+            Exc::Fatal(f) => {
+                let (kind, address) = *f;
+                return Some(Stop::Fault(Box::new(self.report_op(pc, op, kind, address))));
+            }
+            e => e,
+        };
+        let vector = match &e {
+            Exc::Exit(_) | Exc::Fatal(_) => unreachable!("handled above"),
+            Exc::Overflow(n) => {
+                // The frame in the way is as large as the distance to the live frame above it.
+                let s = &self.state;
+                let new_wb = s.windowbase() + n;
+                let frame = if s.ws_bit(new_wb + 1) {
+                    4
+                } else if s.ws_bit(new_wb + 2) {
+                    8
+                } else {
+                    12
+                };
+                Vector::window_trap(WindowTrap::Overflow, frame)
+            }
+            Exc::Underflow(n) => Vector::window_trap(WindowTrap::Underflow, 4 * n),
+            Exc::General(_) => Vector::general(self.state.ps()),
+        };
+        let target = self.state.sr(sr::VECBASE).wrapping_add(vector.offset());
+        if !self.installed(target) {
+            let (kind, address) = match (&e, vector.window()) {
+                (Exc::General(reason), _) => {
+                    let (cause, detail) = (reason.cause(), reason.describe(self.config));
+                    let kind = if vector == Vector::Double {
+                        FaultKind::DoubleException { cause, detail }
+                    } else {
+                        FaultKind::Exception { cause, detail }
+                    };
+                    (kind, reason.vaddr())
+                }
+                (_, Some((trap, frame))) => (
+                    FaultKind::WindowException {
+                        kind: trap.name(),
+                        frame,
+                        vector: target,
+                    },
+                    None,
+                ),
+                (_, None) => unreachable!("window exceptions have window vectors"),
+            };
+            return Some(Stop::Fault(Box::new(self.report_op(pc, op, kind, address))));
+        }
+        match e {
+            Exc::Overflow(n) | Exc::Underflow(n) => {
+                let wb = self.state.windowbase();
+                let ps = self.state.ps();
+                self.state
+                    .set_sr(sr::PS, (ps & !ps::OWB) | (wb << ps::OWB_SHIFT) | ps::EXCM);
+                let rotation = if matches!(e, Exc::Overflow(_)) {
+                    n as i32
+                } else {
+                    -(n as i32)
+                };
+                self.rotate(rotation);
+                self.state.set_sr(sr::EPC1, pc);
+            }
+            Exc::General(reason) => {
+                self.state.set_sr(sr::EXCCAUSE, reason.cause().code());
+                if let Some(v) = reason.vaddr() {
+                    self.state.set_sr(sr::EXCVADDR, v);
+                }
+                let epc = if vector == Vector::Double {
+                    sr::DEPC
+                } else {
+                    sr::EPC1
+                };
+                self.state.set_sr(epc, pc);
+                self.state.set_sr(sr::PS, self.state.sr(sr::PS) | ps::EXCM);
+            }
+            Exc::Exit(_) | Exc::Fatal(_) => unreachable!("returned above"),
+        }
+        self.enter(target, vector, tracer)
+    }
+
+    fn enter<T: Tracer>(&mut self, target: u32, vector: Vector, tracer: &mut T) -> Option<Stop> {
+        self.refresh();
+        self.stats.exceptions += 1;
+        let cost = u64::from(self.timing.issue + self.timing.exception_entry);
+        self.stats.cycles += cost;
+        self.stats.stalls.exception += u64::from(self.timing.exception_entry);
+        if T::ENABLED {
+            tracer.event(Event::Exception {
+                vector,
+                pc: self.state.sr(sr::EPC1),
+                state: &self.state,
+            });
+        }
+        self.state.pc = target;
+        None
+    }
+
+    /// Executes an exception-family instruction (`opcode` is `op`'s, as a constant of the
+    /// dispatch).
+    #[inline(always)]
+    pub(super) fn exception(&mut self, opcode: Opcode, op: &Op) -> Res<Flow> {
+        let o = op.insn.operands;
+        use Opcode::*;
+        let target = match opcode {
+            Rfe => {
+                self.state.set_sr(sr::PS, self.state.sr(sr::PS) & !ps::EXCM);
+                self.refresh();
+                self.state.sr(sr::EPC1)
+            }
+            Rfde => self.state.sr(sr::DEPC),
+            Rfwo | Rfwu => {
+                let wb = self.state.windowbase();
+                let ws = self.state.windowstart();
+                let ws = if opcode == Rfwo {
+                    ws & !(1 << wb)
+                } else {
+                    ws | 1 << wb
+                };
+                self.state.set_sr(sr::WINDOWSTART, ws);
+                let owb = (self.state.ps() & ps::OWB) >> ps::OWB_SHIFT;
+                self.state.set_windowbase(owb);
+                self.state.set_sr(sr::PS, self.state.sr(sr::PS) & !ps::EXCM);
+                self.refresh();
+                self.state.sr(sr::EPC1)
+            }
+            Rfi => {
+                let level = o[0];
+                if !(2..=7).contains(&level) {
+                    return Err(Exc::general(Reason::RfiLevel(level)));
+                }
+                self.state
+                    .set_sr(sr::PS, self.state.sr(sr::EPS2 + level as u8 - 2));
+                self.refresh();
+                self.state.sr(sr::EPC1 + level as u8 - 1)
+            }
+            Excw => return Ok(Flow::NEXT),
+            Waiti => return Err(Exc::fatal(FaultKind::WaitForever, None)),
+            Syscall => return Err(Exc::general(Reason::Syscall)),
+            Simcall => return self.simcall().map(|()| Flow::NEXT),
+            Break | BreakN => {
+                let imm = (o[0], if opcode == Break { o[1] } else { 0 });
+                return Err(Exc::fatal(FaultKind::Breakpoint { imm }, None));
+            }
+            Ill | IllN => {
+                // Undecodable bytes are cached as `ill` with the reason attached.
+                return Err(match op.bad {
+                    Some(bad) => self.undecodable(bad),
+                    None => Exc::general(Reason::Ill),
+                });
+            }
+            Rfdo | Rfdd => return Err(Exc::general(Reason::OutsideDebug(opcode))),
+            _ => not_in_family("exception", op),
+        };
+        Ok(Flow {
+            target: Some(target),
+            extra: self.exception_return_cost(),
+        })
+    }
+
+    /// Extra cycles of an exception return: a taken jump (charged as such) plus the rest of
+    /// the exception-return cost.
+    fn exception_return_cost(&mut self) -> u32 {
+        let extra = self
+            .timing
+            .exception_return
+            .saturating_sub(self.timing.taken_branch);
+        self.stats.stalls.exception += u64::from(extra);
+        extra
+    }
+
+    #[cold]
+    fn undecodable(&self, bad: Undecodable) -> Exc {
+        let pc = self.state.pc;
+        match bad {
+            Undecodable::Bundle(len) => Exc::fatal(FaultKind::UnsupportedBundle { len }, None),
+            Undecodable::Illegal { .. } => Exc::general(Reason::Illegal { bad, pc }),
+            Undecodable::Fetch => Exc::general(Reason::FetchBeyondEnd { pc }),
+        }
+    }
+
+    /// SIMCALL: the semihosting call in a2 with arguments a3..a5; the result in a2, errno in
+    /// a3.
+    fn simcall(&mut self) -> Res {
+        let (call, args) = (self.a(2), [self.a(3), self.a(4), self.a(5)]);
+        let now = self.stats.cycles;
+        let bus = &mut self.bus;
+        let read = |addr: u32| bus.load(addr, 1, now).ok().map(|v| v as u8);
+        match semihost::simcall(call, args, read, &mut self.console) {
+            Outcome::Exit(code) => Err(Exc::Exit(code)),
+            Outcome::Return { value, errno } => {
+                self.set(2, value);
+                self.set(3, errno);
+                Ok(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{core_with, op, take};
+    use super::*;
+    use q7_isa::Opcode::{Rfe, Rfi};
+    use q7_isa::{DC233C, NCORE2GP};
+
+    #[test]
+    fn vectors_have_the_xea2_offsets_and_window_frames() {
+        let offsets: Vec<u32> = Vector::ALL.iter().map(|v| v.offset()).collect();
+        assert_eq!(
+            offsets,
+            [0x000, 0x040, 0x080, 0x0c0, 0x100, 0x140, 0x300, 0x340, 0x3c0]
+        );
+        for v in Vector::ALL {
+            if let Some((trap, frame)) = v.window() {
+                assert_eq!(Vector::window_trap(trap, frame), v);
+            }
+        }
+        assert_eq!(Vector::general(ps::EXCM | ps::UM), Vector::Double);
+        assert_eq!(Vector::general(ps::UM), Vector::User);
+        assert_eq!(Vector::general(0), Vector::Kernel);
+    }
+
+    #[test]
+    fn reasons_give_cause_address_and_the_words_of_a_report() {
+        let r = Reason::Unaligned {
+            addr: 0x202,
+            size: 4,
+            what: "load from",
+        };
+        assert_eq!(r.cause(), ExcCause::LoadStoreAlignment);
+        assert_eq!(r.vaddr(), Some(0x202));
+        assert_eq!(r.describe(&DC233C), "unaligned 4-byte load from 0x00000202");
+        let p = Reason::Prohibited {
+            addr: 0x10,
+            kind: "store",
+            store: true,
+        };
+        assert_eq!(p.cause(), ExcCause::StoreProhibited);
+        assert_eq!(p.describe(&DC233C), "store not allowed at 0x00000010");
+        let f = Reason::FetchBeyondEnd { pc: 0xffff_fffe };
+        assert_eq!(f.cause(), ExcCause::InstructionFetchError);
+        assert_eq!(f.vaddr(), Some(0xffff_fffe));
+        let e = Reason::Entry {
+            above_a3: false,
+            ps: 0x1f,
+        };
+        assert_eq!(
+            e.describe(&NCORE2GP),
+            "entry with window overflow checks disabled (PS 0x1f)"
+        );
+    }
+
+    #[test]
+    fn an_installed_handler_takes_a_general_exception_and_rfe_returns() {
+        let mut c = core_with(&DC233C, &[]);
+        c.handler_code = std::iter::once(0x300..0x340).collect();
+        c.state.set_sr(sr::PS, ps::WOE);
+        c.refresh();
+        assert_eq!(take(&mut c, 0x1000, Exc::general(Reason::Syscall)), None);
+        assert_eq!(c.state.pc, 0x300, "kernel vector at VECBASE 0");
+        assert_eq!(c.state.sr(sr::EXCCAUSE), 1);
+        assert_eq!(c.state.sr(sr::EPC1), 0x1000);
+        assert_eq!(c.state.ps(), ps::WOE | ps::EXCM);
+        assert_eq!((c.stats.exceptions, c.stats.stalls.exception), (1, 3));
+        let flow = c.exception(Rfe, &op(Rfe, &[])).unwrap();
+        assert_eq!(flow.target, Some(0x1000));
+        assert_eq!(c.state.ps(), ps::WOE);
+        // A second exception inside the handler goes to the double vector, which is absent.
+        c.state.set_sr(sr::PS, c.state.sr(sr::PS) | ps::EXCM);
+        let stop = take(&mut c, 0x1003, Exc::general(Reason::Ill)).unwrap();
+        let Stop::Fault(r) = stop else { panic!() };
+        assert_eq!(
+            r.kind,
+            FaultKind::DoubleException {
+                cause: ExcCause::IllegalInstruction,
+                detail: "ill".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_window_overflow_with_no_handler_names_its_frame_and_vector() {
+        let mut c = core_with(&DC233C, &[]);
+        c.state.set_sr(sr::VECBASE, 0x2000);
+        c.state.set_sr(sr::WINDOWSTART, 0b1001);
+        let Some(Stop::Fault(r)) = take(&mut c, 0x1000, Exc::Overflow(2)) else {
+            panic!()
+        };
+        assert_eq!(
+            r.kind,
+            FaultKind::WindowException {
+                kind: "overflow",
+                frame: 4,
+                vector: 0x2000
+            }
+        );
+    }
+
+    #[test]
+    fn rfi_outside_levels_2_to_7_is_illegal() {
+        let mut c = core_with(&DC233C, &[]);
+        let e = c.exception(Rfi, &op(Rfi, &[1])).unwrap_err();
+        assert_eq!(e.cause(), Some(ExcCause::IllegalInstruction));
+        assert_eq!(e.describe(&DC233C), "rfi 1");
+    }
+}

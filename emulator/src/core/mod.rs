@@ -1,0 +1,580 @@
+//! One core: fetch through the decoded-instruction cache, the per-instruction gate (window
+//! overflow and privilege), interlocks, execution, zero-overhead loop-back and the cycle model
+//! of [`crate::timing`]. Instruction semantics live in one module per family; exception entry
+//! and return in [`Vector`]'s module; fault reports in their own. Exceptions go to
+//! VECBASE-relative vectors when code is installed there; otherwise the core stops with a
+//! [`FaultReport`](crate::fault::FaultReport).
+
+use std::ops::Range;
+
+use q7_isa::{CoreConfig, Opcode};
+
+use crate::bus::Bus;
+use crate::fault::{FaultKind, Stop};
+use crate::predecode::{DecodeCache, DecodedOps, Op, Undecodable};
+use crate::state::{ps, CoreState};
+use crate::timing::{Latency, Stats, TimingModel};
+use crate::trace::{Event, Tracer};
+
+mod alu;
+mod branch;
+mod exception;
+mod mac16;
+mod memory;
+mod registers;
+mod report;
+mod window;
+
+#[cfg(test)]
+mod testing;
+
+pub use self::exception::Vector;
+pub use self::exception::WindowTrap;
+pub use self::registers::{RegisterError, RegisterFile};
+pub use crate::semihost::Console;
+
+use self::exception::{Exc, Reason};
+
+type Res<T = ()> = Result<T, Exc>;
+
+/// `match` on an opcode with one arm per listed opcode: each family's list of opcodes maps to
+/// one call, in which the closure-like parameter names that arm's opcode as a constant.
+macro_rules! dispatch {
+    ($opcode:expr; $($($name:ident)|+ => |$k:ident| $call:expr;)*) => {
+        match $opcode {
+            $($(Opcode::$name => {
+                let $k = Opcode::$name;
+                $call
+            })+)*
+        }
+    };
+}
+
+/// How an instruction continues: the target of a taken branch, jump, call or return, and the
+/// cycles it takes beyond its issue cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Flow {
+    target: Option<u32>,
+    extra: u32,
+}
+
+impl Flow {
+    /// On to the next instruction, no extra cycles.
+    const NEXT: Flow = Flow {
+        target: None,
+        extra: 0,
+    };
+
+    /// A taken control transfer to `target`.
+    #[inline(always)]
+    fn to(target: u32) -> Flow {
+        Flow {
+            target: Some(target),
+            extra: 0,
+        }
+    }
+
+    /// To `target` when `taken`, else on.
+    #[inline(always)]
+    fn branch(taken: bool, target: u32) -> Flow {
+        Flow {
+            target: if taken { Some(target) } else { None },
+            extra: 0,
+        }
+    }
+}
+
+/// What an interlock waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StallKind {
+    Load,
+    Multiply,
+}
+
+/// A long-latency result not yet usable: its register (as a logical mask) and ready cycle.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    mask: u16,
+    ready: u64,
+    kind: StallKind,
+}
+
+impl Pending {
+    const NONE: Pending = Pending {
+        mask: 0,
+        ready: 0,
+        kind: StallKind::Load,
+    };
+}
+
+/// One core attached to a bus.
+#[derive(Debug)]
+pub struct Core<B: Bus> {
+    /// Architectural state.
+    pub state: CoreState,
+    /// Memory.
+    pub bus: B,
+    /// The core's configuration.
+    pub config: &'static CoreConfig,
+    /// The cycle model.
+    pub timing: TimingModel,
+    /// Counters.
+    pub stats: Stats,
+    /// Semihosting output.
+    pub console: Console,
+    /// Address ranges that hold exception-handler code (program code or boot ROM). A vector
+    /// outside them is "not installed": the exception stops the core with a report.
+    pub handler_code: Vec<Range<u32>>,
+    cache: DecodeCache,
+    /// The cache's decoded entries (moved out while [`Core::run`] executes from them in place).
+    ops: Option<DecodedOps>,
+    /// The two most recent long-latency results (latencies are at most two instructions deep,
+    /// so older ones can no longer stall anything), by logical register of the current window.
+    pending: [Pending; 2],
+    /// The latest ready cycle among `pending` (skip the check when the pipeline is quiet).
+    pending_until: u64,
+    /// CCOUNT = cycles + this (WSR.CCOUNT moves it).
+    ccount_offset: u32,
+    /// Register groups above WINDOWBASE an instruction may name without a window overflow:
+    /// the free groups before the next live frame (3 when checks are off). See [`Core::refresh`].
+    window_limit: u8,
+    /// The [`Gate::bit`](crate::predecode::Gate::bit)s of the gates that may not run now (the instruction names a group
+    /// beyond `window_limit`, or needs ring 0 outside it). See [`Core::refresh`].
+    traps: u8,
+}
+
+impl<B: Bus> Core<B> {
+    /// A core in reset state, starting at `pc` with VECBASE `vecbase`.
+    pub fn new(config: &'static CoreConfig, bus: B, prid: u32, pc: u32, vecbase: u32) -> Self {
+        let mut core = Core {
+            state: CoreState::reset(config, prid, pc, vecbase),
+            bus,
+            config,
+            timing: TimingModel::default(),
+            stats: Stats::default(),
+            console: Console::default(),
+            handler_code: Vec::new(),
+            cache: DecodeCache::new(),
+            ops: Some(DecodedOps::new()),
+            pending: [Pending::NONE; 2],
+            pending_until: 0,
+            ccount_offset: 0,
+            window_limit: 3,
+            traps: 0,
+        };
+        core.refresh();
+        core
+    }
+
+    /// Forgets decoded instructions (after memory was changed behind the core's back).
+    pub fn invalidate_code(&mut self) {
+        self.cache.clear();
+    }
+
+    /// Sets the core up to run a windowed call from a fresh frame: WINDOWBASE 0 with only
+    /// that frame live, PS = WOE alone (ring 0, EXCM clear, interrupt level 0), a1 = `sp`, each
+    /// `(register, value)` of `registers` set in the new window, execution to start at `pc`.
+    pub fn prepare_call(&mut self, pc: u32, sp: u32, registers: &[(u32, u32)]) {
+        use q7_isa::sreg::sr;
+        self.state.set_windowbase(0);
+        self.state.set_sr(sr::WINDOWSTART, 1);
+        self.state.set_sr(sr::PS, ps::WOE);
+        self.state.set_a(1, sp);
+        for &(r, v) in registers {
+            self.state.set_a(r, v);
+        }
+        self.state.pc = pc;
+        self.refresh();
+    }
+
+    /// Runs until exit, fault or until the core's cycle count reaches `max_cycles`.
+    pub fn run<T: Tracer>(&mut self, max_cycles: u64, tracer: &mut T) -> Stop {
+        self.run_until(max_cycles, max_cycles, tracer)
+    }
+
+    /// Runs until exit, fault or `budget` more cycles than the core has already spent.
+    pub fn run_for<T: Tracer>(&mut self, budget: u64, tracer: &mut T) -> Stop {
+        let deadline = self.stats.cycles.saturating_add(budget);
+        self.run_until(deadline, budget, tracer)
+    }
+
+    /// Runs until exit, fault or cycle count `deadline`; a runaway is reported as exhausting
+    /// `budget`.
+    fn run_until<T: Tracer>(&mut self, deadline: u64, budget: u64, tracer: &mut T) -> Stop {
+        self.refresh();
+        let mut ops = self.take_ops();
+        // The PC lives in a register between instructions (the state's copy is written as each
+        // instruction starts), so the next fetch does not wait on a store of the last one.
+        let mut pc = self.state.pc;
+        let stop = loop {
+            if self.stats.cycles >= deadline {
+                self.state.pc = pc;
+                break None;
+            }
+            match self.step_at(&mut ops, pc, tracer) {
+                Ok(next) => pc = next,
+                Err(stop) => break Some(stop),
+            }
+        };
+        self.ops = Some(ops);
+        stop.unwrap_or_else(|| {
+            Stop::Fault(Box::new(self.report(
+                pc,
+                FaultKind::BudgetExhausted { max_cycles: budget },
+                None,
+            )))
+        })
+    }
+
+    /// The decoded entries, moved out of the core while it executes from them. (They are only
+    /// missing if a run was unwound by a panic; the cache then starts over.)
+    fn take_ops(&mut self) -> DecodedOps {
+        self.ops.take().unwrap_or_else(|| {
+            self.cache.clear();
+            DecodedOps::new()
+        })
+    }
+
+    /// Executes one instruction (or takes one exception). `Some` when the core stops.
+    pub fn step<T: Tracer>(&mut self, tracer: &mut T) -> Option<Stop> {
+        let mut ops = self.take_ops();
+        let result = self.step_at(&mut ops, self.state.pc, tracer);
+        self.ops = Some(ops);
+        match result {
+            Ok(next) => {
+                self.state.pc = next;
+                None
+            }
+            Err(stop) => Some(stop),
+        }
+    }
+
+    /// Executes the instruction at `pc` straight from its cache entry (the caller holds the
+    /// decoded entries) or takes its exception: the PC to continue at, or why the core stops.
+    /// Leaves `state.pc` at `pc` unless an exception moved it.
+    #[inline(always)]
+    fn step_at<T: Tracer>(
+        &mut self,
+        ops: &mut DecodedOps,
+        pc: u32,
+        tracer: &mut T,
+    ) -> Result<u32, Stop> {
+        self.state.pc = pc;
+        let slot = match self.cache.slot(pc) {
+            Some(slot) => slot,
+            None => self.fill(ops, pc),
+        };
+        let op = ops.get(slot);
+        if B::FETCH_TIMING {
+            let c = self.bus.fetch_cycles(pc);
+            if c != 0 {
+                self.stats.cycles += u64::from(c);
+                self.stats.stalls.fetch += u64::from(c);
+            }
+        }
+        if T::ENABLED {
+            tracer.event(Event::Before {
+                state: &self.state,
+                insn: op,
+            });
+        }
+        match self.execute(op, pc) {
+            Ok(next) => {
+                self.stats.instructions += 1;
+                Ok(next)
+            }
+            Err(e) => match self.take(pc, op, e, tracer) {
+                Some(stop) => Err(stop),
+                None => Ok(self.state.pc),
+            },
+        }
+    }
+
+    /// Decodes the instruction at `pc` into the cache; its slot.
+    #[cold]
+    #[inline(never)]
+    fn fill(&mut self, ops: &mut DecodedOps, pc: u32) -> usize {
+        let mut buf = [0u8; 16];
+        let op = match self.bus.fetch(pc, &mut buf) {
+            Ok(n) => Op::decode(&buf[..n], pc, self.config),
+            Err(_) => Op::bad(Undecodable::Fetch),
+        };
+        self.cache.insert(ops, pc, op)
+    }
+
+    // ----------------------------------------------------------------------------- pipeline
+
+    #[inline(always)]
+    fn a(&self, r: u32) -> u32 {
+        self.state.a(r)
+    }
+
+    #[inline(always)]
+    fn set(&mut self, r: u32, v: u32) {
+        self.state.set_a(r, v)
+    }
+
+    /// Recomputes what the per-instruction gate compares against; call after any change of
+    /// WINDOWBASE, WINDOWSTART or PS (the core does; code that edits `state` directly must
+    /// too, or use [`Core::prepare_call`]).
+    pub fn refresh(&mut self) {
+        // Logical register masks of pending results refer to the window they were made in.
+        self.pending = [Pending::NONE; 2];
+        self.window_limit = self.free_groups();
+        // Gates 0..3 are groups 0..3, gates 4..7 the same groups privileged: those beyond the
+        // window limit trap, and outside ring 0 every privileged one does.
+        let beyond = (0xfu8 << (self.window_limit + 1)) & 0xf;
+        let privileged = if self.state.cring() != 0 {
+            0xf0
+        } else {
+            beyond << 4
+        };
+        self.traps = beyond | privileged;
+    }
+
+    /// The gate tripped: the window overflow the instruction needs first, else its privilege
+    /// exception (raised, as its own check would be, after the interlocks it waits for).
+    #[cold]
+    #[inline(never)]
+    fn gated(&mut self, op: &Op) -> Exc {
+        if op.gate.group() > self.window_limit {
+            return Exc::Overflow(u32::from(self.window_limit) + 1);
+        }
+        self.interlock(op);
+        Exc::general(Reason::Privileged {
+            opcode: op.insn.opcode,
+            ring: self.state.cring(),
+        })
+    }
+
+    /// Waits for the pending long-latency results `op` reads.
+    #[inline(always)]
+    fn interlock(&mut self, op: &Op) {
+        let now = self.stats.cycles;
+        if self.pending_until > now && op.src_mask != 0 {
+            let mut stall = 0u64;
+            let mut kind = StallKind::Load;
+            for p in &self.pending {
+                if op.src_mask & p.mask != 0 && p.ready > now + stall {
+                    stall = p.ready - now;
+                    kind = p.kind;
+                }
+            }
+            if stall != 0 {
+                self.stats.cycles += stall;
+                match kind {
+                    StallKind::Load => self.stats.stalls.load_use += stall,
+                    StallKind::Multiply => self.stats.stalls.multiply += stall,
+                }
+            }
+        }
+    }
+
+    /// Marks logical register `r` (just written by an instruction of `opcode`) as usable only
+    /// after the opcode's latency. `opcode` is a constant of the dispatch, so the class is too.
+    #[inline(always)]
+    fn late_result(&mut self, opcode: Opcode, r: u32) {
+        let (extra, kind) = match Latency::of(opcode) {
+            Latency::Load => (self.timing.load_use, StallKind::Load),
+            Latency::Multiply => (self.timing.mul_use, StallKind::Multiply),
+            Latency::MultiplyHigh => (self.timing.mul_high_use, StallKind::Multiply),
+            Latency::Single | Latency::Divide => return,
+        };
+        if extra != 0 {
+            let ready = self.stats.cycles + u64::from(self.timing.issue + extra);
+            self.pending[1] = self.pending[0];
+            self.pending[0] = Pending {
+                mask: 1 << r,
+                ready,
+                kind,
+            };
+            self.pending_until = self.pending_until.max(ready);
+        }
+    }
+
+    // ------------------------------------------------------------------------------ execute
+
+    /// Executes `op` at `pc`: the next PC.
+    #[inline(always)]
+    fn execute(&mut self, op: &Op, pc: u32) -> Res<u32> {
+        if self.traps & op.gate.bit() != 0 {
+            return Err(self.gated(op));
+        }
+        self.interlock(op);
+        let next = pc.wrapping_add(u32::from(op.insn.len));
+        // One arm per opcode, each handing its family the opcode as a constant, so the
+        // family's own match folds away and this is the only dispatch.
+        let flow = dispatch! { op.insn.opcode;
+            Add | AddN | Addx2 | Addx4 | Addx8 | Sub | Subx2 | Subx4 | Subx8 | And | Or | Xor
+            | Neg | Abs | Addi | Addmi | AddiN | Movi | MoviN | MovN | Moveqz | Movnez | Movltz
+            | Movgez | Salt | Saltu | Const16 | Nop | NopN | Extui | Slli | Srli | Srai | Sll
+            | Srl | Sra | Src | Ssr | Ssl | Ssa8l | Ssa8b | Ssai | Mul16u | Mul16s | Mull
+            | Muluh | Mulsh | Quos | Quou | Rems | Remu | Nsa | Nsau | Min | Max | Minu | Maxu
+            | Sext | Clamps | Andb | Andbc | Orb | Orbc | Xorb | Any4 | All4 | Any8 | All8
+            | Movf | Movt => |k| self.alu(k, op)?;
+
+            L8ui | L16ui | L16si | L32i | L32iN | L32ai | L32r | S8i | S16i | S32i | S32iN
+            | S32ri | S32nb | S32c1i | L32ex | S32ex | Getex | Clrex | L32e | S32e | Memw
+            | Extw | Isync | Rsync | Esync | Dsync | Ipf | Ihi | Dhwb | Dhwbi | Dpfr | Dpfw
+            | Dpfro | Dpfwo | Iii | Ipfl | Ihu | Iiu | Lict | Licw | Sict | Sicw | Diwb | Diwbi
+            | Dhi | Dii | Dpfl | Dhu | Diu | Sdct | Ldct | Idtlb | Pdtlb | Rdtlb0 | Rdtlb1
+            | Wdtlb | Iitlb | Pitlb | Ritlb0 | Ritlb1 | Witlb | Ldpte | Hwwitlba
+            | Hwwdtlba => |k| self.memory(k, op, pc)?;
+
+            Beq | Bne | Blt | Bge | Bltu | Bgeu | Bany | Bnone | Ball | Bnall | Bbc | Bbs
+            | Bbci | Bbsi | Beqi | Bnei | Blti | Bgei | Bltui | Bgeui | Beqz | BeqzN | Bnez
+            | BnezN | Bltz | Bgez | Bf | Bt | J | Jx | Call0 | Callx0 | Ret | RetN | Loop
+            | Loopnez | Loopgtz => |k| self.branch(k, op, next);
+
+            Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 | Entry | Retw | RetwN | Movsp
+            | Rotw => |k| self.window(k, op, next)?;
+
+            Rsr | Wsr | Xsr | Rur | Wur | Rsil | Rer | Wer | ReadImpwire | SetbExpstate
+            | ClrbExpstate | WrmskExpstate => |k| self.registers(k, op);
+
+            Rfe | Rfde | Rfwo | Rfwu | Rfi | Excw | Waiti | Syscall | Simcall | Break | BreakN
+            | Ill | IllN | Rfdo | Rfdd => |k| self.exception(k, op)?;
+
+            MulAaLl | MulAaHl | MulAaLh | MulAaHh | UmulAaLl | UmulAaHl | UmulAaLh | UmulAaHh
+            | MulAdLl | MulAdHl | MulAdLh | MulAdHh | MulDaLl | MulDaHl | MulDaLh | MulDaHh
+            | MulDdLl | MulDdHl | MulDdLh | MulDdHh | MulaAaLl | MulaAaHl | MulaAaLh | MulaAaHh
+            | MulsAaLl | MulsAaHl | MulsAaLh | MulsAaHh | MulaAdLl | MulaAdHl | MulaAdLh
+            | MulaAdHh | MulsAdLl | MulsAdHl | MulsAdLh | MulsAdHh | MulaDaLl | MulaDaHl
+            | MulaDaLh | MulaDaHh | MulsDaLl | MulsDaHl | MulsDaLh | MulsDaHh | MulaDdLl
+            | MulaDdHl | MulaDdLh | MulaDdHh | MulsDdLl | MulsDdHl | MulsDdLh | MulsDdHh
+            | MulaDaLlLddec | MulaDaLlLdinc | MulaDaHlLddec | MulaDaHlLdinc | MulaDaLhLddec
+            | MulaDaLhLdinc | MulaDaHhLddec | MulaDaHhLdinc | MulaDdLlLddec | MulaDdLlLdinc
+            | MulaDdHlLddec | MulaDdHlLdinc | MulaDdLhLddec | MulaDdLhLdinc | MulaDdHhLddec
+            | MulaDdHhLdinc | Lddec | Ldinc => |_k| self.mac16(op)?;
+        };
+
+        // Completion: cycles, PC and the zero-overhead loop-back.
+        let mut cost = u64::from(self.timing.issue + flow.extra);
+        let npc = match flow.target {
+            Some(t) => {
+                cost += u64::from(self.timing.taken_branch);
+                self.stats.stalls.taken_branch += u64::from(self.timing.taken_branch);
+                t
+            }
+            None if next == self.state.lend() => match self.loop_back() {
+                Some(lbeg) => {
+                    cost += u64::from(self.timing.loop_back);
+                    lbeg
+                }
+                None => next,
+            },
+            None => next,
+        };
+        self.stats.cycles += cost;
+        Ok(npc)
+    }
+}
+
+/// An opcode reached a family that does not implement it: the dispatch in `execute` and the
+/// family disagree (a bug, caught by the test that runs every opcode).
+#[cold]
+#[inline(never)]
+fn not_in_family(family: &str, op: &Op) -> ! {
+    panic!(
+        "{} dispatched to the {family} family",
+        op.insn.opcode.mnemonic()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{core_exiting, core_with, run_to_exit};
+    use super::*;
+    use crate::predecode::Gate;
+    use crate::trace::NoTrace;
+    use q7_isa::sreg::sr;
+    use q7_isa::{Insn, OPCODES};
+
+    #[test]
+    fn every_opcode_of_both_profiles_reaches_the_family_that_implements_it() {
+        for config in q7_isa::PROFILES {
+            for row in OPCODES.iter().filter(|r| config.has(r.options)) {
+                let mut core = core_with(config, &[]);
+                // Operand values 1 are valid for every operand kind the emulator reads.
+                let insn = Insn::new(row.opcode, &[1, 1, 1, 1][..row.operands.len()]);
+                let _ = core.execute(&Op::from_insn(insn), 0x1000);
+            }
+        }
+    }
+
+    #[test]
+    fn prepare_call_starts_a_fresh_windowed_frame() {
+        let mut core = core_with(&q7_isa::DC233C, &[]);
+        core.state.set_windowbase(3);
+        core.state.set_sr(sr::WINDOWSTART, 0b1010);
+        core.state.set_sr(sr::PS, ps::EXCM | ps::UM | 5);
+        core.prepare_call(0x2000, 0x8000, &[(8, 0x3000), (2, 7)]);
+        let s = &core.state;
+        assert_eq!((s.pc, s.windowbase(), s.windowstart()), (0x2000, 0, 1));
+        assert_eq!(s.ps(), ps::WOE);
+        assert_eq!((s.a(1), s.a(2), s.a(8)), (0x8000, 7, 0x3000));
+        assert_eq!(core.window_limit, 3, "no live frame above");
+    }
+
+    #[test]
+    fn the_trap_bits_are_the_gates_beyond_the_window_limit_or_privileged_outside_ring0() {
+        let mut core = core_with(&q7_isa::DC233C, &[]);
+        for ws in 0..16u32 {
+            for ps in [
+                ps::WOE,
+                ps::WOE | 1 << ps::RING_SHIFT,
+                ps::EXCM,
+                3 << ps::RING_SHIFT,
+            ] {
+                core.state.set_sr(sr::WINDOWSTART, ws);
+                core.state.set_sr(sr::PS, ps);
+                core.refresh();
+                let expected = (0..Gate::COUNT)
+                    .map(Gate::from_index)
+                    .filter(|g| {
+                        g.group() > core.window_limit || (g.privileged() && core.state.cring() != 0)
+                    })
+                    .fold(0, |traps, g| traps | g.bit());
+                assert_eq!(core.traps, expected, "WINDOWSTART {ws:#b}, PS {ps:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_gate_traps_privileged_ops_outside_ring0_and_overflowing_groups() {
+        let mut core = core_with(&q7_isa::DC233C, &[]);
+        core.state.set_sr(sr::PS, ps::WOE | (1 << ps::RING_SHIFT));
+        core.state.set_sr(sr::WINDOWSTART, 0b101);
+        core.refresh();
+        assert_eq!(core.window_limit, 1, "frame live two groups up");
+        for (group, privileged, traps) in [
+            (0, false, false),
+            (1, false, false),
+            (2, false, true),
+            (0, true, true),
+        ] {
+            let g = Gate::new(group, privileged);
+            assert_eq!(core.traps & g.bit() != 0, traps, "{g:?}");
+        }
+        core.state.set_sr(sr::PS, ps::WOE);
+        core.refresh();
+        assert_eq!(core.traps & Gate::new(0, true).bit(), 0, "ring 0");
+    }
+
+    #[test]
+    fn a_loop_body_runs_count_times_and_the_loop_back_is_free() {
+        // movi a2, 3; movi a3, 0; loop a2, end; addi a3, a3, 1; end: exit with a3.
+        let code = [
+            (Opcode::Movi, vec![2, 3]),
+            (Opcode::Movi, vec![3, 0]),
+            (Opcode::Loop, vec![2, 0x100c]),
+            (Opcode::Addi, vec![3, 3, 1]),
+        ];
+        let mut core = core_exiting(&q7_isa::DC233C, &code, 3);
+        assert_eq!(core.run(1000, &mut NoTrace), Stop::Exited(3));
+        // 3 + 3 body instructions + 3 exit instructions, one cycle each but the exiting
+        // SIMCALL, which stops the core before its cycle is counted.
+        assert_eq!((core.stats.instructions, core.stats.cycles), (9, 8));
+        assert_eq!(run_to_exit(&q7_isa::DC233C, &code[..2], 3), Stop::Exited(0));
+    }
+}
