@@ -49,7 +49,7 @@ pub enum SetupError {
     },
 }
 
-/// Reset vector of a profile: QEMU dc233c 0xFE000000; ncore2gp 0x00000000 (reference §5.2).
+/// Reset vector of a profile: QEMU dc233c 0xFE000000; ncore2gp 0x00000000 (isa/ISA.md §5.2).
 pub fn reset_vector(config: &CoreConfig) -> u32 {
     if config.has(Options::MMU) {
         0xfe00_0000
@@ -58,7 +58,7 @@ pub fn reset_vector(config: &CoreConfig) -> u32 {
     }
 }
 
-/// VECBASE at reset: QEMU dc233c 0x2000; ncore2gp 0 (reference §5.2).
+/// VECBASE at reset: QEMU dc233c 0x2000; ncore2gp 0 (isa/ISA.md §5.2).
 pub fn reset_vecbase(config: &CoreConfig) -> u32 {
     if config.has(Options::MMU) {
         0x2000

@@ -1,4 +1,4 @@
-//! The emulator's boot ROM: the standard window overflow/underflow handlers (reference §3.8),
+//! The emulator's boot ROM: the standard window overflow/underflow handlers (isa/ISA.md §3.8),
 //! assembled at start-up with q7-isa's encoder and placed at VECBASE. They run as real
 //! instructions, so spills cost cycles and appear in traces. The general-exception vectors are
 //! deliberately absent: an exception with no handler stops the core with a report.

@@ -1,4 +1,4 @@
-//! Exceptions, faults and the reasons a core stops (reference/xtensa-isa.md §5.1, §3).
+//! Exceptions, faults and the reasons a core stops (isa/ISA.md §5.1, §3).
 
 use std::fmt;
 

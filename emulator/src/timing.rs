@@ -1,6 +1,6 @@
 //! The cycle model: one in-order scalar pipeline per core, every parameter in one
-//! [`TimingModel`] with its default and where that default comes from (shared/DESIGN.md "Timing
-//! model"; reference/xtensa-isa.md §7). Cycle counts depend only on the instruction stream and
+//! [`TimingModel`] with its default and where that default comes from (ARCHITECTURE.md "Timing
+//! model"; isa/ISA.md §7). Cycle counts depend only on the instruction stream and
 //! these parameters — never on host timing.
 
 use q7_isa::Opcode;
@@ -10,33 +10,34 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TimingModel {
     /// Cycles every instruction takes to issue. Default 1: LX-class cores issue one instruction
-    /// per cycle (public Tensilica LX material; reference §7 "Issue width").
+    /// per cycle (public Tensilica LX material; isa/ISA.md §7 "Issue width").
     pub issue: u32,
     /// Stall when an instruction uses a register loaded by the instruction just before it.
-    /// Default 1: LX 5-stage load-use (ESP32-S3 TRM §1.7 via reference §7) and the third-party
+    /// Default 1: LX 5-stage load-use (ESP32-S3 TRM §1.7 via isa/ISA.md §7) and the third-party
     /// ncore2gp ISS figures (load result DEF@5, ALU use @4).
     pub load_use: u32,
     /// Cycles lost on a taken branch, jump, call or return. Default 2: instructions in R and E
-    /// are squashed (ESP32-S3 TRM summary, reference §7; reported, not verified).
+    /// are squashed (ESP32-S3 TRM summary, isa/ISA.md §7; reported, not verified).
     pub taken_branch: u32,
     /// Extra cycles before a 16×16 or 32×32 multiply result (MUL16U/S, MULL) can be used by the
     /// next instruction. Default 1: third-party ncore2gp figure "MUL 2" = result two cycles after
     /// issue, i.e. one stall for an immediate consumer (a guess for the exact cores).
     pub mul_use: u32,
-    /// Extra cycles of MULUH/MULSH results before use. Default 2: "≥ 2 cycles" (reference §7, tag G).
+    /// Extra cycles of MULUH/MULSH results before use. Default 2: "≥ 2 cycles" (isa/ISA.md §7,
+    /// tag G).
     pub mul_high_use: u32,
     /// Cycles QUOS/QUOU/REMS/REMU block the pipeline. Default 32: the ISA manual only says the
     /// divider is iterative; one bit per cycle is the common design (guess).
     pub divide: u32,
     /// Extra cycles to enter an exception handler (vector fetch after a pipeline flush).
     /// Default 3: flush of the stages after E plus the redirect, same order as a taken branch
-    /// (guess; not published, reference §11).
+    /// (guess; not published, isa/ISA.md §11).
     pub exception_entry: u32,
     /// Extra cycles of RFE/RFDE/RFWO/RFWU/RFI returns. Default 2: a return is a taken jump to
     /// EPC (same cost as `taken_branch`).
     pub exception_return: u32,
     /// Zero-overhead loop back-edge cost. Default 0: the loop buffer makes it free (Xtensa ISA
-    /// RM §4.3.2, reference §6/§7).
+    /// RM §4.3.2, isa/ISA.md §6/§7).
     pub loop_back: u32,
     /// Extra cycles of a data access to HBM through a translate window, and of an I-cache
     /// refill from HBM. Default 100: HBM is off-core DRAM (~70 ns at ~1.4 GHz); a guess, chosen
@@ -46,13 +47,13 @@ pub struct TimingModel {
     /// a DMA round trip to HBM plus descriptor fetch (guess).
     pub sdma_latency: u32,
     /// SDMA bytes moved per cycle once a transfer runs. Default 64: the 512-bit data path of
-    /// the ncore2gp load/store units (third-party ncore2gp notes, reference §9.5).
+    /// the ncore2gp load/store units (third-party ncore2gp notes, isa/ISA.md §9.5).
     pub sdma_bytes_per_cycle: u32,
-    /// I-cache size in bytes. Default 16384 (ncore2gp: 16 KiB, reference §0).
+    /// I-cache size in bytes. Default 16384 (ncore2gp: 16 KiB, isa/ISA.md §0).
     pub icache_bytes: u32,
-    /// I-cache associativity. Default 4 (ncore2gp: 4-way, reference §0).
+    /// I-cache associativity. Default 4 (ncore2gp: 4-way, isa/ISA.md §0).
     pub icache_ways: u32,
-    /// I-cache line size in bytes. Default 64 (ncore2gp: 64-byte lines, reference §0).
+    /// I-cache line size in bytes. Default 64 (ncore2gp: 64-byte lines, isa/ISA.md §0).
     pub icache_line: u32,
 }
 

@@ -1,4 +1,4 @@
-//! Core configurations: which ISA options a core has (reference/xtensa-isa.md §0, §2).
+//! Core configurations: which ISA options a core has (isa/ISA.md §0, §2).
 //!
 //! Every opcode row and every special register carries the [`Options`] it needs; a
 //! [`CoreConfig`] decodes exactly the rows whose options it has. Two profiles exist:
@@ -158,10 +158,11 @@ impl CoreConfig {
     }
 }
 
-/// The Vision-Q7 "ncore2gp" POOL core (reference §0): windowed with 64 AR but CALL0/CALL8 only,
+/// The Vision-Q7 "ncore2gp" POOL core (isa/ISA.md §0): windowed with 64 AR but CALL0/CALL8 only,
 /// CONST16 and L32R, exclusive access instead of S32C1I, no MAC16, FLIX bundles by length,
-/// ISL/KSL stack limits. Exception machinery is modelled XEA2-style (shared/DESIGN.md), so the
-/// XEA2 exception registers are present; XEA2 interrupt levels (RSIL, RFI, EPC2..) are not.
+/// ISL/KSL stack limits. Exception machinery is modelled XEA2-style (ARCHITECTURE.md
+/// "Exceptions and windows"), so the XEA2 exception registers are present; XEA2 interrupt
+/// levels (RSIL, RFI, EPC2..) are not.
 /// Cache operations: I-cache only (ncore2gp has no D-cache, §0).
 pub static NCORE2GP: CoreConfig = CoreConfig::new(
     "ncore2gp",

@@ -1,4 +1,4 @@
-//! Decoding: bytes → [`Decoded`] for a [`CoreConfig`] (reference/xtensa-isa.md §1.2–§1.4).
+//! Decoding: bytes → [`Decoded`] for a [`CoreConfig`] (isa/ISA.md §1.2–§1.4).
 //!
 //! The length is known from the first byte (and byte 3 for ncore2gp bundles) before anything
 //! else, so a short buffer yields [`DecodeError::Truncated`] with the length it needs. Lookup is

@@ -1,4 +1,4 @@
-//! Vision-Q7 (ncore2gp) FLIX bundle lengths (reference/xtensa-isa.md §1.3).
+//! Vision-Q7 (ncore2gp) FLIX bundle lengths (isa/ISA.md §1.3).
 //!
 //! Bundles are recognised by length only; their slots are not public, so the emulator reports
 //! them as unsupported Vision-Q7 vector bundles rather than guessing.

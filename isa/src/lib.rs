@@ -1,7 +1,8 @@
 //! # q7-isa — the Xtensa instruction set of the Vision-Q7 "ncore2gp" core (and QEMU's dc233c)
 //!
-//! One table ([`OPCODES`], generated into `opcodes.rs` from the facts of
-//! `reference/xtensa-isa.md` §2 and checked against GNU objdump) drives:
+//! One table ([`OPCODES`], written by hand in `opcodes.rs` from the encodings of `isa/ISA.md`
+//! §1–§2 and checked word for word against GNU objdump by `tests/tests/objdump_oracle.rs`)
+//! drives:
 //!
 //! * [`decode`] — bytes at a PC → [`Decoded`] (an [`Insn`] or an opaque ncore2gp FLIX bundle),
 //!   or a typed [`DecodeError`]; the length is always known when the bytes allow;

@@ -1,8 +1,8 @@
 // One row per instruction: mnemonic, length, match/mask on the little-endian instruction word,
 // operands in display order, which operands are read and which written (bit i = operand i),
 // and the configuration option that provides it.
-// Encodings: reference/xtensa-isa.md section 2 (and 2.2 MAC16, 2.3 ncore2gp extras), checked
-// word-for-word against GNU objdump with the dc233c configuration (tests/objdump_oracle.rs).
+// Encodings: isa/ISA.md section 2 (and 2.2 MAC16, 2.3 ncore2gp extras), checked
+// word-for-word against GNU objdump with the dc233c configuration (tests/tests/objdump_oracle.rs).
 
 define_opcodes! {
     Excw = ("excw", 3, 0x002080, 0xffffff, [], 0b0000, 0b0000, EXCEPTIONS);

@@ -1,5 +1,5 @@
 //! Operand kinds: where an operand lives in the instruction word, how its value is decoded and
-//! encoded, and how GNU objdump prints it (reference/xtensa-isa.md §1.1, §2.1).
+//! encoded, and how GNU objdump prints it (isa/ISA.md §1.1, §2.1).
 //!
 //! Decoded values are `u32`: register numbers, immediates (two's complement when negative),
 //! absolute targets for PC-relative operands, and row indices into the register-name tables for

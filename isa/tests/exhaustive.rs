@@ -72,7 +72,7 @@ fn every_24bit_word_ncore2gp() {
 #[test]
 fn every_24bit_word_dc233c() {
     let t = all_24bit(&DC233C);
-    // dc233c has no formats for op0 0xE/0xF (reference §1.2): 2 × 2^20 words.
+    // dc233c has no formats for op0 0xE/0xF (isa/ISA.md §1.2): 2 × 2^20 words.
     assert_eq!(t.no_format, 2 << 20, "{t:?}");
     assert_eq!(t.truncated + t.bundles, 0, "{t:?}");
     // 16,777,216 words minus the 3,035,169 + 3,790 x 2^8 that GNU objdump rejects (oracle run).

@@ -1,4 +1,4 @@
-//! The worked encodings of reference/xtensa-isa.md §2.1 and §2.3: each word decodes to the
+//! The worked encodings of isa/ISA.md §2.1 and §2.3: each word decodes to the
 //! stated instruction, prints as GNU objdump prints it, and encodes back to the same word.
 
 use q7_isa::{decode, encode, CoreConfig, DecodeError, Decoded, Opcode, DC233C, NCORE2GP};

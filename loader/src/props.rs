@@ -1,4 +1,4 @@
-//! Xtensa property tables (`.xt.prop`, reference/xtensa-isa.md §8.4): 12-byte records
+//! Xtensa property tables (`.xt.prop`, isa/ISA.md §8.4): 12-byte records
 //! `{u32 addr, u32 size, u32 flags}` that tell literals from instructions.
 
 use crate::elf::{ElfError, ElfFile};

@@ -120,8 +120,9 @@ impl Drop for TempDir {
     }
 }
 
-/// `qemu-system-xtensa` set up like shared/tools/qemu-rt for a bare-metal `-M sim` program on
-/// the dc233c core: semihosting, no display, serial or monitor. Add `-kernel ELF` and any tracing.
+/// `qemu-system-xtensa` set up as the QEMU oracle of ARCHITECTURE.md "Oracles" for a bare-metal
+/// `-M sim` program on the dc233c core: semihosting, no display, serial or monitor. Add
+/// `-kernel ELF` and any tracing.
 pub fn qemu_system_sim() -> Command {
     let mut cmd = Command::new("qemu-system-xtensa");
     cmd.args(["-M", "sim", "-cpu", "dc233c", "-semihosting"])

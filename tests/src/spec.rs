@@ -1,5 +1,5 @@
 //! Programs assembled with q7-isa's encoder and run on q7emu directly, for behaviour QEMU cannot
-//! check: the ncore2gp-only instructions (reference §2, §2.3) and the dc233c rows q7emu defines
+//! check: the ncore2gp-only instructions (isa/ISA.md §2, §2.3) and the dc233c rows q7emu defines
 //! itself (debug, MMU, cache-array and external-register instructions on a flat-memory,
 //! debugger-less platform). Each run returns the opcodes it executed, for the coverage listing.
 

@@ -1,6 +1,6 @@
 //! Faults no handler takes stop the core with a typed, printable report: core, pc, cause,
 //! faulting address, disassembly, the window's registers and the a0-chain backtrace — never a
-//! panic or a hang (reference §5.1; shared/DESIGN.md "Exceptions and windows").
+//! panic or a hang (isa/ISA.md §5.1; ARCHITECTURE.md "Exceptions and windows").
 
 use q7_emulator::{ExcCause, FaultKind, Stop};
 use q7_isa::Opcode::{self, *};

@@ -1,4 +1,4 @@
-//! ncore2gp behaviour that QEMU cannot check: the ISL/KSL stack limit (reference §9.4) and the
+//! ncore2gp behaviour that QEMU cannot check: the ISL/KSL stack limit (isa/ISA.md §9.4) and the
 //! ncore2gp-only instructions (§2, §2.3), on programs assembled with q7-isa's encoder.
 
 use q7_emulator::{FaultKind, Stop};

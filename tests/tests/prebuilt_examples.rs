@@ -1,5 +1,5 @@
 //! Committed example images are what the toolchain builds from their committed sources:
-//! rebuilding each one must give byte-identical output (shared/DESIGN.md, "Prebuilt images").
+//! rebuilding each one must give byte-identical output (ARCHITECTURE.md, "Prebuilt images").
 
 use std::path::Path;
 use std::process::Command;
