@@ -483,6 +483,18 @@ fn relu_cycles(example: &str, input: &HostTensor, expected: &HostTensor) -> Vec<
     run.cores.iter().map(|c| c.stats.cycles).collect()
 }
 
+#[test]
+fn the_8_core_relu_takes_an_element_count_not_divisible_by_8() {
+    // 37 × 501 = 18537 = 8 · 2317 + 1: the last core takes 2318 elements.
+    let input = tensor(
+        &[37, 501],
+        &with_edges(uniform(0x5eed_0007, 37 * 501), RELU_EDGES),
+    );
+    let expected = reference("relu_forward", std::slice::from_ref(&input), &[]);
+    let cycles = relu_cycles("relu_multicore", &input, &expected);
+    assert_eq!(cycles.len(), 8);
+}
+
 /// The rows of the cycle table of examples/kernels/README.md for `cycles` (by variant, per
 /// core): cores, the slowest core's cycles, the speed-up over the element accessor.
 fn cycle_table(cycles: &[Vec<u64>]) -> Vec<String> {
