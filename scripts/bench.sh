@@ -7,11 +7,15 @@
 # program (QEMU does not count instructions). Times are whole-process wall times; q7emu's are
 # the best of Q7_BENCH_REPEAT runs (default 3), as shared hosts add noise in one direction only.
 #
+# Then runs the main job, the committed 8-core ReLU kernel, through `q7emu run` and prints its
+# wall time and aggregate MIPS.
+#
 # Gates only on correctness and on ratios measured side by side in this run, never on an
 # absolute MIPS figure (shared hosts run the same binary at very different speeds): fails when an
 # exit code disagrees, or when q7emu's speed relative to qemu-system-xtensa on the same ELF falls
-# below the program's floor in RATIO_FLOOR (override all with Q7_BENCH_MIN_RATIO). The floors sit
-# well under the ratios seen so far (fib x1.7-2.4, array x8; lcg is JIT-friendly for QEMU, x0.2).
+# below the program's floor in RATIO_FLOOR (override all with Q7_BENCH_MIN_RATIO), or when the
+# ReLU run fails or its output is not the committed expected one. The floors sit well under the
+# ratios seen so far (fib x1.7-2.4, array x8; lcg is JIT-friendly for QEMU, x0.2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX=${Q7_XTENSA_PREFIX:-$HOME/.cache/xtensa-dc233c}
@@ -80,9 +84,49 @@ for p in fib lcg array; do
     printf '%-6s %-9s %12d %8.3f %7.1f %10.1f %6.2f %10.1f %6.2f %s\n' $p $profile "$insns" "$sec" "$mips" "$qmips" "$ratio" "$umips" "$uratio" "$verdict"
   done
 done
-if [ "$status" = 0 ]; then
-  echo "bench.sh: exit codes agree; every q7emu/qemu-system ratio at or above its floor"
+
+# The main job: the committed 8-core ReLU (examples/kernels/relu_multicore) on its committed
+# input through `q7emu run --json`, the best of REPEAT runs. Wall time is the dispatch's (the
+# report's wall_seconds), aggregate MIPS all cores' instructions over it. Gates on correctness
+# only: the exit code, and the output byte for byte equal to the committed expected.npy.
+K=examples/kernels/relu_multicore
+printf '\n%-16s %5s %12s %15s %8s %7s %s\n' kernel cores instructions max-cycles/core seconds MIPS verdict
+sec=
+verdict=
+for _ in $(seq "$REPEAT"); do
+  rm -f "$OUT/relu.npy"
+  set +e
+  ./target/release/q7emu run $K/build --op relu_forward --input $K/input.npy \
+    --output "$OUT/relu.npy" --json >"$OUT/relu.json"
+  rc=$?
+  set -e
+  if [ "$rc" != 0 ]; then
+    verdict="q7emu run exit $rc FAILED"
+    break
+  fi
+  if ! cmp -s "$OUT/relu.npy" $K/expected.npy; then
+    verdict="output differs from expected.npy FAILED"
+    break
+  fi
+  s=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['wall_seconds'])" "$OUT/relu.json")
+  if [ -z "$sec" ] || [ "$(echo "$s < $sec" | bc -l)" = 1 ]; then sec=$s; fi
+done
+if [ -n "$verdict" ]; then
+  status=1
+  printf '%-16s %5s %12s %15s %8s %7s %s\n' relu_multicore 8 - - - - "$verdict"
 else
-  echo "bench.sh: FAILED (see MISMATCH / RATIO BELOW above)" >&2
+  read -r cores insns cycles < <(python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(len(r['cores']), r['instructions'], max(c['cycles'] for c in r['cores']))" "$OUT/relu.json")
+  mips=$(echo "$insns / $sec / 1000000" | bc -l)
+  printf '%-16s %5d %12d %15d %8.3f %7.1f %s\n' relu_multicore "$cores" "$insns" "$cycles" "$sec" "$mips" \
+    "exit 0, output = expected.npy"
+fi
+
+if [ "$status" = 0 ]; then
+  echo "bench.sh: exit codes agree; every q7emu/qemu-system ratio at or above its floor; the 8-core ReLU's output is expected.npy"
+else
+  echo "bench.sh: FAILED (see MISMATCH / RATIO BELOW / FAILED above)" >&2
 fi
 exit $status

@@ -162,15 +162,16 @@ fn misuse_and_bad_files_are_errors_naming_the_cause() {
 }
 
 #[test]
-fn the_readme_main_job_runs_and_prints_every_core() {
+fn the_minimal_examples_readme_command_runs_and_prints_every_core() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(format!("{root}/examples/kernels/minimal/README.md")).unwrap();
     let prefix = "cargo run --release -p q7-host -- ";
     let commands: Vec<&str> = readme
         .lines()
-        .filter_map(|l| l.strip_prefix(prefix))
+        .filter_map(|l| l.trim_start().strip_prefix(prefix))
         .collect();
-    assert_eq!(commands.len(), 1, "README has one main-job command");
+    assert_eq!(commands.len(), 1, "the README has one run-packed command");
     let out = q7emu()
         .current_dir(root)
         .args(commands[0].split_whitespace())

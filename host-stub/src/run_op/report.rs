@@ -25,7 +25,7 @@ pub fn element(t: &HostTensor, i: usize) -> String {
     }
 }
 
-/// The first and last [`SHOWN`] elements of `t` (all of them when there are few).
+/// The first and last `SHOWN` elements of `t` (all of them when there are few).
 pub fn preview(t: &HostTensor) -> String {
     let n = t.numel() as usize;
     let show = |r: std::ops::Range<usize>| r.map(|i| element(t, i)).collect::<Vec<_>>().join(", ");

@@ -1,0 +1,742 @@
+//! The kernel examples of `examples/kernels` (its README.md lists them), as specifications:
+//!
+//! - each example runs as its README's `q7emu run` commands say and gives, bit for bit, what
+//!   its reference below computes in the kernel's own arithmetic;
+//! - the committed `.npy` files are what their generators below make (fixed seeds);
+//! - each committed build is what the README's `q7emu build` command makes, byte for byte
+//!   (with the toolchain);
+//! - the three ReLU variants cost the cycles examples/kernels/README.md tabulates, in the order
+//!   of AWS's tutorial: element accessor ≫ TCM > 8 cores with TCM (per core);
+//! - the repository README's main job and its "Write your first kernel" section run as
+//!   written.
+//!
+//! `Q7_UPDATE_EXAMPLES=1` rewrites the committed inputs and builds instead of failing on them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use q7_host::firmware::CALL_BUDGET;
+use q7_host::run_op::{self, Library, OpRequest};
+use q7_host::tensor::dtype::Dtype;
+use q7_host::tensor::{npy, HostTensor};
+use q7_tests::{Rng, TempDir};
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+/// The example directories under `examples/kernels`, in the order its README lists them.
+const EXAMPLES: [&str; 5] = [
+    "vector_add",
+    "relu_element",
+    "relu_tcm",
+    "relu_multicore",
+    "scaled_transpose",
+];
+
+/// The three ReLU variants of the cycle comparison, slowest first.
+const RELU_VARIANTS: [&str; 3] = ["relu_element", "relu_tcm", "relu_multicore"];
+
+/// The float32 NaN every soft-float operation returns (examples/sdk/rt/helpers/README.md,
+/// "NaN policy").
+const DEFAULT_NAN: u32 = 0x7fc0_0000;
+
+fn kernels() -> PathBuf {
+    Path::new(ROOT).join("examples/kernels")
+}
+
+fn updating() -> bool {
+    std::env::var_os("Q7_UPDATE_EXAMPLES").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+fn q7emu() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_q7emu"))
+}
+
+/// The stdout of a command that must succeed (its stderr shown otherwise).
+fn success(out: Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn readme(example: &str) -> String {
+    std::fs::read_to_string(kernels().join(example).join("README.md")).unwrap()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands as the READMEs write them.
+
+/// `s` split into words as a shell would: whitespace separates, double quotes group (and go).
+fn words(s: &str) -> Vec<String> {
+    let (mut out, mut word, mut quoted, mut started) = (Vec::new(), String::new(), false, false);
+    for c in s.chars() {
+        match c {
+            '"' => (quoted, started) = (!quoted, true),
+            c if c.is_whitespace() && !quoted => {
+                if started {
+                    out.push(std::mem::take(&mut word));
+                    started = false;
+                }
+            }
+            c => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    if started {
+        out.push(word);
+    }
+    out
+}
+
+/// The commands of the ```sh blocks of `text`, continuation lines joined, comments skipped,
+/// each as its words.
+fn shell_commands(text: &str) -> Vec<Vec<String>> {
+    let (mut out, mut in_sh, mut line) = (Vec::new(), false, String::new());
+    for l in text.lines() {
+        if l.starts_with("```") {
+            in_sh = l == "```sh";
+            continue;
+        }
+        if !in_sh || l.trim_start().starts_with('#') {
+            continue;
+        }
+        if let Some(head) = l.strip_suffix('\\') {
+            line.push_str(head);
+            line.push(' ');
+            continue;
+        }
+        line.push_str(l);
+        let w = words(&std::mem::take(&mut line));
+        if !w.is_empty() {
+            out.push(w);
+        }
+    }
+    out
+}
+
+/// The arguments of the `q7emu SUB …` commands of `text` (the words after `q7emu`).
+fn q7emu_commands(text: &str, sub: &str) -> Vec<Vec<String>> {
+    shell_commands(text)
+        .into_iter()
+        .filter(|w| w.len() > 1 && w[0] == "q7emu" && w[1] == sub)
+        .map(|w| w[1..].to_vec())
+        .collect()
+}
+
+/// The values of every `flag` in `args`.
+fn values<'a>(args: &'a [String], flag: &str) -> Vec<&'a str> {
+    args.windows(2)
+        .filter(|w| w[0] == flag)
+        .map(|w| w[1].as_str())
+        .collect()
+}
+
+/// The lines of every ```text block of `text`.
+fn text_blocks(text: &str) -> Vec<Vec<String>> {
+    let (mut out, mut block) = (Vec::new(), None::<Vec<String>>);
+    for l in text.lines() {
+        match (&mut block, l) {
+            (None, "```text") => block = Some(Vec::new()),
+            (Some(_), "```") => out.push(block.take().unwrap()),
+            (Some(b), l) => b.push(l.to_string()),
+            (None, _) => {}
+        }
+    }
+    out
+}
+
+/// Whether `shown` is what `printed` says, line for line, but for the host's wall time.
+fn same_but_wall(shown: &[String], printed: &str) -> bool {
+    let printed: Vec<&str> = printed.lines().collect();
+    shown.len() == printed.len()
+        && shown
+            .iter()
+            .zip(&printed)
+            .all(|(s, p)| s == p || (s.starts_with("wall ") && p.starts_with("wall ")))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tensors and references.
+
+fn float32() -> Dtype {
+    Dtype::from_name("float32").unwrap()
+}
+
+fn tensor(shape: &[u64], v: &[f32]) -> HostTensor {
+    assert_eq!(shape.iter().product::<u64>(), v.len() as u64);
+    HostTensor {
+        dtype: float32(),
+        shape: shape.to_vec(),
+        data: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+    }
+}
+
+fn floats(t: &HostTensor) -> Vec<f32> {
+    assert_eq!(t.dtype, float32(), "a float32 tensor");
+    t.data
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// A soft-float result: any NaN is the default NaN.
+fn soft(x: f32) -> f32 {
+    if x.is_nan() {
+        f32::from_bits(DEFAULT_NAN)
+    } else {
+        x
+    }
+}
+
+/// `x > 0.0 ? y : 0.0`, the tutorial's ReLU test (false for NaN and both zeros).
+fn relu_select(x: f32, y: f32) -> f32 {
+    if x > 0.0 {
+        y
+    } else {
+        0.0
+    }
+}
+
+/// A Scalar or float argument as the kernel reads it with `to<float>()`: an integer text is a
+/// 64-bit integer, anything else a double, then converted (round to nearest even).
+fn scalar_f32(text: &str) -> f32 {
+    text.parse::<i64>()
+        .map(|i| i as f32)
+        .unwrap_or_else(|_| text.parse::<f64>().unwrap() as f32)
+}
+
+/// What op `op` computes from `inputs` and `scalars` (as given to `q7emu run`), in the kernel's
+/// own arithmetic: float32 operations rounded to nearest even, NaN results the default NaN.
+fn reference(op: &str, inputs: &[HostTensor], scalars: &[String]) -> HostTensor {
+    let x = floats(&inputs[0]);
+    let shape = &inputs[0].shape;
+    match op {
+        // vector_add: ov[i] = av[i] + bv[i].
+        "vector_add" => {
+            let b = floats(&inputs[1]);
+            let v: Vec<f32> = x.iter().zip(&b).map(|(a, b)| soft(a + b)).collect();
+            tensor(shape, &v)
+        }
+        // relu_forward: x > 0.0 ? x : 0.0.
+        "relu_forward" => {
+            let v: Vec<f32> = x.iter().map(|&x| relu_select(x, x)).collect();
+            tensor(shape, &v)
+        }
+        // relu_backward(grad, x): x > 0.0 ? grad : 0.0.
+        "relu_backward" => {
+            let (grad, input) = (&x, floats(&inputs[1]));
+            let v: Vec<f32> = input
+                .iter()
+                .zip(grad)
+                .map(|(&i, &g)| relu_select(i, g))
+                .collect();
+            tensor(&inputs[1].shape, &v)
+        }
+        // scaled_transpose(x, scale, bias): out = float(bias), then out[c][r] += x[r][c] · scale.
+        "scaled_transpose" => {
+            let (rows, cols) = (shape[0] as usize, shape[1] as usize);
+            let (s, bias) = (scalar_f32(&scalars[0]), scalars[1].parse::<i64>().unwrap());
+            let mut v = vec![bias as f32; rows * cols];
+            for r in 0..rows {
+                for c in 0..cols {
+                    v[c * rows + r] = soft(v[c * rows + r] + soft(x[r * cols + c] * s));
+                }
+            }
+            tensor(&[shape[1], shape[0]], &v)
+        }
+        // The README's first kernel, affine(x, a, b): float(a) · x[i] + float(b).
+        "affine" => {
+            let (a, b) = (scalar_f32(&scalars[0]), scalar_f32(&scalars[1]));
+            let v: Vec<f32> = x.iter().map(|&x| soft(soft(a * x) + b)).collect();
+            tensor(shape, &v)
+        }
+        other => panic!("no reference for op {other}"),
+    }
+}
+
+/// Panics naming the first element where `got` differs from `want` in any bit.
+fn assert_bits_equal(got: &HostTensor, want: &HostTensor, what: &str) {
+    assert_eq!(
+        (got.dtype, &got.shape),
+        (want.dtype, &want.shape),
+        "{what}: dtype and shape"
+    );
+    if let Some((i, (g, w))) = floats(got)
+        .iter()
+        .zip(floats(want))
+        .enumerate()
+        .find(|(_, (g, w))| g.to_bits() != w.to_bits())
+    {
+        panic!(
+            "{what}: element {i} is {g:e} ({:#010x}), the reference gives {w:e} ({:#010x})",
+            g.to_bits(),
+            w.to_bits()
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The committed inputs.
+
+/// `n` floats uniform in [-1, 1) on the 2^-23 grid, from SplitMix64 seeded with `seed`.
+fn uniform(seed: u64, n: usize) -> Vec<f32> {
+    let mut r = Rng(seed);
+    (0..n)
+        .map(|_| (r.next_u32() >> 8) as f32 / (1u32 << 23) as f32 - 1.0)
+        .collect()
+}
+
+/// `n` finite floats of random sign and mantissa with exponents in [-20, 20].
+fn wide(seed: u64, n: usize) -> Vec<f32> {
+    let mut r = Rng(seed);
+    (0..n)
+        .map(|_| {
+            let bits = r.next_u32() & 0x807f_ffff;
+            f32::from_bits(bits | (107 + r.below(41)) << 23)
+        })
+        .collect()
+}
+
+/// The IEEE edge values a ReLU input holds in its middle: both zeros, both infinities, NaNs,
+/// the smallest subnormals, the largest finite values.
+const RELU_EDGES: [u32; 10] = [
+    0x8000_0000,
+    0x0000_0000,
+    0x7f80_0000,
+    0xff80_0000,
+    0x7fc0_0000,
+    0xffc0_1234,
+    0x0000_0001,
+    0x8000_0001,
+    0x7f7f_ffff,
+    0xff7f_ffff,
+];
+
+/// Edge pairs of vector_add's inputs: infinities (one sum a NaN), NaN operands with payloads,
+/// signed zeros, overflow, subnormal sums, and ties rounding to even either way.
+const ADD_EDGES: [(u32, u32); 10] = [
+    (0x7f80_0000, 0x3f80_0000),
+    (0xff80_0000, 0xff80_0000),
+    (0x7f80_0000, 0xff80_0000),
+    (0x7fc0_1234, 0x3f80_0000),
+    (0x8000_0000, 0x8000_0000),
+    (0x8000_0000, 0x0000_0000),
+    (0x7f7f_ffff, 0x7f7f_ffff),
+    (0x0000_0001, 0x0000_0001),
+    (0x3f80_0000, 0x3380_0000),
+    (0x3f80_0001, 0x3380_0000),
+];
+
+fn with_edges(mut v: Vec<f32>, edges: impl IntoIterator<Item = u32>) -> Vec<f32> {
+    let mid = v.len() / 2;
+    for (i, e) in edges.into_iter().enumerate() {
+        v[mid + i] = f32::from_bits(e);
+    }
+    v
+}
+
+/// The ReLU examples' input: 32×4096 float32 (an element count divisible by 8).
+fn relu_input() -> HostTensor {
+    tensor(
+        &[32, 4096],
+        &with_edges(uniform(0x5eed_0001, 32 * 4096), RELU_EDGES),
+    )
+}
+
+/// Every committed `.npy` file, by its path under examples/kernels, and what it holds.
+fn committed_tensors() -> Vec<(&'static str, HostTensor)> {
+    let input = relu_input();
+    let expected = reference("relu_forward", std::slice::from_ref(&input), &[]);
+    let add = |second: bool| {
+        let seed = if second { 0x5eed_0003 } else { 0x5eed_0002 };
+        let edges = ADD_EDGES.map(|(a, b)| if second { b } else { a });
+        tensor(&[1024], &with_edges(wide(seed, 1024), edges))
+    };
+    vec![
+        ("relu_multicore/input.npy", input),
+        ("relu_multicore/expected.npy", expected),
+        ("vector_add/a.npy", add(false)),
+        ("vector_add/b.npy", add(true)),
+        (
+            "relu_element/grad.npy",
+            tensor(&[16, 64], &uniform(0x5eed_0004, 16 * 64)),
+        ),
+        (
+            "relu_element/x.npy",
+            tensor(
+                &[16, 64],
+                &with_edges(uniform(0x5eed_0005, 16 * 64), RELU_EDGES),
+            ),
+        ),
+        (
+            "scaled_transpose/x.npy",
+            tensor(
+                &[24, 40],
+                &uniform(0x5eed_0006, 24 * 40)
+                    .iter()
+                    .map(|x| x * 4.0)
+                    .collect::<Vec<_>>(),
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn committed_tensors_are_their_generators_output() {
+    for (path, t) in committed_tensors() {
+        let mut bytes = Vec::new();
+        npy::to_writer(&mut bytes, &t).unwrap();
+        let file = kernels().join(path);
+        if updating() {
+            std::fs::write(&file, &bytes).unwrap();
+        }
+        let committed = std::fs::read(&file).unwrap_or_default();
+        assert!(
+            committed == bytes,
+            "examples/kernels/{path} is not its generator's output ({} vs {} bytes): run \
+             Q7_UPDATE_EXAMPLES=1 cargo test -p q7-host --test examples and commit it",
+            committed.len(),
+            bytes.len()
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running the examples.
+
+#[test]
+fn each_example_runs_as_its_readme_says_and_matches_its_reference() {
+    let dir = TempDir::new("examples-run");
+    for example in EXAMPLES {
+        let text = readme(example);
+        let runs = q7emu_commands(&text, "run");
+        let mut outputs = Vec::new();
+        assert!(!runs.is_empty(), "{example}/README.md has no q7emu run");
+        for (n, args) in runs.iter().enumerate() {
+            assert_eq!(
+                args[1],
+                format!("examples/kernels/{example}/build"),
+                "{example}/README.md runs its own build"
+            );
+            let out = dir.join(&format!("{example}-{n}.npy"));
+            let printed = success(
+                q7emu()
+                    .current_dir(ROOT)
+                    .args(args)
+                    .arg("--output")
+                    .arg(&out)
+                    .output()
+                    .unwrap(),
+                &format!("q7emu {}", args.join(" ")),
+            );
+            let op = values(args, "--op")[0];
+            assert!(printed.starts_with(&format!("{op}(")), "{printed}");
+            let inputs: Vec<HostTensor> = values(args, "--input")
+                .iter()
+                .map(|p| npy::read(&Path::new(ROOT).join(p)).unwrap())
+                .collect();
+            let scalars: Vec<String> = values(args, "--scalar")
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            assert_bits_equal(
+                &npy::read(&out).unwrap(),
+                &reference(op, &inputs, &scalars),
+                &format!("{example}: q7emu {}", args.join(" ")),
+            );
+            outputs.push(printed);
+        }
+        // Each output the README shows is a run's, but for the host's wall time.
+        for shown in text_blocks(&text) {
+            assert!(
+                outputs.iter().any(|o| same_but_wall(&shown, o)),
+                "{example}/README.md shows an output no run prints:\n{}\nthe runs print:\n{}",
+                shown.join("\n"),
+                outputs.join("\n")
+            );
+        }
+    }
+}
+
+/// One ReLU variant's cycle counts on the shared input: per core.
+fn relu_cycles(example: &str, input: &HostTensor, expected: &HostTensor) -> Vec<u64> {
+    let lib = Library::open(&kernels().join(example).join("build")).unwrap();
+    let run = run_op::run(
+        &lib,
+        &OpRequest {
+            op: "relu_forward".into(),
+            inputs: vec![input.clone()],
+            scalars: vec![],
+            out_dtype: None,
+            out_shape: None,
+            threads: 2,
+            call_budget: CALL_BUDGET,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{example}: {e}"));
+    assert_bits_equal(&run.output, expected, example);
+    run.cores.iter().map(|c| c.stats.cycles).collect()
+}
+
+#[test]
+fn the_8_core_relu_takes_an_element_count_not_divisible_by_8() {
+    // 37 × 501 = 18537 = 8 · 2317 + 1: the last core takes 2318 elements.
+    let input = tensor(
+        &[37, 501],
+        &with_edges(uniform(0x5eed_0007, 37 * 501), RELU_EDGES),
+    );
+    let expected = reference("relu_forward", std::slice::from_ref(&input), &[]);
+    let cycles = relu_cycles("relu_multicore", &input, &expected);
+    assert_eq!(cycles.len(), 8);
+}
+
+/// The rows of the cycle table of examples/kernels/README.md for `cycles` (by variant, per
+/// core): cores, the slowest core's cycles, the speed-up over the element accessor.
+fn cycle_table(cycles: &[Vec<u64>]) -> Vec<String> {
+    let slowest = |c: &Vec<u64>| *c.iter().max().unwrap();
+    let element = slowest(&cycles[0]) as f64;
+    RELU_VARIANTS
+        .iter()
+        .zip(cycles)
+        .map(|(name, c)| {
+            format!(
+                "| [`{name}`]({name}/) | {} | {} | ×{:.1} |",
+                c.len(),
+                slowest(c),
+                element / slowest(c) as f64
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn relu_variants_cost_cycles_in_the_tutorials_order() {
+    let input = npy::read(&kernels().join("relu_multicore/input.npy")).unwrap();
+    let expected = reference("relu_forward", std::slice::from_ref(&input), &[]);
+    assert_eq!(input.shape, [32, 4096]);
+    let cycles: Vec<Vec<u64>> = RELU_VARIANTS
+        .iter()
+        .map(|v| relu_cycles(v, &input, &expected))
+        .collect();
+    let [element, tcm, multicore] = [&cycles[0], &cycles[1], &cycles[2]];
+    assert_eq!((element.len(), tcm.len(), multicore.len()), (1, 1, 8));
+    assert!(
+        element[0] >= 4 * tcm[0],
+        "the element accessor costs many times TCM: {} vs {} cycles",
+        element[0],
+        tcm[0]
+    );
+    let slowest = *multicore.iter().max().unwrap();
+    assert!(
+        slowest < tcm[0],
+        "8 cores take fewer cycles per core than one: {slowest} vs {}",
+        tcm[0]
+    );
+    let table = cycle_table(&cycles);
+    let text = std::fs::read_to_string(kernels().join("README.md")).unwrap();
+    let documented: Vec<&str> = section(&text, "## The three ReLU variants")
+        .lines()
+        .filter(|l| {
+            RELU_VARIANTS
+                .iter()
+                .any(|v| l.starts_with(&format!("| [`{v}`]")))
+        })
+        .collect();
+    assert_eq!(
+        documented,
+        table,
+        "examples/kernels/README.md's cycle table is not what the variants cost; measured:\n{}",
+        table.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The repository README.
+
+fn root_readme() -> String {
+    std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap()
+}
+
+#[test]
+fn the_readme_main_job_prints_what_the_8_core_relu_computed() {
+    let readme = root_readme();
+    let prefix = "cargo run --release -p q7-host -- ";
+    let commands: Vec<&str> = readme.lines().filter(|l| l.starts_with(prefix)).collect();
+    assert_eq!(commands.len(), 1, "README has one main-job command");
+    let args = words(commands[0].strip_prefix(prefix).unwrap());
+    assert_eq!(
+        args[..2],
+        ["run", "examples/kernels/relu_multicore/build"],
+        "the main job runs the committed 8-core ReLU"
+    );
+    let text = success(
+        q7emu().current_dir(ROOT).args(&args).output().unwrap(),
+        commands[0],
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 11, "op, values, 8 cores, wall time:\n{text}");
+    assert!(lines[10].starts_with("wall "), "{text}");
+    // The README shows the output that follows the command; all of it but the wall time.
+    let after = &readme[readme.find(commands[0]).unwrap()..];
+    let shown = &text_blocks(after)[0];
+    assert!(
+        same_but_wall(shown, &text),
+        "README shows the main job printing\n{}\nbut it prints\n{text}",
+        shown.join("\n")
+    );
+}
+
+/// The section of `text` under the heading `heading`, up to the next heading of its level.
+fn section<'a>(text: &'a str, heading: &str) -> &'a str {
+    let start = text
+        .find(&format!("\n{heading}\n"))
+        .unwrap_or_else(|| panic!("no section {heading:?}"));
+    let body = &text[start + heading.len() + 2..];
+    let level = heading.split(' ').next().unwrap();
+    let end = body.find(&format!("\n{level} ")).unwrap_or(body.len());
+    &body[..end]
+}
+
+#[test]
+fn the_readmes_first_kernel_builds_and_runs_as_written() {
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let readme = root_readme();
+    let text = section(&readme, "## Write your first kernel");
+    let source: String = text
+        .lines()
+        .skip_while(|l| *l != "```cpp")
+        .skip(1)
+        .take_while(|l| *l != "```")
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let builds = q7emu_commands(text, "build");
+    let runs = q7emu_commands(text, "run");
+    assert_eq!((builds.len(), runs.len()), (1, 1), "one build, one run");
+    let file = builds[0].last().unwrap();
+    // The commands run from the repository root: a directory with its examples.
+    let dir = TempDir::new("first-kernel");
+    let root = dir.join("");
+    std::os::unix::fs::symlink(Path::new(ROOT).join("examples"), root.join("examples")).unwrap();
+    std::fs::write(root.join(file), source).unwrap();
+    for args in [&builds[0], &runs[0]] {
+        success(
+            q7emu().current_dir(&root).args(args).output().unwrap(),
+            &format!("q7emu {}", args.join(" ")),
+        );
+    }
+    let args = &runs[0];
+    let inputs: Vec<HostTensor> = values(args, "--input")
+        .iter()
+        .map(|p| npy::read(&root.join(p)).unwrap())
+        .collect();
+    let scalars: Vec<String> = values(args, "--scalar")
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let output = npy::read(&root.join(values(args, "--output")[0])).unwrap();
+    assert_bits_equal(
+        &output,
+        &reference(values(args, "--op")[0], &inputs, &scalars),
+        "README's first kernel",
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rebuilding.
+
+/// Whether a file of a build directory is committed with an example: what `q7emu run` reads
+/// (the packed images and `q7build.json`) and the library registry.
+fn committed(name: &str) -> bool {
+    name.ends_with(".packed.so") || name == "ucode_lib.json" || name == "q7build.json"
+}
+
+/// The committed files of build directory `dir`, sorted.
+fn committed_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| committed(n))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn every_example_rebuilds_byte_identical_with_its_readmes_command() {
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let dir = TempDir::new("examples-rebuild");
+    for example in EXAMPLES {
+        let builds = q7emu_commands(&readme(example), "build");
+        assert_eq!(builds.len(), 1, "{example}/README.md has one q7emu build");
+        let mut args = builds[0].clone();
+        let o = args.iter().position(|a| a == "-o").expect("-o BUILD_DIR") + 1;
+        let build = format!("examples/kernels/{example}/build");
+        assert_eq!(args[o], build, "{example} builds into its build/");
+        let out = dir.join(example);
+        args[o] = out.display().to_string();
+        success(
+            q7emu().current_dir(ROOT).args(&args).output().unwrap(),
+            &format!("q7emu {}", builds[0].join(" ")),
+        );
+        let committed_dir = Path::new(ROOT).join(&build);
+        let rebuilt = committed_files(&out);
+        if updating() {
+            for stale in committed_files(&committed_dir) {
+                std::fs::remove_file(committed_dir.join(stale)).unwrap();
+            }
+            std::fs::create_dir_all(&committed_dir).unwrap();
+            for f in &rebuilt {
+                std::fs::copy(out.join(f), committed_dir.join(f)).unwrap();
+            }
+        }
+        assert_eq!(
+            committed_files(&committed_dir),
+            rebuilt,
+            "{build}: the committed files"
+        );
+        for f in &rebuilt {
+            let (a, b) = (
+                std::fs::read(out.join(f)).unwrap(),
+                std::fs::read(committed_dir.join(f)).unwrap(),
+            );
+            assert!(
+                a == b,
+                "{build}/{f} differs from a rebuild ({} vs {} bytes): run Q7_UPDATE_EXAMPLES=1 \
+                 cargo test -p q7-host --test examples and commit it",
+                b.len(),
+                a.len()
+            );
+        }
+    }
+}
+
+#[test]
+fn readme_commands_split_into_words_as_a_shell_would() {
+    let text = "```sh\n# a comment\nq7emu build --schema \"f(Tensor t) -> Tensor\" \\\n  \
+                -o out f.cpp\n```\n```text\nq7emu run not-a-command\n```\n";
+    assert_eq!(
+        q7emu_commands(text, "build"),
+        [[
+            "build",
+            "--schema",
+            "f(Tensor t) -> Tensor",
+            "-o",
+            "out",
+            "f.cpp"
+        ]]
+    );
+    assert!(q7emu_commands(text, "run").is_empty());
+    assert_eq!(text_blocks(text), [["q7emu run not-a-command"]]);
+    assert_eq!(words("a \"\" b"), ["a", "", "b"]);
+}
