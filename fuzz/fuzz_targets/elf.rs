@@ -6,6 +6,15 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     if let Ok(elf) = q7_loader::ElfFile::parse(data) {
         let _ = elf.property_table();
-        let _ = q7_host::disasm::disassemble(&elf, "fuzz", &q7_isa::NCORE2GP);
+        for zeroes in [false, true] {
+            let options = q7_host::disasm::Options { zeroes };
+            let _ = q7_host::disasm::disassemble(
+                &elf,
+                "fuzz",
+                &q7_isa::NCORE2GP,
+                options,
+                &mut std::io::sink(),
+            );
+        }
     }
 });

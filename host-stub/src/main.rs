@@ -25,6 +25,9 @@ enum Command {
         /// Core profile whose instruction set decodes the file.
         #[arg(long, default_value = q7_isa::NCORE2GP.name, value_parser = profile_parser())]
         profile: &'static CoreConfig,
+        /// Print runs of zero bytes instead of collapsing them to `...` (objdump's -z).
+        #[arg(short = 'z', long)]
+        disassemble_zeroes: bool,
         /// The ELF file.
         file: PathBuf,
     },
@@ -119,14 +122,15 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        Command::Disasm { profile, file } => {
-            let data = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-            let elf =
-                q7_loader::ElfFile::parse(&data).map_err(|e| format!("{}: {e}", file.display()))?;
-            let name = file.display().to_string();
-            let text = q7_host::disasm::disassemble(&elf, &name, profile)
-                .map_err(|e| format!("{}: {e}", file.display()))?;
-            print!("{text}");
+        Command::Disasm {
+            profile,
+            disassemble_zeroes: zeroes,
+            file,
+        } => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let options = q7_host::disasm::Options { zeroes };
+            q7_host::disasm::disassemble_file(&file, profile, options, &mut out)
+                .map_err(|e| e.to_string())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::RunElf {
@@ -146,8 +150,6 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             json,
             file,
         } => {
-            let name = file.display();
-            let data = std::fs::read(&file).map_err(|e| format!("{name}: {e}"))?;
             let stem = file
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -162,14 +164,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 threads,
                 call_budget: max_cycles,
             };
-            let result =
-                q7_host::run_packed::run_packed(&data, &run).map_err(|e| format!("{name}: {e}"))?;
-            print!("{}", result.text());
-            if let Some(path) = json {
-                let text = serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?;
-                std::fs::write(&path, text + "\n")
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
-            }
+            q7_host::run_packed::run_file(&file, &run, json.as_deref())
+                .map_err(|e| e.to_string())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Build(args) => q7_host::build::cli::run(args)
@@ -191,7 +187,8 @@ fn run_elf(
 ) -> Result<ExitCode, String> {
     use q7_emulator::Stop;
     let name = file.display();
-    let data = std::fs::read(file).map_err(|e| format!("{name}: {e}"))?;
+    let data = q7_loader::input::read_file(file, q7_loader::input::InputKind::ElfImage)
+        .map_err(|e| e.to_string())?;
     let elf = q7_loader::ElfFile::parse(&data).map_err(|e| format!("{name}: {e}"))?;
     let mut core = q7_host::run_elf::prepare(&elf, profile).map_err(|e| format!("{name}: {e}"))?;
     let start = std::time::Instant::now();

@@ -17,6 +17,16 @@ pub enum RunError {
     /// The ELF is unusable.
     #[error(transparent)]
     Elf(#[from] q7_loader::ElfError),
+    /// Not an executable (ET_EXEC).
+    #[error("ELF type is {}, expected ET_EXEC (an executable): run-elf runs linked bare-metal programs{}", kind.describe(), match kind {
+        q7_loader::ElfKind::Relocatable => "; link the object first (a packed custom-op library runs with `q7emu run-packed`)",
+        q7_loader::ElfKind::Shared => "; a device image runs from its packed library with `q7emu run-packed`",
+        _ => "",
+    })]
+    NotExecutable {
+        /// The type found.
+        kind: q7_loader::ElfKind,
+    },
     /// The ELF has nothing to load.
     #[error("no PT_LOAD segment: nothing to run")]
     NoSegments,
@@ -44,11 +54,14 @@ pub struct RunStats<'a> {
     pub fault: Option<&'a q7_emulator::FaultReport>,
 }
 
-/// Loads `elf` for `config`.
+/// Loads `elf`, which must be an executable (ET_EXEC), for `config`.
 pub fn prepare(
     elf: &ElfFile<'_>,
     config: &'static CoreConfig,
 ) -> Result<Core<FlatMemory>, RunError> {
+    if elf.kind != q7_loader::ElfKind::Executable {
+        return Err(RunError::NotExecutable { kind: elf.kind });
+    }
     let segments: Vec<LoadSegment<'_>> = elf
         .segments
         .iter()

@@ -4,12 +4,20 @@
 //!
 //! Invocation arguments are raw ARG_TENSOR descriptors (0x30 bytes, seed 002): each `--arg`
 //! gives the leading little-endian words of one descriptor, the rest zero.
+//!
+//! Results are handed to a [`Report`] as each dispatch completes and are not kept, so memory
+//! stays bounded for any number of dispatches: [`TextReport`] prints them, [`JsonReport`] streams
+//! them as one JSON document, and [`run_file`] does both for the command line.
+
+use std::io::Write;
+use std::path::Path;
 
 use serde::Serialize;
 
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
 use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
+use q7_loader::input::{self, InputError, InputKind};
 
 /// Size of one ARG_TENSOR descriptor (seed 002).
 pub const ARG_BYTES: usize = 0x30;
@@ -67,19 +75,176 @@ pub enum RunPackedError {
     /// Device-side failure (load, dispatch, unload).
     #[error(transparent)]
     Device(#[from] FirmwareError),
+    /// A report could not be written.
+    #[error(transparent)]
+    Report(#[from] ReportError),
 }
 
-/// The outcome: the prelinked size and, per dispatch, every core's result.
-#[derive(Debug, Serialize)]
-pub struct PackedRun {
+/// A report that could not be written, naming where it goes.
+#[derive(Debug, thiserror::Error)]
+#[error("{to}: {source}")]
+pub struct ReportError {
+    /// Where the report goes ("stdout", a file name).
+    pub to: String,
+    /// Why it failed.
+    pub source: std::io::Error,
+}
+
+/// The library as loaded on every core, before its first dispatch.
+#[derive(Debug, Clone, Serialize)]
+pub struct Loaded {
     /// Library name.
     pub name: String,
     /// Prelinked UCPL image size of each core's instance, by core.
     pub prelinked_sizes: Vec<u32>,
     /// Kernel key.
     pub key: u32,
-    /// Per dispatch, per core.
-    pub dispatches: Vec<Vec<CoreResult>>,
+}
+
+/// Receives a run's results as they happen; nothing is kept for it.
+pub trait Report {
+    /// The library is loaded on every core.
+    fn loaded(&mut self, lib: &Loaded) -> Result<(), ReportError>;
+    /// Dispatch `n` (from 0) completed with `results`, by core.
+    fn dispatch(&mut self, n: u32, results: &[CoreResult]) -> Result<(), ReportError>;
+}
+
+impl<A: Report, B: Report> Report for (A, B) {
+    fn loaded(&mut self, lib: &Loaded) -> Result<(), ReportError> {
+        self.0.loaded(lib)?;
+        self.1.loaded(lib)
+    }
+    fn dispatch(&mut self, n: u32, results: &[CoreResult]) -> Result<(), ReportError> {
+        self.0.dispatch(n, results)?;
+        self.1.dispatch(n, results)
+    }
+}
+
+/// The human-readable report: a header line, then one line per core and dispatch as each
+/// dispatch completes.
+#[derive(Debug)]
+pub struct TextReport<W: Write> {
+    out: W,
+    to: String,
+}
+
+impl<W: Write> TextReport<W> {
+    /// A report written to `out`, called `to` in errors.
+    pub fn new(out: W, to: &str) -> Self {
+        TextReport {
+            out,
+            to: to.to_string(),
+        }
+    }
+
+    fn write(&mut self, text: &str) -> Result<(), ReportError> {
+        self.out
+            .write_all(text.as_bytes())
+            .and_then(|()| self.out.flush())
+            .map_err(|source| ReportError {
+                to: self.to.clone(),
+                source,
+            })
+    }
+}
+
+impl<W: Write> Report for TextReport<W> {
+    fn loaded(&mut self, lib: &Loaded) -> Result<(), ReportError> {
+        let line = format!(
+            "library {}: {} core(s), key {:#x}, prelinked {} bytes per core\n",
+            lib.name,
+            lib.prelinked_sizes.len(),
+            lib.key,
+            lib.prelinked_sizes.first().copied().unwrap_or(0)
+        );
+        self.write(&line)
+    }
+
+    fn dispatch(&mut self, n: u32, results: &[CoreResult]) -> Result<(), ReportError> {
+        let mut text = String::new();
+        for r in results {
+            let response = match r.response {
+                Some(v) => format!("{v:#010x} ({v})"),
+                None => "none".to_string(),
+            };
+            text.push_str(&format!(
+                "dispatch {n} core {}: response {response}, {} instructions, {} cycles\n",
+                r.core, r.stats.instructions, r.stats.cycles
+            ));
+        }
+        self.write(&text)
+    }
+}
+
+/// The JSON report, streamed: one object with the [`Loaded`] fields and `dispatches`, an array
+/// (per dispatch) of arrays (per core) of results, each dispatch written as it completes, one per
+/// line and flushed. [`JsonReport::finish`] closes the document, with an `error` member when the run failed,
+/// so the file is valid JSON either way.
+#[derive(Debug)]
+pub struct JsonReport<W: Write> {
+    out: W,
+    to: String,
+    /// `Some(dispatches written)` once the header is written.
+    written: Option<u32>,
+}
+
+impl<W: Write> JsonReport<W> {
+    /// A report written to `out`, called `to` in errors.
+    pub fn new(out: W, to: &str) -> Self {
+        JsonReport {
+            out,
+            to: to.to_string(),
+            written: None,
+        }
+    }
+
+    /// Writes and flushes `text`: what is written is on disk, whatever happens next.
+    fn write(&mut self, text: &str) -> Result<(), ReportError> {
+        self.out
+            .write_all(text.as_bytes())
+            .and_then(|()| self.out.flush())
+            .map_err(|source| ReportError {
+                to: self.to.clone(),
+                source,
+            })
+    }
+
+    /// Ends the document, recording `error` when the run failed, and flushes it.
+    pub fn finish(mut self, error: Option<&str>) -> Result<(), ReportError> {
+        let error = error.map(|e| serde_json::to_string(e).expect("a string serialises"));
+        let tail = match (self.written, error) {
+            (None, None) => "{}\n".to_string(),
+            (None, Some(e)) => format!("{{\n  \"error\": {e}\n}}\n"),
+            (Some(_), None) => "\n  ]\n}\n".to_string(),
+            (Some(_), Some(e)) => format!("\n  ],\n  \"error\": {e}\n}}\n"),
+        };
+        self.write(&tail)
+    }
+}
+
+/// Compact JSON of a value that always serialises.
+fn json(v: &impl Serialize) -> String {
+    serde_json::to_string(v).expect("results serialise")
+}
+
+impl<W: Write> Report for JsonReport<W> {
+    fn loaded(&mut self, lib: &Loaded) -> Result<(), ReportError> {
+        let head = format!(
+            "{{\n  \"name\": {},\n  \"prelinked_sizes\": {},\n  \"key\": {},\n  \"dispatches\": [",
+            json(&lib.name),
+            json(&lib.prelinked_sizes),
+            lib.key
+        );
+        self.written = Some(0);
+        self.write(&head)
+    }
+
+    fn dispatch(&mut self, _n: u32, results: &[CoreResult]) -> Result<(), ReportError> {
+        let written = self.written.unwrap_or(0);
+        let sep = if written == 0 { "\n    " } else { ",\n    " };
+        self.written = Some(written + 1);
+        self.write(&format!("{sep}{}", json(&results)))
+    }
 }
 
 /// Encodes argument words as ARG_TENSOR descriptors.
@@ -102,8 +267,13 @@ pub fn descriptors(args: &[Vec<u32>]) -> Result<Vec<[u8; ARG_BYTES]>, RunPackedE
         .collect()
 }
 
-/// Runs packed library `packed` as `run` says, on a fresh default cluster.
-pub fn run_packed(packed: &[u8], run: &RunPacked) -> Result<PackedRun, RunPackedError> {
+/// Runs packed library `packed` as `run` says, on a fresh default cluster, handing `report`
+/// the loaded library and then each dispatch's results as it completes.
+pub fn run_packed(
+    packed: &[u8],
+    run: &RunPacked,
+    report: &mut impl Report,
+) -> Result<(), RunPackedError> {
     if !matches!(run.cores, 1 | 8) {
         return Err(RunPackedError::Cores(run.cores));
     }
@@ -131,53 +301,144 @@ pub fn run_packed(packed: &[u8], run: &RunPacked) -> Result<PackedRun, RunPacked
         }
         libs.push((core, lib));
     }
-    let mut dispatches = Vec::new();
-    for _ in 0..run.dispatches {
-        dispatches.push(ctx.device.dispatch(
+    report.loaded(&Loaded {
+        name: run.name.clone(),
+        prelinked_sizes: libs.iter().map(|(_, l)| l.size()).collect(),
+        key: run.key,
+    })?;
+    for n in 0..run.dispatches {
+        let results = ctx.device.dispatch(
             run.key,
             CUSTOM_OP_OPCODE,
             run.sub_opcode,
             &args,
             run.threads,
-        )?);
+        )?;
+        report.dispatch(n, &results)?;
     }
-    let prelinked_sizes = libs.iter().map(|(_, l)| l.size()).collect();
     for (core, mut lib) in libs {
         for record in ctx.unload_sequence(&mut lib) {
             ctx.device.process(core, &record)?;
         }
         ctx.destroy(lib).map_err(host(core))?;
     }
-    Ok(PackedRun {
-        name: run.name.clone(),
-        prelinked_sizes,
-        key: run.key,
-        dispatches,
-    })
+    Ok(())
 }
 
-impl PackedRun {
-    /// The human-readable result: one line per core and dispatch.
-    pub fn text(&self) -> String {
-        let mut out = format!(
-            "library {}: {} core(s), key {:#x}, prelinked {} bytes per core\n",
-            self.name,
-            self.prelinked_sizes.len(),
-            self.key,
-            self.prelinked_sizes.first().copied().unwrap_or(0)
-        );
-        for (n, results) in self.dispatches.iter().enumerate() {
-            for r in results {
-                let response = match r.response {
-                    Some(v) => format!("{v:#010x} ({v})"),
-                    None => "none".to_string(),
-                };
-                out.push_str(&format!(
-                    "dispatch {n} core {}: response {response}, {} instructions, {} cycles\n",
-                    r.core, r.stats.instructions, r.stats.cycles
-                ));
-            }
+/// Why `q7emu run-packed` failed, naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum RunFileError {
+    /// The library file could not be read within its bound.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// The run failed.
+    #[error("{file}: {source}")]
+    Run {
+        /// The library file.
+        file: String,
+        /// Why.
+        source: RunPackedError,
+    },
+    /// A report could not be written.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+}
+
+/// `q7emu run-packed`: reads the packed library at `path` (within the packed-library bound),
+/// runs it, prints the text report to stdout as dispatches complete and, with `json`, streams
+/// the JSON report to that file (closed with the error when the run fails).
+pub fn run_file(path: &Path, run: &RunPacked, json: Option<&Path>) -> Result<(), RunFileError> {
+    let packed = input::read_file(path, InputKind::PackedLibrary)?;
+    let text = TextReport::new(std::io::stdout().lock(), "stdout");
+    let file = path.display().to_string();
+    let failed = |source| match source {
+        RunPackedError::Report(e) => RunFileError::Report(e),
+        source => RunFileError::Run {
+            file: file.clone(),
+            source,
+        },
+    };
+    let Some(json) = json else {
+        return run_packed(&packed, run, &mut { text }).map_err(failed);
+    };
+    let to = json.display().to_string();
+    let out = std::fs::File::create(json).map_err(|source| ReportError {
+        to: to.clone(),
+        source,
+    })?;
+    let mut reports = (text, JsonReport::new(std::io::BufWriter::new(out), &to));
+    let result = run_packed(&packed, run, &mut reports);
+    let message = result.as_ref().err().map(|e| e.to_string());
+    reports.1.finish(message.as_deref())?;
+    result.map_err(failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use q7_emulator::Stats;
+
+    fn result(core: u32, response: Option<u32>) -> CoreResult {
+        CoreResult {
+            core,
+            response,
+            stats: Stats::default(),
         }
-        out
+    }
+
+    fn loaded() -> Loaded {
+        Loaded {
+            name: "k".into(),
+            prelinked_sizes: vec![0x100, 0x100],
+            key: 0x185,
+        }
+    }
+
+    #[test]
+    fn the_text_report_prints_each_dispatch_as_it_completes() {
+        let mut out = Vec::new();
+        let mut r = TextReport::new(&mut out, "mem");
+        r.loaded(&loaded()).unwrap();
+        r.dispatch(0, &[result(0, Some(7)), result(1, None)])
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "library k: 2 core(s), key 0x185, prelinked 256 bytes per core\n\
+             dispatch 0 core 0: response 0x00000007 (7), 0 instructions, 0 cycles\n\
+             dispatch 0 core 1: response none, 0 instructions, 0 cycles\n"
+        );
+    }
+
+    #[test]
+    fn the_json_report_is_one_document_whether_the_run_ends_or_fails() {
+        let doc = |dispatches: u32, error: Option<&str>| {
+            let mut out = Vec::new();
+            let mut r = JsonReport::new(&mut out, "mem");
+            r.loaded(&loaded()).unwrap();
+            for n in 0..dispatches {
+                r.dispatch(n, &[result(0, Some(n)), result(1, Some(n + 1))])
+                    .unwrap();
+            }
+            r.finish(error).unwrap();
+            serde_json::from_slice::<serde_json::Value>(&out).unwrap()
+        };
+        let ok = doc(2, None);
+        assert_eq!(ok["key"], 0x185);
+        assert_eq!(ok["prelinked_sizes"], serde_json::json!([256, 256]));
+        assert_eq!(ok["dispatches"][1][1]["response"], 2);
+        assert_eq!(ok.get("error"), None);
+        assert_eq!(doc(0, None)["dispatches"], serde_json::json!([]));
+        let failed = doc(1, Some("dispatch \"x\" failed"));
+        assert_eq!(failed["dispatches"].as_array().unwrap().len(), 1);
+        assert_eq!(failed["error"], "dispatch \"x\" failed");
+
+        let mut out = Vec::new();
+        JsonReport::new(&mut out, "mem")
+            .finish(Some("--cores 3"))
+            .unwrap();
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(&out).unwrap(),
+            serde_json::json!({ "error": "--cores 3" })
+        );
     }
 }

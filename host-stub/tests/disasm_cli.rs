@@ -36,7 +36,7 @@ fn disasm_matches_objdump_on_a_compiled_program() {
     let theirs =
         String::from_utf8(run(Command::new(objdump).args(["-d", "-z"]).arg(&elf))).unwrap();
     let ours = String::from_utf8(run(Command::new(env!("CARGO_BIN_EXE_q7emu"))
-        .args(["disasm", "--profile", "dc233c"])
+        .args(["disasm", "-z", "--profile", "dc233c"])
         .arg(&elf)))
     .unwrap();
     let (t, o) = (trimmed(&theirs), trimmed(&ours));
@@ -73,4 +73,42 @@ fn disasm_reports_a_precise_error_for_a_non_elf_file() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("truncated ELF file: 7 bytes"), "{err}");
+}
+
+#[test]
+fn zero_runs_collapse_exactly_where_objdump_collapses_them() {
+    // Runs of 1 to 31 zero bytes before an instruction, before a label and at a label's end,
+    // and two at the end of the section: objdump -d prints `...` for some and the bytes of the
+    // others (8 or more, or fewer than 3 that end a block; whole words unless at the block's end).
+    let (Some(gcc), Some(ld), Some(objdump)) = (tool("gcc"), tool("ld"), tool("objdump")) else {
+        return;
+    };
+    let dir = TempDir::new("disasm-zeros");
+    let mut asm = String::from(".text\n.global _start\n_start:\n  nop.n\n");
+    for n in (1..=12).chain([15, 16, 17, 23, 31]) {
+        asm += &format!("  .fill {n}, 1, 0\n  nop\nl{n}:\n  .fill {n}, 1, 0\nm{n}:\n  nop.n\n");
+        asm += &format!("  .fill {n}, 1, 0\n  .byte 1\n");
+    }
+    asm += "  .fill 2, 1, 0\n";
+    std::fs::write(dir.join("zeros.S"), asm).unwrap();
+    run(Command::new(gcc)
+        .args(["-c", "-o"])
+        .arg(dir.join("zeros.o"))
+        .arg(dir.join("zeros.S")));
+    let elf = dir.join("zeros.elf");
+    run(Command::new(ld)
+        .args(["-e", "_start", "-Ttext=0x1000", "-o"])
+        .arg(&elf)
+        .arg(dir.join("zeros.o")));
+    for flags in [&["-d"][..], &["-d", "-z"][..]] {
+        let theirs = String::from_utf8(run(Command::new(&objdump).args(flags).arg(&elf))).unwrap();
+        let ours = String::from_utf8(run(Command::new(env!("CARGO_BIN_EXE_q7emu"))
+            .args(["disasm", "--profile", "dc233c"])
+            .args(&flags[1..])
+            .arg(&elf)))
+        .unwrap();
+        assert_eq!(trimmed(&ours), trimmed(&theirs), "objdump {flags:?}");
+        let collapsed = theirs.lines().filter(|l| *l == "\t...").count();
+        assert_eq!(collapsed, if flags.len() == 1 { 33 } else { 0 });
+    }
 }

@@ -65,6 +65,37 @@ pub enum ElfKind {
     Other(u16),
 }
 
+/// The `e_type` values of the ELF specification: value, name, what a file of that type is.
+pub const E_TYPES: [(u16, &str, &str); 5] = [
+    (elf::ET_NONE, "ET_NONE", "no file type"),
+    (elf::ET_REL, "ET_REL", "a relocatable object"),
+    (elf::ET_EXEC, "ET_EXEC", "an executable"),
+    (elf::ET_DYN, "ET_DYN", "a shared object"),
+    (elf::ET_CORE, "ET_CORE", "a core file"),
+];
+
+impl ElfKind {
+    /// The `e_type` value.
+    pub fn e_type(self) -> u16 {
+        match self {
+            ElfKind::Relocatable => elf::ET_REL,
+            ElfKind::Executable => elf::ET_EXEC,
+            ElfKind::Shared => elf::ET_DYN,
+            ElfKind::Other(v) => v,
+        }
+    }
+
+    /// The type's name and meaning from [`E_TYPES`], e.g. "ET_REL (a relocatable object)";
+    /// "e_type 0xfe00" for a value the specification does not name.
+    pub fn describe(self) -> String {
+        let t = self.e_type();
+        match E_TYPES.iter().find(|(v, ..)| *v == t) {
+            Some((_, name, what)) => format!("{name} ({what})"),
+            None => format!("e_type {t:#x}"),
+        }
+    }
+}
+
 /// A section header with its contents.
 #[derive(Debug, Clone)]
 pub struct Section<'data> {
@@ -100,6 +131,8 @@ impl Section<'_> {
 pub struct Segment<'data> {
     /// `p_type`.
     pub kind: u32,
+    /// `p_offset`: where `data` starts in the file.
+    pub offset: u32,
     /// `p_flags`.
     pub flags: u32,
     /// `p_vaddr`.
@@ -197,23 +230,29 @@ impl<'data> ElfFile<'data> {
             other => ElfKind::Other(other),
         };
 
+        check_tables(header, data)?;
         let section_table = header
             .sections(e, data)
             .map_err(|err| malformed(format!("section header table: {err}")))?;
         let mut sections = Vec::new();
         for (index, sh) in section_table.iter().enumerate() {
-            let name = section_table
-                .section_name(e, sh)
-                .map_err(|err| malformed(format!("name of section {index}: {err}")))?;
+            let name = section_table.section_name(e, sh).map_err(|err| {
+                malformed(format!(
+                    "name of section {index} (sh_name {:#x}, in section {} named by e_shstrndx): {err}",
+                    sh.sh_name(e),
+                    header.e_shstrndx(e)
+                ))
+            })?;
             let name = String::from_utf8_lossy(name).into_owned();
             let section_data = if sh.sh_type(e) == elf::SHT_NOBITS {
                 &[][..]
             } else {
-                sh.data(e, data).map_err(|err| {
+                sh.data(e, data).map_err(|_| {
                     malformed(format!(
-                        "contents of section {index} ({name}) at file offset {:#x}, size {:#x}: {err}",
+                        "contents of section {index} ({name}) at file offset {:#x}, {:#x} bytes, run past the end of the {}-byte file",
                         sh.sh_offset(e),
-                        sh.sh_size(e)
+                        sh.sh_size(e),
+                        data.len()
                     ))
                 })?
             };
@@ -250,6 +289,7 @@ impl<'data> ElfFile<'data> {
             }
             segments.push(Segment {
                 kind: ph.p_type(e),
+                offset: ph.p_offset(e),
                 flags: ph.p_flags(e),
                 vaddr: ph.p_vaddr(e),
                 paddr: ph.p_paddr(e),
@@ -292,6 +332,72 @@ impl<'data> ElfFile<'data> {
     }
 }
 
+/// Bytes of an `Elf32_Shdr`.
+const SHDR: usize = std::mem::size_of::<elf::SectionHeader32<LE>>();
+/// Bytes of an `Elf32_Phdr`.
+const PHDR: usize = std::mem::size_of::<elf::ProgramHeader32<LE>>();
+
+/// Checks that the section and program header tables have the ELF32 entry sizes and lie inside
+/// the file, naming the table, its offset and size, and the file size where one does not.
+fn check_tables(h: &elf::FileHeader32<LE>, data: &[u8]) -> Result<(), ElfError> {
+    let e = LE;
+    let shoff = u64::from(h.e_shoff(e));
+    if shoff != 0 {
+        let entsize = h.e_shentsize(e);
+        if usize::from(entsize) != SHDR {
+            return Err(malformed(format!(
+                "e_shentsize (byte 46) is {entsize}, expected {SHDR} (Elf32_Shdr)"
+            )));
+        }
+        let count = match h.e_shnum(e) {
+            // An extended count lives in section 0's sh_size.
+            0 => {
+                table_in_file("section header 0 (e_shnum is 0)", shoff, 1, SHDR, data)?;
+                let (s0, _) =
+                    object::pod::from_bytes::<elf::SectionHeader32<LE>>(&data[shoff as usize..])
+                        .expect("section 0 is inside the file");
+                u64::from(s0.sh_size(e))
+            }
+            n => u64::from(n),
+        };
+        table_in_file("section header table", shoff, count, SHDR, data)?;
+    }
+    let phoff = u64::from(h.e_phoff(e));
+    let phnum = h.e_phnum(e);
+    if phoff != 0 && phnum != 0 {
+        let entsize = h.e_phentsize(e);
+        if usize::from(entsize) != PHDR {
+            return Err(malformed(format!(
+                "e_phentsize (byte 42) is {entsize}, expected {PHDR} (Elf32_Phdr)"
+            )));
+        }
+        if phnum != elf::PN_XNUM {
+            table_in_file("program header table", phoff, u64::from(phnum), PHDR, data)?;
+        }
+    }
+    Ok(())
+}
+
+/// `count` entries of `entsize` bytes at file offset `off` lie inside `data`.
+fn table_in_file(
+    what: &str,
+    off: u64,
+    count: u64,
+    entsize: usize,
+    data: &[u8],
+) -> Result<(), ElfError> {
+    let size = count * entsize as u64;
+    let end = off + size;
+    if end <= data.len() as u64 {
+        return Ok(());
+    }
+    Err(malformed(format!(
+        "{what} at file offset {off:#x} ({count} entries of {entsize} bytes, {size:#x} in all) ends at {end:#x}, past the end of the {}-byte ({:#x}) file",
+        data.len(),
+        data.len()
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,6 +405,7 @@ mod tests {
     fn segment(kind: u32, flags: u32) -> Segment<'static> {
         Segment {
             kind,
+            offset: 0,
             flags,
             vaddr: 0,
             paddr: 0,
@@ -315,5 +422,51 @@ mod tests {
         assert!(data.is_load() && !data.is_exec());
         assert!(segment(2, 6).is_dynamic(), "PT_DYNAMIC");
         assert_eq!(EM_XTENSA, 94);
+    }
+
+    #[test]
+    fn e_types_are_named_from_one_table() {
+        assert_eq!(
+            ElfKind::Relocatable.describe(),
+            "ET_REL (a relocatable object)"
+        );
+        assert_eq!(ElfKind::Other(4).describe(), "ET_CORE (a core file)");
+        assert_eq!(ElfKind::Other(0).describe(), "ET_NONE (no file type)");
+        assert_eq!(ElfKind::Other(0xfe00).describe(), "e_type 0xfe00");
+        assert_eq!(ElfKind::Shared.e_type(), 3);
+    }
+
+    /// An ELF32-Xtensa header alone, with section header table fields as given.
+    fn header(shoff: u32, shentsize: u16, shnum: u16) -> Vec<u8> {
+        let mut b = vec![0u8; 52];
+        b[..7].copy_from_slice(b"\x7fELF\x01\x01\x01");
+        b[16] = 2;
+        b[18] = 94;
+        b[32..36].copy_from_slice(&shoff.to_le_bytes());
+        b[46..48].copy_from_slice(&shentsize.to_le_bytes());
+        b[48..50].copy_from_slice(&shnum.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn header_tables_are_checked_naming_offset_size_and_file_size() {
+        let err = |b: &[u8]| ElfFile::parse(b).unwrap_err().to_string();
+        assert_eq!(
+            err(&header(0x34, 40, 2)),
+            "malformed ELF: section header table at file offset 0x34 (2 entries of 40 bytes, 0x50 in all) ends at 0x84, past the end of the 52-byte (0x34) file"
+        );
+        assert_eq!(
+            err(&header(0x34, 32, 2)),
+            "malformed ELF: e_shentsize (byte 46) is 32, expected 40 (Elf32_Shdr)"
+        );
+        assert_eq!(
+            err(&header(0x30, 40, 0)),
+            "malformed ELF: section header 0 (e_shnum is 0) at file offset 0x30 (1 entries of 40 bytes, 0x28 in all) ends at 0x58, past the end of the 52-byte (0x34) file"
+        );
+        // No section header table at all is a file without sections, not an error.
+        assert!(ElfFile::parse(&header(0, 0, 0))
+            .unwrap()
+            .sections
+            .is_empty());
     }
 }

@@ -10,7 +10,15 @@
 //! R_XTENSA_32 (symbol index 0) add `bias + A` to the word in place — GNU ld writes the
 //! link-time address into the word and leaves r_addend 0, as the Xtensa dynamic loader
 //! expects (`*where += load_bias + r_addend`). Any relocation naming a symbol (`r_info > 0xff`) or of another type is
-//! rejected, naming it: a packaged image must be fully self-relative (seed 001).
+//! rejected, naming it: a packaged image must be fully self-relative (seed 001). So is a
+//! relocation whose word is not 4-byte aligned, and an image with PLT relocations (DT_JMPREL):
+//! both mean a link that went wrong — an undefined function is called through a PLT, whose
+//! R_XTENSA_RTLD and R_XTENSA_JMP_SLOT relocations nothing on the device resolves — and the error
+//! names the undefined symbols where the image still has its dynamic symbol table.
+//!
+//! The dynamic section is checked first ([`dynamic::check`]): entries present and terminated,
+//! every tag known, DT_RELASZ a whole number of relocations; errors name the entry and its file
+//! offset.
 //!
 //! Where the `.kernel_info_table` goes once sections are gone (ours, PLATFORM.md): the UCPL
 //! image ends with a [`KtabTrailer`] after the data segment (see [`PrelinkedImage::ucpl`]).
@@ -18,10 +26,12 @@
 //! The dynamic section and relocations are read through [`crate::dynamic`]; ELF constants come
 //! from `object::elf`.
 
-use object::elf::{R_XTENSA_32, R_XTENSA_NONE, R_XTENSA_RELATIVE};
+use object::elf::{
+    R_XTENSA_32, R_XTENSA_JMP_SLOT, R_XTENSA_NONE, R_XTENSA_PLT, R_XTENSA_RELATIVE, R_XTENSA_RTLD,
+};
 use object::LittleEndian as LE;
 
-use crate::dynamic::{self, Dynamic, DynamicError};
+use crate::dynamic::{self, relocation_name, DynSymbol, Dynamic, DynamicError, Linkage};
 use crate::elf::{ElfError, ElfFile, ElfKind};
 use crate::ktab::{self, KtabTrailer};
 use crate::ucpl::{self, UcplHeader};
@@ -70,7 +80,18 @@ pub enum PrelinkError {
         data_len: u32,
     },
     /// A relocation names a symbol.
-    #[error("relocation {index} at {offset:#x} names symbol {symbol} (r_info {info:#x}): the image must be fully self-relative")]
+    #[error(
+        "relocation {index} at {offset:#x} ({}) names symbol {symbol}{} (r_info {info:#x}): the image must be fully self-relative{}",
+        type_name(*info & 0xff),
+        name.as_ref().map_or_else(String::new, |s| format!(" `{}`", s.name)),
+        match name {
+            Some(s) if s.undefined => format!(
+                "; `{}` is undefined: {HELPERS_HINT}",
+                s.name
+            ),
+            _ => String::new(),
+        }
+    )]
     SymbolRelocation {
         /// Index in the table.
         index: usize,
@@ -80,10 +101,49 @@ pub enum PrelinkError {
         symbol: u32,
         /// r_info.
         info: u32,
+        /// The symbol, when the image still has its dynamic symbol table.
+        name: Option<DynSymbol>,
     },
     /// An unsupported relocation type.
-    #[error("relocation {index} at {offset:#x} has unsupported type {kind}")]
+    #[error(
+        "relocation {index} at {offset:#x} has unsupported type {kind} ({})",
+        type_name(*kind)
+    )]
     UnknownRelocation {
+        /// Index.
+        index: usize,
+        /// r_offset.
+        offset: u32,
+        /// Type.
+        kind: u32,
+    },
+    /// A PLT relocation (R_XTENSA_RTLD, R_XTENSA_JMP_SLOT, R_XTENSA_PLT): the image calls
+    /// functions its link left undefined.
+    #[error(
+        "relocation {index} at {offset:#x} has unsupported type {kind} ({}): {undefined}",
+        type_name(*kind)
+    )]
+    PltRelocation {
+        /// Index.
+        index: usize,
+        /// r_offset.
+        offset: u32,
+        /// Type.
+        kind: u32,
+        /// What the image says about the undefined symbols.
+        undefined: Undefined,
+    },
+    /// PLT relocations (DT_JMPREL), which nothing on the device applies.
+    #[error("the image has {count} PLT relocation(s) (DT_JMPREL), which the prelinker does not apply: {undefined}")]
+    PltRelocations {
+        /// How many.
+        count: u32,
+        /// What the image says about the undefined symbols.
+        undefined: Undefined,
+    },
+    /// A relocation whose word is not 4-byte aligned.
+    #[error("relocation {index} at {offset:#x} ({}) is not 4-byte aligned: the word it patches must be", type_name(*kind))]
+    UnalignedRelocation {
         /// Index.
         index: usize,
         /// r_offset.
@@ -120,6 +180,86 @@ pub enum PrelinkError {
         /// Which buffer.
         limit_name: &'static str,
     },
+}
+
+/// What to do about an undefined symbol: the hint every such error ends with.
+pub const HELPERS_HINT: &str =
+    "link the SDK's helper routines (or whatever defines it) into the image";
+
+/// How many undefined symbols an error names at most.
+pub const NAMED_SYMBOLS: usize = 8;
+
+/// `R_XTENSA_…` for a relocation type, or a note that it is none.
+fn type_name(kind: u32) -> &'static str {
+    relocation_name(kind).unwrap_or("not an Xtensa relocation type")
+}
+
+/// What an image says about the symbols its PLT relocations resolve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Undefined {
+    /// Their names, in DT_JMPREL order (at most [`NAMED_SYMBOLS`]), and how many more there are.
+    Named {
+        /// Names.
+        names: Vec<String>,
+        /// PLT relocations not named.
+        more: u32,
+    },
+    /// `count` PLT relocations and no dynamic symbol table left to name their symbols.
+    Unnamed {
+        /// PLT relocations.
+        count: u32,
+    },
+    /// No PLT relocations either: the image says nothing more.
+    Unknown,
+}
+
+impl Undefined {
+    /// Reads what `linkage` says from `segments` (link address, file bytes).
+    pub fn of(linkage: &Linkage, segments: &[(u32, &[u8])]) -> Undefined {
+        let count = linkage.plt_relocations();
+        if count == 0 {
+            return Undefined::Unknown;
+        }
+        let names: Vec<String> = linkage
+            .plt_symbols(segments, NAMED_SYMBOLS)
+            .into_iter()
+            .flatten()
+            .map(|s| s.name)
+            .collect();
+        if names.is_empty() {
+            return Undefined::Unnamed { count };
+        }
+        Undefined::Named {
+            more: count - names.len() as u32,
+            names,
+        }
+    }
+}
+
+impl std::fmt::Display for Undefined {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Undefined::Named { names, more } => {
+                let list: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+                write!(f, "the image calls {}", list.join(", "))?;
+                if *more > 0 {
+                    write!(f, " and {more} more")?;
+                }
+                write!(
+                    f,
+                    " through a PLT, left undefined by its link; {HELPERS_HINT}"
+                )
+            }
+            Undefined::Unnamed { count } => write!(
+                f,
+                "the image has {count} PLT relocation(s) (DT_JMPREL) and no dynamic symbol table left to name their symbols: it was linked with an undefined function; {HELPERS_HINT}"
+            ),
+            Undefined::Unknown => write!(
+                f,
+                "the image was linked with an undefined symbol; {HELPERS_HINT}"
+            ),
+        }
+    }
 }
 
 /// A segment as loaded on the device.
@@ -256,12 +396,15 @@ pub fn prelink(image: &[u8], base: u32) -> Result<PrelinkedImage, PrelinkError> 
     let mut data = data_seg.data.to_vec();
     data.resize(data_seg.memsz as usize, 0);
 
+    dynamic::check(dynamic.data, dynamic.offset)?;
     let tags = Dynamic::parse(dynamic.data)?;
     // The relocation table lives in the (pre-relocation) code or data segment bytes.
-    let table = tags.rela_table(&[
+    let file_bytes = [
         (code_seg.vaddr, code_seg.data),
         (data_seg.vaddr, data_seg.data),
-    ])?;
+    ];
+    let linkage = Linkage::parse(dynamic.data);
+    let table = tags.rela_table(&file_bytes)?;
     let mut applied = 0;
     for (index, r) in dynamic::relocations(table).iter().enumerate() {
         let (offset, info, addend) = (
@@ -275,9 +418,29 @@ pub fn prelink(image: &[u8], base: u32) -> Result<PrelinkedImage, PrelinkError> 
                 offset,
                 symbol: r.r_sym(LE),
                 info,
+                name: linkage.symbol(&file_bytes, r.r_sym(LE)),
             });
         }
         let kind = r.r_type(LE);
+        match kind {
+            R_XTENSA_NONE => continue,
+            R_XTENSA_32 | R_XTENSA_RELATIVE => {}
+            R_XTENSA_RTLD | R_XTENSA_JMP_SLOT | R_XTENSA_PLT => {
+                return Err(PrelinkError::PltRelocation {
+                    index,
+                    offset,
+                    kind,
+                    undefined: Undefined::of(&linkage, &file_bytes),
+                })
+            }
+            _ => {
+                return Err(PrelinkError::UnknownRelocation {
+                    index,
+                    offset,
+                    kind,
+                })
+            }
+        }
         let code_len = code.len() as u32;
         let target = if let Some(o) = offset
             .checked_sub(code_seg.vaddr)
@@ -289,25 +452,27 @@ pub fn prelink(image: &[u8], base: u32) -> Result<PrelinkedImage, PrelinkError> 
             .filter(|o| o.checked_add(4).is_some_and(|end| end <= data_seg.memsz))
         {
             &mut data[o as usize..o as usize + 4]
-        } else if kind == R_XTENSA_NONE {
-            continue;
         } else {
             return Err(PrelinkError::RelocationOutOfRange { index, offset });
         };
+        if offset % 4 != 0 {
+            return Err(PrelinkError::UnalignedRelocation {
+                index,
+                offset,
+                kind,
+            });
+        }
         let old = u32::from_le_bytes([target[0], target[1], target[2], target[3]]);
-        let new = match kind {
-            R_XTENSA_NONE => continue,
-            R_XTENSA_32 | R_XTENSA_RELATIVE => old.wrapping_add(bias).wrapping_add(addend),
-            _ => {
-                return Err(PrelinkError::UnknownRelocation {
-                    index,
-                    offset,
-                    kind,
-                })
-            }
-        };
+        let new = old.wrapping_add(bias).wrapping_add(addend);
         target.copy_from_slice(&new.to_le_bytes());
         applied += 1;
+    }
+    let count = linkage.plt_relocations();
+    if count > 0 {
+        return Err(PrelinkError::PltRelocations {
+            count,
+            undefined: Undefined::of(&linkage, &file_bytes),
+        });
     }
     let kernel_table = elf
         .section(".kernel_info_table")

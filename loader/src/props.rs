@@ -68,6 +68,10 @@ impl ElfFile<'_> {
 #[derive(Debug, Clone, Default)]
 pub struct PropBlocks {
     blocks: Vec<PropEntry>,
+    /// `reach[i]`: the highest end (`addr + size`, unwrapped) of the non-empty blocks `0..=i`.
+    reach: Vec<u64>,
+    /// `next[i]`: the index of the first non-empty block at or after `i` (`blocks.len()` if none).
+    next: Vec<usize>,
 }
 
 const ALIGN: u32 = 0x800;
@@ -123,14 +127,48 @@ impl PropBlocks {
             }
             blocks.push(entry);
         }
-        PropBlocks { blocks }
+        let end = |b: &PropEntry| {
+            if b.size == 0 {
+                0
+            } else {
+                u64::from(b.addr) + u64::from(b.size)
+            }
+        };
+        let reach = blocks
+            .iter()
+            .scan(0u64, |max, b| {
+                *max = (*max).max(end(b));
+                Some(*max)
+            })
+            .collect();
+        let mut next = vec![blocks.len(); blocks.len()];
+        for i in (0..blocks.len()).rev() {
+            next[i] = if blocks[i].size != 0 {
+                i
+            } else {
+                next.get(i + 1).copied().unwrap_or(blocks.len())
+            };
+        }
+        PropBlocks {
+            blocks,
+            reach,
+            next,
+        }
     }
 
-    /// The block containing `addr`, or else the first block after it (non-empty blocks only).
+    /// The first block (in address order) that contains `addr` or lies after it, non-empty
+    /// blocks only. Logarithmic in the number of blocks: the first block whose running reach
+    /// (highest end so far) passes `addr` is the first that contains it, and the first block
+    /// after `addr` follows every block at or below it.
     pub fn find(&self, addr: u32) -> Option<&PropEntry> {
-        self.blocks
-            .iter()
-            .find(|b| b.size != 0 && (addr < b.addr || addr - b.addr < b.size))
+        let at_or_below = self.blocks.partition_point(|b| b.addr <= addr);
+        let first_reaching = self.reach.partition_point(|&r| r <= u64::from(addr));
+        let i = if first_reaching < at_or_below {
+            first_reaching
+        } else {
+            *self.next.get(at_or_below)?
+        };
+        self.blocks.get(i)
     }
 
     /// Whether an instruction of `len` bytes at `addr` stays within its block.
@@ -139,6 +177,48 @@ impl PropBlocks {
             None => true,
             Some(b) if b.addr > addr => len <= b.addr - addr,
             Some(b) => len <= b.size - (addr - b.addr),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The definition `find` implements: a scan of the blocks in order.
+    fn find_by_scan(p: &PropBlocks, addr: u32) -> Option<&PropEntry> {
+        p.blocks
+            .iter()
+            .find(|b| b.size != 0 && (addr < b.addr || addr - b.addr < b.size))
+    }
+
+    #[test]
+    fn find_is_the_first_block_containing_or_after_the_address() {
+        // Overlapping, empty and wrapping records from a fixed pseudo-random sequence.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u32| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % u64::from(m)) as u32
+        };
+        for _ in 0..200 {
+            let table: Vec<PropEntry> = (0..next(12))
+                .map(|_| PropEntry {
+                    addr: 0xffff_ff00u32.wrapping_add(next(0x300)),
+                    size: [0, 4, 0x40, 0x200][next(4) as usize],
+                    flags: PropFlags::from_bits_retain([1, 2, 4, 8][next(4) as usize]),
+                })
+                .collect();
+            let p = PropBlocks::for_section(&table, 0xffff_ff00, 0x400);
+            for addr in (0xffff_fe00u32..=0xffff_ffff).chain(0..0x300) {
+                assert_eq!(
+                    p.find(addr),
+                    find_by_scan(&p, addr),
+                    "{addr:#x} in {:?}",
+                    p.blocks
+                );
+            }
         }
     }
 }

@@ -1,13 +1,13 @@
 //! Bad device images get a precise error naming what and where, never a panic or a silent wrong
 //! result. Each test starts from a real packed kernel (seed 003 packaging) and breaks exactly one
 //! thing in it: truncation, ELF identification, the `lib_func` symbol, the program headers, the
-//! relocation table.
+//! relocation table, or the link itself (an undefined function).
 
 mod support;
 
 use q7_loader::elf::{ElfError, ElfFile};
 use q7_loader::packed::{self, PackedError};
-use q7_loader::prelink::{prelink, PrelinkError, MAX_IMAGE_BYTES};
+use q7_loader::prelink::{prelink, PrelinkError, Undefined, MAX_IMAGE_BYTES};
 use support::build_packed;
 
 const MINIMAL: &str = include_str!("../../examples/kernels/minimal/minimal.c");
@@ -239,7 +239,7 @@ fn an_unknown_relocation_type_is_named_with_its_index_and_offset() {
     );
     assert_eq!(
         err.to_string(),
-        format!("relocation 1 at {r_offset:#x} has unsupported type 20")
+        format!("relocation 1 at {r_offset:#x} has unsupported type 20 (R_XTENSA_SLOT0_OP)")
     );
 }
 
@@ -264,4 +264,53 @@ fn reported_size_equals_the_emitted_ucpl_image() {
     let Some((_, image)) = images() else { return };
     let pre = prelink(&image, BASE).unwrap();
     assert_eq!(pre.size(), pre.ucpl().len() as u64);
+}
+
+#[test]
+fn a_call_the_link_left_undefined_is_named_with_a_hint() {
+    // `%` on unsigned ints calls __umodsi3, which nothing in the kernel defines: the link makes
+    // a PLT for it — R_XTENSA_RTLD in .rela.dyn, R_XTENSA_JMP_SLOT in .rela.plt.
+    let source = MINIMAL.replacen(
+        "Q7_MBOX_ARG(0, 0) * (unsigned int)",
+        "Q7_MBOX_ARG(0, 0) % (unsigned int)",
+        1,
+    );
+    assert_ne!(source, MINIMAL);
+    let Some(p) = build_packed("umod", &[("umod.c", &source)], &[]) else {
+        return;
+    };
+    let linked = std::fs::read(&p.so).unwrap();
+    let (off, count) = rela_dyn(&linked);
+    let rtld = (0..count)
+        .find(|i| u32_at(&linked, off + i * 12 + 4) == 2)
+        .expect("the PLT has R_XTENSA_RTLD relocations");
+    let r_offset = u32_at(&linked, off + rtld * 12);
+    let err = prelink(&linked, BASE).unwrap_err();
+    assert_eq!(
+        err,
+        PrelinkError::PltRelocation {
+            index: rtld,
+            offset: r_offset,
+            kind: 2,
+            undefined: Undefined::Named {
+                names: vec!["__umodsi3".into()],
+                more: 0
+            }
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "relocation {rtld} at {r_offset:#x} has unsupported type 2 (R_XTENSA_RTLD): the image calls `__umodsi3` through a PLT, left undefined by its link; link the SDK's helper routines (or whatever defines it) into the image"
+        )
+    );
+    // The packager drops .dynsym, .dynstr and .rela.plt: the hint says what is left.
+    let stripped = std::fs::read(&p.stripped).unwrap();
+    let err = prelink(&stripped, BASE).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "relocation {rtld} at {r_offset:#x} has unsupported type 2 (R_XTENSA_RTLD): the image has 1 PLT relocation(s) (DT_JMPREL) and no dynamic symbol table left to name their symbols: it was linked with an undefined function; link the SDK's helper routines (or whatever defines it) into the image"
+        )
+    );
 }

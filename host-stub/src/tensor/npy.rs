@@ -1,19 +1,20 @@
 //! `.npy` files ⇄ [`HostTensor`]s, through `npyz` (header parsing, typed element reading and
 //! writing; `half` for float16). Every marshallable dtype of PLATFORM.md "ISA dtype codes" has a
 //! `.npy` form; bfloat16 travels as `<u2` raw bits. C order only. A file is read only when it is
-//! a regular file of at most [`MAX_NPY_BYTES`].
+//! a regular file of at most [`MAX_NPY_BYTES`] (opened through [`q7_loader::input`]).
 
 use std::io::{BufReader, BufWriter, Read};
 use std::path::{Path, PathBuf};
 
 use npyz::WriterBuilder;
+use q7_loader::input::{self, InputError, InputKind};
 
 use super::dtype::Dtype;
 use super::HostTensor;
 
-/// Largest `.npy` file read (1 GiB): a bound on host memory, far above any tensor a kernel
-/// test uses, below the emulated HBM.
-pub const MAX_NPY_BYTES: u64 = 1 << 30;
+/// Largest `.npy` file read: the `.npy` row of [`q7_loader::input::LIMITS`] (1 GiB), a bound on
+/// host memory far above any tensor a kernel test uses, below the emulated HBM.
+pub const MAX_NPY_BYTES: u64 = InputKind::Npy.limit().bytes;
 
 /// What is wrong with a `.npy` file, naming it.
 #[derive(Debug, thiserror::Error)]
@@ -26,20 +27,9 @@ pub enum NpyError {
         /// Why.
         source: std::io::Error,
     },
-    /// Not a regular file (a directory, device, FIFO…).
-    #[error("{path}: not a regular file")]
-    NotAFile {
-        /// The file.
-        path: PathBuf,
-    },
-    /// Larger than the bound.
-    #[error("{path}: {size} bytes, over the {MAX_NPY_BYTES}-byte limit for .npy inputs")]
-    TooLarge {
-        /// The file.
-        path: PathBuf,
-        /// Its size.
-        size: u64,
-    },
+    /// Not a regular file, or larger than [`MAX_NPY_BYTES`].
+    #[error(transparent)]
+    Input(#[from] InputError),
     /// The header does not parse, or the data is short.
     #[error("{path}: malformed .npy: {why}")]
     Malformed {
@@ -113,20 +103,8 @@ macro_rules! by_dtype {
 
 /// Reads a `.npy` file.
 pub fn read(path: &Path) -> Result<HostTensor, NpyError> {
-    let meta = std::fs::metadata(path).map_err(io(path))?;
-    if !meta.is_file() {
-        return Err(NpyError::NotAFile {
-            path: path.to_path_buf(),
-        });
-    }
-    if meta.len() > MAX_NPY_BYTES {
-        return Err(NpyError::TooLarge {
-            path: path.to_path_buf(),
-            size: meta.len(),
-        });
-    }
-    let file = std::fs::File::open(path).map_err(io(path))?;
-    from_reader(BufReader::new(file.take(MAX_NPY_BYTES)), path)
+    let (file, _) = input::open(path, InputKind::Npy)?;
+    from_reader(BufReader::new(file), path)
 }
 
 /// Parses `.npy` bytes from `r`; `path` names them in errors.
@@ -270,6 +248,6 @@ mod tests {
             .to_string();
         assert!(e.starts_with("w.npy: malformed .npy: "), "{e}");
         let e = read(Path::new("/dev/null")).unwrap_err().to_string();
-        assert_eq!(e, "/dev/null: not a regular file");
+        assert_eq!(e, "/dev/null: not a regular file (a character device)");
     }
 }

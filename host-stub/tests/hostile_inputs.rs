@@ -1,0 +1,418 @@
+//! Hostile and malformed inputs to `q7emu disasm`, `run-elf` and `run-packed` (no toolchain
+//! needed): each gets a precise error naming what and where, or is handled in bounded memory
+//! with its output streamed. One test per class; the crafted files are built here.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+
+use q7_loader::packed;
+use q7_loader::prelink::{prelink, PrelinkError};
+use q7_tests::TempDir;
+
+const TOUR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/isa-tour/tour.elf");
+const MINIMAL: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../examples/kernels/minimal/minimal.so"
+);
+
+fn q7emu() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_q7emu"))
+}
+
+/// The stderr of a run that must fail with exit code 1.
+fn failure(out: Output) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "stdout: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8(out.stderr).unwrap()
+}
+
+fn put_u16(b: &mut [u8], off: usize, v: u16) {
+    b[off..off + 2].copy_from_slice(&v.to_le_bytes());
+}
+fn put_u32(b: &mut [u8], off: usize, v: u32) {
+    b[off..off + 4].copy_from_slice(&v.to_le_bytes());
+}
+fn u32_at(b: &[u8], off: usize) -> u32 {
+    u32::from_le_bytes(b[off..off + 4].try_into().unwrap())
+}
+
+/// File offset of `text` in [`elf`]'s files.
+const TEXT_OFFSET: usize = 0x100;
+
+/// An ELF32-Xtensa file of type `e_type`: one PT_LOAD (R+X) holding `text` at `addr`, and the
+/// section headers null, `.text`, `.shstrtab` after it.
+fn elf(e_type: u16, text: &[u8], addr: u32) -> Vec<u8> {
+    let names = b"\0.text\0.shstrtab\0";
+    let names_at = TEXT_OFFSET + text.len();
+    let shoff = (names_at + names.len() + 3) & !3;
+    let mut b = vec![0u8; shoff + 3 * 40];
+    b[..7].copy_from_slice(b"\x7fELF\x01\x01\x01");
+    put_u16(&mut b, 16, e_type);
+    put_u16(&mut b, 18, 94); // EM_XTENSA
+    put_u32(&mut b, 20, 1);
+    put_u32(&mut b, 24, addr); // e_entry
+    put_u32(&mut b, 28, 52); // e_phoff
+    put_u32(&mut b, 32, shoff as u32);
+    put_u32(&mut b, 36, 0x300);
+    for (off, v) in [(40, 52), (42, 32), (44, 1), (46, 40), (48, 3), (50, 2)] {
+        put_u16(&mut b, off, v);
+    }
+    let len = text.len() as u32;
+    for (i, v) in [1, TEXT_OFFSET as u32, addr, addr, len, len, 5, 4]
+        .into_iter()
+        .enumerate()
+    {
+        put_u32(&mut b, 52 + 4 * i, v);
+    }
+    b[TEXT_OFFSET..names_at].copy_from_slice(text);
+    b[names_at..names_at + names.len()].copy_from_slice(names);
+    let text_sh = [1, 1, 6, addr, TEXT_OFFSET as u32, len, 0, 0, 4, 0];
+    let names_sh = [7, 3, 0, 0, names_at as u32, names.len() as u32, 0, 0, 1, 0];
+    for (n, sh) in [(1, text_sh), (2, names_sh)] {
+        for (i, v) in sh.into_iter().enumerate() {
+            put_u32(&mut b, shoff + 40 * n + 4 * i, v);
+        }
+    }
+    b
+}
+
+/// `nop.n`, `ret.n`, `nop` (objdump prints them as such).
+const CODE: [u8; 7] = [0x3d, 0xf0, 0x0d, 0xf0, 0xf0, 0x20, 0x00];
+
+/// The peak resident set (VmHWM) of a running child, in bytes.
+fn peak_rss(child: &Child) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib * 1024
+}
+
+// Item 2: the listing is streamed, and zero runs collapse as objdump collapses them.
+
+#[test]
+fn disasm_streams_a_large_text_in_bounded_memory() {
+    let dir = TempDir::new("hostile-big-text");
+    let text_bytes = 48 << 20;
+    let text: Vec<u8> = CODE[..2].iter().copied().cycle().take(text_bytes).collect();
+    let path = dir.join("big.elf");
+    std::fs::write(&path, elf(2, &text, 0x1000)).unwrap();
+    let mut child = q7emu()
+        .arg("disasm")
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first: Vec<String> = lines.by_ref().take(10_000).map(Result::unwrap).collect();
+    // The whole listing would be 24 Mi lines (some 900 MB): its first lines come while the
+    // rest is still being written, in the memory of the file and a little more.
+    let peak = peak_rss(&child);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(first[4], "Disassembly of section .text:");
+    assert_eq!(first[6], "00001000 <.text>:");
+    assert_eq!(first[7], "    1000:\tf03d      \tnop.n");
+    assert_eq!(first[9_999], "    5e10:\tf03d      \tnop.n");
+    assert!(
+        peak < text_bytes as u64 + (32 << 20),
+        "peak RSS {peak} bytes for a {text_bytes}-byte .text"
+    );
+}
+
+#[test]
+fn disasm_collapses_zero_runs_like_objdump_and_z_keeps_them() {
+    let listing = |args: &[&str]| {
+        let out = q7emu().arg("disasm").args(args).arg(TOUR).output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let (collapsed, every) = (listing(&[]), listing(&["-z"]));
+    // The tour's first section ends with two zero bytes of padding: objdump -d prints `...`
+    // for them, objdump -d -z both bytes.
+    let zeros = "8400002e:\t00          \t.byte 00\n8400002f:\t00          \t.byte 00\n";
+    assert!(every.contains(zeros), "{every}");
+    assert_eq!(collapsed, every.replacen(zeros, "\t...\n", 1));
+}
+
+// Item 3: every input is read with a bound per kind; special files are refused.
+
+#[test]
+fn special_and_oversized_files_are_refused_naming_the_limit() {
+    for (cmd, extra) in [
+        ("disasm", &[][..]),
+        ("run-elf", &[][..]),
+        ("run-packed", &["--key", "0x185"][..]),
+    ] {
+        let err = failure(
+            q7emu()
+                .arg(cmd)
+                .args(extra)
+                .arg("/dev/zero")
+                .output()
+                .unwrap(),
+        );
+        assert_eq!(
+            err, "q7emu: error: /dev/zero: not a regular file (a character device)\n",
+            "{cmd}"
+        );
+    }
+    let dir = TempDir::new("hostile-sizes");
+    let big = dir.join("big.elf");
+    let f = std::fs::File::create(&big).unwrap();
+    // Sparse: one byte over each bound costs no disk.
+    for (cmd, size, limit, kind) in [
+        ("disasm", (128 << 20) + 1, 134217728, "ELF images"),
+        ("run-elf", (128 << 20) + 1, 134217728, "ELF images"),
+        ("run-packed", (64 << 20) + 1, 67108864, "packed libraries"),
+    ] {
+        f.set_len(size).unwrap();
+        let mut c = q7emu();
+        c.arg(cmd);
+        if cmd == "run-packed" {
+            c.args(["--key", "0x185"]);
+        }
+        let err = failure(c.arg(&big).output().unwrap());
+        assert_eq!(
+            err,
+            format!(
+                "q7emu: error: {}: {size} bytes, over the {limit}-byte limit for {kind}\n",
+                big.display()
+            )
+        );
+    }
+}
+
+// Item 4: run-packed prints each dispatch as it completes and keeps none of them.
+
+#[test]
+fn run_packed_streams_dispatches_in_bounded_memory() {
+    let dir = TempDir::new("hostile-dispatches");
+    let json = dir.join("run.json");
+    let mut child = q7emu()
+        .args(["run-packed", "--key", "0x185", "--arg", "10"])
+        .args(["--dispatches", "4294967295", "--json"])
+        .arg(&json)
+        .arg(MINIMAL)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut line = |n: usize| lines.by_ref().nth(n).unwrap().unwrap();
+    assert!(line(0).starts_with("library minimal: 8 core(s), key 0x185, prelinked "));
+    // Dispatch 39's last core, then dispatch 799's: 760 more dispatches in the same memory.
+    assert!(line(40 * 8 - 1).starts_with("dispatch 39 core 7: response "));
+    let early = peak_rss(&child);
+    let streamed = std::fs::read_to_string(&json).unwrap();
+    assert!(line(760 * 8 - 1).starts_with("dispatch 799 core 7: response "));
+    let late = peak_rss(&child);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        late < early + (1 << 20),
+        "peak RSS grew from {early} to {late} bytes over 760 dispatches"
+    );
+    // The JSON report is written as dispatches complete: dispatches 0..=38 at least were on
+    // disk when dispatch 39 was printed (its own record follows its text).
+    assert!(
+        streamed.starts_with("{\n  \"name\": \"minimal\",\n"),
+        "{streamed}"
+    );
+    assert!(streamed.lines().filter(|l| l.starts_with("    [")).count() >= 39);
+}
+
+#[test]
+fn a_failed_run_packed_still_leaves_valid_json_naming_the_error() {
+    let dir = TempDir::new("hostile-json-error");
+    let json = dir.join("run.json");
+    let err = failure(
+        q7emu()
+            .args(["run-packed", "--key", "0x186", "--json"])
+            .arg(&json)
+            .arg(MINIMAL)
+            .output()
+            .unwrap(),
+    );
+    let want =
+        "dispatch of key 0x186 (spec 0x1, opcode 0x86): no loaded library binds it".to_string();
+    assert!(err.contains(&want), "{err}");
+    let j: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(j["dispatches"], serde_json::json!([]));
+    assert!(j["error"].as_str().unwrap().contains(&want), "{j}");
+}
+
+// Item 7: a malformed dynamic section or relocation is refused at prelink, naming where.
+
+/// The device image of the committed minimal kernel, and the file offset of its PT_DYNAMIC.
+fn device_image() -> (Vec<u8>, usize) {
+    let container = std::fs::read(MINIMAL).unwrap();
+    let image = packed::device_image(&container).unwrap().to_vec();
+    let dynamic = (0..3)
+        .map(|i| 52 + 32 * i)
+        .find(|&h| u32_at(&image, h) == 2)
+        .map(|h| u32_at(&image, h + 4) as usize)
+        .unwrap();
+    assert_eq!(dynamic, 0x1bc, "PT_DYNAMIC of minimal.so's device image");
+    (image, dynamic)
+}
+
+/// The file offset of dynamic entry `tag` in `image`.
+fn entry(image: &[u8], dynamic: usize, tag: u32) -> usize {
+    (dynamic..)
+        .step_by(8)
+        .find(|&o| u32_at(image, o) == tag)
+        .unwrap()
+}
+
+#[test]
+fn a_malformed_dynamic_section_is_refused_naming_the_entry() {
+    let (image, dynamic) = device_image();
+    assert!(prelink(&image, 0x8400_0000).is_ok());
+    let refused = |b: &[u8]| prelink(b, 0x8400_0000).unwrap_err().to_string();
+
+    let mut b = image.clone();
+    let relasz = entry(&b, dynamic, 8);
+    assert_eq!((relasz, u32_at(&b, relasz + 4)), (0x1fc, 48));
+    put_u32(&mut b, relasz + 4, 47);
+    assert_eq!(
+        refused(&b),
+        "malformed dynamic section: entry 8 at file offset 0x1fc: DT_RELASZ is 47, not a multiple of the 12-byte DT_RELAENT"
+    );
+
+    let mut b = image.clone();
+    b[dynamic..dynamic + 0x90].fill(0);
+    assert_eq!(
+        refused(&b),
+        "malformed dynamic section: PT_DYNAMIC at file offset 0x1bc (144 bytes) has no entries: its first entry is DT_NULL or missing"
+    );
+
+    let mut b = image.clone();
+    put_u32(&mut b, dynamic + 8, 0x6abc_def0);
+    assert_eq!(
+        refused(&b),
+        "malformed dynamic section: entry 1 at file offset 0x1c4: unknown tag 0x6abcdef0"
+    );
+
+    let mut b = image.clone();
+    put_u32(&mut b, dynamic + 8, 1); // DT_NEEDED
+    assert_eq!(
+        refused(&b),
+        "malformed dynamic section: entry 1 at file offset 0x1c4: DT_NEEDED: the image needs another shared library; a device image must be self-contained"
+    );
+}
+
+#[test]
+fn an_unaligned_relocation_is_refused_before_it_corrupts_the_kernel_table() {
+    let (image, _) = device_image();
+    // .rela.dyn at 0x114: its last relocation patches the kernel table's function pointer.
+    let last = 0x114 + 3 * 12;
+    assert_eq!(
+        (u32_at(&image, last), u32_at(&image, last + 4)),
+        (0x1264, 5)
+    );
+    let mut b = image.clone();
+    put_u32(&mut b, last, 0x1262);
+    let err = prelink(&b, 0x8400_0000).unwrap_err();
+    assert_eq!(
+        err,
+        PrelinkError::UnalignedRelocation {
+            index: 3,
+            offset: 0x1262,
+            kind: 5
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "relocation 3 at 0x1262 (R_XTENSA_RELATIVE) is not 4-byte aligned: the word it patches must be"
+    );
+}
+
+// Item 8: a file without section headers has its executable segments disassembled.
+
+#[test]
+fn disasm_without_section_headers_lists_the_executable_segments() {
+    let dir = TempDir::new("hostile-no-sections");
+    let mut no_shoff = elf(2, &CODE, 0x40001000);
+    put_u32(&mut no_shoff, 32, 0); // e_shoff
+    let mut no_shnum = elf(2, &CODE, 0x40001000);
+    put_u16(&mut no_shnum, 48, 0); // e_shnum, with section 0's sh_size 0
+    for (name, bytes) in [("no-shoff.elf", no_shoff), ("no-shnum.elf", no_shnum)] {
+        let path = dir.join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let out = q7emu().arg("disasm").arg(&path).output().unwrap();
+        assert!(out.status.success());
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            format!(
+                "\n{}:     file format elf32-xtensa-le\n\n\n\
+                 Disassembly of segment 0 (PT_LOAD at 0x40001000; the file has no section headers):\n\n\
+                 40001000 <segment 0>:\n\
+                 40001000:\tf03d      \tnop.n\n\
+                 40001002:\tf00d      \tret.n\n\
+                 40001004:\t0020f0        \tnop\n",
+                path.display()
+            )
+        );
+    }
+    // Nothing executable either: an error, not an empty listing.
+    let mut data_only = elf(2, &CODE, 0x40001000);
+    put_u32(&mut data_only, 32, 0);
+    put_u32(&mut data_only, 52 + 24, 6); // p_flags: R+W
+    let path = dir.join("data-only.elf");
+    std::fs::write(&path, &data_only).unwrap();
+    assert_eq!(
+        failure(q7emu().arg("disasm").arg(&path).output().unwrap()),
+        format!(
+            "q7emu: error: {}: no section headers and no executable PT_LOAD segment: nothing to disassemble\n",
+            path.display()
+        )
+    );
+}
+
+// Item 9: run-elf runs executables only.
+
+#[test]
+fn run_elf_refuses_what_is_not_an_executable() {
+    let dir = TempDir::new("hostile-types");
+    for (e_type, what) in [
+        (0, "ET_NONE (no file type)"),
+        (1, "ET_REL (a relocatable object), expected ET_EXEC (an executable): run-elf runs linked bare-metal programs; link the object first (a packed custom-op library runs with `q7emu run-packed`)"),
+        (3, "ET_DYN (a shared object), expected ET_EXEC (an executable): run-elf runs linked bare-metal programs; a device image runs from its packed library with `q7emu run-packed`"),
+        (4, "ET_CORE (a core file)"),
+    ] {
+        let path = dir.join(&format!("type{e_type}.elf"));
+        std::fs::write(&path, elf(e_type, &CODE, 0)).unwrap();
+        let err = failure(q7emu().arg("run-elf").arg(&path).output().unwrap());
+        assert!(
+            err.starts_with(&format!("q7emu: error: {}: ELF type is {what}", path.display())),
+            "{err}"
+        );
+    }
+}
+
+// Item 12: a truncated ELF names the table, its offset and size, and the file size.
+
+#[test]
+fn every_truncation_of_an_elf_names_the_table_and_the_file_size() {
+    let tour = std::fs::read(TOUR).unwrap();
+    assert_eq!(tour.len(), 5088);
+    for len in 52..tour.len() {
+        let err = q7_loader::ElfFile::parse(&tour[..len]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "malformed ELF: section header table at file offset 0x1278 (9 entries of 40 bytes, 0x168 in all) ends at 0x13e0, past the end of the {len}-byte ({len:#x}) file"
+            )
+        );
+    }
+    // The program header table is named the same way.
+    let mut b = tour.clone();
+    put_u32(&mut b, 28, 0x13c0); // e_phoff
+    assert_eq!(
+        q7_loader::ElfFile::parse(&b).unwrap_err().to_string(),
+        "malformed ELF: program header table at file offset 0x13c0 (2 entries of 32 bytes, 0x40 in all) ends at 0x1400, past the end of the 5088-byte (0x13e0) file"
+    );
+}
