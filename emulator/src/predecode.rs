@@ -1,7 +1,8 @@
 //! Decode once, execute many: a direct-mapped cache of decoded instructions keyed by PC, with
 //! the per-instruction facts execution needs (window-check group and privilege, source
-//! registers, MAC16 variant) worked out once. (Facts of the opcode alone, such as its latency
-//! class, need no entry: the core's dispatch makes them constants per opcode.) Stores into memory that holds decoded code invalidate the affected entries.
+//! registers, MAC16 variant) worked out once. Facts of the opcode alone, such as its latency
+//! class, need no entry: the core's dispatch makes them constants per opcode. Stores into
+//! memory that holds decoded code invalidate the affected entries.
 
 use q7_isa::sreg::SPECIAL_REGISTERS;
 use q7_isa::{decode, CoreConfig, DecodeError, Decoded, Insn, Opcode, OperandKind};

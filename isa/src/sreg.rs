@@ -176,6 +176,7 @@ impl RegisterInfo {
     }
 }
 
+// Shorthands for the columns of the tables below.
 const R: Access = Access::READ;
 const W: Access = Access::WRITE;
 const RW: Access = Access::READ.union(Access::WRITE);
@@ -185,6 +186,17 @@ const OWN: Storage = Storage::Own;
 const CYCLES: Storage = Storage::CycleCount;
 const RO: Write = Write::ReadOnly;
 const ALL: Write = Write::ALL;
+const SEXT8: Write = Write::SignExtend8;
+const GROUP_INDEX: Write = Write::GroupIndex;
+const GROUP_BITS: Write = Write::GroupBits;
+const SET_BITS: Write = Write::SetBits;
+const CLEAR_BITS: Write = Write::ClearBits;
+const VECTOR_BASE: Reset = Reset::VectorBase;
+const CORE_ID: Reset = Reset::CoreId;
+
+const fn of(number: u8) -> Storage {
+    Storage::WordOf(number)
+}
 
 const fn bits(bits: u32) -> Write {
     Write::bits(bits)
@@ -194,14 +206,22 @@ const fn bits_with(bits: u32, with: Options, extra: u32) -> Write {
     Write::Masked { bits, extra, with }
 }
 
+/// ATOMCTL: bits 5:0, and 9:6 with exclusive access.
+const ATOMCTL_WRITE: Write = bits_with(0x3f, Options::EXCLUSIVE, 0x3c0);
+/// PS: every field, RING only with the MMU.
+const PS_WRITE: Write = bits_with(ps::WRITABLE, Options::MMU, ps::RING);
+
 const fn val(v: u32) -> Reset {
     Reset::Value(v)
 }
 
 macro_rules! registers {
     (
-        $(#[$meta:meta])* $table:ident, $(#[$mmeta:meta])* mod $consts:ident, privileged from $first:literal;
-        $($num:literal $konst:ident $name:literal $acc:ident [$($opt:ident)|+] $store:expr, $write:expr, $reset:expr;)*
+        $(#[$meta:meta])* $table:ident,
+        $(#[$mmeta:meta])* mod $consts:ident,
+        privileged from $first:literal;
+        $($num:literal $konst:ident $name:literal $acc:ident [$($opt:ident)|+]
+            $store:expr, $write:expr, $reset:expr;)*
     ) => {
         $(#[$meta])*
         pub static $table: &[RegisterInfo] = &[$(RegisterInfo {
@@ -232,87 +252,87 @@ registers! {
     /// Special-register numbers by name, from [`SPECIAL_REGISTERS`].
     mod sr,
     privileged from 64;
-//  no. constant       name           access options        storage  write                              reset
-    0   LBEG           "lbeg"         RWX [LOOPS]           OWN, ALL,                                   val(0);
-    1   LEND           "lend"         RWX [LOOPS]           OWN, ALL,                                   val(0);
-    2   LCOUNT         "lcount"       RWX [LOOPS]           OWN, ALL,                                   val(0);
-    3   SAR            "sar"          RWX [BASE]            OWN, bits(0x3f),                            val(0);
-    4   BR             "br"           RWX [BOOLEAN]         OWN, bits(0xffff),                          val(0);
-    5   LITBASE        "litbase"      RWX [EXTENDED_L32R]   OWN, bits(0xffff_f001),                     val(0);
-    12  SCOMPARE1      "scompare1"    RWX [S32C1I]          OWN, ALL,                                   val(0);
-    16  ACCLO          "acclo"        RWX [MAC16]           OWN, ALL,                                   val(0);
-    17  ACCHI          "acchi"        RWX [MAC16]           OWN, Write::SignExtend8,                    val(0);
-    32  M0             "m0"           RWX [MAC16]           OWN, ALL,                                   val(0);
-    33  M1             "m1"           RWX [MAC16]           OWN, ALL,                                   val(0);
-    34  M2             "m2"           RWX [MAC16]           OWN, ALL,                                   val(0);
-    35  M3             "m3"           RWX [MAC16]           OWN, ALL,                                   val(0);
-    40  PREFCTL        "prefctl"      RWX [MEMCTL]          OWN, ALL,                                   val(0);
-    72  WINDOWBASE     "windowbase"   RWX [WINDOWED]        OWN, Write::GroupIndex,                     val(0);
-    73  WINDOWSTART    "windowstart"  RWX [WINDOWED]        OWN, Write::GroupBits,                      val(0);
-    83  PTEVADDR       "ptevaddr"     RWX [MMU]             OWN, ALL,                                   val(0);
-    89  MMID           "mmid"         W   [TRACE_PORT]      OWN, ALL,                                   val(0);
-    90  RASID          "rasid"        RWX [MMU]             OWN, ALL,                                   val(0x0403_0201);
-    90  MPUENB         "mpuenb"       RWX [MPU]             OWN, ALL,                                   val(0);
-    91  ITLBCFG        "itlbcfg"      RWX [MMU]             OWN, ALL,                                   val(0);
-    92  DTLBCFG        "dtlbcfg"      RWX [MMU]             OWN, ALL,                                   val(0);
-    92  MPUCFG         "mpucfg"       R   [MPU]             OWN, RO,                                    val(0);
-    96  IBREAKENABLE   "ibreakenable" RWX [DEBUG]           OWN, bits(0x3),                             val(0);
-    97  MEMCTL         "memctl"       RWX [MEMCTL]          OWN, ALL,                                   val(0);
-    99  ATOMCTL        "atomctl"      RWX [ATOMCTL]         OWN, bits_with(0x3f, Options::EXCLUSIVE, 0x3c0), val(0x28);
-    104 DDR            "ddr"          RWX [DEBUG]           OWN, ALL,                                   val(0);
-    128 IBREAKA0       "ibreaka0"     RWX [DEBUG]           OWN, ALL,                                   val(0);
-    129 IBREAKA1       "ibreaka1"     RWX [DEBUG]           OWN, ALL,                                   val(0);
-    144 DBREAKA0       "dbreaka0"     RWX [DEBUG]           OWN, ALL,                                   val(0);
-    145 DBREAKA1       "dbreaka1"     RWX [DEBUG]           OWN, ALL,                                   val(0);
-    160 DBREAKC0       "dbreakc0"     RWX [DEBUG]           OWN, ALL,                                   val(0);
-    161 DBREAKC1       "dbreakc1"     RWX [DEBUG]           OWN, ALL,                                   val(0);
+//  no. constant     name           acc options         storage  write             reset
+    0   LBEG         "lbeg"         RWX [LOOPS]         OWN,     ALL,              val(0);
+    1   LEND         "lend"         RWX [LOOPS]         OWN,     ALL,              val(0);
+    2   LCOUNT       "lcount"       RWX [LOOPS]         OWN,     ALL,              val(0);
+    3   SAR          "sar"          RWX [BASE]          OWN,     bits(0x3f),       val(0);
+    4   BR           "br"           RWX [BOOLEAN]       OWN,     bits(0xffff),     val(0);
+    5   LITBASE      "litbase"      RWX [EXTENDED_L32R] OWN,     bits(0xfffff001), val(0);
+    12  SCOMPARE1    "scompare1"    RWX [S32C1I]        OWN,     ALL,              val(0);
+    16  ACCLO        "acclo"        RWX [MAC16]         OWN,     ALL,              val(0);
+    17  ACCHI        "acchi"        RWX [MAC16]         OWN,     SEXT8,            val(0);
+    32  M0           "m0"           RWX [MAC16]         OWN,     ALL,              val(0);
+    33  M1           "m1"           RWX [MAC16]         OWN,     ALL,              val(0);
+    34  M2           "m2"           RWX [MAC16]         OWN,     ALL,              val(0);
+    35  M3           "m3"           RWX [MAC16]         OWN,     ALL,              val(0);
+    40  PREFCTL      "prefctl"      RWX [MEMCTL]        OWN,     ALL,              val(0);
+    72  WINDOWBASE   "windowbase"   RWX [WINDOWED]      OWN,     GROUP_INDEX,      val(0);
+    73  WINDOWSTART  "windowstart"  RWX [WINDOWED]      OWN,     GROUP_BITS,       val(0);
+    83  PTEVADDR     "ptevaddr"     RWX [MMU]           OWN,     ALL,              val(0);
+    89  MMID         "mmid"         W   [TRACE_PORT]    OWN,     ALL,              val(0);
+    90  RASID        "rasid"        RWX [MMU]           OWN,     ALL,              val(0x04030201);
+    90  MPUENB       "mpuenb"       RWX [MPU]           OWN,     ALL,              val(0);
+    91  ITLBCFG      "itlbcfg"      RWX [MMU]           OWN,     ALL,              val(0);
+    92  DTLBCFG      "dtlbcfg"      RWX [MMU]           OWN,     ALL,              val(0);
+    92  MPUCFG       "mpucfg"       R   [MPU]           OWN,     RO,               val(0);
+    96  IBREAKENABLE "ibreakenable" RWX [DEBUG]         OWN,     bits(0x3),        val(0);
+    97  MEMCTL       "memctl"       RWX [MEMCTL]        OWN,     ALL,              val(0);
+    99  ATOMCTL      "atomctl"      RWX [ATOMCTL]       OWN,     ATOMCTL_WRITE,    val(0x28);
+    104 DDR          "ddr"          RWX [DEBUG]         OWN,     ALL,              val(0);
+    128 IBREAKA0     "ibreaka0"     RWX [DEBUG]         OWN,     ALL,              val(0);
+    129 IBREAKA1     "ibreaka1"     RWX [DEBUG]         OWN,     ALL,              val(0);
+    144 DBREAKA0     "dbreaka0"     RWX [DEBUG]         OWN,     ALL,              val(0);
+    145 DBREAKA1     "dbreaka1"     RWX [DEBUG]         OWN,     ALL,              val(0);
+    160 DBREAKC0     "dbreakc0"     RWX [DEBUG]         OWN,     ALL,              val(0);
+    161 DBREAKC1     "dbreakc1"     RWX [DEBUG]         OWN,     ALL,              val(0);
     // dc233c's CONFIGID0/1, named by number as binutils prints them; values as QEMU reports.
-    176 CONFIGID0      "176"          RW  [CONFIG_ID]       OWN, ALL,                                   val(0xc567_07fe);
-    177 EPC1           "epc1"         RWX [EXCEPTIONS]      OWN, ALL,                                   val(0);
-    178 EPC2           "epc2"         RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    179 EPC3           "epc3"         RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    180 EPC4           "epc4"         RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    181 EPC5           "epc5"         RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    182 EPC6           "epc6"         RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    183 EPC7           "epc7"         RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    192 DEPC           "depc"         RWX [EXCEPTIONS]      OWN, ALL,                                   val(0);
-    194 EPS2           "eps2"         RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    195 EPS3           "eps3"         RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    196 EPS4           "eps4"         RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    197 EPS5           "eps5"         RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    198 EPS6           "eps6"         RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    199 EPS7           "eps7"         RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    208 CONFIGID1      "208"          R   [CONFIG_ID]       OWN, RO,                                    val(0x1440_4b21);
-    209 EXCSAVE1       "excsave1"     RWX [EXCEPTIONS]      OWN, ALL,                                   val(0);
-    210 EXCSAVE2       "excsave2"     RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    211 EXCSAVE3       "excsave3"     RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    212 EXCSAVE4       "excsave4"     RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    213 EXCSAVE5       "excsave5"     RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    214 EXCSAVE6       "excsave6"     RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    215 EXCSAVE7       "excsave7"     RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    224 CPENABLE       "cpenable"     RWX [COPROCESSORS]    OWN, bits(0xff),                            val(0);
-    226 INTERRUPT      "interrupt"    R   [INTERRUPTS]      OWN, RO,                                    val(0);
-    226 INTSET         "intset"       W   [INTERRUPTS]      OWN, Write::SetBits,                        val(0);
-    227 INTCLEAR       "intclear"     W   [INTERRUPTS]      Storage::WordOf(226), Write::ClearBits,     val(0);
-    228 INTENABLE      "intenable"    RWX [INTERRUPTS]      OWN, ALL,                                   val(0);
-    230 PS             "ps"           RWX [EXCEPTIONS]      OWN, bits_with(ps::WRITABLE, Options::MMU, ps::RING), val(ps::RESET);
-    231 VECBASE        "vecbase"      RWX [EXCEPTIONS]      OWN, ALL,                                   Reset::VectorBase;
-    232 EXCCAUSE       "exccause"     RWX [EXCEPTIONS]      OWN, ALL,                                   val(0);
-    233 DEBUGCAUSE     "debugcause"   RWX [DEBUG]           OWN, ALL,                                   val(0);
-    234 CCOUNT         "ccount"       RWX [TIMERS]          CYCLES, ALL,                                val(0);
-    235 PRID           "prid"         R   [PRID]            OWN, RO,                                    Reset::CoreId;
-    236 ICOUNT         "icount"       RWX [DEBUG]           OWN, ALL,                                   val(0);
-    237 ICOUNTLEVEL    "icountlevel"  RWX [DEBUG]           OWN, bits(0xf),                             val(0);
-    238 EXCVADDR       "excvaddr"     RWX [EXCEPTIONS]      OWN, ALL,                                   val(0);
-    240 CCOMPARE0      "ccompare0"    RWX [TIMERS]          OWN, ALL,                                   val(0);
-    241 CCOMPARE1      "ccompare1"    RWX [TIMERS]          OWN, ALL,                                   val(0);
-    242 CCOMPARE2      "ccompare2"    RWX [TIMERS]          OWN, ALL,                                   val(0);
-    244 MISC0          "misc0"        RWX [MISC_SR_0_1]     OWN, ALL,                                   val(0);
-    245 MISC1          "misc1"        RWX [MISC_SR_0_1]     OWN, ALL,                                   val(0);
-    246 MISC2          "misc2"        RWX [MISC_SR_2_3]     OWN, ALL,                                   val(0);
-    247 MISC3          "misc3"        RWX [MISC_SR_2_3]     OWN, ALL,                                   val(0);
-    248 ISL            "isl"          RWX [STACK_LIMIT]     OWN, ALL,                                   val(0);
-    249 KSL            "ksl"          RWX [STACK_LIMIT]     OWN, ALL,                                   val(0);
+    176 CONFIGID0    "176"          RW  [CONFIG_ID]     OWN,     ALL,              val(0xc56707fe);
+    177 EPC1         "epc1"         RWX [EXCEPTIONS]    OWN,     ALL,              val(0);
+    178 EPC2         "epc2"         RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    179 EPC3         "epc3"         RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    180 EPC4         "epc4"         RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    181 EPC5         "epc5"         RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    182 EPC6         "epc6"         RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    183 EPC7         "epc7"         RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    192 DEPC         "depc"         RWX [EXCEPTIONS]    OWN,     ALL,              val(0);
+    194 EPS2         "eps2"         RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    195 EPS3         "eps3"         RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    196 EPS4         "eps4"         RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    197 EPS5         "eps5"         RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    198 EPS6         "eps6"         RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    199 EPS7         "eps7"         RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    208 CONFIGID1    "208"          R   [CONFIG_ID]     OWN,     RO,               val(0x14404b21);
+    209 EXCSAVE1     "excsave1"     RWX [EXCEPTIONS]    OWN,     ALL,              val(0);
+    210 EXCSAVE2     "excsave2"     RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    211 EXCSAVE3     "excsave3"     RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    212 EXCSAVE4     "excsave4"     RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    213 EXCSAVE5     "excsave5"     RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    214 EXCSAVE6     "excsave6"     RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    215 EXCSAVE7     "excsave7"     RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    224 CPENABLE     "cpenable"     RWX [COPROCESSORS]  OWN,     bits(0xff),       val(0);
+    226 INTERRUPT    "interrupt"    R   [INTERRUPTS]    OWN,     RO,               val(0);
+    226 INTSET       "intset"       W   [INTERRUPTS]    OWN,     SET_BITS,         val(0);
+    227 INTCLEAR     "intclear"     W   [INTERRUPTS]    of(226), CLEAR_BITS,       val(0);
+    228 INTENABLE    "intenable"    RWX [INTERRUPTS]    OWN,     ALL,              val(0);
+    230 PS           "ps"           RWX [EXCEPTIONS]    OWN,     PS_WRITE,         val(ps::RESET);
+    231 VECBASE      "vecbase"      RWX [EXCEPTIONS]    OWN,     ALL,              VECTOR_BASE;
+    232 EXCCAUSE     "exccause"     RWX [EXCEPTIONS]    OWN,     ALL,              val(0);
+    233 DEBUGCAUSE   "debugcause"   RWX [DEBUG]         OWN,     ALL,              val(0);
+    234 CCOUNT       "ccount"       RWX [TIMERS]        CYCLES,  ALL,              val(0);
+    235 PRID         "prid"         R   [PRID]          OWN,     RO,               CORE_ID;
+    236 ICOUNT       "icount"       RWX [DEBUG]         OWN,     ALL,              val(0);
+    237 ICOUNTLEVEL  "icountlevel"  RWX [DEBUG]         OWN,     bits(0xf),        val(0);
+    238 EXCVADDR     "excvaddr"     RWX [EXCEPTIONS]    OWN,     ALL,              val(0);
+    240 CCOMPARE0    "ccompare0"    RWX [TIMERS]        OWN,     ALL,              val(0);
+    241 CCOMPARE1    "ccompare1"    RWX [TIMERS]        OWN,     ALL,              val(0);
+    242 CCOMPARE2    "ccompare2"    RWX [TIMERS]        OWN,     ALL,              val(0);
+    244 MISC0        "misc0"        RWX [MISC_SR_0_1]   OWN,     ALL,              val(0);
+    245 MISC1        "misc1"        RWX [MISC_SR_0_1]   OWN,     ALL,              val(0);
+    246 MISC2        "misc2"        RWX [MISC_SR_2_3]   OWN,     ALL,              val(0);
+    247 MISC3        "misc3"        RWX [MISC_SR_2_3]   OWN,     ALL,              val(0);
+    248 ISL          "isl"          RWX [STACK_LIMIT]   OWN,     ALL,              val(0);
+    249 KSL          "ksl"          RWX [STACK_LIMIT]   OWN,     ALL,              val(0);
 }
 
 registers! {
@@ -322,9 +342,9 @@ registers! {
     /// User-register numbers by name, from [`USER_REGISTERS`].
     mod ur,
     privileged from 256;
-//  no. constant       name           access options        storage  write  reset
-    230 EXPSTATE       "expstate"     RW  [EXPSTATE_TIE]    OWN,     ALL,   val(0);
-    231 THREADPTR      "threadptr"    RW  [THREADPTR]       OWN,     ALL,   val(0);
+//  no. constant     name           acc options         storage  write             reset
+    230 EXPSTATE     "expstate"     RW  [EXPSTATE_TIE]  OWN,     ALL,              val(0);
+    231 THREADPTR    "threadptr"    RW  [THREADPTR]     OWN,     ALL,              val(0);
 }
 
 /// Index into `table` of the register `number` that `config` has with `access`.

@@ -138,8 +138,9 @@ pub struct Core<B: Bus> {
     /// Register groups above WINDOWBASE an instruction may name without a window overflow:
     /// the free groups before the next live frame (3 when checks are off). See [`Core::refresh`].
     window_limit: u8,
-    /// The [`Gate::bit`](crate::predecode::Gate::bit)s of the gates that may not run now (the instruction names a group
-    /// beyond `window_limit`, or needs ring 0 outside it). See [`Core::refresh`].
+    /// The bits ([`Gate::bit`](crate::predecode::Gate::bit)) of the gates that may not run
+    /// now: the instruction names a group beyond `window_limit`, or needs ring 0 outside it.
+    /// See [`Core::refresh`].
     traps: u8,
 }
 
