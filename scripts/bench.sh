@@ -4,8 +4,9 @@
 # ncore2gp profiles, cycle accounting on), on qemu-system-xtensa -M sim (same ELF) and on
 # qemu-xtensa (linux-user build of the same source), checks that the exit codes agree, and
 # prints MIPS and the q7emu/QEMU ratios. QEMU's MIPS use q7emu's instruction count for the same
-# program (QEMU does not count instructions). Times are whole-process wall times; q7emu's are
-# the best of Q7_BENCH_REPEAT runs (default 3), as shared hosts add noise in one direction only.
+# program (QEMU does not count instructions). Times are whole-process wall times, each the best
+# of Q7_BENCH_REPEAT runs (default 3) for q7emu and qemu-system alike, as shared hosts add noise
+# in one direction only.
 #
 # Then runs the main job, the committed 8-core ReLU kernel, through `q7emu run` and prints its
 # wall time and aggregate MIPS.
@@ -15,7 +16,8 @@
 # exit code disagrees, or when q7emu's speed relative to qemu-system-xtensa on the same ELF falls
 # below the program's floor in RATIO_FLOOR (override all with Q7_BENCH_MIN_RATIO), or when the
 # ReLU run fails or its output is not the committed expected one. The floors sit well under the
-# ratios seen so far (fib x1.7-2.4, array x8; lcg is JIT-friendly for QEMU, x0.2).
+# ratios seen on a quiet host (fib x1.7-2.4, array x8; lcg is JIT-friendly for QEMU, x0.2) and
+# under those seen with the host loaded 4x over (array x1.3): they catch a collapse, not noise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX=${Q7_XTENSA_PREFIX:-$HOME/.cache/xtensa-dc233c}
@@ -28,7 +30,7 @@ HELPERS="$H/int32.S $H/int64.c $H/bits.c $H/sf.c $H/df.c $H/powi.c $H/mem.c"
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 REPEAT=${Q7_BENCH_REPEAT:-3}
-declare -A RATIO_FLOOR=([fib]=1.0 [lcg]=0.05 [array]=2.0)
+declare -A RATIO_FLOOR=([fib]=0.7 [lcg]=0.05 [array]=1.0)
 status=0
 now() { date +%s.%N; }
 printf '%-6s %-9s %12s %8s %7s %10s %6s %10s %6s %s\n' program profile instructions seconds MIPS sysMIPS ratio userMIPS ratio exit
@@ -47,13 +49,17 @@ for p in fib lcg array; do
   urc=$?
   set -e
   usec=$(echo "$(now) - $t0" | bc -l)
-  t0=$(now)
-  set +e
-  timeout 600 qemu-system-xtensa -M sim -cpu dc233c -semihosting -display none -serial none \
-    -monitor none -kernel "$OUT/$p.elf" >/dev/null 2>&1
-  qrc=$?
-  set -e
-  qsec=$(echo "$(now) - $t0" | bc -l)
+  qsec=
+  for _ in $(seq "$REPEAT"); do
+    t0=$(now)
+    set +e
+    timeout 600 qemu-system-xtensa -M sim -cpu dc233c -semihosting -display none -serial none \
+      -monitor none -kernel "$OUT/$p.elf" >/dev/null 2>&1
+    qrc=$?
+    set -e
+    s=$(echo "$(now) - $t0" | bc -l)
+    if [ -z "$qsec" ] || [ "$(echo "$s < $qsec" | bc -l)" = 1 ]; then qsec=$s; fi
+  done
   for profile in dc233c ncore2gp; do
     sec=
     for _ in $(seq "$REPEAT"); do
