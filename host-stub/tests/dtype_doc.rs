@@ -7,18 +7,7 @@ use q7_host::tensor::dtype::DTYPES;
 fn platform_md_dtype_table_is_the_code_table() {
     let doc =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../PLATFORM.md")).unwrap();
-    let rows: Vec<Vec<String>> = doc
-        .lines()
-        .skip_while(|l| !l.starts_with("| code | ISA name |"))
-        .take_while(|l| l.starts_with('|'))
-        .skip(2)
-        .map(|l| {
-            l.trim_matches('|')
-                .split('|')
-                .map(|c| c.trim().to_string())
-                .collect()
-        })
-        .collect();
+    let rows = q7_tests::doc::table_after(&doc, "| code | ISA name |");
     let code: Vec<Vec<String>> = DTYPES
         .iter()
         .map(|d| {

@@ -3,6 +3,7 @@
 //! its tools, temporary directories, and a small deterministic PRNG with printed seeds.
 
 pub mod build;
+pub mod doc;
 pub mod lockstep;
 pub mod spec;
 

@@ -20,16 +20,9 @@ fn header() -> String {
 
 /// Table rows `| NAME | a | b | ...` → NAME → [a, b, ...].
 fn rows(text: &str) -> HashMap<String, Vec<String>> {
-    text.lines()
-        .filter(|l| l.starts_with("| ") && !l.starts_with("|---"))
-        .map(|l| {
-            let cells: Vec<String> = l
-                .trim_matches('|')
-                .split('|')
-                .map(|c| c.trim().to_string())
-                .collect();
-            (cells[0].clone(), cells[1..].to_vec())
-        })
+    q7_tests::doc::rows(text)
+        .into_iter()
+        .map(|mut cells| (cells.remove(0), cells))
         .collect()
 }
 
@@ -198,27 +191,11 @@ fn image_size_limits_match_the_code() {
     assert!(section.contains("the 32 MiB window at 0x84000000") && single == 32 << 20);
 }
 
-/// The rows of the first table after the line `heading` in PLATFORM.md, as cells.
-fn table_after(text: &str, heading: &str) -> Vec<Vec<String>> {
-    text.lines()
-        .skip_while(|l| !l.starts_with(heading))
-        .skip_while(|l| !l.starts_with('|'))
-        .take_while(|l| l.starts_with('|'))
-        .skip(2) // header and rule
-        .map(|l| {
-            l.trim_matches('|')
-                .split('|')
-                .map(|c| c.trim().to_string())
-                .collect()
-        })
-        .collect()
-}
-
 /// PLATFORM.md "Runtime errors": the MBOX_ABORT codes and names are the emulator's.
 #[test]
 fn runtime_error_codes_match_the_code() {
     use q7_emulator::platform::mailbox::RUNTIME_ERRORS;
-    let rows: Vec<(u32, String)> = table_after(&doc(), "console; the host reports")
+    let rows: Vec<(u32, String)> = q7_tests::doc::table_after(&doc(), "console; the host reports")
         .into_iter()
         .map(|c| (c[0].parse().unwrap(), c[1].clone()))
         .collect();
@@ -233,10 +210,11 @@ fn runtime_error_codes_match_the_code() {
 #[test]
 fn trace_event_codes_match_the_code() {
     use q7_emulator::platform::trace_port::EVENTS;
-    let rows: Vec<(u32, String)> = table_after(&doc(), "| code | event | arguments |")
-        .into_iter()
-        .map(|c| (c[0].parse().unwrap(), c[1].clone()))
-        .collect();
+    let rows: Vec<(u32, String)> =
+        q7_tests::doc::table_after(&doc(), "| code | event | arguments |")
+            .into_iter()
+            .map(|c| (c[0].parse().unwrap(), c[1].clone()))
+            .collect();
     let code: Vec<(u32, String)> = EVENTS.iter().map(|e| (e.0, e.1.to_string())).collect();
     assert_eq!(rows, code);
 }

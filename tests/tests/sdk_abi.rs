@@ -28,18 +28,7 @@ fn header(rel: &str) -> String {
     read(&format!("examples/sdk/include/{rel}"))
 }
 
-/// Rows of the markdown tables in `text` as cells (the first cell included).
-fn rows(text: &str) -> Vec<Vec<String>> {
-    text.lines()
-        .filter(|l| l.starts_with("| ") && !l.starts_with("|---"))
-        .map(|l| {
-            l.trim_matches('|')
-                .split('|')
-                .map(|c| c.trim().to_string())
-                .collect()
-        })
-        .collect()
-}
+use q7_tests::doc::rows;
 
 /// `#define NAME value` lines of a header.
 fn defines(text: &str) -> HashMap<String, String> {

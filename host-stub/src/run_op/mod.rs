@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
+use q7_loader::input::{self, InputError, InputKind};
 
 use crate::build::metadata::{BuildInfo, OpInfo, BUILD_INFO_FILE};
 use crate::build::schema::ArgKind;
@@ -30,8 +31,6 @@ use crate::tensor::HostTensor;
 pub const CUSTOM_OP_OPCODE: u32 = 133;
 /// The library selector the op's library is loaded under.
 pub const SELECTOR: u32 = 1;
-/// Largest image file read from a build directory: the 32 MiB single-core window.
-pub const MAX_IMAGE_FILE: u64 = 64 << 20;
 
 /// A library a build directory holds: its metadata, images and symbols.
 #[derive(Debug)]
@@ -99,14 +98,9 @@ pub enum RunError {
         /// Why.
         source: serde_json::Error,
     },
-    /// An image file is over the bound.
-    #[error("{path}: {size} bytes, over the {MAX_IMAGE_FILE}-byte limit for library images")]
-    ImageTooLarge {
-        /// The file.
-        path: PathBuf,
-        /// Its size.
-        size: u64,
-    },
+    /// An image file cannot be read within its bound.
+    #[error(transparent)]
+    Input(InputError),
     /// The op is not in the library.
     #[error("library {library} has no op {op}; its ops: {}", ops.join(", "))]
     UnknownOp {
@@ -188,15 +182,10 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
     }
 }
 
+/// A library image of the build directory, read with the packed-library bound
+/// (PLATFORM.md "Input file limits").
 fn read_bounded(path: &Path) -> Result<Vec<u8>, RunError> {
-    let meta = std::fs::metadata(path).map_err(io(path))?;
-    if meta.len() > MAX_IMAGE_FILE {
-        return Err(RunError::ImageTooLarge {
-            path: path.to_path_buf(),
-            size: meta.len(),
-        });
-    }
-    std::fs::read(path).map_err(io(path))
+    input::read_file(path, InputKind::PackedLibrary).map_err(RunError::Input)
 }
 
 impl Library {
