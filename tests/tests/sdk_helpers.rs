@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
-use q7_emulator::{NoTrace, Stop};
+use q7_emulator::{FaultKind, NoTrace, Stop};
 use q7_tests::build::{build, helpers_dir, Layout, CXX_RUNTIME, HELPER_SOURCES};
 use q7_tests::{run, TempDir};
 
@@ -82,20 +82,21 @@ fn routines() -> Vec<Routine> {
 
 /// Builds the native harness with the host's C compiler.
 fn build_native(dir: &TempDir) -> PathBuf {
+    build_native_with(dir, "-O2")
+}
+
+/// Builds the native harness at optimisation level `opt` (the routines must not depend on it).
+fn build_native_with(dir: &TempDir, opt: &str) -> PathBuf {
     let exe = dir.join("native");
     let helpers = helpers_dir();
     let mut cmd = Command::new(std::env::var_os("CC").unwrap_or_else(|| "cc".into()));
-    cmd.args([
-        "-O2",
-        "-fno-builtin",
-        "-ffp-contract=off",
-        "-DQ7_HELPERS_HOST",
-    ])
-    .args(["-Wall", "-Wextra", "-Werror"])
-    .arg(format!("-I{}", helpers.display()))
-    .arg("-o")
-    .arg(&exe)
-    .arg(harness_dir().join("native.c"));
+    cmd.arg(opt)
+        .args(["-fno-builtin", "-ffp-contract=off", "-DQ7_HELPERS_HOST"])
+        .args(["-Wall", "-Wextra", "-Werror"])
+        .arg(format!("-I{}", helpers.display()))
+        .arg("-o")
+        .arg(&exe)
+        .arg(harness_dir().join("native.c"));
     for f in HELPER_SOURCES.iter().filter(|f| f.ends_with(".c")) {
         cmd.arg(helpers.join(f));
     }
@@ -181,6 +182,28 @@ fn native_helpers_match_host_ieee_on_every_edge_pair_and_ten_million_cases() {
             .unwrap_or_else(|| panic!("{}: no result line in\n{out}", r.name));
         assert_eq!((*n, *bad), (NATIVE_CASES, 0), "{}", r.name);
         eprintln!("{:<12} {n} cases natively, 0 mismatches", r.name);
+    }
+}
+
+#[test]
+fn native_helpers_built_with_os_match_host_ieee_on_a_million_cases() {
+    let dir = TempDir::new("helpers-native-os");
+    let exe = build_native_with(&dir, "-Os");
+    let seed = q7_tests::seed("native_helpers_os") as u32;
+    let out = Command::new(&exe)
+        .args(["check", "1000000", &seed.to_string()])
+        .output()
+        .expect("native harness");
+    let out = String::from_utf8_lossy(&out.stdout);
+    let mismatches: Vec<&str> = out.lines().filter(|l| l.starts_with("MISMATCH")).collect();
+    assert!(
+        mismatches.is_empty(),
+        "-Os build differs from the host (seed {seed}):\n{}",
+        mismatches.join("\n")
+    );
+    let counts = parse_counts(&out);
+    for r in routines().iter().filter(|r| r.native) {
+        assert_eq!(counts.get(&r.name), Some(&(1_000_000, 0)), "{}", r.name);
     }
 }
 
@@ -323,13 +346,13 @@ fn division_by_zero_raises_integer_divide_by_zero_in_every_width() {
     }
 }
 
-const CXX_TEST: &str = r#"
+/// The C++ test program's heap and declarations (malloc/free are the SDK heap's in kernels).
+const CXX_PRELUDE: &str = r#"
 typedef __SIZE_TYPE__ size_t;
 namespace std { struct nothrow_t { explicit nothrow_t() = default; }; extern const nothrow_t nothrow; }
 void *operator new(size_t, const std::nothrow_t &) noexcept;
 void *operator new[](size_t, const std::nothrow_t &) noexcept;
 
-/* a bump heap for the test: malloc/free are the SDK heap's in kernels */
 static unsigned char heap[4096] __attribute__((aligned(8)));
 static size_t used, frees;
 extern "C" void *malloc(size_t n) {
@@ -340,7 +363,9 @@ extern "C" void *malloc(size_t n) {
     return p;
 }
 extern "C" void free(void *p) { if (p) frees++; }
+"#;
 
+const CXX_TEST: &str = r#"
 static int constructed;
 struct Counter { int v; Counter() : v(++constructed) {} ~Counter() { constructed = -1; } };
 int next() { static Counter c; return c.v; }   /* guard, then atexit for the destructor */
@@ -367,17 +392,50 @@ int main() {
 }
 "#;
 
+/// Builds a C++ program (`CXX_PRELUDE` + `body`) with the C++ runtime and runs it.
+fn run_cxx(name: &str, body: &str) -> Option<(Stop, String)> {
+    let runtime = std::fs::read_to_string(helpers_dir().join(CXX_RUNTIME)).unwrap();
+    let source = format!("{CXX_PRELUDE}{body}");
+    let prog = build(
+        Layout::Sim,
+        name,
+        &[("cxxrt.cc", &runtime), ("test.cc", &source)],
+        &["-fno-exceptions", "-fno-rtti", "-std=c++14"],
+    )?;
+    Some(run_device(&prog.elf))
+}
+
 #[test]
 fn cxx_runtime_serves_new_delete_guards_and_static_destructors() {
-    let runtime = std::fs::read_to_string(helpers_dir().join(CXX_RUNTIME)).unwrap();
-    let Some(prog) = build(
-        Layout::Sim,
-        "cxxrt",
-        &[("cxxrt.cc", &runtime), ("test.cc", CXX_TEST)],
-        &["-fno-exceptions", "-fno-rtti", "-std=c++14"],
-    ) else {
+    let Some((stop, out)) = run_cxx("cxxrt", CXX_TEST) else {
         return;
     };
-    let (stop, out) = run_device(&prog.elf);
     assert_eq!(stop, Stop::Exited(42), "{out}");
+}
+
+#[test]
+fn cxx_runtime_traps_on_failed_new_and_pure_virtual_calls() {
+    let programs = [
+        (
+            "cxx-new",
+            "int *volatile kept;\nint main() { kept = new int[100000]; return 0; }",
+        ),
+        (
+            "cxx-pure",
+            "struct B; void call(B *);\n\
+             struct B { B() { call(this); } virtual int f() = 0; };\n\
+             void call(B *b) { b->f(); }\n\
+             struct D : B { int f() override { return 1; } };\n\
+             int main() { D d; return 0; }",
+        ),
+    ];
+    for (name, body) in programs {
+        let Some((stop, out)) = run_cxx(name, body) else {
+            return;
+        };
+        let Stop::Fault(r) = stop else {
+            panic!("{name}: expected the runtime's trap, got {stop:?}\n{out}")
+        };
+        assert_eq!(r.kind, FaultKind::Breakpoint { imm: (1, 15) }, "{name}");
+    }
 }

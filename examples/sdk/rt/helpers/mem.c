@@ -4,6 +4,7 @@
 #include "helpers.h"
 
 typedef __SIZE_TYPE__ size_t_;
+typedef u32 __attribute__((may_alias)) word; /* word accesses to objects of any type */
 
 /* The loops below must stay loops: GCC would otherwise recognise them as calls to these very
  * functions. */
@@ -19,8 +20,8 @@ LOOPS_STAY void *Q7_LIBC(memcpy)(void *d, const void *s, size_t_ n)
 	const unsigned char *sp = s;
 	if ((((size_t_)dp | (size_t_)sp) & 3) == 0) {
 		for (; n >= 16; n -= 16, dp += 16, sp += 16) {
-			u32 *dw = (u32 *)dp;
-			const u32 *sw = (const u32 *)sp;
+			word *dw = (word *)dp;
+			const word *sw = (const word *)sp;
 			u32 w0 = sw[0], w1 = sw[1], w2 = sw[2], w3 = sw[3];
 			dw[0] = w0;
 			dw[1] = w1;
@@ -28,7 +29,7 @@ LOOPS_STAY void *Q7_LIBC(memcpy)(void *d, const void *s, size_t_ n)
 			dw[3] = w3;
 		}
 		for (; n >= 4; n -= 4, dp += 4, sp += 4)
-			*(u32 *)dp = *(const u32 *)sp;
+			*(word *)dp = *(const word *)sp;
 	}
 	while (n--)
 		*dp++ = *sp++;
@@ -48,7 +49,7 @@ LOOPS_STAY void *Q7_LIBC(memmove)(void *d, const void *s, size_t_ n)
 		for (; n >= 4; n -= 4) {
 			dp -= 4;
 			sp -= 4;
-			*(u32 *)dp = *(const u32 *)sp;
+			*(word *)dp = *(const word *)sp;
 		}
 	}
 	while (n--)
@@ -64,7 +65,7 @@ LOOPS_STAY void *Q7_LIBC(memset)(void *d, int c, size_t_ n)
 		*dp++ = b;
 	u32 w = b * 0x01010101u;
 	for (; n >= 4; n -= 4, dp += 4)
-		*(u32 *)dp = w;
+		*(word *)dp = w;
 	while (n--)
 		*dp++ = b;
 	return d;
