@@ -220,8 +220,9 @@ fn run_elf(
         let text = serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?;
         std::fs::write(&path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    Ok(match code {
-        Some(c) => ExitCode::from(c as u8),
-        None => ExitCode::from(128 + 2),
-    })
+    let ending = q7_host::run_elf::Ending::of(&stop);
+    if let Some(note) = ending.note() {
+        eprintln!("q7emu: {note}");
+    }
+    Ok(ExitCode::from(ending.code()))
 }
