@@ -518,3 +518,66 @@ fn the_readme_lists_the_run_elf_exit_codes_of_the_code() {
         assert!(readme.contains(&row), "README.md lacks {row:?}");
     }
 }
+
+// Item 11: every numeric flag takes the same forms, and `--threads 0` is refused.
+
+/// The stderr of a command line refused by its parser (exit code 2).
+fn usage_error(out: Output) -> String {
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn numeric_flags_take_0x_hex_everywhere_and_threads_0_is_refused() {
+    let refused = "error: invalid value '0' for '--threads <THREADS>': \
+                   \"0\": at least 1 host thread runs the cores\n";
+    let run_packed = q7emu()
+        .args(["run-packed", "--key", "0x185", "--threads", "0", MINIMAL])
+        .output()
+        .unwrap();
+    assert!(usage_error(run_packed).starts_with(refused));
+    let run = q7emu()
+        .args(["run", "build", "--op", "f", "--threads", "0"])
+        .output()
+        .unwrap();
+    assert!(usage_error(run).starts_with(refused));
+    let out = q7emu()
+        .args([
+            "run-packed",
+            "--key",
+            "0x185",
+            "--arg",
+            "0x3",
+            "--cores",
+            "0x1",
+        ])
+        .args([
+            "--dispatches",
+            "0x2",
+            "--threads",
+            "0x1",
+            "--max-cycles",
+            "0x77359400",
+        ])
+        .args(["--sub-opcode", "0x0", MINIMAL])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert!(
+        text.contains("dispatch 1 core 0: response 0x000186ab (100011)"),
+        "{text}"
+    );
+    let (code, err) = run_elf_code("hostile-hex-cycles", &exit_with(5));
+    assert_eq!(code, Some(5), "{err}");
+    let elf_hex = q7emu()
+        .args(["run-elf", "--max-cycles", "0x"])
+        .arg(TOUR)
+        .output()
+        .unwrap();
+    assert!(usage_error(elf_hex).starts_with(
+        "error: invalid value '0x' for '--max-cycles <MAX_CYCLES>': \"0x\": cannot parse \
+         integer from empty string (expected a 64-bit number, decimal or 0x-hex)\n"
+    ));
+}
