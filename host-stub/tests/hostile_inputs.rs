@@ -581,3 +581,20 @@ fn numeric_flags_take_0x_hex_everywhere_and_threads_0_is_refused() {
          integer from empty string (expected a 64-bit number, decimal or 0x-hex)\n"
     ));
 }
+
+// Item 1: a semihosting write of an impossible length fails with EFAULT at once.
+
+#[test]
+fn a_semihosting_write_of_4_gib_from_0x100_fails_with_efault_in_bounded_memory() {
+    // write(1, 0x100, -1), then exit with the errno it left in a3.
+    let code = [
+        0x22, 0xa0, 0x04, 0x32, 0xa0, 0x01, 0x42, 0xa1, 0x00, 0x52, 0xaf, 0xff, 0x00, 0x51, 0x00,
+        0x22, 0xa0, 0x01, 0x00, 0x51, 0x00,
+    ];
+    let dir = TempDir::new("hostile-write");
+    let path = dir.join("prog.elf");
+    std::fs::write(&path, elf(2, &code, 0x1000)).unwrap();
+    let out = q7emu().arg("run-elf").arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(14), "EFAULT: {out:?}");
+    assert!(out.stdout.is_empty(), "nothing written");
+}
