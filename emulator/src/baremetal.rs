@@ -98,6 +98,7 @@ pub fn load(
                 addr: seg.addr,
                 memsz: seg.memsz,
             })?;
+        mem.occupy(seg.addr, r.end - r.start);
         if seg.exec {
             code.push(seg.addr..(end.min(u64::from(u32::MAX)) as u32));
         }
@@ -119,6 +120,7 @@ pub fn load(
                 addr: vecbase,
                 memsz: bootrom::SIZE,
             })?;
+        mem.occupy(vecbase, u64::from(bootrom::SIZE));
         code.push(vecbase..vecbase + bootrom::SIZE);
     }
     let mut core = Core::new(config, mem, 0, pc, vecbase);

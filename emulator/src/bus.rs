@@ -68,12 +68,21 @@ pub trait Bus {
         let _ = addr;
         true
     }
+    /// When no loaded image occupies `addr`, the region it lies in, said for a report (e.g.
+    /// "bare-metal memory no image occupies (images at 0x00001000..0x00001040)"); `None` when
+    /// an image occupies it or the bus does not know. Only fault reports call it.
+    fn vacant(&self, addr: u32) -> Option<String> {
+        let _ = addr;
+        None
+    }
 }
 
 /// A flat, sparse, fully mapped 4 GiB little-endian memory.
 #[derive(Debug)]
 pub struct FlatMemory {
     map: MmapMut,
+    /// Address ranges loaded images occupy (for [`Bus::vacant`]).
+    images: Vec<std::ops::Range<u64>>,
 }
 
 const SPACE: usize = 1 << 32;
@@ -83,7 +92,14 @@ impl FlatMemory {
     pub fn new() -> std::io::Result<Self> {
         Ok(FlatMemory {
             map: MmapMut::map_anon(SPACE)?,
+            images: Vec::new(),
         })
+    }
+
+    /// Records that an image occupies `len` bytes at `addr` (reports name the rest vacant).
+    pub fn occupy(&mut self, addr: u32, len: u64) {
+        self.images.push(u64::from(addr)..u64::from(addr) + len);
+        self.images.sort_by_key(|r| r.start);
     }
 
     /// Copies `bytes` to `addr` (wrapping at 4 GiB is an error: the slice must fit).
@@ -152,5 +168,58 @@ impl Bus for FlatMemory {
         let n = buf.len().min(SPACE - a);
         buf[..n].copy_from_slice(&self.map[a..a + n]);
         Ok(n)
+    }
+
+    #[cold]
+    fn vacant(&self, addr: u32) -> Option<String> {
+        let a = u64::from(addr);
+        if self.images.iter().any(|r| r.contains(&a)) {
+            return None;
+        }
+        /// Ranges named in full; more are counted.
+        const SHOWN: usize = 4;
+        let mut at: Vec<String> = self
+            .images
+            .iter()
+            .take(SHOWN)
+            .map(|r| format!("{:#010x}..{:#010x}", r.start, r.end))
+            .collect();
+        if self.images.len() > SHOWN {
+            at.push(format!("{} more", self.images.len() - SHOWN));
+        }
+        Some(format!(
+            "bare-metal memory no image occupies (images at {})",
+            if at.is_empty() {
+                "none".to_string()
+            } else {
+                at.join(", ")
+            }
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vacant_names_memory_no_image_occupies_with_the_loaded_ranges() {
+        let mut mem = FlatMemory::new().unwrap();
+        assert_eq!(
+            mem.vacant(0).unwrap(),
+            "bare-metal memory no image occupies (images at none)"
+        );
+        mem.occupy(0x1000, 0x40);
+        mem.occupy(0, 0x180);
+        assert_eq!(mem.vacant(0x103f), None);
+        assert_eq!(
+            mem.vacant(0x1040).unwrap(),
+            "bare-metal memory no image occupies \
+             (images at 0x00000000..0x00000180, 0x00001000..0x00001040)"
+        );
+        for n in 0..4 {
+            mem.occupy(0x10_0000 + n * 0x100, 0x10);
+        }
+        assert!(mem.vacant(0x8000).unwrap().ends_with(", 2 more)"));
     }
 }

@@ -12,6 +12,9 @@ pub const SYS_READ: u32 = 3;
 /// Write to fd 1 or 2.
 pub const SYS_WRITE: u32 = 4;
 
+/// Most bytes of a `write` held at once: longer writes are streamed in chunks of this size.
+pub const WRITE_CHUNK: u32 = 64 * 1024;
+
 /// errno: bad file descriptor.
 pub const EBADF: u32 = 9;
 /// errno: bad address.
@@ -56,17 +59,23 @@ pub fn simcall(
         SYS_EXIT => Outcome::Exit(a as i32),
         SYS_READ => Outcome::Return { value: 0, errno: 0 },
         SYS_WRITE => {
-            let mut buf = Vec::with_capacity(c.min(1 << 20) as usize);
-            for k in 0..c {
-                match read_byte(b.wrapping_add(k)) {
-                    Some(v) => buf.push(v),
-                    None => return failed(EFAULT),
+            // A buffer running past the end of the 32-bit space cannot exist; every byte of the
+            // rest must be readable before any is written (nothing half-written on EFAULT).
+            if u64::from(b) + u64::from(c) > 1 << 32 || (0..c).any(|k| read_byte(b + k).is_none()) {
+                return failed(EFAULT);
+            }
+            let mut chunk = Vec::with_capacity(c.min(WRITE_CHUNK) as usize);
+            let mut at = 0;
+            while at < c {
+                let n = (c - at).min(WRITE_CHUNK);
+                chunk.clear();
+                chunk.extend((0..n).map(|k| read_byte(b + at + k).unwrap_or(0)));
+                if host.write(a, &chunk).is_err() {
+                    return failed(EBADF);
                 }
+                at += n;
             }
-            match host.write(a, &buf) {
-                Ok(()) => Outcome::Return { value: c, errno: 0 },
-                Err(_) => failed(EBADF),
-            }
+            Outcome::Return { value: c, errno: 0 }
         }
         _ => failed(ENOSYS),
     }
@@ -151,6 +160,35 @@ mod tests {
             fail(EBADF)
         );
         assert_eq!(simcall(99, [0; 3], memory, &mut host), fail(ENOSYS));
+        assert!(host.0.is_empty(), "nothing written");
+    }
+
+    #[test]
+    fn a_long_write_is_streamed_in_bounded_chunks_and_an_impossible_one_refused() {
+        let mut host = Recorder::default();
+        let len = 3 * WRITE_CHUNK + 5;
+        let zeros = |_| Some(0);
+        let out = simcall(SYS_WRITE, [1, 0, len], zeros, &mut host);
+        assert_eq!(
+            out,
+            Outcome::Return {
+                value: len,
+                errno: 0
+            }
+        );
+        let sizes: Vec<usize> = host.0.iter().map(|(_, b)| b.len()).collect();
+        let chunk = WRITE_CHUNK as usize;
+        assert_eq!(sizes, [chunk, chunk, chunk, 5]);
+        // 4 GiB - 1 bytes from 0x1000 would run past the end of the address space.
+        let mut host = Recorder::default();
+        let out = simcall(SYS_WRITE, [1, 0x1000, u32::MAX], zeros, &mut host);
+        assert_eq!(
+            out,
+            Outcome::Return {
+                value: u32::MAX,
+                errno: EFAULT
+            }
+        );
         assert!(host.0.is_empty(), "nothing written");
     }
 

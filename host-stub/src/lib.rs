@@ -6,12 +6,14 @@
 //! packed library run end to end through both ([`run_packed`]), the build driver that makes
 //! such libraries from C++ sources ([`build`]), and an op of a built library run on tensors
 //! ([`run_op`]) with its host tensors, descriptors and `.npy` files ([`tensor`]) and
-//! symbolised fault reports ([`symbolize`]).
+//! symbolised fault reports ([`symbolize`]), and the one grammar of numeric flags
+//! ([`number`]).
 
 pub mod build;
 pub mod disasm;
 pub mod firmware;
 pub mod nrtucode;
+pub mod number;
 pub mod run_elf;
 pub mod run_op;
 pub mod run_packed;

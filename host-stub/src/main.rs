@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
+use q7_host::number::{parse_threads, parse_u32, parse_u64, parse_words};
 use q7_isa::CoreConfig;
 
 #[derive(Parser, Debug)]
@@ -37,7 +38,7 @@ enum Command {
         #[arg(long, default_value = q7_isa::NCORE2GP.name, value_parser = profile_parser())]
         profile: &'static CoreConfig,
         /// Stop with a report after this many cycles (a runaway program never hangs).
-        #[arg(long, default_value_t = 10_000_000_000)]
+        #[arg(long, default_value_t = 10_000_000_000, value_parser = parse_u64)]
         max_cycles: u64,
         /// Also write instruction count, cycles and the stall breakdown as JSON to this file.
         #[arg(long)]
@@ -56,20 +57,20 @@ enum Command {
         #[arg(long = "arg", value_parser = parse_words)]
         args: Vec<Vec<u32>>,
         /// 8: one instance per core in its 2 MiB window; 1: core 0 in the 32 MiB window.
-        #[arg(long, default_value_t = 8)]
+        #[arg(long, default_value_t = 8, value_parser = parse_u32)]
         cores: u32,
         /// Sub-opcode of the invocation.
         #[arg(long, default_value_t = 0, value_parser = parse_u32)]
         sub_opcode: u32,
         /// Dispatch this many times (library state persists between dispatches).
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = parse_u32)]
         dispatches: u32,
-        /// Host threads running the cores (results are identical for any count unless the cores
+        /// Host threads running the cores, at least 1 (results are identical for any count unless the cores
         /// communicate through HBM within a dispatch).
-        #[arg(long, default_value_t = 2)]
+        #[arg(long, default_value_t = 2, value_parser = parse_threads)]
         threads: usize,
         /// Cycle budget of each firmware call before the kernel counts as runaway.
-        #[arg(long, default_value_t = q7_host::firmware::CALL_BUDGET)]
+        #[arg(long, default_value_t = q7_host::firmware::CALL_BUDGET, value_parser = parse_u64)]
         max_cycles: u64,
         /// Also write the results as JSON to this file.
         #[arg(long)]
@@ -83,20 +84,6 @@ enum Command {
     /// Run an op of a library built by `q7emu build` on .npy tensors: load it on the cluster
     /// (8 cores for a multicore build), dispatch the op, print or save its output.
     Run(q7_host::run_op::cli::RunArgs),
-}
-
-/// A number in decimal or with a 0x prefix.
-fn parse_u32(s: &str) -> Result<u32, String> {
-    let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(hex) => u32::from_str_radix(hex, 16),
-        None => s.parse(),
-    };
-    r.map_err(|e| format!("{s:?}: {e} (expected a 32-bit number, decimal or 0x-hex)"))
-}
-
-/// Comma-separated 32-bit words.
-fn parse_words(s: &str) -> Result<Vec<u32>, String> {
-    s.split(',').map(|w| parse_u32(w.trim())).collect()
 }
 
 /// The built-in profiles of `q7_isa`, by name.
@@ -220,8 +207,9 @@ fn run_elf(
         let text = serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?;
         std::fs::write(&path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    Ok(match code {
-        Some(c) => ExitCode::from(c as u8),
-        None => ExitCode::from(128 + 2),
-    })
+    let ending = q7_host::run_elf::Ending::of(&stop);
+    if let Some(note) = ending.note() {
+        eprintln!("q7emu: {note}");
+    }
+    Ok(ExitCode::from(ending.code()))
 }

@@ -4,9 +4,13 @@
 //! QEMU's reset state (at the reset vector when the image has code there, else at the ELF
 //! entry). Semihosting output goes to stdout/stderr; the run ends at the semihosting exit, a
 //! fault (reported with registers and backtrace), or the cycle budget.
+//!
+//! The process exit code says which ([`Ending::code`], listed in README.md "run-elf exit
+//! codes"): a guest status that fits 0..=[`STATUS_MAX`] is passed through; a guest status that
+//! does not fit, a fault and a runaway each have a code of their own.
 
 use q7_emulator::baremetal::{self, LoadSegment};
-use q7_emulator::{Core, FlatMemory, NoTrace, Stats, Stop, TimingModel};
+use q7_emulator::{Core, FaultKind, FlatMemory, NoTrace, Stats, Stop, TimingModel};
 use q7_isa::CoreConfig;
 use q7_loader::ElfFile;
 use serde::Serialize;
@@ -54,6 +58,63 @@ pub struct RunStats<'a> {
     pub fault: Option<&'a q7_emulator::FaultReport>,
 }
 
+/// The largest guest exit status passed through as the process exit code.
+pub const STATUS_MAX: i32 = 127;
+/// Exit code of a guest status outside 0..=[`STATUS_MAX`] (the status is printed on stderr).
+pub const EXIT_STATUS_DOES_NOT_FIT: u8 = 128;
+/// Exit code of a fault (the report is printed on stderr).
+pub const EXIT_FAULT: u8 = 129;
+/// Exit code of a runaway: the cycle budget ran out (the report is printed on stderr).
+pub const EXIT_RUNAWAY: u8 = 130;
+
+/// How a run ended, as the process exit code tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The program exited with a status in 0..=[`STATUS_MAX`].
+    Exited(u8),
+    /// The program exited with a status that does not fit.
+    StatusDoesNotFit(i32),
+    /// The core faulted.
+    Fault,
+    /// The cycle budget ran out.
+    Runaway,
+}
+
+impl Ending {
+    /// How `stop` ends the run.
+    pub fn of(stop: &Stop) -> Ending {
+        match stop {
+            Stop::Exited(c) if (0..=STATUS_MAX).contains(c) => Ending::Exited(*c as u8),
+            Stop::Exited(c) => Ending::StatusDoesNotFit(*c),
+            Stop::Fault(r) if matches!(r.kind, FaultKind::BudgetExhausted { .. }) => {
+                Ending::Runaway
+            }
+            Stop::Fault(_) => Ending::Fault,
+        }
+    }
+
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            Ending::Exited(c) => c,
+            Ending::StatusDoesNotFit(_) => EXIT_STATUS_DOES_NOT_FIT,
+            Ending::Fault => EXIT_FAULT,
+            Ending::Runaway => EXIT_RUNAWAY,
+        }
+    }
+
+    /// What stderr says about the exit code beyond the report, if anything.
+    pub fn note(self) -> Option<String> {
+        match self {
+            Ending::StatusDoesNotFit(c) => Some(format!(
+                "the program exited with status {c}, outside 0..={STATUS_MAX}: exit code {}",
+                EXIT_STATUS_DOES_NOT_FIT
+            )),
+            _ => None,
+        }
+    }
+}
+
 /// Loads `elf`, which must be an executable (ET_EXEC), for `config`.
 pub fn prepare(
     elf: &ElfFile<'_>,
@@ -82,4 +143,44 @@ pub fn prepare(
 /// Runs a prepared core; returns how it stopped.
 pub fn run(core: &mut Core<FlatMemory>, max_cycles: u64) -> Stop {
     core.run(max_cycles, &mut NoTrace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fault(kind: FaultKind) -> Stop {
+        Stop::Fault(Box::new(q7_emulator::FaultReport {
+            core: 0,
+            pc: 0,
+            kind,
+            address: None,
+            disassembly: String::new(),
+            registers: [0; 16],
+            ps: 0,
+            windowbase: 0,
+            windowstart: 0,
+            sar: 0,
+            backtrace: Vec::new(),
+            cycles: 0,
+        }))
+    }
+
+    #[test]
+    fn a_fault_a_runaway_and_a_status_that_does_not_fit_have_codes_of_their_own() {
+        let code = |stop: &Stop| Ending::of(stop).code();
+        assert_eq!(code(&Stop::Exited(0)), 0);
+        assert_eq!(code(&Stop::Exited(127)), 127);
+        assert_eq!(code(&Stop::Exited(128)), 128);
+        assert_eq!(code(&Stop::Exited(256)), 128);
+        assert_eq!(code(&Stop::Exited(-1)), 128);
+        assert_eq!(code(&fault(FaultKind::WaitForever)), 129);
+        let runaway = fault(FaultKind::BudgetExhausted { max_cycles: 5 });
+        assert_eq!(code(&runaway), 130);
+        assert_eq!(
+            Ending::of(&Stop::Exited(256)).note().unwrap(),
+            "the program exited with status 256, outside 0..=127: exit code 128"
+        );
+        assert_eq!(Ending::of(&Stop::Exited(3)).note(), None);
+    }
 }

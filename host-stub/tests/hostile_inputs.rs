@@ -244,6 +244,33 @@ fn a_failed_run_packed_still_leaves_valid_json_naming_the_error() {
     assert!(j["error"].as_str().unwrap().contains(&want), "{j}");
 }
 
+// Item 6: more ARG_TENSOR descriptors than the mailbox holds are refused before dispatch.
+
+#[test]
+fn seventeen_arg_tensor_descriptors_are_refused_at_the_host_api() {
+    let mut cmd = q7emu();
+    cmd.args(["run-packed", "--key", "0x185"]);
+    for n in 0..17 {
+        cmd.args(["--arg", &n.to_string()]);
+    }
+    let out = cmd.arg(MINIMAL).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let err = failure(out);
+    assert_eq!(
+        err,
+        format!(
+            "q7emu: error: {MINIMAL}: dispatch of key 0x185 with 17 ARG_TENSOR descriptors: \
+             the mailbox holds at most 16 (PLATFORM.md \"Mailbox\")\n"
+        )
+    );
+    // The library loaded; no kernel ran (so none faulted and none is blamed).
+    assert!(
+        stdout.starts_with("library minimal: 8 core(s), key 0x185"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("dispatch 0"), "{stdout}");
+}
+
 // Item 7: a malformed dynamic section or relocation is refused at prelink, naming where.
 
 /// The device image of the committed minimal kernel, and the file offset of its PT_DYNAMIC.
@@ -415,4 +442,159 @@ fn every_truncation_of_an_elf_names_the_table_and_the_file_size() {
         q7_loader::ElfFile::parse(&b).unwrap_err().to_string(),
         "malformed ELF: program header table at file offset 0x13c0 (2 entries of 32 bytes, 0x40 in all) ends at 0x1400, past the end of the 5088-byte (0x13e0) file"
     );
+}
+
+/// Runs `code` loaded at 0x1000 with `run-elf`; its exit code and stderr.
+fn run_elf_code(name: &str, code: &[u8]) -> (Option<i32>, String) {
+    let dir = TempDir::new(name);
+    let path = dir.join("prog.elf");
+    std::fs::write(&path, elf(2, code, 0x1000)).unwrap();
+    let out = q7emu().arg("run-elf").arg(&path).output().unwrap();
+    (out.status.code(), String::from_utf8(out.stderr).unwrap())
+}
+
+/// `movi a2, 1` (SYS_EXIT); `movi a3, status`; `simcall`.
+fn exit_with(status: u16) -> Vec<u8> {
+    let [lo, hi] = status.to_le_bytes();
+    vec![
+        0x22,
+        0xa0,
+        0x01,
+        0x32,
+        0xa0 | (hi & 0xf),
+        lo,
+        0x00,
+        0x51,
+        0x00,
+    ]
+}
+
+/// `j 0x2000` at 0x1000: a jump to where nothing is loaded.
+const JUMP_INTO_NOTHING: [u8; 3] = [0x06, 0xff, 0x03];
+
+// Item 14: a jump into memory no image occupies is reported as that, naming the loaded ranges.
+
+#[test]
+fn a_jump_into_memory_no_image_occupies_says_so() {
+    let (code, err) = run_elf_code("hostile-jump", &JUMP_INTO_NOTHING);
+    assert_eq!(code, Some(129), "{err}");
+    // PS.EXCM is 1 out of reset (QEMU's state), so the exception counts as a double one.
+    let want = "q7emu: core 0 stopped at pc 0x00002000: double exception: \
+                IllegalInstructionCause (0) inside an exception handler: instruction fetch at 0x00002000 hit bare-metal memory no image occupies \
+                (images at 0x00000000..0x00000180, 0x00001000..0x00001003): no code there (ill)\n";
+    assert!(err.contains(want), "{err}");
+}
+
+// Item 10: a fault, a runaway and a guest status that does not fit have exit codes of their own.
+
+#[test]
+fn run_elf_exit_codes_tell_a_status_a_misfit_and_a_fault_apart() {
+    let (code, err) = run_elf_code("hostile-exit-42", &exit_with(42));
+    assert_eq!(code, Some(42), "{err}");
+    let (code, err) = run_elf_code("hostile-exit-127", &exit_with(127));
+    assert_eq!(code, Some(127), "{err}");
+    for status in [130, 256] {
+        let (code, err) = run_elf_code("hostile-exit-big", &exit_with(status));
+        assert_eq!(code, Some(128), "{err}");
+        let note = format!(
+            "q7emu: the program exited with status {status}, outside 0..=127: exit code 128\n"
+        );
+        assert!(err.ends_with(&note), "{err}");
+    }
+    let (code, _) = run_elf_code("hostile-exit-fault", &JUMP_INTO_NOTHING);
+    assert_eq!(code, Some(129));
+}
+
+#[test]
+fn the_readme_lists_the_run_elf_exit_codes_of_the_code() {
+    use q7_host::run_elf::{EXIT_FAULT, EXIT_RUNAWAY, EXIT_STATUS_DOES_NOT_FIT, STATUS_MAX};
+    let readme = include_str!("../../README.md");
+    for row in [
+        format!("| 0..={STATUS_MAX}   | the program exited with this status |"),
+        format!("| {EXIT_STATUS_DOES_NOT_FIT}       | the program exited with a status outside 0..={STATUS_MAX} "),
+        format!("| {EXIT_FAULT}       | the core faulted;"),
+        format!("| {EXIT_RUNAWAY}       | the cycle budget (`--max-cycles`) ran out"),
+    ] {
+        assert!(readme.contains(&row), "README.md lacks {row:?}");
+    }
+}
+
+// Item 11: every numeric flag takes the same forms, and `--threads 0` is refused.
+
+/// The stderr of a command line refused by its parser (exit code 2).
+fn usage_error(out: Output) -> String {
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn numeric_flags_take_0x_hex_everywhere_and_threads_0_is_refused() {
+    let refused = "error: invalid value '0' for '--threads <THREADS>': \
+                   \"0\": at least 1 host thread runs the cores\n";
+    let run_packed = q7emu()
+        .args(["run-packed", "--key", "0x185", "--threads", "0", MINIMAL])
+        .output()
+        .unwrap();
+    assert!(usage_error(run_packed).starts_with(refused));
+    let run = q7emu()
+        .args(["run", "build", "--op", "f", "--threads", "0"])
+        .output()
+        .unwrap();
+    assert!(usage_error(run).starts_with(refused));
+    let out = q7emu()
+        .args([
+            "run-packed",
+            "--key",
+            "0x185",
+            "--arg",
+            "0x3",
+            "--cores",
+            "0x1",
+        ])
+        .args([
+            "--dispatches",
+            "0x2",
+            "--threads",
+            "0x1",
+            "--max-cycles",
+            "0x77359400",
+        ])
+        .args(["--sub-opcode", "0x0", MINIMAL])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert!(
+        text.contains("dispatch 1 core 0: response 0x000186ab (100011)"),
+        "{text}"
+    );
+    let (code, err) = run_elf_code("hostile-hex-cycles", &exit_with(5));
+    assert_eq!(code, Some(5), "{err}");
+    let elf_hex = q7emu()
+        .args(["run-elf", "--max-cycles", "0x"])
+        .arg(TOUR)
+        .output()
+        .unwrap();
+    assert!(usage_error(elf_hex).starts_with(
+        "error: invalid value '0x' for '--max-cycles <MAX_CYCLES>': \"0x\": cannot parse \
+         integer from empty string (expected a 64-bit number, decimal or 0x-hex)\n"
+    ));
+}
+
+// Item 1: a semihosting write of an impossible length fails with EFAULT at once.
+
+#[test]
+fn a_semihosting_write_of_4_gib_from_0x100_fails_with_efault_in_bounded_memory() {
+    // write(1, 0x100, -1), then exit with the errno it left in a3.
+    let code = [
+        0x22, 0xa0, 0x04, 0x32, 0xa0, 0x01, 0x42, 0xa1, 0x00, 0x52, 0xaf, 0xff, 0x00, 0x51, 0x00,
+        0x22, 0xa0, 0x01, 0x00, 0x51, 0x00,
+    ];
+    let dir = TempDir::new("hostile-write");
+    let path = dir.join("prog.elf");
+    std::fs::write(&path, elf(2, &code, 0x1000)).unwrap();
+    let out = q7emu().arg("run-elf").arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(14), "EFAULT: {out:?}");
+    assert!(out.stdout.is_empty(), "nothing written");
 }

@@ -319,6 +319,17 @@ impl<B: Bus> Core<B> {
         self.handler_code.iter().any(|r| r.contains(&addr))
     }
 
+    /// The vacant region `pc` lies in when `reason` is the instruction there being no
+    /// instruction (`ill` or undecodable) and no image occupies it: a jump into nothing.
+    fn fetched_from_vacant(&self, reason: &Reason, pc: u32) -> Option<String> {
+        match reason {
+            Reason::Ill | Reason::Illegal { .. } | Reason::FetchBeyondEnd { .. } => {
+                self.bus.vacant(pc)
+            }
+            _ => None,
+        }
+    }
+
     /// Takes exception `e` raised by the instruction at `pc`; `Some` when the core stops.
     #[cold]
     #[inline(never)]
@@ -362,7 +373,12 @@ impl<B: Bus> Core<B> {
         if !self.installed(target) {
             let (kind, address) = match (&e, vector.window()) {
                 (Exc::General(reason), _) => {
-                    let (cause, detail) = (reason.cause(), reason.describe(self.config));
+                    let (cause, mut detail) = (reason.cause(), reason.describe(self.config));
+                    if let Some(region) = self.fetched_from_vacant(reason, pc) {
+                        detail = format!(
+                            "instruction fetch at {pc:#010x} hit {region}: no code there ({detail})"
+                        );
+                    }
                     let kind = if vector == Vector::Double {
                         FaultKind::DoubleException { cause, detail }
                     } else {

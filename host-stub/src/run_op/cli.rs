@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use super::{run, Library, OpRequest, RunError};
+use crate::number::{parse_threads, parse_u64};
 use crate::tensor::dtype::Dtype;
 use crate::tensor::npy::{self, NpyError};
 
@@ -26,17 +27,18 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE.npy")]
     pub output: Option<PathBuf>,
     /// The output's shape (default: the first tensor argument's).
-    #[arg(long, value_name = "D0,D1,...", value_delimiter = ',')]
+    #[arg(long, value_name = "D0,D1,...", value_delimiter = ',', value_parser = parse_u64)]
     pub out_shape: Option<Vec<u64>>,
     /// The output's dtype, a numpy name: float32, float16, bfloat16, int8, uint8, int16,
     /// int32, int64 (default: the first tensor argument's).
     #[arg(long, value_name = "DTYPE", value_parser = parse_dtype)]
     pub out_dtype: Option<Dtype>,
-    /// Host threads running the cores (results and cycle counts are identical for any count).
-    #[arg(long, default_value_t = 2)]
+    /// Host threads running the cores, at least 1 (results and cycle counts are identical for
+    /// any count).
+    #[arg(long, default_value_t = 2, value_parser = parse_threads)]
     pub threads: usize,
     /// Cycle budget per core before the kernel counts as runaway.
-    #[arg(long, default_value_t = crate::firmware::CALL_BUDGET)]
+    #[arg(long, default_value_t = crate::firmware::CALL_BUDGET, value_parser = parse_u64)]
     pub max_cycles: u64,
     /// Print the run report as JSON on stdout instead of the summary.
     #[arg(long)]
@@ -77,7 +79,7 @@ pub fn main(a: RunArgs) -> Result<String, RunCliError> {
             scalars: a.scalars,
             out_dtype: a.out_dtype,
             out_shape: a.out_shape,
-            threads: a.threads.max(1),
+            threads: a.threads,
             call_budget: a.max_cycles,
         },
     )?;
