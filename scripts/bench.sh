@@ -12,10 +12,11 @@
 # wall time and aggregate MIPS.
 #
 # Gates only on correctness and on ratios measured side by side in this run, never on an
-# absolute MIPS figure (shared hosts run the same binary at very different speeds): fails when an
-# guest exit status disagrees, or when q7emu's speed relative to qemu-system-xtensa on the same ELF falls
-# below the program's floor in RATIO_FLOOR (override all with Q7_BENCH_MIN_RATIO), or when the
-# ReLU run fails or its output is not the committed expected one. The floors sit well under the
+# absolute MIPS figure (shared hosts run the same binary at very different speeds): fails when the
+# guest's exit status disagrees with QEMU's, or when q7emu's speed relative to qemu-system-xtensa
+# on the same ELF falls below the program's floor in RATIO_FLOOR (override all with
+# Q7_BENCH_MIN_RATIO), or when the ReLU run fails or its output is not the committed expected
+# one. The floors sit well under the
 # ratios seen on a quiet host (fib x1.7-2.4, array x8; lcg is JIT-friendly for QEMU, x0.2) and
 # under those seen with the host loaded 4x over (array x1.3): they catch a collapse, not noise.
 set -euo pipefail
