@@ -19,10 +19,10 @@ use crate::nrtucode::{coretype, Context, NrtError, Source};
 use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
 use q7_loader::input::{self, InputError, InputKind};
 
-/// Size of one ARG_TENSOR descriptor (seed 002).
-pub const ARG_BYTES: usize = 0x30;
-/// The custom-op opcode every dispatch carries (seed 000: always 133).
-pub const CUSTOM_OP_OPCODE: u32 = 133;
+/// Size of one ARG_TENSOR descriptor (PLATFORM.md).
+pub const ARG_BYTES: usize = crate::tensor::descriptor::SIZE;
+/// The custom-op opcode every dispatch carries (the registry's constant, 133).
+pub const CUSTOM_OP_OPCODE: u32 = q7_loader::ucode_lib::CUSTOM_OP_OPCODE as u32;
 /// The library selector `run-packed` loads under.
 pub const SELECTOR: u32 = 1;
 

@@ -15,6 +15,7 @@ pub mod report;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use q7_emulator::platform::mailbox::ArgTensor;
 use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
 use q7_loader::input::{self, InputError, InputKind};
 
@@ -27,10 +28,7 @@ use crate::tensor::descriptor::{ArgDescriptor, DescriptorError, Location, Scalar
 use crate::tensor::dtype::Dtype;
 use crate::tensor::HostTensor;
 
-/// The custom-op opcode every dispatch carries (seed: 133).
-pub const CUSTOM_OP_OPCODE: u32 = 133;
-/// The library selector the op's library is loaded under.
-pub const SELECTOR: u32 = 1;
+pub use crate::run_packed::{CUSTOM_OP_OPCODE, SELECTOR};
 
 /// A library a build directory holds: its metadata, images and symbols.
 #[derive(Debug)]
@@ -353,30 +351,33 @@ pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
 
     // Place the tensors and describe the arguments in schema order, the output last.
     let hbm = ctx.device.cluster.hbm.clone();
-    let place = |what: String, t: &HostTensor, output: bool| -> Result<[u8; 0x30], RunError> {
-        let addr = hbm
-            .alloc((t.data.len() as u64).max(1), 64)
-            .and_then(|a| hbm.write(a, &t.data).map(|()| a))
-            .map_err(|source| RunError::Hbm {
-                what: what.clone(),
-                source,
-            })?;
-        ArgDescriptor::Tensor {
-            location: Location::Hbm,
-            dtype: t.dtype,
-            addr,
-            shape: t.shape.clone(),
-            output,
-        }
-        .encode()
-        .map_err(|source| RunError::Descriptor { what, source })
-    };
+    // The tensor's HBM address and its descriptor.
+    let place =
+        |what: String, t: &HostTensor, output: bool| -> Result<(u64, ArgTensor), RunError> {
+            let addr = hbm
+                .alloc((t.data.len() as u64).max(1), 64)
+                .and_then(|a| hbm.write(a, &t.data).map(|()| a))
+                .map_err(|source| RunError::Hbm {
+                    what: what.clone(),
+                    source,
+                })?;
+            ArgDescriptor::Tensor {
+                location: Location::Hbm,
+                dtype: t.dtype,
+                addr,
+                shape: t.shape.clone(),
+                output,
+            }
+            .encode()
+            .map(|d| (addr, d))
+            .map_err(|source| RunError::Descriptor { what, source })
+        };
     let (mut inputs, mut scalars) = (req.inputs.iter(), req.scalars.iter());
     let mut descriptors = Vec::new();
     for (i, a) in op.args.iter().enumerate() {
         let d = if a.kind == ArgKind::Tensor {
             let t = inputs.next().expect("counted above");
-            place(format!("input {i} ({})", a.name), t, false)?
+            place(format!("input {i} ({})", a.name), t, false)?.1
         } else {
             let v = scalar(&op, &a.name, a.kind, scalars.next().expect("counted above"))?;
             ArgDescriptor::Scalar(v)
@@ -385,9 +386,8 @@ pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
         };
         descriptors.push(d);
     }
-    let out_desc = place("output".into(), &output, true)?;
+    let (out_addr, out_desc) = place("output".into(), &output, true)?;
     descriptors.push(out_desc);
-    let out_addr = u64::from_le_bytes(out_desc[8..16].try_into().expect("8 bytes"));
 
     let start = Instant::now();
     let cores = ctx

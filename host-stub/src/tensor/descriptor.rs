@@ -4,8 +4,8 @@
 
 use super::dtype::Dtype;
 
-/// Descriptor size (seed: 0x30).
-pub const SIZE: usize = 0x30;
+/// Descriptor size (seed: 0x30), the mailbox's slot size.
+pub const SIZE: usize = q7_emulator::platform::map::ARG_TENSOR_SIZE as usize;
 /// Most dims of a descriptor (8 × u16), and of a wide one (4 × u32).
 pub const MAX_RANK: usize = 8;
 /// Most dims with `WIDE_SHAPE`.
