@@ -39,6 +39,14 @@ pub enum SetupError {
         /// Size in memory.
         memsz: u32,
     },
+    /// The segments alone take more memory than the program may touch.
+    #[error("the segments take {touched} bytes of memory (counted in 64 KiB granules), more than the limit of {limit}")]
+    MemoryLimit {
+        /// Bytes the segments touch.
+        touched: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// Two segments overlap.
     #[error("segments at {a:#010x} and {b:#010x} overlap")]
     Overlap {
@@ -67,13 +75,28 @@ pub fn reset_vecbase(config: &CoreConfig) -> u32 {
     }
 }
 
-/// Loads `segments` and returns a core in reset state: it starts at the reset vector when a
-/// segment has code there, else at `entry`. The boot ROM's window handlers are placed at the
-/// reset VECBASE unless the program occupies that range.
+/// Most memory a bare-metal program may touch by default: 128 MiB, the RAM QEMU's `-M sim`
+/// machine has unless told otherwise (examples/bare-metal/rt/link.ld).
+pub const DEFAULT_MEMORY_LIMIT: u64 = 128 << 20;
+
+/// [`load_limited`] with [`DEFAULT_MEMORY_LIMIT`].
 pub fn load(
     config: &'static CoreConfig,
     segments: &[LoadSegment<'_>],
     entry: u32,
+) -> Result<Core<FlatMemory>, SetupError> {
+    load_limited(config, segments, entry, DEFAULT_MEMORY_LIMIT)
+}
+
+/// Loads `segments` and returns a core in reset state: it starts at the reset vector when a
+/// segment has code there, else at `entry`. The boot ROM's window handlers are placed at the
+/// reset VECBASE unless the program occupies that range. Stores may touch at most
+/// `memory_limit` bytes (counted in [`crate::bus::TOUCH_GRANULE`]s, the segments included).
+pub fn load_limited(
+    config: &'static CoreConfig,
+    segments: &[LoadSegment<'_>],
+    entry: u32,
+    memory_limit: u64,
 ) -> Result<Core<FlatMemory>, SetupError> {
     let mut mem = FlatMemory::new()?;
     let mut ranges: Vec<Range<u64>> = Vec::new();
@@ -123,6 +146,11 @@ pub fn load(
         mem.occupy(vecbase, u64::from(bootrom::SIZE));
         code.push(vecbase..vecbase + bootrom::SIZE);
     }
+    mem.set_memory_limit(memory_limit)
+        .map_err(|touched| SetupError::MemoryLimit {
+            touched,
+            limit: memory_limit,
+        })?;
     let mut core = Core::new(config, mem, 0, pc, vecbase);
     core.handler_code = code;
     Ok(core)

@@ -2,7 +2,9 @@
 //! why it cannot, and reports each access's extra latency for the cycle model.
 //!
 //! [`FlatMemory`] is the bare-metal bus: one sparse 4 GiB space (an anonymous mapping, so
-//! untouched pages cost nothing), every address mapped, uniform latency.
+//! untouched pages cost nothing), every address mapped, uniform latency. The memory a program
+//! writes is counted in [`TOUCH_GRANULE`]s and may be capped, so a runaway cannot fill the
+//! host's memory.
 
 use memmap2::MmapMut;
 
@@ -22,6 +24,15 @@ pub enum BusFault {
         addr: u32,
         /// "load", "store" or "fetch".
         kind: &'static str,
+    },
+    /// The store would take the memory a bare-metal program has touched past its limit
+    /// ([`FlatMemory::set_memory_limit`]).
+    #[error("store to {addr:#010x} would take the memory touched past the limit of {limit} bytes")]
+    MemoryLimit {
+        /// The address.
+        addr: u32,
+        /// The limit in bytes.
+        limit: u64,
     },
     /// A device refused the access (e.g. an SDMA error), saying why.
     #[error("{message}")]
@@ -77,29 +88,142 @@ pub trait Bus {
     }
 }
 
+/// The address ranges loaded images occupy, so that a fetch from anywhere else can be
+/// reported as a jump into nothing ([`Bus::vacant`]).
+#[derive(Debug, Clone, Default)]
+pub struct Images(Vec<std::ops::Range<u64>>);
+
+impl Images {
+    /// Records that an image occupies `len` bytes at `addr`.
+    pub fn occupy(&mut self, addr: u32, len: u64) {
+        self.0.push(u64::from(addr)..u64::from(addr) + len);
+        self.0.sort_by_key(|r| r.start);
+    }
+
+    /// Forgets the image that starts at `addr` (unloaded).
+    pub fn release(&mut self, addr: u32) {
+        self.0.retain(|r| r.start != u64::from(addr));
+    }
+
+    /// Whether an image occupies `addr`.
+    pub fn holds(&self, addr: u32) -> bool {
+        let a = u64::from(addr);
+        self.0.iter().any(|r| r.contains(&a))
+    }
+
+    /// `images at 0x…..0x…, …` (the first few, then a count), or `images at none`.
+    #[cold]
+    pub fn list(&self) -> String {
+        /// Ranges named in full; more are counted.
+        const SHOWN: usize = 4;
+        let mut at: Vec<String> = self
+            .0
+            .iter()
+            .take(SHOWN)
+            .map(|r| format!("{:#010x}..{:#010x}", r.start, r.end))
+            .collect();
+        if self.0.len() > SHOWN {
+            at.push(format!("{} more", self.0.len() - SHOWN));
+        }
+        if at.is_empty() {
+            at.push("none".to_string());
+        }
+        format!("images at {}", at.join(", "))
+    }
+}
+
 /// A flat, sparse, fully mapped 4 GiB little-endian memory.
 #[derive(Debug)]
 pub struct FlatMemory {
     map: MmapMut,
     /// Address ranges loaded images occupy (for [`Bus::vacant`]).
-    images: Vec<std::ops::Range<u64>>,
+    images: Images,
+    /// One bit per [`TOUCH_GRANULE`]: written at least once.
+    touched: Vec<u64>,
+    /// Granules written.
+    touched_granules: u64,
+    /// Most granules stores may touch.
+    limit_granules: u64,
 }
 
 const SPACE: usize = 1 << 32;
 
+/// The unit in which written memory is counted: 64 KiB. A store into a granule nothing has
+/// written yet counts the whole granule.
+pub const TOUCH_GRANULE: u32 = 1 << TOUCH_SHIFT;
+const TOUCH_SHIFT: u32 = 16;
+const GRANULES: u64 = (SPACE as u64) >> TOUCH_SHIFT;
+
 impl FlatMemory {
-    /// Reserves the 4 GiB space (zero-filled; pages are allocated on first write).
+    /// Reserves the 4 GiB space (zero-filled; pages are allocated on first write), with no
+    /// limit on how much of it stores may touch.
     pub fn new() -> std::io::Result<Self> {
         Ok(FlatMemory {
             map: MmapMut::map_anon(SPACE)?,
-            images: Vec::new(),
+            images: Images::default(),
+            touched: vec![0; (GRANULES / 64) as usize],
+            touched_granules: 0,
+            limit_granules: GRANULES,
         })
+    }
+
+    /// Bytes written so far, in whole [`TOUCH_GRANULE`]s (loaded images included).
+    pub fn touched_bytes(&self) -> u64 {
+        self.touched_granules << TOUCH_SHIFT
+    }
+
+    /// Caps the memory stores may touch at `limit` bytes (rounded down to whole granules):
+    /// a store into a new granule beyond it fails with [`BusFault::MemoryLimit`]. Fails, with
+    /// the bytes already touched, when they exceed the limit.
+    pub fn set_memory_limit(&mut self, limit: u64) -> Result<(), u64> {
+        let granules = (limit >> TOUCH_SHIFT).min(GRANULES);
+        if self.touched_granules > granules {
+            return Err(self.touched_bytes());
+        }
+        self.limit_granules = granules;
+        Ok(())
+    }
+
+    /// The limit [`FlatMemory::set_memory_limit`] set, in bytes.
+    pub fn memory_limit(&self) -> u64 {
+        self.limit_granules << TOUCH_SHIFT
+    }
+
+    /// Counts the granules of `start..end` (byte offsets) as touched, regardless of the limit.
+    fn touch_range(&mut self, start: usize, end: usize) {
+        if start < end {
+            let (first, last) = (start >> TOUCH_SHIFT, (end - 1) >> TOUCH_SHIFT);
+            for g in first..=last {
+                self.mark(g);
+            }
+        }
+    }
+
+    fn mark(&mut self, g: usize) {
+        let (word, bit) = (g >> 6, 1u64 << (g & 63));
+        if self.touched[word] & bit == 0 {
+            self.touched[word] |= bit;
+            self.touched_granules += 1;
+        }
+    }
+
+    /// A store's first write into granule `g`: counted, or refused at the limit.
+    #[cold]
+    #[inline(never)]
+    fn first_touch(&mut self, addr: u32) -> Result<(), BusFault> {
+        if self.touched_granules >= self.limit_granules {
+            return Err(BusFault::MemoryLimit {
+                addr,
+                limit: self.memory_limit(),
+            });
+        }
+        self.mark((addr >> TOUCH_SHIFT) as usize);
+        Ok(())
     }
 
     /// Records that an image occupies `len` bytes at `addr` (reports name the rest vacant).
     pub fn occupy(&mut self, addr: u32, len: u64) {
-        self.images.push(u64::from(addr)..u64::from(addr) + len);
-        self.images.sort_by_key(|r| r.start);
+        self.images.occupy(addr, len);
     }
 
     /// Copies `bytes` to `addr` (wrapping at 4 GiB is an error: the slice must fit).
@@ -112,6 +236,7 @@ impl FlatMemory {
                 addr: addr.wrapping_add(bytes.len() as u32),
             })?;
         self.map[start..end].copy_from_slice(bytes);
+        self.touch_range(start, end);
         Ok(())
     }
 
@@ -144,6 +269,11 @@ impl Bus for FlatMemory {
     #[inline]
     fn store(&mut self, addr: u32, size: u32, value: u32, _now: u64) -> Result<u64, BusFault> {
         let a = addr as usize;
+        // Stores are naturally aligned, so one never spans two granules.
+        let g = a >> TOUCH_SHIFT;
+        if self.touched[g >> 6] & (1 << (g & 63)) == 0 {
+            self.first_touch(addr)?;
+        }
         let le = value.to_le_bytes();
         let src = match size {
             1 => &le[..1],
@@ -172,35 +302,52 @@ impl Bus for FlatMemory {
 
     #[cold]
     fn vacant(&self, addr: u32) -> Option<String> {
-        let a = u64::from(addr);
-        if self.images.iter().any(|r| r.contains(&a)) {
-            return None;
-        }
-        /// Ranges named in full; more are counted.
-        const SHOWN: usize = 4;
-        let mut at: Vec<String> = self
-            .images
-            .iter()
-            .take(SHOWN)
-            .map(|r| format!("{:#010x}..{:#010x}", r.start, r.end))
-            .collect();
-        if self.images.len() > SHOWN {
-            at.push(format!("{} more", self.images.len() - SHOWN));
-        }
-        Some(format!(
-            "bare-metal memory no image occupies (images at {})",
-            if at.is_empty() {
-                "none".to_string()
-            } else {
-                at.join(", ")
-            }
-        ))
+        (!self.images.holds(addr)).then(|| {
+            format!(
+                "bare-metal memory no image occupies ({})",
+                self.images.list()
+            )
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stores_are_counted_per_64k_granule_and_stopped_at_the_limit() {
+        let mut mem = FlatMemory::new().unwrap();
+        mem.write_bytes(0x1_0000, &[1; 0x1_0001]).unwrap();
+        assert_eq!(
+            mem.touched_bytes(),
+            2 * 0x1_0000,
+            "0x10000..0x20001 spans two granules"
+        );
+        assert_eq!(
+            mem.set_memory_limit(0x1_ffff),
+            Err(0x2_0000),
+            "below what is touched"
+        );
+        mem.set_memory_limit(3 * 0x1_0000 + 5).unwrap();
+        assert_eq!(mem.memory_limit(), 3 * 0x1_0000);
+        mem.store(0x1_fffc, 4, 7, 0).unwrap();
+        mem.store(0xffff_fffc, 4, 7, 0).unwrap();
+        assert_eq!(mem.touched_bytes(), 3 * 0x1_0000);
+        assert_eq!(
+            mem.store(0x8000_0000, 1, 7, 0),
+            Err(BusFault::MemoryLimit {
+                addr: 0x8000_0000,
+                limit: 3 * 0x1_0000
+            })
+        );
+        mem.store(0xffff_0000, 2, 9, 0).unwrap();
+        assert_eq!(
+            mem.load(0x8000_0000, 1, 0),
+            Ok(0),
+            "the refused store wrote nothing"
+        );
+    }
 
     #[test]
     fn vacant_names_memory_no_image_occupies_with_the_loaded_ranges() {

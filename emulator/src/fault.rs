@@ -113,6 +113,26 @@ pub enum FaultKind {
         /// The budget.
         max_cycles: u64,
     },
+    /// The stack pointer (a1) left the program's stack region
+    /// ([`Core::stack_region`](crate::core::Core::stack_region)).
+    StackOverflow {
+        /// a1 when it was seen.
+        sp: u32,
+        /// The region: lowest address.
+        bottom: u32,
+        /// The region: its top (the initial SP).
+        top: u32,
+        /// The fault the overflow went on to cause, when the core stopped on one.
+        then: Option<Box<FaultKind>>,
+    },
+    /// A store would take the memory a bare-metal program has touched past its limit.
+    MemoryLimit {
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// Stopped from outside (Ctrl-C) through the core's
+    /// [`StopRequest`](crate::stop_request::StopRequest).
+    Interrupted,
 }
 
 impl fmt::Display for FaultKind {
@@ -146,6 +166,33 @@ impl fmt::Display for FaultKind {
             FaultKind::BudgetExhausted { max_cycles } => {
                 write!(f, "cycle budget of {max_cycles} exhausted (runaway kernel?)")
             }
+            FaultKind::StackOverflow {
+                sp,
+                bottom,
+                top,
+                then,
+            } => {
+                write!(
+                    f,
+                    "stack overflow: SP {sp:#010x} is outside the stack region \
+                     {bottom:#010x}..{top:#010x}: it ran {} bytes past the bottom",
+                    bottom.wrapping_sub(*sp)
+                )?;
+                if sp > top {
+                    f.write_str(" and wrapped round the address space")?;
+                }
+                match then {
+                    Some(then) => write!(f, "; it then caused: {then}"),
+                    None => Ok(()),
+                }
+            }
+            FaultKind::MemoryLimit { limit } => write!(
+                f,
+                "memory limit: this store would take the memory the program has touched past \
+                 {} MiB ({limit} bytes; run-elf --max-memory-mib raises it)",
+                limit >> 20
+            ),
+            FaultKind::Interrupted => write!(f, "interrupted (Ctrl-C)"),
         }
     }
 }

@@ -12,6 +12,7 @@
 //! * [`bootrom`]: window overflow/underflow handlers that run as real instructions;
 //! * [`baremetal`]: loading PT_LOAD segments and running from QEMU's reset state;
 //! * [`fault`]: typed exceptions and the structured report of a stopped core;
+//! * [`stop_request`]: stopping running cores from outside (Ctrl-C);
 //! * [`timing`]: the cycle model's parameters and the counters it fills;
 //! * [`trace`]: per-instruction trace hooks;
 //! * [`platform`]: the POOL cluster's devices and cores.
@@ -25,12 +26,14 @@ pub mod platform;
 pub mod predecode;
 pub mod semihost;
 pub mod state;
+pub mod stop_request;
 pub mod timing;
 pub mod trace;
 
 pub use crate::bus::{Bus, BusFault, FlatMemory};
-pub use crate::core::{Console, Core, RegisterError, RegisterFile, Vector};
+pub use crate::core::{Console, Core, RegisterError, RegisterFile, StackRegion, Vector};
 pub use crate::fault::{ExcCause, FaultKind, FaultReport, Frame, Stop};
 pub use crate::state::CoreState;
+pub use crate::stop_request::StopRequest;
 pub use crate::timing::{Latency, Stalls, Stats, TimingModel};
 pub use crate::trace::{NoTrace, Tracer};

@@ -43,10 +43,12 @@ pub enum Outcome {
 }
 
 /// Semihosting call `call` with arguments `args` (a3, a4, a5); guest bytes come from
-/// `read_byte` (`None` where unreadable).
+/// `read_byte` (`None` where unreadable). A `write` takes at most `room` bytes (what the cycle
+/// budget still pays for) and returns how many it wrote, as a short write does.
 pub fn simcall(
     call: u32,
     args: [u32; 3],
+    room: u32,
     mut read_byte: impl FnMut(u32) -> Option<u8>,
     host: &mut impl Host,
 ) -> Outcome {
@@ -61,7 +63,11 @@ pub fn simcall(
         SYS_WRITE => {
             // A buffer running past the end of the 32-bit space cannot exist; every byte of the
             // rest must be readable before any is written (nothing half-written on EFAULT).
-            if u64::from(b) + u64::from(c) > 1 << 32 || (0..c).any(|k| read_byte(b + k).is_none()) {
+            if u64::from(b) + u64::from(c) > 1 << 32 {
+                return failed(EFAULT);
+            }
+            let c = c.min(room);
+            if (0..c).any(|k| read_byte(b + k).is_none()) {
                 return failed(EFAULT);
             }
             let mut chunk = Vec::with_capacity(c.min(WRITE_CHUNK) as usize);
@@ -139,7 +145,7 @@ mod tests {
     #[test]
     fn write_copies_guest_bytes_to_the_descriptor_and_returns_the_count() {
         let mut host = Recorder::default();
-        let out = simcall(SYS_WRITE, [2, 0x100, 5], memory, &mut host);
+        let out = simcall(SYS_WRITE, [2, 0x100, 5], u32::MAX, memory, &mut host);
         assert_eq!(out, Outcome::Return { value: 5, errno: 0 });
         assert_eq!(host.0, [(2, b"hello".to_vec())]);
     }
@@ -152,14 +158,17 @@ mod tests {
             errno,
         };
         assert_eq!(
-            simcall(SYS_WRITE, [1, 0x100, 6], memory, &mut host),
+            simcall(SYS_WRITE, [1, 0x100, 6], u32::MAX, memory, &mut host),
             fail(EFAULT)
         );
         assert_eq!(
-            simcall(SYS_WRITE, [7, 0x100, 1], memory, &mut host),
+            simcall(SYS_WRITE, [7, 0x100, 1], u32::MAX, memory, &mut host),
             fail(EBADF)
         );
-        assert_eq!(simcall(99, [0; 3], memory, &mut host), fail(ENOSYS));
+        assert_eq!(
+            simcall(99, [0; 3], u32::MAX, memory, &mut host),
+            fail(ENOSYS)
+        );
         assert!(host.0.is_empty(), "nothing written");
     }
 
@@ -168,7 +177,7 @@ mod tests {
         let mut host = Recorder::default();
         let len = 3 * WRITE_CHUNK + 5;
         let zeros = |_| Some(0);
-        let out = simcall(SYS_WRITE, [1, 0, len], zeros, &mut host);
+        let out = simcall(SYS_WRITE, [1, 0, len], u32::MAX, zeros, &mut host);
         assert_eq!(
             out,
             Outcome::Return {
@@ -181,7 +190,7 @@ mod tests {
         assert_eq!(sizes, [chunk, chunk, chunk, 5]);
         // 4 GiB - 1 bytes from 0x1000 would run past the end of the address space.
         let mut host = Recorder::default();
-        let out = simcall(SYS_WRITE, [1, 0x1000, u32::MAX], zeros, &mut host);
+        let out = simcall(SYS_WRITE, [1, 0x1000, u32::MAX], u32::MAX, zeros, &mut host);
         assert_eq!(
             out,
             Outcome::Return {
@@ -193,14 +202,24 @@ mod tests {
     }
 
     #[test]
+    fn a_write_takes_no_more_bytes_than_the_budget_pays_for() {
+        let mut host = Recorder::default();
+        let out = simcall(SYS_WRITE, [1, 0x100, 5], 3, memory, &mut host);
+        assert_eq!(out, Outcome::Return { value: 3, errno: 0 });
+        assert_eq!(host.0, [(1, b"hel".to_vec())]);
+        let out = simcall(SYS_WRITE, [1, 0x100, 5], 0, memory, &mut host);
+        assert_eq!(out, Outcome::Return { value: 0, errno: 0 });
+    }
+
+    #[test]
     fn exit_carries_the_status_and_read_reads_nothing() {
         let mut host = Recorder::default();
         assert_eq!(
-            simcall(SYS_EXIT, [u32::MAX, 0, 0], memory, &mut host),
+            simcall(SYS_EXIT, [u32::MAX, 0, 0], u32::MAX, memory, &mut host),
             Outcome::Exit(-1)
         );
         assert_eq!(
-            simcall(SYS_READ, [0, 0x100, 5], memory, &mut host),
+            simcall(SYS_READ, [0, 0x100, 5], u32::MAX, memory, &mut host),
             Outcome::Return { value: 0, errno: 0 }
         );
     }

@@ -49,6 +49,11 @@ pub struct TimingModel {
     /// SDMA bytes moved per cycle once a transfer runs. Default 64: the 512-bit data path of
     /// the ncore2gp load/store units (third-party ncore2gp notes, isa/ISA.md §9.5).
     pub sdma_bytes_per_cycle: u32,
+    /// Cycles a semihosting `write` (SIMCALL) takes per byte written. Default 1: the
+    /// simulator's host link is not hardware (QEMU charges nothing); one cycle per byte puts
+    /// guest output under the cycle budget, so no program prints without bound. A write is
+    /// cut short at the budget's end.
+    pub semihost_write_byte: u32,
     /// I-cache size in bytes. Default 16384 (ncore2gp: 16 KiB, isa/ISA.md §0).
     pub icache_bytes: u32,
     /// I-cache associativity. Default 4 (ncore2gp: 4-way, isa/ISA.md §0).
@@ -72,6 +77,7 @@ impl Default for TimingModel {
             hbm_latency: 100,
             sdma_latency: 200,
             sdma_bytes_per_cycle: 64,
+            semihost_write_byte: 1,
             icache_bytes: 16384,
             icache_ways: 4,
             icache_line: 64,
@@ -85,7 +91,7 @@ impl std::fmt::Display for TimingModel {
             f,
             "timing: issue {} | load-use +{} | taken branch +{} | mul use +{} | mulh use +{} | \
              divide {} | exception entry +{} | return +{} | loop back +{} | hbm +{} | sdma {} + \
-             bytes/{} | icache {} B {}-way {} B lines",
+             bytes/{} | semihost write {}/byte | icache {} B {}-way {} B lines",
             self.issue,
             self.load_use,
             self.taken_branch,
@@ -98,6 +104,7 @@ impl std::fmt::Display for TimingModel {
             self.hbm_latency,
             self.sdma_latency,
             self.sdma_bytes_per_cycle,
+            self.semihost_write_byte,
             self.icache_bytes,
             self.icache_ways,
             self.icache_line
@@ -185,6 +192,8 @@ stall_categories! {
     fetch "fetch";
     /// Waits on devices (SDMA_WAIT).
     device_wait "device-wait";
+    /// Semihosting output (SIMCALL write), charged per byte.
+    host_io "host-io";
 }
 
 impl std::fmt::Display for Stalls {
@@ -254,6 +263,7 @@ mod tests {
                 exception: 6,
                 fetch: 7,
                 device_wait: 8,
+                host_io: 9,
             },
             exceptions: 2,
         }
@@ -290,11 +300,12 @@ mod tests {
                 "memory",
                 "exception",
                 "fetch",
-                "device-wait"
+                "device-wait",
+                "host-io"
             ]
         );
         let values: Vec<u64> = sample().stalls.list().iter().map(|(_, v)| *v).collect();
-        assert_eq!(values, [1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(values, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
     }
 
     #[test]
@@ -307,7 +318,7 @@ mod tests {
         later.stalls.load_use += 1;
         let d = later.since(&sample());
         assert_eq!((d.instructions, d.cycles, d.exceptions), (10, 20, 1));
-        assert_eq!(d.stalls.list().map(|(_, v)| v), [1, 0, 0, 0, 0, 0, 0, 5]);
+        assert_eq!(d.stalls.list().map(|(_, v)| v), [1, 0, 0, 0, 0, 0, 0, 5, 0]);
     }
 
     #[test]
@@ -315,7 +326,7 @@ mod tests {
         assert_eq!(
             sample().to_string(),
             "100 instructions, 180 cycles (load-use 1, taken-branch 2, multiply 3, divide 4, \
-             memory 5, exception 6, fetch 7, device-wait 8; 2 exceptions)"
+             memory 5, exception 6, fetch 7, device-wait 8, host-io 9; 2 exceptions)"
         );
         let json = serde_json::to_value(sample()).unwrap();
         assert_eq!(json["stalls"]["device_wait"], 8);

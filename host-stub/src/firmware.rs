@@ -226,7 +226,8 @@ fn trampoline(at: u32) -> Vec<u8> {
 
 impl Firmware {
     /// Boots the firmware on `cluster`.
-    pub fn new(cluster: Cluster) -> Firmware {
+    pub fn new(mut cluster: Cluster) -> Firmware {
+        cluster.set_stop_request(&crate::interrupt::stop_request());
         Firmware {
             cluster,
             resident: BTreeMap::new(),
@@ -303,6 +304,7 @@ impl Firmware {
                 size: r.image_size,
             })?;
         c.invalidate_code();
+        c.bus.images.occupy(win, u64::from(r.image_size));
         let cost = sdma::transfer_cycles(&c.timing, r.image_size);
         c.stats.cycles += cost;
         c.stats.stalls.device_wait += cost;
@@ -356,6 +358,7 @@ impl Firmware {
     }
 
     fn unload(&mut self, core: u32, selector: u32) -> Result<(), FirmwareError> {
+        let (win, _) = self.image_window(core);
         let lib = self
             .resident
             .get_mut(&selector)
@@ -369,6 +372,7 @@ impl Firmware {
         if lib.tables.is_empty() {
             self.resident.remove(&selector);
         }
+        self.cluster.cores[core as usize].bus.images.release(win);
         Ok(())
     }
 
@@ -380,6 +384,8 @@ impl Firmware {
         if c.bus.read_bytes(at, 3).ok().as_deref() != Some(&trampoline(at)[..3]) {
             // Written behind the core's back: forget decoded instructions there.
             let _ = c.bus.write_bytes(at, &trampoline(at));
+            c.bus.images.release(at);
+            c.bus.images.occupy(at, TRAMPOLINE_SIZE.into());
             c.invalidate_code();
         }
         // The trampoline's frame is the outermost: when a deep call chain spills it, the

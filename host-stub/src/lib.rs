@@ -6,12 +6,13 @@
 //! packed library run end to end through both ([`run_packed`]), the build driver that makes
 //! such libraries from C++ sources ([`build`]), and an op of a built library run on tensors
 //! ([`run_op`]) with its host tensors, descriptors and `.npy` files ([`tensor`]) and
-//! symbolised fault reports ([`symbolize`]), and the one grammar of numeric flags
-//! ([`number`]).
+//! symbolised fault reports ([`symbolize`]), the one grammar of numeric flags
+//! ([`number`]), and Ctrl-C stopping every core ([`interrupt`]).
 
 pub mod build;
 pub mod disasm;
 pub mod firmware;
+pub mod interrupt;
 pub mod nrtucode;
 pub mod number;
 pub mod run_elf;

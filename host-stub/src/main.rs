@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
 use q7_host::number::{parse_threads, parse_u32, parse_u64, parse_words};
+use q7_host::run_elf::{Bounds, StackCheck};
 use q7_isa::CoreConfig;
 
 #[derive(Parser, Debug)]
@@ -43,6 +44,14 @@ enum Command {
         /// Also write instruction count, cycles and the stall breakdown as JSON to this file.
         #[arg(long)]
         stats_json: Option<PathBuf>,
+        /// Most memory the program may touch, in MiB (counted in 64 KiB granules, its
+        /// segments included); a store beyond it stops the run with a report.
+        #[arg(long, default_value_t = q7_emulator::baremetal::DEFAULT_MEMORY_LIMIT >> 20, value_parser = parse_u64)]
+        max_memory_mib: u64,
+        /// The stack region LO..HI that a1 must stay in, or `none`; by default the image's
+        /// `_stack_top`/`__stack` and `_end`/`end` symbols give it (no check without them).
+        #[arg(long, value_parser = parse_stack)]
+        stack: Option<StackCheck>,
         /// The ELF executable.
         file: PathBuf,
     },
@@ -86,6 +95,15 @@ enum Command {
     Run(q7_host::run_op::cli::RunArgs),
 }
 
+/// `--stack`: `none` or `LO..HI`.
+fn parse_stack(s: &str) -> Result<StackCheck, String> {
+    if s == "none" {
+        return Ok(StackCheck::Off);
+    }
+    let (bottom, top) = q7_host::number::parse_range(s)?;
+    Ok(StackCheck::Region(q7_emulator::StackRegion { bottom, top }))
+}
+
 /// The built-in profiles of `q7_isa`, by name.
 fn profile_parser() -> impl TypedValueParser<Value = &'static CoreConfig> {
     let names = q7_isa::PROFILES
@@ -98,6 +116,9 @@ fn profile_parser() -> impl TypedValueParser<Value = &'static CoreConfig> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(e) = q7_host::interrupt::install_ctrl_c() {
+        eprintln!("q7emu: warning: Ctrl-C will end the process without reports: {e}");
+    }
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -124,8 +145,16 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             profile,
             max_cycles,
             stats_json,
+            max_memory_mib,
+            stack,
             file,
-        } => run_elf(profile, max_cycles, stats_json, &file),
+        } => {
+            let bounds = Bounds {
+                memory_limit: max_memory_mib.saturating_mul(1 << 20),
+                stack: stack.unwrap_or(StackCheck::FromSymbols),
+            };
+            run_elf(profile, max_cycles, stats_json, bounds, &file)
+        }
         Command::RunPacked {
             key,
             args,
@@ -170,6 +199,7 @@ fn run_elf(
     profile: &'static CoreConfig,
     max_cycles: u64,
     stats_json: Option<PathBuf>,
+    bounds: Bounds,
     file: &std::path::Path,
 ) -> Result<ExitCode, String> {
     use q7_emulator::Stop;
@@ -177,7 +207,8 @@ fn run_elf(
     let data = q7_loader::input::read_file(file, q7_loader::input::InputKind::ElfImage)
         .map_err(|e| e.to_string())?;
     let elf = q7_loader::ElfFile::parse(&data).map_err(|e| format!("{name}: {e}"))?;
-    let mut core = q7_host::run_elf::prepare(&elf, profile).map_err(|e| format!("{name}: {e}"))?;
+    let mut core = q7_host::run_elf::prepare_bounded(&elf, profile, bounds)
+        .map_err(|e| format!("{name}: {e}"))?;
     let start = std::time::Instant::now();
     let stop = q7_host::run_elf::run(&mut core, max_cycles);
     let secs = start.elapsed().as_secs_f64();
@@ -191,6 +222,11 @@ fn run_elf(
         Stop::Exited(c) => (Some(*c), None),
         Stop::Fault(r) => {
             eprint!("q7emu: {r}");
+            let symbolised =
+                q7_host::symbolize::Symbols::from_elf(&data).backtrace(r, "from the ELF");
+            if !symbolised.is_empty() {
+                eprintln!("{}", symbolised.trim_start());
+            }
             (None, Some(r.as_ref()))
         }
     };

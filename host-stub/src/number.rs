@@ -37,6 +37,18 @@ pub fn parse_threads(s: &str) -> Result<usize, String> {
     }
 }
 
+/// An address range `LO..HI` of 32-bit numbers, LO below HI.
+pub fn parse_range(s: &str) -> Result<(u32, u32), String> {
+    let (lo, hi) = s
+        .split_once("..")
+        .ok_or_else(|| format!("{s:?}: expected a range LO..HI"))?;
+    let (lo, hi) = (parse_u32(lo.trim())?, parse_u32(hi.trim())?);
+    if lo >= hi {
+        return Err(format!("{s:?}: the range is empty (LO must be below HI)"));
+    }
+    Ok((lo, hi))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -49,6 +61,7 @@ mod tests {
         assert_eq!(parse_u64("0x2540be400"), Ok(10_000_000_000));
         assert_eq!(parse_threads("0x2"), Ok(2));
         assert_eq!(parse_words("0x1000, 64"), Ok(vec![0x1000, 64]));
+        assert_eq!(parse_range("0x1000..8192"), Ok((0x1000, 8192)));
     }
 
     #[test]
@@ -65,6 +78,14 @@ mod tests {
         assert_eq!(
             parse_threads("0").unwrap_err(),
             "\"0\": at least 1 host thread runs the cores"
+        );
+        assert_eq!(
+            parse_range("16..16").unwrap_err(),
+            "\"16..16\": the range is empty (LO must be below HI)"
+        );
+        assert_eq!(
+            parse_range("16").unwrap_err(),
+            "\"16\": expected a range LO..HI"
         );
     }
 }

@@ -10,7 +10,7 @@
 //! does not fit, a fault and a runaway each have a code of their own.
 
 use q7_emulator::baremetal::{self, LoadSegment};
-use q7_emulator::{Core, FaultKind, FlatMemory, NoTrace, Stats, Stop, TimingModel};
+use q7_emulator::{Core, FaultKind, FlatMemory, NoTrace, StackRegion, Stats, Stop, TimingModel};
 use q7_isa::CoreConfig;
 use q7_loader::ElfFile;
 use serde::Serialize;
@@ -66,6 +66,8 @@ pub const EXIT_STATUS_DOES_NOT_FIT: u8 = 128;
 pub const EXIT_FAULT: u8 = 129;
 /// Exit code of a runaway: the cycle budget ran out (the report is printed on stderr).
 pub const EXIT_RUNAWAY: u8 = 130;
+/// Exit code of a run stopped by Ctrl-C (each core's report is printed on stderr).
+pub const EXIT_INTERRUPTED: u8 = 131;
 
 /// How a run ended, as the process exit code tells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,6 +80,8 @@ pub enum Ending {
     Fault,
     /// The cycle budget ran out.
     Runaway,
+    /// Stopped by Ctrl-C.
+    Interrupted,
 }
 
 impl Ending {
@@ -86,10 +90,18 @@ impl Ending {
         match stop {
             Stop::Exited(c) if (0..=STATUS_MAX).contains(c) => Ending::Exited(*c as u8),
             Stop::Exited(c) => Ending::StatusDoesNotFit(*c),
-            Stop::Fault(r) if matches!(r.kind, FaultKind::BudgetExhausted { .. }) => {
-                Ending::Runaway
-            }
-            Stop::Fault(_) => Ending::Fault,
+            Stop::Fault(r) => match &r.kind {
+                FaultKind::BudgetExhausted { .. } => Ending::Runaway,
+                FaultKind::Interrupted => Ending::Interrupted,
+                FaultKind::StackOverflow {
+                    then: Some(then), ..
+                } => match **then {
+                    FaultKind::BudgetExhausted { .. } => Ending::Runaway,
+                    FaultKind::Interrupted => Ending::Interrupted,
+                    _ => Ending::Fault,
+                },
+                _ => Ending::Fault,
+            },
         }
     }
 
@@ -100,6 +112,7 @@ impl Ending {
             Ending::StatusDoesNotFit(_) => EXIT_STATUS_DOES_NOT_FIT,
             Ending::Fault => EXIT_FAULT,
             Ending::Runaway => EXIT_RUNAWAY,
+            Ending::Interrupted => EXIT_INTERRUPTED,
         }
     }
 
@@ -115,10 +128,69 @@ impl Ending {
     }
 }
 
-/// Loads `elf`, which must be an executable (ET_EXEC), for `config`.
+/// Link symbols naming the top of a program's stack (the initial SP), first found wins:
+/// `_stack_top` (the project's bare-metal link script), `__stack` (newlib's).
+pub const STACK_TOP_SYMBOLS: [&str; 2] = ["_stack_top", "__stack"];
+/// Link symbols naming the lowest address the stack may reach (the end of `.bss`).
+pub const STACK_BOTTOM_SYMBOLS: [&str; 2] = ["_end", "end"];
+
+/// Where the stack check of a run gets its region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StackCheck {
+    /// From the image's link symbols ([`STACK_TOP_SYMBOLS`], [`STACK_BOTTOM_SYMBOLS`]); no
+    /// check when it has none.
+    FromSymbols,
+    /// This region.
+    Region(StackRegion),
+    /// No check (a program that moves its stack elsewhere on purpose).
+    Off,
+}
+
+/// How far a program may go beyond its cycle budget's bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    /// Most bytes of bare-metal memory stores may touch (loaded segments included).
+    pub memory_limit: u64,
+    /// The stack region a1 must stay in.
+    pub stack: StackCheck,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            memory_limit: baremetal::DEFAULT_MEMORY_LIMIT,
+            stack: StackCheck::FromSymbols,
+        }
+    }
+}
+
+/// The stack region an image's link symbols give, if they give one (top above bottom).
+pub fn stack_region_of(elf: &ElfFile<'_>) -> Option<StackRegion> {
+    let find = |names: &[&str]| {
+        names
+            .iter()
+            .find_map(|n| elf.symbols.iter().find(|s| s.name == *n && s.global))
+            .map(|s| s.value)
+    };
+    let (top, bottom) = (find(&STACK_TOP_SYMBOLS)?, find(&STACK_BOTTOM_SYMBOLS)?);
+    (bottom < top).then_some(StackRegion { bottom, top })
+}
+
+/// Loads `elf`, which must be an executable (ET_EXEC), for `config`, with the default
+/// [`Bounds`].
 pub fn prepare(
     elf: &ElfFile<'_>,
     config: &'static CoreConfig,
+) -> Result<Core<FlatMemory>, RunError> {
+    prepare_bounded(elf, config, Bounds::default())
+}
+
+/// Loads `elf`, which must be an executable (ET_EXEC), for `config`, bounded by `bounds`;
+/// the core stops on the process-wide [`crate::interrupt::stop_request`].
+pub fn prepare_bounded(
+    elf: &ElfFile<'_>,
+    config: &'static CoreConfig,
+    bounds: Bounds,
 ) -> Result<Core<FlatMemory>, RunError> {
     if elf.kind != q7_loader::ElfKind::Executable {
         return Err(RunError::NotExecutable { kind: elf.kind });
@@ -137,7 +209,14 @@ pub fn prepare(
     if segments.is_empty() {
         return Err(RunError::NoSegments);
     }
-    Ok(baremetal::load(config, &segments, elf.entry)?)
+    let mut core = baremetal::load_limited(config, &segments, elf.entry, bounds.memory_limit)?;
+    core.stack_region = match bounds.stack {
+        StackCheck::FromSymbols => stack_region_of(elf),
+        StackCheck::Region(r) => Some(r),
+        StackCheck::Off => None,
+    };
+    core.stop_request = crate::interrupt::stop_request();
+    Ok(core)
 }
 
 /// Runs a prepared core; returns how it stopped.
@@ -177,6 +256,23 @@ mod tests {
         assert_eq!(code(&fault(FaultKind::WaitForever)), 129);
         let runaway = fault(FaultKind::BudgetExhausted { max_cycles: 5 });
         assert_eq!(code(&runaway), 130);
+        assert_eq!(code(&fault(FaultKind::Interrupted)), 131);
+        let overflow = |then: Option<FaultKind>| {
+            fault(FaultKind::StackOverflow {
+                sp: 0,
+                bottom: 8,
+                top: 16,
+                then: then.map(Box::new),
+            })
+        };
+        assert_eq!(code(&overflow(None)), 129, "an overflow seen is a fault");
+        assert_eq!(
+            code(&overflow(Some(FaultKind::BudgetExhausted {
+                max_cycles: 5
+            }))),
+            130,
+            "a runaway with the stack overflowed is still a runaway"
+        );
         assert_eq!(
             Ending::of(&Stop::Exited(256)).note().unwrap(),
             "the program exited with status 256, outside 0..=127: exit code 128"

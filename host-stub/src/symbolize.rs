@@ -39,17 +39,55 @@ impl Symbols {
     /// `name+0xoff` of the function holding `addr`, if one does (within its size, or before
     /// the next symbol when the size is 0).
     pub fn describe(&self, addr: u32) -> Option<String> {
-        let i = self.funcs.partition_point(|f| f.0 <= addr).checked_sub(1)?;
+        self.describe_at(addr, addr)
+    }
+
+    /// [`Symbols::describe`] of a return address: the call before it may be the last
+    /// instruction of its function (a call that never returns), so the function is the one
+    /// holding `addr - 1`; the offset is still `addr`'s.
+    pub fn describe_return(&self, addr: u32) -> Option<String> {
+        self.describe_at(addr.checked_sub(1)?, addr)
+    }
+
+    /// `name+0xoff` of `addr` in the function that holds `inside`.
+    fn describe_at(&self, inside: u32, addr: u32) -> Option<String> {
+        let i = self
+            .funcs
+            .partition_point(|f| f.0 <= inside)
+            .checked_sub(1)?;
         let (start, size, name) = &self.funcs[i];
-        let inside = if *size != 0 {
-            addr - start < *size
+        let holds = if *size != 0 {
+            inside - start < *size
         } else {
-            self.funcs.get(i + 1).is_none_or(|next| addr < next.0)
+            self.funcs.get(i + 1).is_none_or(|next| inside < next.0)
         };
-        inside.then(|| match addr - start {
+        holds.then(|| match addr - start {
             0 => name.clone(),
             off => format!("{name}+{off:#x}"),
         })
+    }
+}
+
+impl Symbols {
+    /// The frames of `report` that have a symbol, one line each (`  #i 0xpc in name+0xoff`)
+    /// under a heading naming `source`; empty when none has.
+    pub fn backtrace(&self, report: &q7_emulator::FaultReport, source: &str) -> String {
+        let mut out = String::new();
+        let returns = report.backtrace.iter().skip(1).map(|f| f.pc);
+        for (i, pc) in std::iter::once(report.pc).chain(returns).enumerate() {
+            let name = match i {
+                0 => self.describe(pc),
+                _ => self.describe_return(pc),
+            };
+            if let Some(name) = name {
+                out.push_str(&format!("\n  #{i} {pc:#010x} in {name}"));
+            }
+        }
+        if out.is_empty() {
+            out
+        } else {
+            format!("\nsymbolised backtrace ({source}):{out}")
+        }
     }
 }
 
@@ -83,6 +121,12 @@ mod tests {
             "b runs to c"
         );
         assert_eq!(s.describe(0x8400_0084), None);
+        assert_eq!(
+            s.describe_return(0x8400_0084).as_deref(),
+            Some("c+0x4"),
+            "a return address just past c is a call at c's end"
+        );
+        assert_eq!(s.describe_return(0x8400_0020), None, "a's call is before a");
         assert_eq!(s.describe(0x10), None);
     }
 

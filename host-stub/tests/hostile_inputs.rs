@@ -507,13 +507,16 @@ fn run_elf_exit_codes_tell_a_status_a_misfit_and_a_fault_apart() {
 
 #[test]
 fn the_readme_lists_the_run_elf_exit_codes_of_the_code() {
-    use q7_host::run_elf::{EXIT_FAULT, EXIT_RUNAWAY, EXIT_STATUS_DOES_NOT_FIT, STATUS_MAX};
+    use q7_host::run_elf::{
+        EXIT_FAULT, EXIT_INTERRUPTED, EXIT_RUNAWAY, EXIT_STATUS_DOES_NOT_FIT, STATUS_MAX,
+    };
     let readme = include_str!("../../README.md");
     for row in [
         format!("| 0..={STATUS_MAX}   | the program exited with this status |"),
         format!("| {EXIT_STATUS_DOES_NOT_FIT}       | the program exited with a status outside 0..={STATUS_MAX} "),
         format!("| {EXIT_FAULT}       | the core faulted;"),
         format!("| {EXIT_RUNAWAY}       | the cycle budget (`--max-cycles`) ran out"),
+        format!("| {EXIT_INTERRUPTED}       | Ctrl-C stopped the run;"),
     ] {
         assert!(readme.contains(&row), "README.md lacks {row:?}");
     }

@@ -337,6 +337,9 @@ const SHDR: usize = std::mem::size_of::<elf::SectionHeader32<LE>>();
 /// Bytes of an `Elf32_Phdr`.
 const PHDR: usize = std::mem::size_of::<elf::ProgramHeader32<LE>>();
 
+/// Offset of `sh_size` in an Elf32_Shdr (after name, type, flags, addr, offset).
+const SH_SIZE_OFFSET: usize = 20;
+
 /// Checks that the section and program header tables have the ELF32 entry sizes and lie inside
 /// the file, naming the table, its offset and size, and the file size where one does not.
 fn check_tables(h: &elf::FileHeader32<LE>, data: &[u8]) -> Result<(), ElfError> {
@@ -353,10 +356,11 @@ fn check_tables(h: &elf::FileHeader32<LE>, data: &[u8]) -> Result<(), ElfError> 
             // An extended count lives in section 0's sh_size.
             0 => {
                 table_in_file("section header 0 (e_shnum is 0)", shoff, 1, SHDR, data)?;
-                let (s0, _) =
-                    object::pod::from_bytes::<elf::SectionHeader32<LE>>(&data[shoff as usize..])
-                        .expect("section 0 is inside the file");
-                u64::from(s0.sh_size(e))
+                // Read field by field: the table may lie at any offset, aligned or not.
+                let at = shoff as usize + SH_SIZE_OFFSET;
+                let mut size = [0u8; 4];
+                size.copy_from_slice(&data[at..at + 4]);
+                u64::from(u32::from_le_bytes(size))
             }
             n => u64::from(n),
         };
@@ -462,6 +466,15 @@ mod tests {
         assert_eq!(
             err(&header(0x30, 40, 0)),
             "malformed ELF: section header 0 (e_shnum is 0) at file offset 0x30 (1 entries of 40 bytes, 0x28 in all) ends at 0x58, past the end of the 52-byte (0x34) file"
+        );
+        // An extended count read from section 0 at an unaligned offset (found by the `elf`
+        // fuzz target: this panicked), here 0x3a: sh_size 0x10 asks for 16 headers.
+        let mut b = header(0x3a, 40, 0);
+        b.resize(0x3a + 40, 0);
+        b[0x3a + 20..0x3a + 24].copy_from_slice(&16u32.to_le_bytes());
+        assert_eq!(
+            err(&b),
+            "malformed ELF: section header table at file offset 0x3a (16 entries of 40 bytes, 0x280 in all) ends at 0x2ba, past the end of the 98-byte (0x62) file"
         );
         // No section header table at all is a file without sections, not an error.
         assert!(ElfFile::parse(&header(0, 0, 0))

@@ -242,6 +242,26 @@ fn unmapped_accesses_fault_naming_the_address() {
     }
 }
 
+#[test]
+fn a_jump_into_memory_no_image_occupies_names_the_region_and_the_images() {
+    // PLATFORM.md: IRAM holds the boot ROM and the program; translate window 0 maps HBM
+    // scratch, where nothing is loaded.
+    for (n, region) in [
+        (4, "core 0's IRAM".to_string()),
+        (5, "translate window 0 (HBM 0x100)".to_string()),
+    ] {
+        let Some(r) = fault_of_case("unmapped", n) else {
+            return;
+        };
+        let text = r.to_string();
+        let pc = if n == 4 { 0xf000 } else { map::XLATE.0 + 0x100 };
+        let want = format!(
+            "instruction fetch at {pc:#010x} hit {region}, where no image is loaded (images at 0x00000000..0x"
+        );
+        assert!(text.contains(&want), "case {n}: {text}");
+    }
+}
+
 /// FNV-1a over (PC, a0..a15) before every instruction and every exception delivery.
 #[derive(Default)]
 struct TraceHash(u64);

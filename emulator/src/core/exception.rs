@@ -370,7 +370,16 @@ impl<B: Bus> Core<B> {
             Exc::General(_) => Vector::general(self.state.ps()),
         };
         let target = self.state.sr(sr::VECBASE).wrapping_add(vector.offset());
-        if !self.installed(target) {
+        // An exception taken with the stack outside its region is the overflow's doing: the
+        // core stops rather than run a handler on the wrecked stack (a window trap is the
+        // overflow itself; a general exception is reported as what it went on to cause).
+        let sp = self.state.a(1);
+        let overflow = self.stack_region.filter(|r| r.overflowed(sp));
+        if let (Some(region), Some(_)) = (overflow, vector.window()) {
+            let kind = region.overflow(sp, None);
+            return Some(Stop::Fault(Box::new(self.report_op(pc, op, kind, None))));
+        }
+        if !self.installed(target) || overflow.is_some() {
             let (kind, address) = match (&e, vector.window()) {
                 (Exc::General(reason), _) => {
                     let (cause, mut detail) = (reason.cause(), reason.describe(self.config));
@@ -531,15 +540,26 @@ impl<B: Bus> Core<B> {
     }
 
     /// SIMCALL: the semihosting call in a2 with arguments a3..a5; the result in a2, errno in
-    /// a3.
+    /// a3. A write costs `semihost_write_byte` cycles per byte and takes no more bytes than
+    /// the rest of the run's budget pays for.
     fn simcall(&mut self) -> Res {
         let (call, args) = (self.a(2), [self.a(3), self.a(4), self.a(5)]);
         let now = self.stats.cycles;
+        let per_byte = u64::from(self.timing.semihost_write_byte);
+        let room = match per_byte {
+            0 => u32::MAX,
+            n => u32::try_from(self.deadline.saturating_sub(now) / n).unwrap_or(u32::MAX),
+        };
         let bus = &mut self.bus;
         let read = |addr: u32| bus.load(addr, 1, now).ok().map(|v| v as u8);
-        match semihost::simcall(call, args, read, &mut self.console) {
+        match semihost::simcall(call, args, room, read, &mut self.console) {
             Outcome::Exit(code) => Err(Exc::Exit(code)),
             Outcome::Return { value, errno } => {
+                if call == semihost::SYS_WRITE && errno == 0 {
+                    let cost = u64::from(value) * per_byte;
+                    self.stats.cycles += cost;
+                    self.stats.stalls.host_io += cost;
+                }
                 self.set(2, value);
                 self.set(3, errno);
                 Ok(())

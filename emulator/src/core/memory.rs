@@ -12,11 +12,15 @@ use crate::predecode::Op;
 
 impl<B: Bus> Core<B> {
     fn mem_fault(e: BusFault, addr: u32, store: bool) -> Exc {
-        Exc::general(match e {
+        let reason = match e {
+            BusFault::MemoryLimit { limit, .. } => {
+                return Exc::fatal(crate::fault::FaultKind::MemoryLimit { limit }, Some(addr))
+            }
             BusFault::Unmapped { .. } => Reason::Unmapped { addr, store },
             BusFault::Device { message, .. } => Reason::Device { addr, message },
             BusFault::Prohibited { kind, .. } => Reason::Prohibited { addr, kind, store },
-        })
+        };
+        Exc::general(reason)
     }
 
     #[cold]

@@ -13,6 +13,7 @@ use crate::bus::Bus;
 use crate::fault::{FaultKind, Stop};
 use crate::predecode::{DecodeCache, DecodedOps, Op, Undecodable};
 use crate::state::{ps, CoreState};
+use crate::stop_request::{StopRequest, POLL_CYCLES};
 use crate::timing::{Latency, Stats, TimingModel};
 use crate::trace::{Event, Tracer};
 
@@ -107,6 +108,34 @@ impl Pending {
     };
 }
 
+/// Where a program's stack lives: it grows down from `top` and must stay within
+/// `bottom..=top`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StackRegion {
+    /// Lowest address the stack may use.
+    pub bottom: u32,
+    /// The initial stack pointer.
+    pub top: u32,
+}
+
+impl StackRegion {
+    /// Whether stack pointer `sp` has left the region: run off the bottom, or wrapped round
+    /// the address space past 0 so that it lies above the top.
+    pub fn overflowed(&self, sp: u32) -> bool {
+        !(self.bottom..=self.top).contains(&sp)
+    }
+
+    /// The overflow of stack pointer `sp`, and what it went on to cause if anything.
+    pub fn overflow(&self, sp: u32, then: Option<FaultKind>) -> FaultKind {
+        FaultKind::StackOverflow {
+            sp,
+            bottom: self.bottom,
+            top: self.top,
+            then: then.map(Box::new),
+        }
+    }
+}
+
 /// One core attached to a bus.
 #[derive(Debug)]
 pub struct Core<B: Bus> {
@@ -125,6 +154,15 @@ pub struct Core<B: Bus> {
     /// Address ranges that hold exception-handler code (program code or boot ROM). A vector
     /// outside them is "not installed": the exception stops the core with a report.
     pub handler_code: Vec<Range<u32>>,
+    /// Raised from outside (Ctrl-C) to stop the core where it is; looked at every
+    /// [`POLL_CYCLES`] cycles.
+    pub stop_request: StopRequest,
+    /// The program's stack region, when known (a bare-metal image's link symbols): a1 below
+    /// its bottom, seen every [`POLL_CYCLES`] cycles or when the core stops, is reported as a
+    /// [`FaultKind::StackOverflow`]. `None`: no check (custom-op calls have KSL/ISL instead).
+    pub stack_region: Option<StackRegion>,
+    /// The cycle count the current run stops at (semihosting output is cut to fit it).
+    deadline: u64,
     cache: DecodeCache,
     /// The cache's decoded entries (moved out while [`Core::run`] executes from them in place).
     ops: Option<DecodedOps>,
@@ -155,6 +193,9 @@ impl<B: Bus> Core<B> {
             stats: Stats::default(),
             console: Console::default(),
             handler_code: Vec::new(),
+            stop_request: StopRequest::default(),
+            stack_region: None,
+            deadline: u64::MAX,
             cache: DecodeCache::new(),
             ops: Some(DecodedOps::new()),
             pending: [Pending::NONE; 2],
@@ -203,28 +244,45 @@ impl<B: Bus> Core<B> {
     /// `budget`.
     fn run_until<T: Tracer>(&mut self, deadline: u64, budget: u64, tracer: &mut T) -> Stop {
         self.refresh();
+        self.deadline = deadline;
         let mut ops = self.take_ops();
         // The PC lives in a register between instructions (the state's copy is written as each
         // instruction starts), so the next fetch does not wait on a store of the last one.
         let mut pc = self.state.pc;
+        // One comparison per instruction covers the deadline and the periodic look at the
+        // stop request and the stack.
+        let mut poll = deadline.min(self.stats.cycles.saturating_add(POLL_CYCLES));
         let stop = loop {
-            if self.stats.cycles >= deadline {
+            if self.stats.cycles >= poll {
                 self.state.pc = pc;
-                break None;
+                if let Some(kind) = self.poll(budget) {
+                    break Err(kind);
+                }
+                poll = deadline.min(self.stats.cycles.saturating_add(POLL_CYCLES));
             }
             match self.step_at(&mut ops, pc, tracer) {
                 Ok(next) => pc = next,
-                Err(stop) => break Some(stop),
+                Err(stop) => break Ok(stop),
             }
         };
         self.ops = Some(ops);
-        stop.unwrap_or_else(|| {
-            Stop::Fault(Box::new(self.report(
-                pc,
-                FaultKind::BudgetExhausted { max_cycles: budget },
-                None,
-            )))
-        })
+        self.deadline = u64::MAX;
+        stop.unwrap_or_else(|kind| Stop::Fault(Box::new(self.report(pc, kind, None))))
+    }
+
+    /// The periodic look: why the core must stop now, if it must.
+    #[cold]
+    #[inline(never)]
+    fn poll(&self, budget: u64) -> Option<FaultKind> {
+        if self.stats.cycles >= self.deadline {
+            return Some(FaultKind::BudgetExhausted { max_cycles: budget });
+        }
+        if self.stop_request.is_requested() {
+            return Some(FaultKind::Interrupted);
+        }
+        let sp = self.state.a(1);
+        let region = self.stack_region.filter(|r| r.overflowed(sp))?;
+        Some(region.overflow(sp, None))
     }
 
     /// The decoded entries, moved out of the core while it executes from them. (They are only

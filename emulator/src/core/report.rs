@@ -26,8 +26,19 @@ impl<B: Bus> Core<B> {
     }
 
     /// A report of the core's state at `pc`.
+    /// A stop while a1 is below the stack region is reported as the stack overflow it is,
+    /// with what it caused.
     pub fn report(&self, pc: u32, kind: FaultKind, address: Option<u32>) -> FaultReport {
         let s = &self.state;
+        let sp = s.a(1);
+        let kind = match self.stack_region {
+            Some(region)
+                if region.overflowed(sp) && !matches!(kind, FaultKind::StackOverflow { .. }) =>
+            {
+                region.overflow(sp, Some(kind))
+            }
+            _ => kind,
+        };
         FaultReport {
             core: s.sr(sr::PRID),
             pc,

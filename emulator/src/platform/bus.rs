@@ -12,7 +12,7 @@ use super::map;
 use super::mem_window::MemWindows;
 use super::sdma::Sdma;
 use super::trace_port::TracePort;
-use crate::bus::{Bus, BusFault};
+use crate::bus::{Bus, BusFault, Images};
 use crate::timing::TimingModel;
 
 /// A 4-way set-associative I-cache model (tags only) with LRU replacement.
@@ -87,6 +87,8 @@ pub struct PlatformBus {
     pub trace: TracePort,
     icache: ICache,
     hbm_latency: u32,
+    /// Where images (boot ROM, libraries, trampolines) are loaded, for [`Bus::vacant`].
+    pub images: Images,
 }
 
 fn within(addr: u32, (base, size): (u32, u32)) -> Option<usize> {
@@ -110,6 +112,7 @@ impl PlatformBus {
             trace: TracePort::default(),
             icache: ICache::new(timing),
             hbm_latency: timing.hbm_latency,
+            images: Images::default(),
         }
     }
 
@@ -302,6 +305,35 @@ impl Bus for PlatformBus {
     #[inline]
     fn may_hold_code(&self, addr: u32) -> bool {
         within(addr, map::DATARAM).is_none() && within(addr, map::MMIO).is_none()
+    }
+
+    #[cold]
+    fn vacant(&self, addr: u32) -> Option<String> {
+        if self.images.holds(addr) {
+            return None;
+        }
+        let prid = self.prid;
+        let region = if within(addr, map::IRAM).is_some() {
+            format!("core {prid}'s IRAM")
+        } else if within(addr, map::DATARAM).is_some() {
+            format!("core {prid}'s DATARAM (data memory)")
+        } else if within(addr, map::FWDATA).is_some() {
+            format!("core {prid}'s firmware data band")
+        } else if within(addr, map::MMIO).is_some() {
+            "the MMIO register block".to_string()
+        } else if let Some(off) = within(addr, map::XLATE) {
+            let n = off as u32 / map::WINDOW_SIZE;
+            match self.translate(addr) {
+                Some(h) => format!("translate window {n} (HBM {h:#x})"),
+                None => format!("translate window {n}, which maps nothing"),
+            }
+        } else {
+            "unmapped address space".to_string()
+        };
+        Some(format!(
+            "{region}, where no image is loaded ({})",
+            self.images.list()
+        ))
     }
 }
 

@@ -89,6 +89,7 @@ impl Cluster {
             let mut bus = PlatformBus::new(prid, hbm.clone(), &config.timing);
             bus.write_bytes(map::IRAM.0, &rom)
                 .expect("the boot ROM fits IRAM");
+            bus.images.occupy(map::IRAM.0, rom.len() as u64);
             let mut core = Core::new(&q7_isa::NCORE2GP, bus, prid, 0, 0);
             core.timing = config.timing.clone();
             core.handler_code = std::iter::once(0..bootrom::SIZE).collect();
@@ -103,10 +104,18 @@ impl Cluster {
         Ok(Cluster { hbm, cores, output })
     }
 
+    /// Makes every core stop where it is when `stop` is raised (Ctrl-C).
+    pub fn set_stop_request(&mut self, stop: &crate::stop_request::StopRequest) {
+        for c in &mut self.cores {
+            c.stop_request = stop.clone();
+        }
+    }
+
     /// Writes `bytes` at `addr` of every core (e.g. a program into IRAM).
     pub fn load_all(&mut self, addr: u32, bytes: &[u8]) -> Result<(), crate::bus::BusFault> {
         for c in &mut self.cores {
             c.bus.write_bytes(addr, bytes)?;
+            c.bus.images.occupy(addr, bytes.len() as u64);
             c.invalidate_code();
         }
         Ok(())

@@ -240,19 +240,7 @@ impl Library {
         }) else {
             return String::new();
         };
-        let mut out = String::new();
-        let frames =
-            std::iter::once(report.pc).chain(report.backtrace.iter().skip(1).map(|f| f.pc));
-        for (i, pc) in frames.enumerate() {
-            if let Some(name) = syms.describe(pc) {
-                out.push_str(&format!("\n  #{i} {pc:#010x} in {name}"));
-            }
-        }
-        if out.is_empty() {
-            out
-        } else {
-            format!("\nsymbolised backtrace (from the unstripped image):{out}")
-        }
+        syms.backtrace(report, "from the unstripped image")
     }
 }
 
