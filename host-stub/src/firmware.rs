@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use q7_emulator::platform::mailbox::{self, ArgTensor};
 use q7_emulator::platform::{map, sdma, Cluster};
-use q7_emulator::{FaultReport, NoTrace, Stats, Stop};
+use q7_emulator::{FaultKind, FaultReport, NoTrace, Stats, Stop};
 use q7_isa::sreg::sr;
 use q7_isa::Opcode;
 use q7_loader::kernel_table::{self, KernelEntry};
@@ -165,6 +165,16 @@ pub enum FirmwareError {
         /// Why.
         source: q7_emulator::platform::HbmError,
     },
+    /// Ctrl-C stopped the cores running library code: where each one was.
+    #[error("{}", interrupted_text(what, reports, finished))]
+    Interrupted {
+        /// "kernel".
+        what: &'static str,
+        /// The report of each core that was still running, by PRID.
+        reports: Vec<FaultReport>,
+        /// Cores that had already finished.
+        finished: Vec<u32>,
+    },
     /// A core faulted while running library code.
     #[error("core {core} faulted while running {what}:\n{report}")]
     Fault {
@@ -175,6 +185,23 @@ pub enum FirmwareError {
         /// The report.
         report: Box<FaultReport>,
     },
+}
+
+/// The text of [`FirmwareError::Interrupted`].
+fn interrupted_text(what: &str, reports: &[FaultReport], finished: &[u32]) -> String {
+    let mut out = format!(
+        "interrupted (Ctrl-C) while running {what} on {} core(s)",
+        reports.len()
+    );
+    if !finished.is_empty() {
+        let list: Vec<String> = finished.iter().map(u32::to_string).collect();
+        out.push_str(&format!(" (core(s) {} had finished)", list.join(", ")));
+    }
+    out.push_str("; where each core was:");
+    for r in reports {
+        out.push_str(&format!("\n{r}"));
+    }
+    out
 }
 
 /// A library resident on some cores.
@@ -494,6 +521,23 @@ impl Firmware {
         let stops = self
             .cluster
             .run_subset::<NoTrace>(&which, threads, self.call_budget);
+        let interrupted = stops.iter().any(
+            |(stop, _)| matches!(stop, Stop::Fault(r) if r.kind == FaultKind::Interrupted),
+        );
+        if interrupted {
+            let (mut reports, mut finished) = (Vec::new(), Vec::new());
+            for (core, (stop, _)) in cores.iter().zip(stops) {
+                match stop {
+                    Stop::Fault(r) => reports.push(*r),
+                    Stop::Exited(_) => finished.push(*core),
+                }
+            }
+            return Err(FirmwareError::Interrupted {
+                what: "kernel",
+                reports,
+                finished,
+            });
+        }
         let mut out = Vec::new();
         for ((core, (stop, _)), before) in cores.iter().zip(stops).zip(before) {
             if let Stop::Fault(report) = stop {

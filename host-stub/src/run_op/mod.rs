@@ -228,19 +228,22 @@ impl Library {
             })
     }
 
-    /// The backtrace of a faulting core, symbolised: one line per frame with a symbol.
+    /// The backtrace of each stopped core, symbolised: one line per frame with a symbol.
     fn symbolise(&self, e: &FirmwareError) -> String {
-        let FirmwareError::Fault { core, report, .. } = e else {
-            return String::new();
+        let reports: Vec<&q7_emulator::FaultReport> = match e {
+            FirmwareError::Fault { report, .. } => vec![report],
+            FirmwareError::Interrupted { reports, .. } => reports.iter().collect(),
+            _ => return String::new(),
         };
-        let Some(syms) = self.symbols.get(if self.info.multicore {
-            *core as usize
-        } else {
-            0
-        }) else {
-            return String::new();
-        };
-        syms.backtrace(report, "from the unstripped image")
+        let mut out = String::new();
+        for r in reports {
+            let image = if self.info.multicore { r.core as usize } else { 0 };
+            if let Some(syms) = self.symbols.get(image) {
+                let source = format!("core {}, from the unstripped image", r.core);
+                out.push_str(&syms.backtrace(r, &source));
+            }
+        }
+        out
     }
 }
 
