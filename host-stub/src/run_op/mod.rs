@@ -228,7 +228,10 @@ impl Library {
             })
     }
 
-    /// The backtrace of a faulting core, symbolised: one line per frame with a symbol.
+    /// The backtrace of a faulting core, symbolised: one line per frame, `function+0xoff
+    /// (file:line)` where the unstripped image has the symbol and line (a frame outside the
+    /// image, such as the firmware's call trampoline, shows its address alone); empty when the
+    /// image has no symbols.
     fn symbolise(&self, e: &FirmwareError) -> String {
         let FirmwareError::Fault { core, report, .. } = e else {
             return String::new();
@@ -240,19 +243,19 @@ impl Library {
         }) else {
             return String::new();
         };
-        let mut out = String::new();
+        if syms.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from("\nsymbolised backtrace (from the unstripped image):");
         let frames =
             std::iter::once(report.pc).chain(report.backtrace.iter().skip(1).map(|f| f.pc));
         for (i, pc) in frames.enumerate() {
-            if let Some(name) = syms.describe(pc) {
-                out.push_str(&format!("\n  #{i} {pc:#010x} in {name}"));
+            out.push_str(&format!("\n  #{i} {pc:#010x}"));
+            if let Some(frame) = syms.frame(pc, i > 0) {
+                out.push_str(&format!(" in {frame}"));
             }
         }
-        if out.is_empty() {
-            out
-        } else {
-            format!("\nsymbolised backtrace (from the unstripped image):{out}")
-        }
+        out
     }
 }
 
