@@ -15,13 +15,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use q7_emulator::platform::mailbox::{self, ArgTensor};
 use q7_emulator::platform::{map, sdma, Cluster};
-use q7_emulator::{FaultReport, NoTrace, Stats, Stop};
+use q7_emulator::{FaultKind, FaultReport, NoTrace, Stats, Stop};
 use q7_isa::sreg::sr;
 use q7_isa::Opcode;
 use q7_loader::kernel_table::{self, KernelEntry};
 use q7_loader::ktab::KtabTrailer;
 use q7_loader::load_record::{Direction, LoadRecord, RecordError};
 use q7_loader::ucpl::{UcplError, UcplHeader};
+
+use crate::exit_code::{Exit, Kind};
 
 /// The line the SDK runtime prints before writing MBOX_ABORT (PLATFORM.md "Runtime errors").
 pub const RUNTIME_ERROR_PREFIX: &str = "q7 runtime error:";
@@ -175,6 +177,23 @@ pub enum FirmwareError {
         /// The report.
         report: Box<FaultReport>,
     },
+}
+
+impl FirmwareError {
+    /// The exit code it ends a command with ([`crate::exit_code`]): a runaway (the call
+    /// budget ran out) and a fault or runtime error each have theirs; the rest is an image,
+    /// key or argument the device refused.
+    pub fn exit(&self) -> Exit {
+        match self {
+            FirmwareError::Fault { report, .. }
+                if matches!(report.kind, FaultKind::BudgetExhausted { .. }) =>
+            {
+                Exit::of(Kind::Runaway)
+            }
+            FirmwareError::Fault { .. } | FirmwareError::Aborted { .. } => Exit::of(Kind::Fault),
+            _ => Exit::of(Kind::BadInput),
+        }
+    }
 }
 
 /// A library resident on some cores.

@@ -21,6 +21,7 @@ use q7_loader::input::{self, InputError, InputKind};
 
 use crate::build::metadata::{BuildInfo, OpInfo, BUILD_INFO_FILE};
 use crate::build::schema::ArgKind;
+use crate::exit_code::{Exit, Kind};
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
 use crate::symbolize::Symbols;
@@ -171,6 +172,17 @@ pub enum RunError {
         /// The backtrace symbolised from the unstripped image, when there is one.
         symbols: String,
     },
+}
+
+impl RunError {
+    /// The exit code it ends `q7emu run` with ([`crate::exit_code`]): the device's, or bad
+    /// input.
+    pub fn exit(&self) -> Exit {
+        match self {
+            RunError::Device { source, .. } => source.exit(),
+            _ => Exit::of(Kind::BadInput),
+        }
+    }
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
