@@ -530,4 +530,14 @@ impl Firmware {
             .map(|(s, _)| *s)
             .collect()
     }
+
+    /// The kernel table bound for library `selector` on `core` (read after its start symbol
+    /// ran, PLATFORM.md "Kernel table"), when it is resident there.
+    pub fn kernel_table(&self, selector: u32, core: u32) -> Option<&[KernelEntry]> {
+        self.resident
+            .get(&selector)?
+            .tables
+            .get(&core)
+            .map(Vec::as_slice)
+    }
 }

@@ -6,13 +6,14 @@
 //! packed library run end to end through both ([`run_packed`]), the build driver that makes
 //! such libraries from C++ sources ([`build`]), and an op of a built library run on tensors
 //! ([`run_op`]) with its host tensors, descriptors and `.npy` files ([`tensor`]) and
-//! symbolised fault reports ([`symbolize`]), the one grammar of numeric flags
+//! symbolised fault reports ([`symbolize`]), what an image or build holds ([`inspect`]), the one grammar of numeric flags
 //! ([`number`]) and the one table of exit codes ([`exit_code`]).
 
 pub mod build;
 pub mod disasm;
 pub mod exit_code;
 pub mod firmware;
+pub mod inspect;
 pub mod nrtucode;
 pub mod number;
 pub mod run_elf;

@@ -85,6 +85,21 @@ enum Command {
     /// Run an op of a library built by `q7emu build` on .npy tensors: load it on the cluster
     /// (8 cores for a multicore build), dispatch the op, print or save its output.
     Run(q7_host::run_op::cli::RunArgs),
+    /// Show what an image or a build holds: ELF header and segments, the packed container, the
+    /// UCPL header and relocations of the prelinked image, the kernel table with its ops, and
+    /// the build's q7build.json and ucode_lib.json.
+    Inspect {
+        /// Print one JSON document instead of the text.
+        #[arg(long)]
+        json: bool,
+        /// Cycle budget of each start symbol run to fill the kernel table.
+        #[arg(long, default_value_t = q7_host::firmware::CALL_BUDGET, value_parser = parse_u64)]
+        max_cycles: u64,
+        /// An ELF image (device image, packed library, bare-metal executable) or a build
+        /// directory of `q7emu build`.
+        #[arg(value_name = "IMAGE|BUILD_DIR")]
+        input: PathBuf,
+    },
 }
 
 /// The built-in profiles of `q7_isa`, by name.
@@ -192,6 +207,19 @@ fn run(cli: Cli) -> Result<Exit, Failure> {
         Command::Build(args) => q7_host::build::cli::run(args)
             .map(|()| Exit::SUCCESS)
             .map_err(|e| Failure::new(e.exit(), e)),
+        Command::Inspect {
+            json,
+            max_cycles,
+            input,
+        } => {
+            let options = q7_host::inspect::Options {
+                call_budget: max_cycles,
+            };
+            let report = q7_host::inspect::inspect(&input, &options)
+                .map_err(|e| Failure::new(e.exit(), e))?;
+            print!("{}", if json { report.json() } else { report.text() });
+            Ok(Exit::SUCCESS)
+        }
         Command::Run(args) => {
             let text = q7_host::run_op::cli::main(args).map_err(|e| Failure::new(e.exit(), e))?;
             print!("{text}");
