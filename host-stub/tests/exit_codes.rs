@@ -114,6 +114,10 @@ fn bad_input_is_1_for_every_subcommand() {
                 .into(),
         ),
         (
+            vec!["inspect", &truncated],
+            format!("{truncated}: truncated ELF file: 8 bytes, an ELF32 header needs 52"),
+        ),
+        (
             vec![
                 "build", "--name", "k", "--fn", "k", "--schema", "k() -> Tensor", "-o", "out",
                 "no/such/k.cpp",
@@ -137,6 +141,8 @@ fn a_command_line_that_does_not_parse_is_2() {
         &["run-packed", "x.so"],
         &["build", "--name", "k"],
         &["run", "build", "--op", "f", "--threads", "0"],
+        &["inspect"],
+        &["inspect", "--max-cycles", "many", "x.so"],
     ] {
         let err = exits(&q7emu(args), Kind::Usage, 2);
         assert!(err.contains("--help"), "{args:?}: {err}");
