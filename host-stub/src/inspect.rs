@@ -77,7 +77,7 @@ pub enum InspectError {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: ucode_lib::ParseError,
+        source: Box<ucode_lib::ParseError>,
     },
     /// Not a usable ELF32-Xtensa file.
     #[error("{}: {source}", path.display())]
@@ -101,7 +101,7 @@ pub enum InspectError {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: PrelinkError,
+        source: Box<PrelinkError>,
     },
     /// The prelinked image's header does not read back.
     #[error("{}: {source}", path.display())]
@@ -387,7 +387,10 @@ fn elf_report(elf: &ElfFile<'_>) -> ElfReport {
         kind: q7_loader::elf::E_TYPES
             .iter()
             .find(|(v, ..)| *v == elf.kind.e_type())
-            .map_or_else(|| format!("{:#x}", elf.kind.e_type()), |(_, n, _)| n.to_string()),
+            .map_or_else(
+                || format!("{:#x}", elf.kind.e_type()),
+                |(_, n, _)| n.to_string(),
+            ),
         e_type: elf.kind.e_type(),
         machine: q7_loader::EM_XTENSA,
         entry: elf.entry,
@@ -465,7 +468,16 @@ pub fn inspect(path: &Path, options: &Options) -> Result<Report, InspectError> {
     } else {
         "elf"
     };
-    let image = image_report(path, input.clone(), &data, &elf, None, false, &names, options)?;
+    let image = image_report(
+        path,
+        input.clone(),
+        &data,
+        &elf,
+        None,
+        false,
+        &names,
+        options,
+    )?;
     Ok(Report {
         format_version: FORMAT_VERSION,
         input,
@@ -539,7 +551,7 @@ fn inspect_build(dir: &Path, input: String, options: &Options) -> Result<Report,
     })?;
     let registry = Registry::from_json(&text).map_err(|source| InspectError::UcodeLib {
         path: ucode_path,
-        source,
+        source: Box::new(source),
     })?;
     let ucode = ucode_libraries(&registry);
     let mut images = Vec::new();
@@ -578,7 +590,10 @@ fn inspect_build(dir: &Path, input: String, options: &Options) -> Result<Report,
         format_version: FORMAT_VERSION,
         input,
         kind: "build",
-        build: Some(BuildReport { info, ucode_lib: ucode }),
+        build: Some(BuildReport {
+            info,
+            ucode_lib: ucode,
+        }),
         images,
     })
 }
@@ -668,7 +683,7 @@ fn device_report(
 ) -> Result<DeviceReport, InspectError> {
     let elf = ElfFile::parse(image).map_err(|e| InspectError::Prelink {
         path: path.to_path_buf(),
-        source: PrelinkError::Elf(e),
+        source: Box::new(PrelinkError::Elf(e)),
     })?;
     let code_vaddr = elf
         .segments
@@ -683,7 +698,7 @@ fn device_report(
     };
     let pre = prelink::prelink(image, window.0).map_err(|source| InspectError::Prelink {
         path: path.to_path_buf(),
-        source,
+        source: Box::new(source),
     })?;
     let ucpl_image = pre.ucpl();
     let header = UcplHeader::decode(&ucpl_image).map_err(|source| InspectError::Ucpl {
@@ -910,13 +925,19 @@ fn device_text(d: &DeviceReport, out: &mut String) {
         .collect();
     out.push_str(&columns(&rows, 4));
     match &d.kernel_table {
-        None => out.push_str("  kernel table: none (no KTAB trailer: the image registers no kernels)\n"),
+        None => {
+            out.push_str("  kernel table: none (no KTAB trailer: the image registers no kernels)\n")
+        }
         Some(k) => {
             out.push_str(&format!(
                 "  kernel table at {}, {} bytes, {}\n",
                 hex(k.addr),
                 k.size,
-                plural(k.size as usize / kernel_table::ENTRY_SIZE, "entry", "entries")
+                plural(
+                    k.size as usize / kernel_table::ENTRY_SIZE,
+                    "entry",
+                    "entries"
+                )
             ));
             match (&k.bound_entries, &k.bind_error) {
                 (Some(b), _) => {
@@ -928,7 +949,10 @@ fn device_text(d: &DeviceReport, out: &mut String) {
                 }
                 (None, None) => {}
             }
-            if k.image_entries.iter().all(|e| e.key == 0 && e.function == 0) {
+            if k.image_entries
+                .iter()
+                .all(|e| e.key == 0 && e.function == 0)
+            {
                 out.push_str("    in the image: all entries empty (the start symbol fills them)\n");
             } else {
                 out.push_str("    in the image:\n");

@@ -238,7 +238,8 @@ fn run_elf(
     let name = file.display();
     let data = q7_loader::input::read_file(file, q7_loader::input::InputKind::ElfImage)
         .map_err(Failure::input)?;
-    let elf = q7_loader::ElfFile::parse(&data).map_err(|e| Failure::input(format!("{name}: {e}")))?;
+    let elf =
+        q7_loader::ElfFile::parse(&data).map_err(|e| Failure::input(format!("{name}: {e}")))?;
     let mut core = q7_host::run_elf::prepare(&elf, profile)
         .map_err(|e| Failure::input(format!("{name}: {e}")))?;
     let start = std::time::Instant::now();

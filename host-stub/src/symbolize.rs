@@ -9,37 +9,43 @@ use std::fmt;
 use std::path::{Component, Path};
 use std::sync::Arc;
 
-use gimli::{EndianArcSlice, LittleEndian};
+use gimli::{EndianSlice, LittleEndian};
 use q7_loader::elf::ElfFile;
 
 /// ELF symbol type of a function (`STT_FUNC`).
 const STT_FUNC: u8 = object::elf::STT_FUNC;
 
-/// The reader the line tables are read through: section bytes owned by the [`Symbols`].
-type Reader = EndianArcSlice<LittleEndian>;
-
-/// The DWARF of one image, ready for lookups.
+/// The DWARF sections of one image, owned; a lookup context is made from them when a
+/// backtrace is symbolised (`addr2line`'s context is neither `Send` nor `Sync`, the bytes are).
 #[derive(Clone)]
-struct Lines(Arc<addr2line::Context<Reader>>);
+struct Lines(Arc<gimli::DwarfSections<Vec<u8>>>);
 
 impl fmt::Debug for Lines {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Lines(DWARF line tables)")
+        f.write_str("Lines(DWARF sections)")
     }
 }
 
+/// A lookup context over [`Lines`].
+type LineContext<'a> = addr2line::Context<EndianSlice<'a, LittleEndian>>;
+
 impl Lines {
-    /// The DWARF sections of `elf`; `None` when it has no `.debug_info` or the sections do
-    /// not parse as DWARF.
+    /// The DWARF sections of `elf`; `None` when it has no `.debug_info`.
     fn of(elf: &ElfFile<'_>) -> Option<Lines> {
         elf.section(".debug_info")?;
-        let load = |id: gimli::SectionId| -> Result<Reader, gimli::Error> {
-            let bytes = elf.section(id.name()).map_or(&[][..], |s| s.data);
-            Ok(EndianArcSlice::new(Arc::from(bytes), LittleEndian))
+        let load = |id: gimli::SectionId| -> Result<Vec<u8>, std::convert::Infallible> {
+            Ok(elf
+                .section(id.name())
+                .map_or_else(Vec::new, |s| s.data.to_vec()))
         };
-        let dwarf = gimli::Dwarf::load(load).ok()?;
-        let context = addr2line::Context::from_dwarf(dwarf).ok()?;
-        Some(Lines(Arc::new(context)))
+        let Ok(sections) = gimli::DwarfSections::load(load);
+        Some(Lines(Arc::new(sections)))
+    }
+
+    /// A lookup context; `None` when the sections do not parse as DWARF.
+    fn context(&self) -> Option<LineContext<'_>> {
+        let dwarf = self.0.borrow(|s| EndianSlice::new(s, LittleEndian));
+        addr2line::Context::from_dwarf(dwarf).ok()
     }
 }
 
@@ -143,12 +149,17 @@ impl Symbols {
 
     /// The source line of the instruction at `addr`, when the line tables cover it.
     pub fn line(&self, addr: u32) -> Option<SourceLine> {
-        let lines = self.lines.as_ref()?;
-        let loc = lines.0.find_location(u64::from(addr)).ok()??;
-        Some(SourceLine {
-            file: tidy(loc.file?),
-            line: loc.line.filter(|&l| l != 0)?,
-        })
+        line_in(&self.lines.as_ref()?.context()?, addr)
+    }
+
+    /// The frames of a backtrace at `pcs`, innermost first, as [`Symbols::frame`] writes
+    /// them (the line tables are read once for all of them).
+    pub fn backtrace(&self, pcs: &[u32]) -> Vec<Option<String>> {
+        let context = self.lines.as_ref().and_then(Lines::context);
+        pcs.iter()
+            .enumerate()
+            .map(|(i, &pc)| self.frame_in(context.as_ref(), pc, i > 0))
+            .collect()
     }
 
     /// One backtrace frame at `pc`: `name+0xoff (file:line)`, `name+0xoff` without line
@@ -156,17 +167,36 @@ impl Symbols {
     /// but the innermost) points past its call, which is where the caller is: its function and
     /// line are those of the byte before it, the offset is the return address's own.
     pub fn frame(&self, pc: u32, returns: bool) -> Option<String> {
+        let context = self.lines.as_ref().and_then(Lines::context);
+        self.frame_in(context.as_ref(), pc, returns)
+    }
+
+    fn frame_in(
+        &self,
+        context: Option<&LineContext<'_>>,
+        pc: u32,
+        returns: bool,
+    ) -> Option<String> {
         let probe = if returns { pc.wrapping_sub(1) } else { pc };
         let (start, name) = self.function(probe)?;
         let mut text = match pc.wrapping_sub(start) {
             0 => name.to_string(),
             off => format!("{name}+{off:#x}"),
         };
-        if let Some(line) = self.line(probe) {
+        if let Some(line) = context.and_then(|c| line_in(c, probe)) {
             text.push_str(&format!(" ({line})"));
         }
         Some(text)
     }
+}
+
+/// The source line of `addr` in `context`.
+fn line_in(context: &LineContext<'_>, addr: u32) -> Option<SourceLine> {
+    let loc = context.find_location(u64::from(addr)).ok()??;
+    Some(SourceLine {
+        file: tidy(loc.file?),
+        line: loc.line.filter(|&l| l != 0)?,
+    })
 }
 
 /// The demangled form of a C++ symbol name, or the name itself.
@@ -206,7 +236,10 @@ mod tests {
     #[test]
     fn a_return_address_belongs_to_the_call_before_it() {
         let s = Symbols {
-            funcs: vec![(0x8400_0020, 0x10, "a".into()), (0x8400_0030, 4, "b".into())],
+            funcs: vec![
+                (0x8400_0020, 0x10, "a".into()),
+                (0x8400_0030, 4, "b".into()),
+            ],
             lines: None,
         };
         // A call as a's last instruction returns to b's first byte: the frame is a's.

@@ -266,7 +266,11 @@ fn a_compile_error_without_verbose_hints_at_it() {
     }
     let dir = TempDir::new("build-cc-quiet");
     let (src, o) = build_one(&dir, BROKEN, &[]);
-    assert_eq!(o.status.code(), Some(3), "a failed build step (README.md \"Exit codes\")");
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "a failed build step (README.md \"Exit codes\")"
+    );
     assert_eq!(
         stderr(&o),
         format!(

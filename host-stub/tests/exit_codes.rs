@@ -53,12 +53,19 @@ fn the_readme_section_is_the_table() {
     );
     let rows = q7_tests::doc::table_after(section, "| code | name |");
     assert_eq!(rows.len(), CODES.len());
-    assert_eq!(rows[0], ["0", "success", "all", "the command did what it was asked"]);
+    assert_eq!(
+        rows[0],
+        ["0", "success", "all", "the command did what it was asked"]
+    );
 }
 
 #[test]
 fn success_is_0_and_so_are_help_and_version() {
-    exits(&q7emu(&["disasm", &path("examples/isa-tour/tour.elf")]), Kind::Success, 0);
+    exits(
+        &q7emu(&["disasm", &path("examples/isa-tour/tour.elf")]),
+        Kind::Success,
+        0,
+    );
     exits(
         &q7emu(&[
             "run-packed",
@@ -211,7 +218,7 @@ fn a_build_whose_tools_are_missing_or_do_not_run_is_3() {
 fn npy(descr: &str, size: usize, elements: &[u8]) -> Vec<u8> {
     let n = elements.len() / size;
     let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({n},), }}");
-    while (10 + h.len() + 1) % 64 != 0 {
+    while !(10 + h.len() + 1).is_multiple_of(64) {
         h.push(' ');
     }
     h.push('\n');
@@ -273,7 +280,8 @@ fn a_kernel_out_of_cycles_is_130() {
     ]);
     let err = exits(&out, Kind::Runaway, 130);
     assert!(
-        err.contains("faulted while running start symbol") && err.contains("cycle budget of 100 exhausted"),
+        err.contains("faulted while running start symbol")
+            && err.contains("cycle budget of 100 exhausted"),
         "{err}"
     );
 }

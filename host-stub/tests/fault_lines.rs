@@ -33,7 +33,7 @@ fn line_of(text: &str, marker: &str) -> usize {
 /// A 1-D float32 `.npy` of four zeros.
 fn zeros() -> Vec<u8> {
     let mut h = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }".to_string();
-    while (10 + h.len() + 1) % 64 != 0 {
+    while !(10 + h.len() + 1).is_multiple_of(64) {
         h.push(' ');
     }
     h.push('\n');
@@ -64,7 +64,15 @@ fn build_and_fault(dir: &TempDir, extra: &[&str]) -> String {
     std::fs::write(&src, KERNEL).unwrap();
     let out = dir.join("out");
     let o = q7emu()
-        .args(["build", "--name", "k", "--fn", "k", "--schema", "k(Tensor x) -> Tensor"])
+        .args([
+            "build",
+            "--name",
+            "k",
+            "--fn",
+            "k",
+            "--schema",
+            "k(Tensor x) -> Tensor",
+        ])
         .arg("--toolchain")
         .arg(q7_tests::toolchain_prefix())
         .args(extra)
@@ -84,7 +92,11 @@ fn build_and_fault(dir: &TempDir, extra: &[&str]) -> String {
         .output()
         .unwrap();
     let stderr = String::from_utf8(o.stderr).unwrap();
-    assert_eq!(o.status.code(), Some(129), "a fault (README.md \"Exit codes\"): {stderr}");
+    assert_eq!(
+        o.status.code(),
+        Some(129),
+        "a fault (README.md \"Exit codes\"): {stderr}"
+    );
     assert!(
         stderr.contains("LoadStoreErrorCause (3): store of unmapped address 0x10000000"),
         "{stderr}"

@@ -108,9 +108,7 @@ fn relocation_counts(image: &[u8]) -> Vec<(String, u64)> {
         .unwrap();
     let mut counts = std::collections::BTreeMap::new();
     for r in dynamic::relocations(table) {
-        *counts
-            .entry(r.r_type(object::LittleEndian))
-            .or_insert(0u64) += 1;
+        *counts.entry(r.r_type(object::LittleEndian)).or_insert(0u64) += 1;
     }
     counts
         .into_iter()
@@ -125,7 +123,13 @@ fn bound_table(bytes: &[u8], core: u32, single_core: bool) -> Vec<(u64, u64)> {
     device.single_core = single_core;
     let mut ctx = Context::new(device);
     let mut lib = ctx
-        .create(coretype::CAYMAN, core, Some(1), "lib", Source::CustomOp(bytes))
+        .create(
+            coretype::CAYMAN,
+            core,
+            Some(1),
+            "lib",
+            Source::CustomOp(bytes),
+        )
         .unwrap();
     for r in ctx.load_sequence(&mut lib, None) {
         ctx.device.process(core, &r).unwrap();
@@ -141,11 +145,13 @@ fn bound_table(bytes: &[u8], core: u32, single_core: bool) -> Vec<(u64, u64)> {
 #[test]
 fn every_committed_build_is_reported_as_the_loader_and_firmware_see_it() {
     for name in BUILDS {
-        let dir = Path::new(ROOT).join("examples/kernels").join(name).join("build");
-        let info = BuildInfo::from_json(
-            &std::fs::read_to_string(dir.join("q7build.json")).unwrap(),
-        )
-        .unwrap();
+        let dir = Path::new(ROOT)
+            .join("examples/kernels")
+            .join(name)
+            .join("build");
+        let info =
+            BuildInfo::from_json(&std::fs::read_to_string(dir.join("q7build.json")).unwrap())
+                .unwrap();
         let j = json(&format!("examples/kernels/{name}/build"));
         assert_eq!(j["format_version"], 1);
         assert_eq!(j["kind"], "build");
@@ -160,7 +166,11 @@ fn every_committed_build_is_reported_as_the_loader_and_firmware_see_it() {
             assert_eq!(image["file"], file.as_str());
             assert_eq!(image["bytes"], bytes.len());
             let container = ElfFile::parse(&bytes).unwrap();
-            assert_eq!(segments(&image["elf"]), loader_segments(&container), "{what}");
+            assert_eq!(
+                segments(&image["elf"]),
+                loader_segments(&container),
+                "{what}"
+            );
             let device = packed::device_image(&bytes).unwrap();
             assert_eq!(image["packed"]["device_image_bytes"], device.len());
             let d = &image["device"];
@@ -197,22 +207,38 @@ fn every_committed_build_is_reported_as_the_loader_and_firmware_see_it() {
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|r| (r["name"].as_str().unwrap().to_string(), r["count"].as_u64().unwrap()))
+                .map(|r| {
+                    (
+                        r["name"].as_str().unwrap().to_string(),
+                        r["count"].as_u64().unwrap(),
+                    )
+                })
                 .collect();
             assert_eq!(counts, relocation_counts(device), "{what}");
             assert_eq!(d["relocations"]["applied"], pre.relocations);
 
             let trailer = KtabTrailer::of_image(&h, &ucpl).unwrap();
             let k = &d["kernel_table"];
-            assert_eq!((k["addr"].as_u64(), k["size"].as_u64()), (Some(trailer.addr.into()), Some(trailer.size.into())));
-            assert_eq!(trailer.size as usize, 8 * info.ops.len(), "one entry per op");
+            assert_eq!(
+                (k["addr"].as_u64(), k["size"].as_u64()),
+                (Some(trailer.addr.into()), Some(trailer.size.into()))
+            );
+            assert_eq!(
+                trailer.size as usize,
+                8 * info.ops.len(),
+                "one entry per op"
+            );
             let bound: Vec<(u64, u64)> = k["bound_entries"]
                 .as_array()
                 .unwrap()
                 .iter()
                 .map(|e| (e["key"].as_u64().unwrap(), e["function"].as_u64().unwrap()))
                 .collect();
-            assert_eq!(bound, bound_table(&bytes, core as u32, !info.multicore), "{what}");
+            assert_eq!(
+                bound,
+                bound_table(&bytes, core as u32, !info.multicore),
+                "{what}"
+            );
             for (i, (e, op)) in k["bound_entries"]
                 .as_array()
                 .unwrap()
@@ -354,7 +380,8 @@ fn a_bare_metal_executable_shows_its_header_and_segments() {
 #[test]
 fn bad_input_gets_the_loaders_errors_naming_the_file() {
     let dir = TempDir::new("inspect-bad");
-    let minimal = std::fs::read(Path::new(ROOT).join("examples/kernels/minimal/minimal.so")).unwrap();
+    let minimal =
+        std::fs::read(Path::new(ROOT).join("examples/kernels/minimal/minimal.so")).unwrap();
     let truncated = dir.join("truncated.so");
     std::fs::write(&truncated, &minimal[..40]).unwrap();
     let t = truncated.display().to_string();

@@ -455,7 +455,10 @@ mod tests {
         assert_eq!(code.type_name(), "PT_LOAD");
         assert_eq!(segment(0x6474e551, 6).type_name(), "PT_GNU_STACK");
         assert_eq!(segment(0x7000_0000, 6).type_name(), "0x70000000");
-        assert_eq!((code.flags_text(), data.flags_text()), ("R E".into(), "RW ".into()));
+        assert_eq!(
+            (code.flags_text(), data.flags_text()),
+            ("R E".into(), "RW ".into())
+        );
         assert_eq!(EM_XTENSA, 94);
     }
 

@@ -261,9 +261,10 @@ impl Library {
         let mut out = String::from("\nsymbolised backtrace (from the unstripped image):");
         let frames =
             std::iter::once(report.pc).chain(report.backtrace.iter().skip(1).map(|f| f.pc));
-        for (i, pc) in frames.enumerate() {
+        let pcs: Vec<u32> = frames.collect();
+        for (i, (pc, frame)) in pcs.iter().zip(syms.backtrace(&pcs)).enumerate() {
             out.push_str(&format!("\n  #{i} {pc:#010x}"));
-            if let Some(frame) = syms.frame(pc, i > 0) {
+            if let Some(frame) = frame {
                 out.push_str(&format!(" in {frame}"));
             }
         }
