@@ -71,8 +71,9 @@ pub const CODES: [Code; 8] = [
         commands: "all",
         meaning: "q7emu could not use what it was given: a file missing, unreadable, not a \
                   regular file, over its size limit or malformed, a flag value wrong for the \
-                  files (an unknown op or key, a tensor count or dtype the op cannot take), an \
-                  output it could not write; stderr: `q7emu: error: …`",
+                  files (an unknown op or key, more or fewer tensors than the op's schema takes, \
+                  a `.npy` dtype q7emu does not read), an output it could not write; stderr: \
+                  `q7emu: error: …`",
     },
     Code {
         kind: Kind::Usage,
@@ -108,7 +109,8 @@ pub const CODES: [Code; 8] = [
         name: "fault",
         commands: "`run-elf`, `run-packed`, `run`",
         meaning: "a core faulted, or the kernel stopped with a runtime error (PLATFORM.md \
-                  \"Runtime errors\"); stderr holds the report",
+                  \"Runtime errors\": a descriptor or dtype the runtime refuses, a failed \
+                  `assert`, `abort`); stderr holds the report",
     },
     Code {
         kind: Kind::Runaway,
