@@ -73,7 +73,7 @@ for p in fib lcg array; do
     done
     insns=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['instructions'])" "$OUT/$p.json")
     # The guest's own exit status (run-elf maps a status over 127 to exit code 128, README
-    # "run-elf exit codes"); QEMU's process status is the guest's mod 256.
+    # "Exit codes"); QEMU's process status is the guest's mod 256.
     guest=$(python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['exit_code']; print('fault' if c is None else c % 256)" "$OUT/$p.json")
     mips=$(echo "$insns / $sec / 1000000" | bc -l)
     qmips=$(echo "$insns / $qsec / 1000000" | bc -l)

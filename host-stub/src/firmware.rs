@@ -23,6 +23,8 @@ use q7_loader::ktab::KtabTrailer;
 use q7_loader::load_record::{Direction, LoadRecord, RecordError};
 use q7_loader::ucpl::{UcplError, UcplHeader};
 
+use crate::exit_code::{Exit, Kind};
+
 /// The line the SDK runtime prints before writing MBOX_ABORT (PLATFORM.md "Runtime errors").
 pub const RUNTIME_ERROR_PREFIX: &str = "q7 runtime error:";
 /// Bytes the trampoline reserves at the end of each image window.
@@ -202,6 +204,20 @@ fn interrupted_text(what: &str, reports: &[FaultReport], finished: &[u32]) -> St
         out.push_str(&format!("\n{r}"));
     }
     out
+}
+
+impl FirmwareError {
+    /// The exit code it ends a command with ([`crate::exit_code`]): a runaway (the call
+    /// budget ran out), an interrupt (Ctrl-C) and a fault or runtime error each have theirs; the rest is an image,
+    /// key or argument the device refused.
+    pub fn exit(&self) -> Exit {
+        match self {
+            FirmwareError::Fault { report, .. } => Exit::of(Kind::of_fault(&report.kind)),
+            FirmwareError::Interrupted { .. } => Exit::of(Kind::Interrupted),
+            FirmwareError::Aborted { .. } => Exit::of(Kind::Fault),
+            _ => Exit::of(Kind::BadInput),
+        }
+    }
 }
 
 /// A library resident on some cores.
@@ -521,9 +537,9 @@ impl Firmware {
         let stops = self
             .cluster
             .run_subset::<NoTrace>(&which, threads, self.call_budget);
-        let interrupted = stops.iter().any(
-            |(stop, _)| matches!(stop, Stop::Fault(r) if r.kind == FaultKind::Interrupted),
-        );
+        let interrupted = stops
+            .iter()
+            .any(|(stop, _)| matches!(stop, Stop::Fault(r) if r.kind == FaultKind::Interrupted));
         if interrupted {
             let (mut reports, mut finished) = (Vec::new(), Vec::new());
             for (core, (stop, _)) in cores.iter().zip(stops) {
@@ -560,5 +576,15 @@ impl Firmware {
             .filter(|(_, l)| l.tables.contains_key(&core))
             .map(|(s, _)| *s)
             .collect()
+    }
+
+    /// The kernel table bound for library `selector` on `core` (read after its start symbol
+    /// ran, PLATFORM.md "Kernel table"), when it is resident there.
+    pub fn kernel_table(&self, selector: u32, core: u32) -> Option<&[KernelEntry]> {
+        self.resident
+            .get(&selector)?
+            .tables
+            .get(&core)
+            .map(Vec::as_slice)
     }
 }

@@ -6,12 +6,15 @@
 //! packed library run end to end through both ([`run_packed`]), the build driver that makes
 //! such libraries from C++ sources ([`build`]), and an op of a built library run on tensors
 //! ([`run_op`]) with its host tensors, descriptors and `.npy` files ([`tensor`]) and
-//! symbolised fault reports ([`symbolize`]), the one grammar of numeric flags
-//! ([`number`]), and Ctrl-C stopping every core ([`interrupt`]).
+//! symbolised fault reports ([`symbolize`]), what an image or build holds ([`inspect`]),
+//! the one grammar of numeric flags ([`number`]), the one table of exit codes
+//! ([`exit_code`]), and Ctrl-C stopping every core ([`interrupt`]).
 
 pub mod build;
 pub mod disasm;
+pub mod exit_code;
 pub mod firmware;
+pub mod inspect;
 pub mod interrupt;
 pub mod nrtucode;
 pub mod number;

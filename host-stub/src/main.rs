@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, Subcommand};
+use q7_host::exit_code::{Exit, Kind};
 use q7_host::number::{parse_threads, parse_u32, parse_u64, parse_words};
 use q7_host::run_elf::{Bounds, StackCheck};
 use q7_isa::CoreConfig;
@@ -93,6 +94,21 @@ enum Command {
     /// Run an op of a library built by `q7emu build` on .npy tensors: load it on the cluster
     /// (8 cores for a multicore build), dispatch the op, print or save its output.
     Run(q7_host::run_op::cli::RunArgs),
+    /// Show what an image or a build holds: ELF header and segments, the packed container, the
+    /// UCPL header and relocations of the prelinked image, the kernel table with its ops, and
+    /// the build's q7build.json and ucode_lib.json.
+    Inspect {
+        /// Print one JSON document instead of the text.
+        #[arg(long)]
+        json: bool,
+        /// Cycle budget of each start symbol run to fill the kernel table.
+        #[arg(long, default_value_t = q7_host::firmware::CALL_BUDGET, value_parser = parse_u64)]
+        max_cycles: u64,
+        /// An ELF image (device image, packed library, bare-metal executable) or a build
+        /// directory of `q7emu build`.
+        #[arg(value_name = "IMAGE|BUILD_DIR")]
+        input: PathBuf,
+    },
 }
 
 /// `--stack`: `none` or `LO..HI`.
@@ -115,20 +131,53 @@ fn profile_parser() -> impl TypedValueParser<Value = &'static CoreConfig> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
     if let Err(e) = q7_host::interrupt::install_ctrl_c() {
         eprintln!("q7emu: warning: Ctrl-C will end the process without reports: {e}");
     }
-    match run(cli) {
-        Ok(code) => code,
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
         Err(e) => {
-            eprintln!("q7emu: error: {e}");
-            ExitCode::FAILURE
+            // --help and --version are not errors; everything else clap refuses is a usage error.
+            let _ = e.print();
+            let kind = if e.use_stderr() {
+                Kind::Usage
+            } else {
+                Kind::Success
+            };
+            return Exit::of(kind).into();
+        }
+    };
+    match run(cli) {
+        Ok(exit) => exit.into(),
+        Err(Failure { exit, message }) => {
+            eprintln!("q7emu: error: {message}");
+            exit.into()
         }
     }
 }
 
-fn run(cli: Cli) -> Result<ExitCode, String> {
+/// Why a command failed: the message after `q7emu: error: ` and the exit code.
+struct Failure {
+    exit: Exit,
+    message: String,
+}
+
+impl Failure {
+    /// A failure with `exit`.
+    fn new(exit: Exit, message: impl std::fmt::Display) -> Failure {
+        Failure {
+            exit,
+            message: message.to_string(),
+        }
+    }
+
+    /// A failure on bad input.
+    fn input(message: impl std::fmt::Display) -> Failure {
+        Failure::new(Exit::of(Kind::BadInput), message)
+    }
+}
+
+fn run(cli: Cli) -> Result<Exit, Failure> {
     match cli.command {
         Command::Disasm {
             profile,
@@ -138,8 +187,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             let options = q7_host::disasm::Options { zeroes };
             q7_host::disasm::disassemble_file(&file, profile, options, &mut out)
-                .map_err(|e| e.to_string())?;
-            Ok(ExitCode::SUCCESS)
+                .map_err(Failure::input)?;
+            Ok(Exit::SUCCESS)
         }
         Command::RunElf {
             profile,
@@ -181,16 +230,29 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 call_budget: max_cycles,
             };
             q7_host::run_packed::run_file(&file, &run, json.as_deref())
-                .map_err(|e| e.to_string())?;
-            Ok(ExitCode::SUCCESS)
+                .map_err(|e| Failure::new(e.exit(), e))?;
+            Ok(Exit::SUCCESS)
         }
         Command::Build(args) => q7_host::build::cli::run(args)
-            .map(|()| ExitCode::SUCCESS)
-            .map_err(|e| e.to_string()),
+            .map(|()| Exit::SUCCESS)
+            .map_err(|e| Failure::new(e.exit(), e)),
+        Command::Inspect {
+            json,
+            max_cycles,
+            input,
+        } => {
+            let options = q7_host::inspect::Options {
+                call_budget: max_cycles,
+            };
+            let report = q7_host::inspect::inspect(&input, &options)
+                .map_err(|e| Failure::new(e.exit(), e))?;
+            print!("{}", if json { report.json() } else { report.text() });
+            Ok(Exit::SUCCESS)
+        }
         Command::Run(args) => {
-            let text = q7_host::run_op::cli::main(args).map_err(|e| e.to_string())?;
+            let text = q7_host::run_op::cli::main(args).map_err(|e| Failure::new(e.exit(), e))?;
             print!("{text}");
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::SUCCESS)
         }
     }
 }
@@ -201,14 +263,15 @@ fn run_elf(
     stats_json: Option<PathBuf>,
     bounds: Bounds,
     file: &std::path::Path,
-) -> Result<ExitCode, String> {
+) -> Result<Exit, Failure> {
     use q7_emulator::Stop;
     let name = file.display();
     let data = q7_loader::input::read_file(file, q7_loader::input::InputKind::ElfImage)
-        .map_err(|e| e.to_string())?;
-    let elf = q7_loader::ElfFile::parse(&data).map_err(|e| format!("{name}: {e}"))?;
+        .map_err(Failure::input)?;
+    let elf =
+        q7_loader::ElfFile::parse(&data).map_err(|e| Failure::input(format!("{name}: {e}")))?;
     let mut core = q7_host::run_elf::prepare_bounded(&elf, profile, bounds)
-        .map_err(|e| format!("{name}: {e}"))?;
+        .map_err(|e| Failure::input(format!("{name}: {e}")))?;
     let start = std::time::Instant::now();
     let stop = q7_host::run_elf::run(&mut core, max_cycles);
     let secs = start.elapsed().as_secs_f64();
@@ -222,8 +285,8 @@ fn run_elf(
         Stop::Exited(c) => (Some(*c), None),
         Stop::Fault(r) => {
             eprint!("q7emu: {r}");
-            let symbolised =
-                q7_host::symbolize::Symbols::from_elf(&data).backtrace(r, "from the ELF");
+            let symbols = q7_host::symbolize::Symbols::from_elf(&data);
+            let symbolised = symbols.report_backtrace(r, "from the ELF");
             if !symbolised.is_empty() {
                 eprintln!("{}", symbolised.trim_start());
             }
@@ -240,12 +303,13 @@ fn run_elf(
             timing: &core.timing,
             fault,
         };
-        let text = serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?;
-        std::fs::write(&path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = serde_json::to_string_pretty(&j).map_err(Failure::input)?;
+        std::fs::write(&path, text + "\n")
+            .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
     }
     let ending = q7_host::run_elf::Ending::of(&stop);
     if let Some(note) = ending.note() {
         eprintln!("q7emu: {note}");
     }
-    Ok(ExitCode::from(ending.code()))
+    Ok(ending.exit())
 }

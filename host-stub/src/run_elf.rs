@@ -5,15 +5,18 @@
 //! entry). Semihosting output goes to stdout/stderr; the run ends at the semihosting exit, a
 //! fault (reported with registers and backtrace), or the cycle budget.
 //!
-//! The process exit code says which ([`Ending::code`], listed in README.md "run-elf exit
-//! codes"): a guest status that fits 0..=[`STATUS_MAX`] is passed through; a guest status that
-//! does not fit, a fault and a runaway each have a code of their own.
+//! The process exit code says which ([`Ending::exit`], from the table of
+//! [`crate::exit_code`], README.md "Exit codes"): a guest status that fits 0..=[`STATUS_MAX`]
+//! is passed through; a guest status that does not fit, a fault and a runaway each have a code
+//! of their own.
 
 use q7_emulator::baremetal::{self, LoadSegment};
-use q7_emulator::{Core, FaultKind, FlatMemory, NoTrace, StackRegion, Stats, Stop, TimingModel};
+use q7_emulator::{Core, FlatMemory, NoTrace, StackRegion, Stats, Stop, TimingModel};
 use q7_isa::CoreConfig;
 use q7_loader::ElfFile;
 use serde::Serialize;
+
+use crate::exit_code::{Exit, Kind, STATUS_MAX};
 
 /// Why a program could not be run.
 #[derive(Debug, thiserror::Error)]
@@ -58,24 +61,11 @@ pub struct RunStats<'a> {
     pub fault: Option<&'a q7_emulator::FaultReport>,
 }
 
-/// The largest guest exit status passed through as the process exit code.
-pub const STATUS_MAX: i32 = 127;
-/// Exit code of a guest status outside 0..=[`STATUS_MAX`] (the status is printed on stderr).
-pub const EXIT_STATUS_DOES_NOT_FIT: u8 = 128;
-/// Exit code of a fault (the report is printed on stderr).
-pub const EXIT_FAULT: u8 = 129;
-/// Exit code of a runaway: the cycle budget ran out (the report is printed on stderr).
-pub const EXIT_RUNAWAY: u8 = 130;
-/// Exit code of a run stopped by Ctrl-C (each core's report is printed on stderr).
-pub const EXIT_INTERRUPTED: u8 = 131;
-
-/// How a run ended, as the process exit code tells it.
+/// How a run ended, as the process exit code tells it ([`crate::exit_code`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {
-    /// The program exited with a status in 0..=[`STATUS_MAX`].
-    Exited(u8),
-    /// The program exited with a status that does not fit.
-    StatusDoesNotFit(i32),
+    /// The program exited with this status.
+    Exited(i32),
     /// The core faulted.
     Fault,
     /// The cycle budget ran out.
@@ -88,40 +78,33 @@ impl Ending {
     /// How `stop` ends the run.
     pub fn of(stop: &Stop) -> Ending {
         match stop {
-            Stop::Exited(c) if (0..=STATUS_MAX).contains(c) => Ending::Exited(*c as u8),
-            Stop::Exited(c) => Ending::StatusDoesNotFit(*c),
-            Stop::Fault(r) => match &r.kind {
-                FaultKind::BudgetExhausted { .. } => Ending::Runaway,
-                FaultKind::Interrupted => Ending::Interrupted,
-                FaultKind::StackOverflow {
-                    then: Some(then), ..
-                } => match **then {
-                    FaultKind::BudgetExhausted { .. } => Ending::Runaway,
-                    FaultKind::Interrupted => Ending::Interrupted,
-                    _ => Ending::Fault,
-                },
+            Stop::Exited(c) => Ending::Exited(*c),
+            Stop::Fault(r) => match Kind::of_fault(&r.kind) {
+                Kind::Runaway => Ending::Runaway,
+                Kind::Interrupted => Ending::Interrupted,
                 _ => Ending::Fault,
             },
         }
     }
 
-    /// The process exit code.
-    pub fn code(self) -> u8 {
+    /// The process exit: the status passed through when it fits, else its own code; a fault
+    /// and a runaway each have theirs.
+    pub fn exit(self) -> Exit {
         match self {
-            Ending::Exited(c) => c,
-            Ending::StatusDoesNotFit(_) => EXIT_STATUS_DOES_NOT_FIT,
-            Ending::Fault => EXIT_FAULT,
-            Ending::Runaway => EXIT_RUNAWAY,
-            Ending::Interrupted => EXIT_INTERRUPTED,
+            Ending::Exited(c) => Exit::guest(c),
+            Ending::Fault => Exit::of(Kind::Fault),
+            Ending::Runaway => Exit::of(Kind::Runaway),
+            Ending::Interrupted => Exit::of(Kind::Interrupted),
         }
     }
 
     /// What stderr says about the exit code beyond the report, if anything.
     pub fn note(self) -> Option<String> {
+        let exit = self.exit();
         match self {
-            Ending::StatusDoesNotFit(c) => Some(format!(
+            Ending::Exited(c) if exit.kind() == Kind::StatusDoesNotFit => Some(format!(
                 "the program exited with status {c}, outside 0..={STATUS_MAX}: exit code {}",
-                EXIT_STATUS_DOES_NOT_FIT
+                exit.code()
             )),
             _ => None,
         }
@@ -227,6 +210,7 @@ pub fn run(core: &mut Core<FlatMemory>, max_cycles: u64) -> Stop {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use q7_emulator::FaultKind;
 
     fn fault(kind: FaultKind) -> Stop {
         Stop::Fault(Box::new(q7_emulator::FaultReport {
@@ -247,7 +231,7 @@ mod tests {
 
     #[test]
     fn a_fault_a_runaway_and_a_status_that_does_not_fit_have_codes_of_their_own() {
-        let code = |stop: &Stop| Ending::of(stop).code();
+        let code = |stop: &Stop| Ending::of(stop).exit().code();
         assert_eq!(code(&Stop::Exited(0)), 0);
         assert_eq!(code(&Stop::Exited(127)), 127);
         assert_eq!(code(&Stop::Exited(128)), 128);

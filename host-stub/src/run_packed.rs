@@ -14,6 +14,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::exit_code::{Exit, Kind};
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
 use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
@@ -78,6 +79,17 @@ pub enum RunPackedError {
     /// A report could not be written.
     #[error(transparent)]
     Report(#[from] ReportError),
+}
+
+impl RunPackedError {
+    /// The exit code it ends `run-packed` with ([`crate::exit_code`]): the device's, or bad
+    /// input.
+    pub fn exit(&self) -> Exit {
+        match self {
+            RunPackedError::Device(e) => e.exit(),
+            _ => Exit::of(Kind::BadInput),
+        }
+    }
 }
 
 /// A report that could not be written, naming where it goes.
@@ -342,6 +354,16 @@ pub enum RunFileError {
     /// A report could not be written.
     #[error(transparent)]
     Report(#[from] ReportError),
+}
+
+impl RunFileError {
+    /// The exit code it ends `run-packed` with ([`crate::exit_code`]).
+    pub fn exit(&self) -> Exit {
+        match self {
+            RunFileError::Run { source, .. } => source.exit(),
+            _ => Exit::of(Kind::BadInput),
+        }
+    }
 }
 
 /// `q7emu run-packed`: reads the packed library at `path` (within the packed-library bound),

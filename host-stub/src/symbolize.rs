@@ -1,21 +1,101 @@
-//! Device addresses → `function+offset`, from the function symbols of an unstripped image
-//! (a build directory's `<base>[_cpu{i}].so`, linked at its device addresses). C++ names are
-//! demangled with `cpp_demangle`.
+//! Device addresses → `function+offset (file:line)`, from an unstripped image (a build
+//! directory's `<base>[_cpu{i}].so`, linked at its device addresses): the function from the
+//! ELF symbols, C++ names demangled with `cpp_demangle`, and the source line from the DWARF
+//! line tables, read with `addr2line` over `gimli`. Every build compiles with `-g`
+//! (examples/sdk/BUILD.md "Compile"), so its unstripped images carry the line tables; an image
+//! without them gives `function+offset` alone.
 
+use std::fmt;
+use std::path::{Component, Path};
+use std::sync::Arc;
+
+use gimli::{EndianSlice, LittleEndian};
 use q7_loader::elf::ElfFile;
 
 /// ELF symbol type of a function (`STT_FUNC`).
 const STT_FUNC: u8 = object::elf::STT_FUNC;
 
-/// The function symbols of one image, sorted by address.
+/// The DWARF sections of one image, owned; a lookup context is made from them when a
+/// backtrace is symbolised (`addr2line`'s context is neither `Send` nor `Sync`, the bytes are).
+#[derive(Clone)]
+struct Lines(Arc<gimli::DwarfSections<Vec<u8>>>);
+
+impl fmt::Debug for Lines {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Lines(DWARF sections)")
+    }
+}
+
+/// A lookup context over [`Lines`].
+type LineContext<'a> = addr2line::Context<EndianSlice<'a, LittleEndian>>;
+
+impl Lines {
+    /// The DWARF sections of `elf`; `None` when it has no `.debug_info`.
+    fn of(elf: &ElfFile<'_>) -> Option<Lines> {
+        elf.section(".debug_info")?;
+        let load = |id: gimli::SectionId| -> Result<Vec<u8>, std::convert::Infallible> {
+            Ok(elf
+                .section(id.name())
+                .map_or_else(Vec::new, |s| s.data.to_vec()))
+        };
+        let Ok(sections) = gimli::DwarfSections::load(load);
+        Some(Lines(Arc::new(sections)))
+    }
+
+    /// A lookup context; `None` when the sections do not parse as DWARF.
+    fn context(&self) -> Option<LineContext<'_>> {
+        let dwarf = self.0.borrow(|s| EndianSlice::new(s, LittleEndian));
+        addr2line::Context::from_dwarf(dwarf).ok()
+    }
+}
+
+/// A source position from the line tables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceLine {
+    /// The file as the debug information names it, `.` components dropped: relative to the
+    /// build directory for the build's own sources (`k.cpp`, `wrapper.cpp`), `sdk/…` for the
+    /// SDK's (the build's `-ffile-prefix-map`s, examples/sdk/BUILD.md "Reproducibility").
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+}
+
+impl fmt::Display for SourceLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// `path` without its `.` components (`././k.cpp` → `k.cpp`), `/`-separated.
+fn tidy(path: &str) -> String {
+    let mut out = String::new();
+    for c in Path::new(path).components() {
+        match c {
+            Component::CurDir => {}
+            Component::RootDir => out.push('/'),
+            c => {
+                if !out.is_empty() && !out.ends_with('/') {
+                    out.push('/');
+                }
+                out.push_str(&c.as_os_str().to_string_lossy());
+            }
+        }
+    }
+    out
+}
+
+/// The function symbols and line tables of one image.
 #[derive(Debug, Clone, Default)]
 pub struct Symbols {
+    /// (address, size, demangled name), sorted by address.
     funcs: Vec<(u32, u32, String)>,
+    /// The line tables, when the image has them.
+    lines: Option<Lines>,
 }
 
 impl Symbols {
-    /// The function symbols of ELF bytes `data`; none when it does not parse or has no
-    /// symbol table (a stripped image).
+    /// The function symbols and line tables of ELF bytes `data`; none when it does not parse
+    /// or has neither (a stripped image).
     pub fn from_elf(data: &[u8]) -> Symbols {
         let Ok(elf) = ElfFile::parse(data) else {
             return Symbols::default();
@@ -28,7 +108,10 @@ impl Symbols {
             .collect();
         funcs.sort();
         funcs.dedup_by_key(|f| f.0);
-        Symbols { funcs }
+        Symbols {
+            funcs,
+            lines: Lines::of(&elf),
+        }
     }
 
     /// Whether there is any symbol.
@@ -36,59 +119,105 @@ impl Symbols {
         self.funcs.is_empty()
     }
 
+    /// Whether the image has line tables.
+    pub fn has_lines(&self) -> bool {
+        self.lines.is_some()
+    }
+
+    /// The function holding `addr`, if one does (within its size, or before the next symbol
+    /// when the size is 0): its start and name.
+    fn function(&self, addr: u32) -> Option<(u32, &str)> {
+        let i = self.funcs.partition_point(|f| f.0 <= addr).checked_sub(1)?;
+        let (start, size, name) = &self.funcs[i];
+        let inside = if *size != 0 {
+            addr - start < *size
+        } else {
+            self.funcs.get(i + 1).is_none_or(|next| addr < next.0)
+        };
+        inside.then_some((*start, name.as_str()))
+    }
+
     /// `name+0xoff` of the function holding `addr`, if one does (within its size, or before
     /// the next symbol when the size is 0).
     pub fn describe(&self, addr: u32) -> Option<String> {
-        self.describe_at(addr, addr)
-    }
-
-    /// [`Symbols::describe`] of a return address: the call before it may be the last
-    /// instruction of its function (a call that never returns), so the function is the one
-    /// holding `addr - 1`; the offset is still `addr`'s.
-    pub fn describe_return(&self, addr: u32) -> Option<String> {
-        self.describe_at(addr.checked_sub(1)?, addr)
-    }
-
-    /// `name+0xoff` of `addr` in the function that holds `inside`.
-    fn describe_at(&self, inside: u32, addr: u32) -> Option<String> {
-        let i = self
-            .funcs
-            .partition_point(|f| f.0 <= inside)
-            .checked_sub(1)?;
-        let (start, size, name) = &self.funcs[i];
-        let holds = if *size != 0 {
-            inside - start < *size
-        } else {
-            self.funcs.get(i + 1).is_none_or(|next| inside < next.0)
-        };
-        holds.then(|| match addr - start {
-            0 => name.clone(),
+        let (start, name) = self.function(addr)?;
+        Some(match addr - start {
+            0 => name.to_string(),
             off => format!("{name}+{off:#x}"),
         })
+    }
+
+    /// The source line of the instruction at `addr`, when the line tables cover it.
+    pub fn line(&self, addr: u32) -> Option<SourceLine> {
+        line_in(&self.lines.as_ref()?.context()?, addr)
+    }
+
+    /// The frames of a backtrace at `pcs`, innermost first, as [`Symbols::frame`] writes
+    /// them (the line tables are read once for all of them).
+    pub fn backtrace(&self, pcs: &[u32]) -> Vec<Option<String>> {
+        let context = self.lines.as_ref().and_then(Lines::context);
+        pcs.iter()
+            .enumerate()
+            .map(|(i, &pc)| self.frame_in(context.as_ref(), pc, i > 0))
+            .collect()
+    }
+
+    /// One backtrace frame at `pc`: `name+0xoff (file:line)`, `name+0xoff` without line
+    /// information, `None` outside every function. A return address (`returns`: every frame
+    /// but the innermost) points past its call, which is where the caller is: its function and
+    /// line are those of the byte before it, the offset is the return address's own.
+    pub fn frame(&self, pc: u32, returns: bool) -> Option<String> {
+        let context = self.lines.as_ref().and_then(Lines::context);
+        self.frame_in(context.as_ref(), pc, returns)
+    }
+
+    fn frame_in(
+        &self,
+        context: Option<&LineContext<'_>>,
+        pc: u32,
+        returns: bool,
+    ) -> Option<String> {
+        let probe = if returns { pc.wrapping_sub(1) } else { pc };
+        let (start, name) = self.function(probe)?;
+        let mut text = match pc.wrapping_sub(start) {
+            0 => name.to_string(),
+            off => format!("{name}+{off:#x}"),
+        };
+        if let Some(line) = context.and_then(|c| line_in(c, probe)) {
+            text.push_str(&format!(" ({line})"));
+        }
+        Some(text)
     }
 }
 
 impl Symbols {
-    /// The frames of `report` that have a symbol, one line each (`  #i 0xpc in name+0xoff`)
-    /// under a heading naming `source`; empty when none has.
-    pub fn backtrace(&self, report: &q7_emulator::FaultReport, source: &str) -> String {
-        let mut out = String::new();
+    /// The backtrace of `report` under a heading naming `source`: one line per frame,
+    /// `function+0xoff (file:line)` where the image has the symbol and line (a frame outside
+    /// every function shows its address alone); empty when the image has no symbols.
+    pub fn report_backtrace(&self, report: &q7_emulator::FaultReport, source: &str) -> String {
+        if self.is_empty() {
+            return String::new();
+        }
         let returns = report.backtrace.iter().skip(1).map(|f| f.pc);
-        for (i, pc) in std::iter::once(report.pc).chain(returns).enumerate() {
-            let name = match i {
-                0 => self.describe(pc),
-                _ => self.describe_return(pc),
-            };
-            if let Some(name) = name {
-                out.push_str(&format!("\n  #{i} {pc:#010x} in {name}"));
+        let pcs: Vec<u32> = std::iter::once(report.pc).chain(returns).collect();
+        let mut out = format!("\nsymbolised backtrace ({source}):");
+        for (i, (pc, frame)) in pcs.iter().zip(self.backtrace(&pcs)).enumerate() {
+            out.push_str(&format!("\n  #{i} {pc:#010x}"));
+            if let Some(frame) = frame {
+                out.push_str(&format!(" in {frame}"));
             }
         }
-        if out.is_empty() {
-            out
-        } else {
-            format!("\nsymbolised backtrace ({source}):{out}")
-        }
+        out
     }
+}
+
+/// The source line of `addr` in `context`.
+fn line_in(context: &LineContext<'_>, addr: u32) -> Option<SourceLine> {
+    let loc = context.find_location(u64::from(addr)).ok()??;
+    Some(SourceLine {
+        file: tidy(loc.file?),
+        line: loc.line.filter(|&l| l != 0)?,
+    })
 }
 
 /// The demangled form of a C++ symbol name, or the name itself.
@@ -111,6 +240,7 @@ mod tests {
                 (0x8400_0040, 0, "b".into()),
                 (0x8400_0080, 4, "c".into()),
             ],
+            lines: None,
         };
         assert_eq!(s.describe(0x8400_0020).as_deref(), Some("a"));
         assert_eq!(s.describe(0x8400_002f).as_deref(), Some("a+0xf"));
@@ -121,13 +251,32 @@ mod tests {
             "b runs to c"
         );
         assert_eq!(s.describe(0x8400_0084), None);
-        assert_eq!(
-            s.describe_return(0x8400_0084).as_deref(),
-            Some("c+0x4"),
-            "a return address just past c is a call at c's end"
-        );
-        assert_eq!(s.describe_return(0x8400_0020), None, "a's call is before a");
         assert_eq!(s.describe(0x10), None);
+    }
+
+    #[test]
+    fn a_return_address_belongs_to_the_call_before_it() {
+        let s = Symbols {
+            funcs: vec![
+                (0x8400_0020, 0x10, "a".into()),
+                (0x8400_0030, 4, "b".into()),
+            ],
+            lines: None,
+        };
+        // A call as a's last instruction returns to b's first byte: the frame is a's.
+        assert_eq!(s.frame(0x8400_0030, true).as_deref(), Some("a+0x10"));
+        assert_eq!(s.frame(0x8400_0030, false).as_deref(), Some("b"));
+        assert_eq!(s.line(0x8400_0020), None, "no line tables");
+    }
+
+    #[test]
+    fn file_names_lose_their_dot_components() {
+        assert_eq!(tidy("././k.cpp"), "k.cpp");
+        assert_eq!(
+            tidy("./sdk/rt/customop/stack_switch.cpp"),
+            "sdk/rt/customop/stack_switch.cpp"
+        );
+        assert_eq!(tidy("/abs/./x.c"), "/abs/x.c");
     }
 
     #[test]

@@ -266,7 +266,11 @@ fn a_compile_error_without_verbose_hints_at_it() {
     }
     let dir = TempDir::new("build-cc-quiet");
     let (src, o) = build_one(&dir, BROKEN, &[]);
-    assert!(!o.status.success());
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "a failed build step (README.md \"Exit codes\")"
+    );
     assert_eq!(
         stderr(&o),
         format!(
@@ -283,7 +287,7 @@ fn a_compile_error_with_verbose_shows_the_compiler_output() {
     }
     let dir = TempDir::new("build-cc-loud");
     let (src, o) = build_one(&dir, BROKEN, &["--verbose"]);
-    assert!(!o.status.success());
+    assert_eq!(o.status.code(), Some(3));
     let err = stderr(&o);
     assert!(
         err.contains(&format!(

@@ -8,7 +8,12 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use q7_host::run_elf::{EXIT_FAULT, EXIT_INTERRUPTED, EXIT_RUNAWAY};
+use q7_host::exit_code::{Exit, Kind};
+
+/// The exit code of `kind` (README.md "Exit codes").
+fn code(kind: Kind) -> Option<i32> {
+    Some(i32::from(Exit::of(kind).code()))
+}
 use q7_tests::build::{build_sim, Program};
 
 fn q7emu() -> Command {
@@ -70,7 +75,7 @@ fn a_call0_recursion_is_reported_as_a_stack_overflow_of_the_region_the_link_symb
     };
     let out = run_elf(&p, &[]);
     let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(i32::from(EXIT_FAULT)), "{err}");
+    assert_eq!(out.status.code(), code(Kind::Fault), "{err}");
     let (bottom, top) = (symbol(&p.elf, "_end"), symbol(&p.elf, "_stack_top"));
     assert_eq!(top, 0x0080_0000, "examples/bare-metal/rt/link.ld");
     let region = format!("is outside the stack region {bottom:#010x}..{top:#010x}: it ran ");
@@ -95,7 +100,7 @@ fn a_windowed_recursion_is_a_stack_overflow_too_and_stack_none_turns_the_check_o
     };
     let out = run_elf(&p, &[]);
     let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(i32::from(EXIT_FAULT)), "{err}");
+    assert_eq!(out.status.code(), code(Kind::Fault), "{err}");
     assert!(headline(&err).contains(": stack overflow: SP 0x"), "{err}");
     assert!(
         err.contains(" in deep"),
@@ -130,7 +135,7 @@ fn stores_stop_at_the_memory_limit_naming_it_and_the_address() {
     };
     let out = run_elf(&p, &["--max-memory-mib", "24"]);
     let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(i32::from(EXIT_FAULT)), "{err}");
+    assert_eq!(out.status.code(), code(Kind::Fault), "{err}");
     assert!(
         headline(&err).ends_with(
             ": memory limit: this store would take the memory the program has touched past \
@@ -153,7 +158,7 @@ fn stores_stop_at_the_memory_limit_naming_it_and_the_address() {
     // A limit below what the image itself occupies is refused before the run.
     let out = run_elf(&p, &["--max-memory-mib", "0"]);
     let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(out.status.code(), code(Kind::BadInput), "{err}");
     assert!(
         err.contains("the segments take ") && err.contains("more than the limit of 0"),
         "{err}"
@@ -193,12 +198,7 @@ fn semihosting_output_is_charged_one_cycle_per_byte_and_cut_at_the_budget() {
     assert_eq!(s["stats"]["stalls"]["host_io"], written);
     // With 20000 cycles the write is cut where the budget ends, and the run is a runaway.
     let out = run_elf(&p, &["--stats-json", json_flag, "--max-cycles", "20000"]);
-    assert_eq!(
-        out.status.code(),
-        Some(i32::from(EXIT_RUNAWAY)),
-        "{}",
-        stderr(&out)
-    );
+    assert_eq!(out.status.code(), code(Kind::Runaway), "{}", stderr(&out));
     let s = stats(&json);
     let written = out.stdout.len() as u64;
     assert!((1..20_000).contains(&written), "{written}");
@@ -232,11 +232,7 @@ fn ctrl_c_stops_the_core_and_reports_where_it_was() {
     assert!(kill.success());
     let out = child.wait_with_output().unwrap();
     let err = stderr(&out);
-    assert_eq!(
-        out.status.code(),
-        Some(i32::from(EXIT_INTERRUPTED)),
-        "{err}"
-    );
+    assert_eq!(out.status.code(), code(Kind::Interrupted), "{err}");
     assert!(
         err.contains("q7emu: interrupted: stopping every core\n"),
         "{err}"

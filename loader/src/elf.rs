@@ -74,6 +74,22 @@ pub const E_TYPES: [(u16, &str, &str); 5] = [
     (elf::ET_CORE, "ET_CORE", "a core file"),
 ];
 
+/// The `p_type` values a program header of an Xtensa image may carry: value and name.
+pub const P_TYPES: [(u32, &str); 12] = [
+    (elf::PT_NULL, "PT_NULL"),
+    (elf::PT_LOAD, "PT_LOAD"),
+    (elf::PT_DYNAMIC, "PT_DYNAMIC"),
+    (elf::PT_INTERP, "PT_INTERP"),
+    (elf::PT_NOTE, "PT_NOTE"),
+    (elf::PT_SHLIB, "PT_SHLIB"),
+    (elf::PT_PHDR, "PT_PHDR"),
+    (elf::PT_TLS, "PT_TLS"),
+    (elf::PT_GNU_EH_FRAME, "PT_GNU_EH_FRAME"),
+    (elf::PT_GNU_STACK, "PT_GNU_STACK"),
+    (elf::PT_GNU_RELRO, "PT_GNU_RELRO"),
+    (elf::PT_GNU_PROPERTY, "PT_GNU_PROPERTY"),
+];
+
 impl ElfKind {
     /// The `e_type` value.
     pub fn e_type(self) -> u16 {
@@ -146,6 +162,21 @@ pub struct Segment<'data> {
 }
 
 impl Segment<'_> {
+    /// The `p_type` name from [`P_TYPES`], e.g. "PT_LOAD"; the value in hex for a type it does
+    /// not list.
+    pub fn type_name(&self) -> String {
+        P_TYPES
+            .iter()
+            .find(|(v, _)| *v == self.kind)
+            .map_or_else(|| format!("{:#x}", self.kind), |(_, n)| n.to_string())
+    }
+    /// `p_flags` as `readelf` writes them: `R`, `W`, `E` or a blank for each of PF_R, PF_W, PF_X.
+    pub fn flags_text(&self) -> String {
+        [(elf::PF_R, 'R'), (elf::PF_W, 'W'), (elf::PF_X, 'E')]
+            .iter()
+            .map(|&(bit, c)| if self.flags & bit != 0 { c } else { ' ' })
+            .collect()
+    }
     /// PT_LOAD: loaded into memory.
     pub fn is_load(&self) -> bool {
         self.kind == elf::PT_LOAD
@@ -425,6 +456,13 @@ mod tests {
         let data = segment(1, 6); // PT_LOAD, PF_R | PF_W
         assert!(data.is_load() && !data.is_exec());
         assert!(segment(2, 6).is_dynamic(), "PT_DYNAMIC");
+        assert_eq!(code.type_name(), "PT_LOAD");
+        assert_eq!(segment(0x6474e551, 6).type_name(), "PT_GNU_STACK");
+        assert_eq!(segment(0x7000_0000, 6).type_name(), "0x70000000");
+        assert_eq!(
+            (code.flags_text(), data.flags_text()),
+            ("R E".into(), "RW ".into())
+        );
         assert_eq!(EM_XTENSA, 94);
     }
 

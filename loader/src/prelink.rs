@@ -288,6 +288,9 @@ pub struct PrelinkedImage {
     pub kernel_table: Option<(u32, u32)>,
     /// Relocations applied.
     pub relocations: usize,
+    /// Every relocation of the table by type, `(r_type, count)` in type order: the applied
+    /// R_XTENSA_32 and R_XTENSA_RELATIVE ones and the R_XTENSA_NONE ones, which do nothing.
+    pub by_type: Vec<(u32, usize)>,
 }
 
 impl PrelinkedImage {
@@ -406,6 +409,7 @@ pub fn prelink(image: &[u8], base: u32) -> Result<PrelinkedImage, PrelinkError> 
     let linkage = Linkage::parse(dynamic.data);
     let table = tags.rela_table(&file_bytes)?;
     let mut applied = 0;
+    let mut by_type: std::collections::BTreeMap<u32, usize> = Default::default();
     for (index, r) in dynamic::relocations(table).iter().enumerate() {
         let (offset, info, addend) = (
             r.r_offset.get(LE),
@@ -423,7 +427,10 @@ pub fn prelink(image: &[u8], base: u32) -> Result<PrelinkedImage, PrelinkError> 
         }
         let kind = r.r_type(LE);
         match kind {
-            R_XTENSA_NONE => continue,
+            R_XTENSA_NONE => {
+                *by_type.entry(kind).or_default() += 1;
+                continue;
+            }
             R_XTENSA_32 | R_XTENSA_RELATIVE => {}
             R_XTENSA_RTLD | R_XTENSA_JMP_SLOT | R_XTENSA_PLT => {
                 return Err(PrelinkError::PltRelocation {
@@ -466,6 +473,7 @@ pub fn prelink(image: &[u8], base: u32) -> Result<PrelinkedImage, PrelinkError> 
         let new = old.wrapping_add(bias).wrapping_add(addend);
         target.copy_from_slice(&new.to_le_bytes());
         applied += 1;
+        *by_type.entry(kind).or_default() += 1;
     }
     let count = linkage.plt_relocations();
     if count > 0 {
@@ -491,5 +499,6 @@ pub fn prelink(image: &[u8], base: u32) -> Result<PrelinkedImage, PrelinkError> 
         fini: tags.fini.map_or(0, |v| v.wrapping_add(bias)),
         kernel_table,
         relocations: applied,
+        by_type: by_type.into_iter().collect(),
     })
 }

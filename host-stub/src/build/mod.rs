@@ -26,6 +26,7 @@ pub mod wrapper;
 
 use std::path::{Path, PathBuf};
 
+use crate::exit_code::{Exit, Kind};
 use metadata::BuildInfo;
 use schema::{Schema, SchemaError};
 use toolchain::{run, Tool, ToolError, Toolchain};
@@ -204,6 +205,22 @@ pub enum BuildError {
         /// Why.
         source: std::io::Error,
     },
+}
+
+impl BuildError {
+    /// The exit code it ends `q7emu build` with ([`crate::exit_code`]): a tool missing or
+    /// failing is a failed build; arguments, sources, the SDK directory and files are bad
+    /// input.
+    pub fn exit(&self) -> Exit {
+        match self {
+            BuildError::Tool(_)
+            | BuildError::Compile { .. }
+            | BuildError::Link { .. }
+            | BuildError::Archive(_)
+            | BuildError::Pack(_) => Exit::of(Kind::BuildFailed),
+            _ => Exit::of(Kind::BadInput),
+        }
+    }
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError {

@@ -62,6 +62,16 @@ pub enum RunCliError {
     Run(#[from] RunError),
 }
 
+impl RunCliError {
+    /// The exit code it ends `q7emu run` with ([`crate::exit_code`]).
+    pub fn exit(&self) -> crate::exit_code::Exit {
+        match self {
+            RunCliError::Npy(_) => crate::exit_code::Exit::of(crate::exit_code::Kind::BadInput),
+            RunCliError::Run(e) => e.exit(),
+        }
+    }
+}
+
 /// Runs the command; the text to print on stdout.
 pub fn main(a: RunArgs) -> Result<String, RunCliError> {
     let lib = Library::open(&a.build_dir)?;

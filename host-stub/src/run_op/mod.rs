@@ -21,6 +21,7 @@ use q7_loader::input::{self, InputError, InputKind};
 
 use crate::build::metadata::{BuildInfo, OpInfo, BUILD_INFO_FILE};
 use crate::build::schema::ArgKind;
+use crate::exit_code::{Exit, Kind};
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
 use crate::symbolize::Symbols;
@@ -173,6 +174,17 @@ pub enum RunError {
     },
 }
 
+impl RunError {
+    /// The exit code it ends `q7emu run` with ([`crate::exit_code`]): the device's, or bad
+    /// input.
+    pub fn exit(&self) -> Exit {
+        match self {
+            RunError::Device { source, .. } => source.exit(),
+            _ => Exit::of(Kind::BadInput),
+        }
+    }
+}
+
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
     move |source| RunError::Io {
         path: path.to_path_buf(),
@@ -228,7 +240,8 @@ impl Library {
             })
     }
 
-    /// The backtrace of each stopped core, symbolised: one line per frame with a symbol.
+    /// The backtrace of each stopped core, symbolised ([`Symbols::report_backtrace`]); empty
+    /// when the images have no symbols.
     fn symbolise(&self, e: &FirmwareError) -> String {
         let reports: Vec<&q7_emulator::FaultReport> = match e {
             FirmwareError::Fault { report, .. } => vec![report],
@@ -237,10 +250,14 @@ impl Library {
         };
         let mut out = String::new();
         for r in reports {
-            let image = if self.info.multicore { r.core as usize } else { 0 };
+            let image = if self.info.multicore {
+                r.core as usize
+            } else {
+                0
+            };
             if let Some(syms) = self.symbols.get(image) {
                 let source = format!("core {}, from the unstripped image", r.core);
-                out.push_str(&syms.backtrace(r, &source));
+                out.push_str(&syms.report_backtrace(r, &source));
             }
         }
         out

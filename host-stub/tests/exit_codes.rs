@@ -1,0 +1,287 @@
+//! The exit codes of `q7emu` (README.md "Exit codes", the table of `q7_host::exit_code`): the
+//! README's table is the code's, and every code comes out of a real command — here for every
+//! subcommand but `run-elf`, whose guest statuses, misfit status, fault and runaway
+//! `hostile_inputs.rs` runs on crafted programs.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use q7_host::exit_code::{self, Kind, CODES};
+use q7_tests::TempDir;
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+fn q7emu(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_q7emu"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn path(rel: &str) -> String {
+    format!("{ROOT}/{rel}")
+}
+
+/// The exit code of `out`, and its stderr.
+fn code(out: &Output) -> (Option<i32>, String) {
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `out` exited with `kind`'s code, whose number is `number`; its stderr.
+fn exits(out: &Output, kind: Kind, number: i32) -> String {
+    let (got, err) = code(out);
+    assert_eq!(i32::from(kind.row().first), number, "the table's {kind:?}");
+    assert_eq!(got, Some(number), "{kind:?}: stderr {err}");
+    err
+}
+
+#[test]
+fn the_readme_section_is_the_table() {
+    let readme = std::fs::read_to_string(path("README.md")).unwrap();
+    let section = readme
+        .split("\n## Exit codes\n")
+        .nth(1)
+        .expect("README.md has an \"Exit codes\" section");
+    let section = section.split("\n## ").next().unwrap();
+    assert!(
+        section.contains(&exit_code::markdown()),
+        "README.md \"Exit codes\" is not the table of q7_host::exit_code; it should read:\n{}",
+        exit_code::markdown()
+    );
+    let rows = q7_tests::doc::table_after(section, "| code | name |");
+    assert_eq!(rows.len(), CODES.len());
+    assert_eq!(
+        rows[0],
+        ["0", "success", "all", "the command did what it was asked"]
+    );
+}
+
+#[test]
+fn success_is_0_and_so_are_help_and_version() {
+    exits(
+        &q7emu(&["disasm", &path("examples/isa-tour/tour.elf")]),
+        Kind::Success,
+        0,
+    );
+    exits(
+        &q7emu(&[
+            "run-packed",
+            "--key",
+            "0x185",
+            &path("examples/kernels/minimal/minimal.so"),
+        ]),
+        Kind::Success,
+        0,
+    );
+    let out = q7emu(&["--help"]);
+    exits(&out, Kind::Success, 0);
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("Emulator and tools"));
+    exits(&q7emu(&["run", "--help"]), Kind::Success, 0);
+    exits(&q7emu(&["--version"]), Kind::Success, 0);
+}
+
+#[test]
+fn bad_input_is_1_for_every_subcommand() {
+    let dir = TempDir::new("exit-bad-input");
+    let truncated = dir.join("truncated.so");
+    std::fs::write(&truncated, [0x7f, b'E', b'L', b'F', 1, 1, 1, 0]).unwrap();
+    let truncated = truncated.display().to_string();
+    let missing = dir.join("missing.elf").display().to_string();
+    let no_such_file = "No such file or directory (os error 2)";
+    let vector_add = path("examples/kernels/vector_add/build");
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (vec!["disasm", &missing], format!("{missing}: {no_such_file}")),
+        (vec!["run-elf", &missing], format!("{missing}: {no_such_file}")),
+        (
+            vec!["run-packed", "--key", "0x185", &truncated],
+            format!(
+                "{truncated}: core 0: packed image: truncated ELF file: 8 bytes, an ELF32 header needs 52"
+            ),
+        ),
+        (
+            vec![
+                "run",
+                &vector_add,
+                "--op",
+                "nope",
+            ],
+            "library vector_add has no op nope; its ops: vector_add".into(),
+        ),
+        (
+            vec![
+                "run",
+                &vector_add,
+                "--op",
+                "vector_add",
+            ],
+            "op vector_add(Tensor a, Tensor b) -> Tensor takes 2 tensor argument(s), 0 given"
+                .into(),
+        ),
+        (
+            vec!["inspect", &truncated],
+            format!("{truncated}: truncated ELF file: 8 bytes, an ELF32 header needs 52"),
+        ),
+        (
+            vec![
+                "build", "--name", "k", "--fn", "k", "--schema", "k() -> Tensor", "-o", "out",
+                "no/such/k.cpp",
+            ],
+            "Cant find source file no/such/k.cpp".into(),
+        ),
+    ];
+    for (args, want) in cases {
+        let err = exits(&q7emu(&args), Kind::BadInput, 1);
+        assert_eq!(err, format!("q7emu: error: {want}\n"), "{args:?}");
+    }
+}
+
+#[test]
+fn a_command_line_that_does_not_parse_is_2() {
+    for args in [
+        &[][..],
+        &["frobnicate"],
+        &["disasm", "--frobnicate", "x"],
+        &["run-elf"],
+        &["run-packed", "x.so"],
+        &["build", "--name", "k"],
+        &["run", "build", "--op", "f", "--threads", "0"],
+        &["inspect"],
+        &["inspect", "--max-cycles", "many", "x.so"],
+    ] {
+        let err = exits(&q7emu(args), Kind::Usage, 2);
+        assert!(err.contains("--help"), "{args:?}: {err}");
+    }
+}
+
+/// A toolchain prefix whose `bin` holds an empty, non-executable file for every tool but
+/// `missing`.
+fn fake_toolchain(dir: &TempDir, missing: Option<&str>) -> PathBuf {
+    let prefix = dir.join("toolchain");
+    std::fs::create_dir_all(prefix.join("bin")).unwrap();
+    for t in q7_host::build::toolchain::Tool::ALL {
+        if Some(t.file_name().as_str()) != missing {
+            std::fs::write(prefix.join("bin").join(t.file_name()), "").unwrap();
+        }
+    }
+    prefix
+}
+
+#[test]
+fn a_build_whose_tools_are_missing_or_do_not_run_is_3() {
+    let dir = TempDir::new("exit-build");
+    let src = dir.join("k.cpp");
+    std::fs::write(&src, "").unwrap();
+    let build = |prefix: &PathBuf| {
+        let out = dir.join("out").display().to_string();
+        let args = [
+            "build",
+            "--name",
+            "k",
+            "--fn",
+            "k",
+            "--schema",
+            "k() -> Tensor",
+            "--toolchain",
+            &prefix.display().to_string(),
+            "-o",
+            &out,
+            &src.display().to_string(),
+        ]
+        .map(str::to_string);
+        Command::new(env!("CARGO_BIN_EXE_q7emu"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let prefix = fake_toolchain(&dir, Some("xtensa-elf-g++"));
+    let err = exits(&build(&prefix), Kind::BuildFailed, 3);
+    assert!(
+        err.starts_with("q7emu: error: Could not find xtensa-elf-g++ in "),
+        "{err}"
+    );
+    let prefix = fake_toolchain(&dir, None);
+    let err = exits(&build(&prefix), Kind::BuildFailed, 3);
+    let gxx = prefix.join("bin/xtensa-elf-g++");
+    assert_eq!(
+        err,
+        format!(
+            "q7emu: error: cannot run {}: Permission denied (os error 13)\n",
+            gxx.display()
+        )
+    );
+}
+
+/// A 1-D `.npy` of dtype `descr` holding `elements` (little-endian bytes, `size` each).
+fn npy(descr: &str, size: usize, elements: &[u8]) -> Vec<u8> {
+    let n = elements.len() / size;
+    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({n},), }}");
+    while !(10 + h.len() + 1).is_multiple_of(64) {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut f = b"\x93NUMPY\x01\x00".to_vec();
+    f.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    f.extend_from_slice(h.as_bytes());
+    f.extend_from_slice(elements);
+    f
+}
+
+#[test]
+fn a_kernel_stopped_by_a_runtime_error_is_129() {
+    let dir = TempDir::new("exit-fault");
+    let ints = dir.join("i32.npy");
+    let ones: Vec<u8> = (0..1024).flat_map(|_| 1i32.to_le_bytes()).collect();
+    std::fs::write(&ints, npy("<i4", 4, &ones)).unwrap();
+    let out = q7emu(&[
+        "run",
+        &path("examples/kernels/vector_add/build"),
+        "--op",
+        "vector_add",
+        "--input",
+        &ints.display().to_string(),
+        "--input",
+        &path("examples/kernels/vector_add/b.npy"),
+    ]);
+    let err = exits(&out, Kind::Fault, 129);
+    assert_eq!(
+        err,
+        "q7emu: error: core 0: kernel aborted with runtime error 7 (ABORT): kernel vector_add: \
+         an accessor of Float elements on a Int tensor\n"
+    );
+}
+
+#[test]
+fn a_kernel_out_of_cycles_is_130() {
+    let dir = TempDir::new("exit-runaway");
+    let one = dir.join("one.npy");
+    std::fs::write(&one, npy("<f4", 4, &1f32.to_le_bytes())).unwrap();
+    let out = q7emu(&[
+        "run",
+        &path("examples/kernels/relu_tcm/build"),
+        "--op",
+        "relu_forward",
+        "--input",
+        &one.display().to_string(),
+        "--max-cycles",
+        "1000",
+    ]);
+    let err = exits(&out, Kind::Runaway, 130);
+    assert!(err.contains("cycle budget of 1000 exhausted"), "{err}");
+    let out = q7emu(&[
+        "run-packed",
+        "--key",
+        "0x185",
+        "--max-cycles",
+        "100",
+        &path("examples/kernels/minimal/minimal.so"),
+    ]);
+    let err = exits(&out, Kind::Runaway, 130);
+    assert!(
+        err.contains("faulted while running start symbol")
+            && err.contains("cycle budget of 100 exhausted"),
+        "{err}"
+    );
+}

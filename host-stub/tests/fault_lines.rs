@@ -1,0 +1,142 @@
+//! A `q7emu run` fault report names the source file and line of every frame it can: a kernel
+//! that stores to unmapped memory, built with the repository's SDK (needs the toolchain; skips
+//! or fails as `Q7_REQUIRE_TOOLCHAIN` says), stops with exit code 129 and a symbolised
+//! backtrace whose innermost frame is the faulting statement's line of the kernel's own source
+//! and whose next frame is the call in the generated wrapper.
+
+use std::path::Path;
+use std::process::Command;
+
+use q7_tests::TempDir;
+
+/// The kernel: its store on the line marked `FAULT` hits memory no region maps (PLATFORM.md
+/// "Per-core address map").
+const KERNEL: &str = "\
+#include <torch/torch.h>
+
+torch::Tensor k(const torch::Tensor &x)
+{
+\tvolatile int *nowhere = (volatile int *)0x10000000;
+\t*nowhere = 7; // FAULT
+\treturn x;
+}
+";
+
+/// The 1-based line of the first line of `text` containing `marker`.
+fn line_of(text: &str, marker: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(marker))
+        .unwrap_or_else(|| panic!("no line with {marker:?}"))
+        + 1
+}
+
+/// A 1-D float32 `.npy` of four zeros.
+fn zeros() -> Vec<u8> {
+    let mut h = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }".to_string();
+    while !(10 + h.len() + 1).is_multiple_of(64) {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut f = b"\x93NUMPY\x01\x00".to_vec();
+    f.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    f.extend_from_slice(h.as_bytes());
+    f.extend_from_slice(&[0; 16]);
+    f
+}
+
+/// The report line of backtrace frame `n` in `stderr`.
+fn frame(stderr: &str, n: usize) -> &str {
+    let prefix = format!("  #{n} 0x");
+    stderr
+        .lines()
+        .skip_while(|l| !l.starts_with("symbolised backtrace"))
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("no symbolised frame #{n} in:\n{stderr}"))
+}
+
+fn q7emu() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_q7emu"))
+}
+
+/// Builds the kernel into `dir/out` with `extra` flags, runs it; the run's stderr.
+fn build_and_fault(dir: &TempDir, extra: &[&str]) -> String {
+    let src = dir.join("k.cpp");
+    std::fs::write(&src, KERNEL).unwrap();
+    let out = dir.join("out");
+    let o = q7emu()
+        .args([
+            "build",
+            "--name",
+            "k",
+            "--fn",
+            "k",
+            "--schema",
+            "k(Tensor x) -> Tensor",
+        ])
+        .arg("--toolchain")
+        .arg(q7_tests::toolchain_prefix())
+        .args(extra)
+        .arg("-o")
+        .arg(&out)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let input = dir.join("x.npy");
+    std::fs::write(&input, zeros()).unwrap();
+    let o = q7emu()
+        .arg("run")
+        .arg(&out)
+        .args(["--op", "k", "--input"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(129),
+        "a fault (README.md \"Exit codes\"): {stderr}"
+    );
+    assert!(
+        stderr.contains("LoadStoreErrorCause (3): store of unmapped address 0x10000000"),
+        "{stderr}"
+    );
+    stderr
+}
+
+fn check_frames(stderr: &str, wrapper: &Path) {
+    let line = line_of(KERNEL, "FAULT");
+    assert_eq!(line, 6);
+    let f0 = frame(stderr, 0);
+    assert!(
+        f0.contains(" in k(at::Tensor const&)+0x") && f0.ends_with(&format!(" (k.cpp:{line})")),
+        "frame 0 is the faulting store: {f0}"
+    );
+    let wrapper_text = std::fs::read_to_string(wrapper).unwrap();
+    let call = line_of(&wrapper_text, "= k(arg0);");
+    let f1 = frame(stderr, 1);
+    assert!(
+        f1.contains(" in k_wrapper()+0x") && f1.ends_with(&format!(" (wrapper.cpp:{call})")),
+        "frame 1 is the wrapper's call of the kernel: {f1}"
+    );
+}
+
+#[test]
+fn a_debug_build_names_the_faulting_line() {
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let dir = TempDir::new("fault-lines-g");
+    let stderr = build_and_fault(&dir, &["--cflag", "-g"]);
+    check_frames(&stderr, &dir.join("out/wrapper.cpp"));
+}
+
+#[test]
+fn a_packed_build_names_it_too_from_its_unstripped_images() {
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let dir = TempDir::new("fault-lines-packed");
+    let stderr = build_and_fault(&dir, &[]);
+    check_frames(&stderr, &dir.join("out/wrapper.cpp"));
+}
