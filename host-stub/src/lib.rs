@@ -6,8 +6,9 @@
 //! packed library run end to end through both ([`run_packed`]), the build driver that makes
 //! such libraries from C++ sources ([`build`]), and an op of a built library run on tensors
 //! ([`run_op`]) with its host tensors, descriptors and `.npy` files ([`tensor`]) and
-//! symbolised fault reports ([`symbolize`]), and the one grammar of numeric flags
-//! ([`number`]).
+//! symbolised fault reports ([`symbolize`]), the one grammar of numeric flags
+//! ([`number`]), and snapshot tests of kernels built, run and summarised in one go
+//! ([`testing`]).
 
 pub mod build;
 pub mod disasm;
@@ -19,3 +20,4 @@ pub mod run_op;
 pub mod run_packed;
 pub mod symbolize;
 pub mod tensor;
+pub mod testing;
