@@ -108,7 +108,7 @@ pub enum TestingError {
     Shape {
         /// The shape.
         shape: Vec<u64>,
-        /// Its element count (or a note that it overflows).
+        /// Its element count (`more than …` when that overflows a `usize`).
         want: String,
         /// Elements given.
         got: usize,
@@ -120,7 +120,7 @@ pub enum TestingError {
         shape: Vec<u64>,
         /// The dtype.
         dtype: Dtype,
-        /// Bytes the shape takes.
+        /// Bytes the shape takes (`more than …` when that overflows a `usize`).
         want: String,
         /// Bytes given.
         got: usize,
@@ -307,7 +307,7 @@ pub fn tensor<T: Element>(shape: &[u64], values: &[T]) -> Result<HostTensor, Tes
     if numel(shape) != Some(values.len()) {
         return Err(TestingError::Shape {
             shape: shape.to_vec(),
-            want: numel(shape).map_or("more than fit memory".into(), |n| n.to_string()),
+            want: numel(shape).map_or(format!("more than {}", usize::MAX), |n| n.to_string()),
             got: values.len(),
         });
     }
@@ -337,7 +337,7 @@ pub fn tensor_from_bytes(
         return Err(TestingError::Bytes {
             shape: shape.to_vec(),
             dtype,
-            want: want.map_or("more than fit memory".into(), |n| n.to_string()),
+            want: want.map_or(format!("more than {}", usize::MAX), |n| n.to_string()),
             got: data.len(),
         });
     }
@@ -359,8 +359,8 @@ pub struct Run {
 }
 
 impl Run {
-    /// An invocation of op `op`, with no arguments yet, on 2 host threads, with the default
-    /// cycle budget and timing model.
+    /// An invocation of op `op`, with no arguments yet, on [`run_op::DEFAULT_THREADS`] host
+    /// threads, with the default cycle budget and timing model.
     pub fn new(op: impl Into<String>) -> Run {
         Run {
             request: OpRequest {
@@ -369,7 +369,7 @@ impl Run {
                 scalars: Vec::new(),
                 out_dtype: None,
                 out_shape: None,
-                threads: 2,
+                threads: run_op::DEFAULT_THREADS,
                 call_budget: CALL_BUDGET,
             },
             timing: TimingModel::default(),
@@ -401,7 +401,8 @@ impl Run {
         self
     }
 
-    /// Host threads for the cores (outputs and counts are the same for any number).
+    /// Host threads for the cores, at least 1 (0 counts as 1; outputs and counts are the same
+    /// for any number).
     pub fn threads(mut self, threads: usize) -> Run {
         self.request.threads = threads.max(1);
         self
@@ -500,67 +501,89 @@ pub struct Summary {
     pub cores: Option<Vec<CoreCounts>>,
 }
 
-/// Element `i` of `t` as a number for comparisons.
+/// One element, decoded by its dtype.
+#[derive(Debug, Clone, Copy)]
+enum Value {
+    /// INT8 … INT64, UINT8 … UINT64.
+    Int(i128),
+    F16(half::f16),
+    Bf16(half::bf16),
+    F32(f32),
+    /// A dtype the host has no type for (FP8_*, FP32R, INVALID): the element's bits.
+    Bits(u64),
+}
+
+/// A value as a number for comparisons.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
 enum Number {
-    Int(i64),
+    Int(i128),
     Float(f64),
 }
 
-fn element_bytes(t: &HostTensor, i: usize) -> &[u8] {
+/// The elements `t`'s bytes hold: its shape's count, or fewer when its bytes fall short.
+fn readable(t: &HostTensor) -> usize {
+    let n = usize::try_from(t.numel()).unwrap_or(usize::MAX);
+    match usize::from(t.dtype.bytes) {
+        0 => n,
+        b => n.min(t.data.len() / b),
+    }
+}
+
+fn value(t: &HostTensor, i: usize) -> Option<Value> {
     let b = usize::from(t.dtype.bytes);
-    &t.data[i * b..(i + 1) * b]
+    if i >= readable(t) {
+        return None;
+    }
+    let e = &t.data[i * b..(i + 1) * b];
+    let mut le = [0u8; 8];
+    le[..b.min(8)].copy_from_slice(&e[..b.min(8)]);
+    let bits = u64::from_le_bytes(le);
+    Some(match t.dtype.code {
+        0x2 => Value::Int(i128::from(e[0] as i8)),
+        0x4 => Value::Int(i128::from(bits as u16 as i16)),
+        0x6 => Value::Int(i128::from(bits as u32 as i32)),
+        0x7 => Value::Int(i128::from(bits as i64)),
+        0x3 | 0x5 | 0xD | 0xE => Value::Int(i128::from(bits)),
+        0x8 => Value::F16(half::f16::from_bits(bits as u16)),
+        0xA => Value::Bf16(half::bf16::from_bits(bits as u16)),
+        0xC => Value::F32(f32::from_bits(bits as u32)),
+        _ => Value::Bits(bits),
+    })
 }
 
-fn number(t: &HostTensor, i: usize) -> Number {
-    let e = element_bytes(t, i);
-    match t.dtype.code {
-        0x2 => Number::Int(i64::from(e[0] as i8)),
-        0x3 => Number::Int(i64::from(e[0])),
-        0x4 => Number::Int(i64::from(i16::from_le_bytes([e[0], e[1]]))),
-        0x6 => Number::Int(i64::from(i32::from_le_bytes([e[0], e[1], e[2], e[3]]))),
-        0x7 => Number::Int(i64::from_le_bytes(e.try_into().expect("8 bytes"))),
-        0x8 => Number::Float(f64::from(half::f16::from_le_bytes([e[0], e[1]]))),
-        0xA => Number::Float(f64::from(half::bf16::from_le_bytes([e[0], e[1]]))),
-        _ => Number::Float(f64::from(f32::from_le_bytes([e[0], e[1], e[2], e[3]]))),
+impl Value {
+    fn number(self) -> Number {
+        match self {
+            Value::Int(v) => Number::Int(v),
+            Value::F16(v) => Number::Float(f64::from(v)),
+            Value::Bf16(v) => Number::Float(f64::from(v)),
+            Value::F32(v) => Number::Float(f64::from(v)),
+            Value::Bits(v) => Number::Int(i128::from(v)),
+        }
+    }
+
+    fn text(self, bytes: u8) -> String {
+        let nan = |bits: u32, digits: usize| format!("NaN(0x{bits:0digits$x})");
+        match self {
+            Value::Int(v) => v.to_string(),
+            Value::F16(v) if v.is_nan() => nan(u32::from(v.to_bits()), 4),
+            Value::Bf16(v) if v.is_nan() => nan(u32::from(v.to_bits()), 4),
+            Value::F32(v) if v.is_nan() => nan(v.to_bits(), 8),
+            Value::F16(v) => format!("{v:?}"),
+            Value::Bf16(v) => format!("{v:?}"),
+            Value::F32(v) => format!("{v:?}"),
+            Value::Bits(_) if bytes == 0 => "0x".to_string(),
+            Value::Bits(v) => format!("0x{v:0digits$x}", digits = 2 * usize::from(bytes)),
+        }
     }
 }
 
-/// Element `i` of `t` as a summary writes it: integers exactly; floats in their shortest
-/// round-trip form (Rust's `{:?}`: `1.0`, `-0.0`, `1e-40`, `inf`, `-inf`; float16 and
-/// bfloat16 through their exact float32 value), a NaN as `NaN(0x…)` with its bits.
-pub fn element_text(t: &HostTensor, i: usize) -> String {
-    let e = element_bytes(t, i);
-    match t.dtype.code {
-        0x8 => {
-            let v = half::f16::from_le_bytes([e[0], e[1]]);
-            if v.is_nan() {
-                format!("NaN({:#06x})", v.to_bits())
-            } else {
-                format!("{v:?}")
-            }
-        }
-        0xA => {
-            let v = half::bf16::from_le_bytes([e[0], e[1]]);
-            if v.is_nan() {
-                format!("NaN({:#06x})", v.to_bits())
-            } else {
-                format!("{v:?}")
-            }
-        }
-        0xC => {
-            let v = f32::from_le_bytes([e[0], e[1], e[2], e[3]]);
-            if v.is_nan() {
-                format!("NaN({:#010x})", v.to_bits())
-            } else {
-                format!("{v:?}")
-            }
-        }
-        _ => match number(t, i) {
-            Number::Int(v) => v.to_string(),
-            Number::Float(v) => format!("{v:?}"),
-        },
-    }
+/// Element `i` of `t` as a summary writes it, if its bytes hold one: integers exactly;
+/// floats in their shortest round-trip form (Rust's `{:?}`: `1.0`, `-0.0`, `1e-40`, `inf`,
+/// `-inf`; float16 and bfloat16 through their exact float32 value), a NaN as `NaN(0x…)` with
+/// its bits; an element of a dtype the host has no type for as its bits in hex.
+pub fn element_text(t: &HostTensor, i: usize) -> Option<String> {
+    value(t, i).map(|v| v.text(t.dtype.bytes))
 }
 
 /// `sha256:` and the lowercase hex SHA-256 of `bytes`.
@@ -572,14 +595,15 @@ pub fn digest(bytes: &[u8]) -> String {
 
 impl Digest {
     fn of(t: &HostTensor) -> Digest {
-        let n = t.numel() as usize;
-        let text = |r: std::ops::Range<usize>| r.map(|i| element_text(t, i)).collect();
-        let (mut min, mut max) = (None::<(usize, Number)>, None::<(usize, Number)>);
+        let n = readable(t);
+        let text =
+            |r: std::ops::Range<usize>| r.filter_map(|i| element_text(t, i)).collect::<Vec<_>>();
+        let (mut min, mut max) = (None::<(Value, Number)>, None::<(Value, Number)>);
         let (mut sum, mut counted) = (0f64, 0u64);
         let (mut nan, mut inf, mut zero) = (0, 0, 0);
-        for i in 0..n {
-            let v = number(t, i);
-            let x = match v {
+        for v in (0..n).filter_map(|i| value(t, i)) {
+            let num = v.number();
+            let x = match num {
                 Number::Int(i) => i as f64,
                 Number::Float(f) => f,
             };
@@ -591,19 +615,20 @@ impl Digest {
             zero += u64::from(x == 0.0);
             sum += x;
             counted += 1;
-            if !matches!(min, Some((_, m)) if m <= v) {
-                min = Some((i, v));
+            if !matches!(min, Some((_, m)) if m <= num) {
+                min = Some((v, num));
             }
-            if !matches!(max, Some((_, m)) if m >= v) {
-                max = Some((i, v));
+            if !matches!(max, Some((_, m)) if m >= num) {
+                max = Some((v, num));
             }
         }
+        let bytes = t.dtype.bytes;
         Digest {
             digest: digest(&t.data),
             head: text(0..HEAD_TAIL.min(n)),
             tail: text(n.saturating_sub(HEAD_TAIL)..n),
-            min: min.map(|(i, _)| element_text(t, i)),
-            max: max.map(|(i, _)| element_text(t, i)),
+            min: min.map(|(v, _)| v.text(bytes)),
+            max: max.map(|(v, _)| v.text(bytes)),
             mean: (counted > 0).then(|| format!("{:?}", sum / counted as f64)),
             nan,
             inf,
@@ -614,11 +639,13 @@ impl Digest {
 
 impl Summary {
     /// The summary of op `op`'s `output`, with the per-core `cores` counters.
+    /// (A tensor whose bytes fall short of its shape is summarised over the elements they
+    /// hold; the runner's outputs always fill theirs.)
     pub fn new(op: impl Into<String>, output: &HostTensor, cores: Vec<CoreCounts>) -> Summary {
-        let n = output.numel() as usize;
+        let n = readable(output);
         let values = if n <= LISTED_ELEMENTS {
             Values::All {
-                values: (0..n).map(|i| element_text(output, i)).collect(),
+                values: (0..n).filter_map(|i| element_text(output, i)).collect(),
             }
         } else {
             Values::Digest(Digest::of(output))
@@ -858,7 +885,7 @@ mod tests {
             ],
         )
         .unwrap();
-        let texts: Vec<String> = (0..7).map(|i| element_text(&f, i)).collect();
+        let texts: Vec<String> = (0..7).map(|i| element_text(&f, i).unwrap()).collect();
         assert_eq!(
             texts,
             [
@@ -888,7 +915,7 @@ mod tests {
             ],
         )
         .unwrap();
-        let texts: Vec<String> = (0..3).map(|i| element_text(&h, i)).collect();
+        let texts: Vec<String> = (0..3).map(|i| element_text(&h, i).unwrap()).collect();
         assert_eq!(
             texts,
             ["0.099975586", "NaN(0x7e01)", "-2.0"],
@@ -899,14 +926,14 @@ mod tests {
             &[half::bf16::from_f32(1.5), half::bf16::from_bits(0x7fc0)],
         )
         .unwrap();
-        assert_eq!(element_text(&b, 0), "1.5");
-        assert_eq!(element_text(&b, 1), "NaN(0x7fc0)");
+        assert_eq!(element_text(&b, 0).unwrap(), "1.5");
+        assert_eq!(element_text(&b, 1).unwrap(), "NaN(0x7fc0)");
         let i = tensor(&[2], &[i64::MIN, -1i64]).unwrap();
-        assert_eq!(element_text(&i, 0), "-9223372036854775808");
+        assert_eq!(element_text(&i, 0).unwrap(), "-9223372036854775808");
         let u = tensor(&[1], &[255u8]).unwrap();
-        assert_eq!(element_text(&u, 0), "255");
+        assert_eq!(element_text(&u, 0).unwrap(), "255");
         let c = tensor(&[1], &[-128i8]).unwrap();
-        assert_eq!(element_text(&c, 0), "-128");
+        assert_eq!(element_text(&c, 0).unwrap(), "-128");
     }
 
     #[test]
@@ -1019,7 +1046,7 @@ mod tests {
         );
         assert_eq!(
             tensor(&[u64::MAX, 2], &[1u8]).unwrap_err().to_string(),
-            "shape [18446744073709551615, 2] holds more than fit memory elements, 1 given"
+            "shape [18446744073709551615, 2] holds more than 18446744073709551615 elements, 1 given"
         );
         let f32_ = Dtype::from_name("float32").unwrap();
         assert_eq!(
@@ -1036,6 +1063,47 @@ mod tests {
         );
         let t = tensor(&[2], &[1.5f32, 2.0]).unwrap();
         assert_eq!(tensor_from_bytes(f32_, &[2], t.data.clone()).unwrap(), t);
+    }
+
+    #[test]
+    fn every_dtype_and_short_data_summarise_without_failing() {
+        let raw = |code: usize, shape: Vec<u64>, data: Vec<u8>| HostTensor {
+            dtype: DTYPES[code],
+            shape,
+            data,
+        };
+        let texts = |t: &HostTensor| match Summary::new("f", t, vec![]).output {
+            Values::All { values } => values,
+            Values::Digest(_) => panic!("few elements are listed"),
+        };
+        assert_eq!(
+            texts(&raw(0x5, vec![3], vec![0x01, 0x00, 0xff, 0xff, 0x34, 0x12])),
+            ["1", "65535", "4660"],
+            "UINT16, unsigned"
+        );
+        assert_eq!(
+            texts(&raw(0xE, vec![1], vec![0xff; 8])),
+            ["18446744073709551615"],
+            "UINT64, exactly"
+        );
+        assert_eq!(
+            texts(&raw(0x1, vec![2], vec![0x3c, 0x80])),
+            ["0x3c", "0x80"],
+            "FP8_EXP4: the host has no type, so its bits"
+        );
+        let short = raw(0xC, vec![3], 1.5f32.to_le_bytes().repeat(2));
+        assert_eq!(texts(&short), ["1.5", "1.5"], "what the bytes hold");
+        assert_eq!(element_text(&short, 2), None);
+        assert_eq!(
+            Summary::new("f", &short, vec![]).elements,
+            3,
+            "what the shape says"
+        );
+        assert_eq!(
+            texts(&raw(0xF, vec![2], vec![])),
+            ["0x", "0x"],
+            "INVALID: 0 bytes each"
+        );
     }
 
     #[test]

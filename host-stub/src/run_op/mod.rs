@@ -31,6 +31,10 @@ use crate::tensor::HostTensor;
 
 pub use crate::run_packed::{CUSTOM_OP_OPCODE, SELECTOR};
 
+/// Host threads running the cores unless told otherwise (`q7emu run --threads`,
+/// `q7emu run-packed --threads`, `q7_host::testing::Run`); results are the same for any count.
+pub const DEFAULT_THREADS: usize = 2;
+
 /// A library a build directory holds: its metadata, images and symbols.
 #[derive(Debug)]
 pub struct Library {
