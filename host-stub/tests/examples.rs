@@ -761,6 +761,16 @@ fn fenced(text: &str, lang: &str) -> String {
 fn the_readmes_snapshot_section_is_the_worked_example_as_it_is() {
     let readme = root_readme();
     let text = section(&readme, "## Snapshot-test your kernel");
+    use q7_host::testing::{HEAD_TAIL, LISTED_ELEMENTS};
+    for limit in [
+        format!("more than {LISTED_ELEMENTS} elements"),
+        format!("first and last {HEAD_TAIL} values"),
+    ] {
+        assert!(
+            text.replace('\n', " ").contains(&limit),
+            "README.md says {limit:?}"
+        );
+    }
     let example = Path::new(ROOT).join("examples/snapshot-test");
     let test = std::fs::read_to_string(example.join("tests/affine.rs")).unwrap();
     assert_eq!(
