@@ -8,7 +8,8 @@
 //! ([`run_op`]) with its host tensors, descriptors and `.npy` files ([`tensor`]) and
 //! symbolised fault reports ([`symbolize`]), what an image or build holds ([`inspect`]),
 //! the one grammar of numeric flags ([`number`]), the one table of exit codes
-//! ([`exit_code`]), and Ctrl-C stopping every core ([`interrupt`]).
+//! ([`exit_code`]), Ctrl-C stopping every core ([`interrupt`]), and snapshot tests of
+//! kernels built, run and summarised in one go ([`testing`]).
 
 pub mod build;
 pub mod disasm;
@@ -23,3 +24,4 @@ pub mod run_op;
 pub mod run_packed;
 pub mod symbolize;
 pub mod tensor;
+pub mod testing;

@@ -77,7 +77,7 @@ enum Command {
         dispatches: u32,
         /// Host threads running the cores, at least 1 (results are identical for any count unless the cores
         /// communicate through HBM within a dispatch).
-        #[arg(long, default_value_t = 2, value_parser = parse_threads)]
+        #[arg(long, default_value_t = q7_host::run_op::DEFAULT_THREADS, value_parser = parse_threads)]
         threads: usize,
         /// Cycle budget of each firmware call before the kernel counts as runaway.
         #[arg(long, default_value_t = q7_host::firmware::CALL_BUDGET, value_parser = parse_u64)]

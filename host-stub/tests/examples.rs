@@ -7,18 +7,24 @@
 //!   (with the toolchain);
 //! - the three ReLU variants cost the cycles examples/kernels/README.md tabulates, in the order
 //!   of AWS's tutorial: element accessor ≫ TCM > 8 cores with TCM (per core);
+//! - each README `q7emu run` command, run in-process through `q7_host::testing`, matches its
+//!   snapshot `snapshots/examples__<example>-<op>.snap` (output digest, samples, statistics,
+//!   per-core instructions and cycles);
 //! - the repository README's main job and its "Write your first kernel" section run as
-//!   written.
+//!   written, and its "Snapshot-test your kernel" section shows the worked example of
+//!   `examples/snapshot-test` as it is.
 //!
 //! `Q7_UPDATE_EXAMPLES=1` rewrites the committed inputs and builds instead of failing on them.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 use q7_host::firmware::CALL_BUDGET;
-use q7_host::run_op::{self, Library, OpRequest};
+use q7_host::run_op::{self, Library, OpRequest, OpRun};
 use q7_host::tensor::dtype::Dtype;
 use q7_host::tensor::{npy, HostTensor};
+use q7_host::testing::{Run, Summary};
 use q7_tests::{Rng, TempDir};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -463,6 +469,91 @@ fn each_example_runs_as_its_readme_says_and_matches_its_reference() {
     }
 }
 
+/// One `q7emu run` command of an example's README, run in-process.
+struct ReadmeRun {
+    example: &'static str,
+    op: String,
+    /// The `--input` paths, and what they hold.
+    inputs: Vec<String>,
+    tensors: Vec<HostTensor>,
+    scalars: Vec<String>,
+    run: OpRun,
+}
+
+/// Every example README's `q7emu run` commands, run once through `q7_host::testing::Run`
+/// with the README's inputs, scalars and output shape and dtype (shared by the tests that
+/// need them: the 442-million-cycle element-accessor ReLU is among them).
+fn readme_runs() -> &'static [ReadmeRun] {
+    static RUNS: OnceLock<Vec<ReadmeRun>> = OnceLock::new();
+    RUNS.get_or_init(|| {
+        let mut runs = Vec::new();
+        for example in EXAMPLES {
+            let lib = Library::open(&kernels().join(example).join("build")).unwrap();
+            for args in q7emu_commands(&readme(example), "run") {
+                let op = values(&args, "--op")[0].to_string();
+                let mut invocation = Run::new(&op);
+                let inputs: Vec<String> = values(&args, "--input")
+                    .iter()
+                    .map(|p| p.to_string())
+                    .collect();
+                let tensors: Vec<HostTensor> = inputs
+                    .iter()
+                    .map(|p| npy::read(&Path::new(ROOT).join(p)).unwrap())
+                    .collect();
+                for t in &tensors {
+                    invocation = invocation.input(t.clone());
+                }
+                let scalars: Vec<String> = values(&args, "--scalar")
+                    .iter()
+                    .map(|v| v.to_string())
+                    .collect();
+                for v in &scalars {
+                    invocation = invocation.scalar(v);
+                }
+                if let Some(shape) = values(&args, "--out-shape").first() {
+                    let dims: Vec<u64> = shape.split(',').map(|d| d.parse().unwrap()).collect();
+                    invocation = invocation.output_shape(&dims);
+                }
+                if let Some(dtype) = values(&args, "--out-dtype").first() {
+                    invocation = invocation.output_dtype(Dtype::from_name(dtype).unwrap());
+                }
+                let run = invocation
+                    .op_run(&lib)
+                    .unwrap_or_else(|e| panic!("{example}: q7emu {}: {e}", args.join(" ")));
+                runs.push(ReadmeRun {
+                    example,
+                    op,
+                    inputs,
+                    tensors,
+                    scalars,
+                    run,
+                });
+            }
+        }
+        runs
+    })
+}
+
+#[test]
+fn each_examples_readme_run_matches_its_snapshot() {
+    let runs = readme_runs();
+    for example in EXAMPLES {
+        assert!(
+            runs.iter().any(|r| r.example == example),
+            "{example} has a run"
+        );
+    }
+    for r in runs {
+        let what = format!("{} {}", r.example, r.op);
+        assert_bits_equal(
+            &r.run.output,
+            &reference(&r.op, &r.tensors, &r.scalars),
+            &what,
+        );
+        q7_host::assert_summary_snapshot!(format!("{}-{}", r.example, r.op), Summary::of(&r.run));
+    }
+}
+
 /// One ReLU variant's cycle counts on the shared input: per core.
 fn relu_cycles(example: &str, input: &HostTensor, expected: &HostTensor) -> Vec<u64> {
     let lib = Library::open(&kernels().join(example).join("build")).unwrap();
@@ -519,9 +610,22 @@ fn relu_variants_cost_cycles_in_the_tutorials_order() {
     let input = npy::read(&kernels().join("relu_multicore/input.npy")).unwrap();
     let expected = reference("relu_forward", std::slice::from_ref(&input), &[]);
     assert_eq!(input.shape, [32, 4096]);
+    // Each variant's README runs relu_forward on this input.
     let cycles: Vec<Vec<u64>> = RELU_VARIANTS
         .iter()
-        .map(|v| relu_cycles(v, &input, &expected))
+        .map(|v| {
+            let r = readme_runs()
+                .iter()
+                .find(|r| r.example == *v && r.op == "relu_forward")
+                .unwrap_or_else(|| panic!("{v}/README.md runs relu_forward"));
+            assert_eq!(
+                r.inputs,
+                ["examples/kernels/relu_multicore/input.npy"],
+                "{v}"
+            );
+            assert_bits_equal(&r.run.output, &expected, v);
+            r.run.cores.iter().map(|c| c.stats.cycles).collect()
+        })
         .collect();
     let [element, tcm, multicore] = [&cycles[0], &cycles[1], &cycles[2]];
     assert_eq!((element.len(), tcm.len(), multicore.len()), (1, 1, 8));
@@ -609,13 +713,7 @@ fn the_readmes_first_kernel_builds_and_runs_as_written() {
     }
     let readme = root_readme();
     let text = section(&readme, "## Write your first kernel");
-    let source: String = text
-        .lines()
-        .skip_while(|l| *l != "```cpp")
-        .skip(1)
-        .take_while(|l| *l != "```")
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let source = fenced(text, "cpp");
     let builds = q7emu_commands(text, "build");
     let runs = q7emu_commands(text, "run");
     assert_eq!((builds.len(), runs.len()), (1, 1), "one build, one run");
@@ -645,6 +743,57 @@ fn the_readmes_first_kernel_builds_and_runs_as_written() {
         &output,
         &reference(values(args, "--op")[0], &inputs, &scalars),
         "README's first kernel",
+    );
+}
+
+/// The lines of the first ````lang` block of `text`, each ending in a newline.
+fn fenced(text: &str, lang: &str) -> String {
+    let open = format!("```{lang}");
+    text.lines()
+        .skip_while(|l| *l != open)
+        .skip(1)
+        .take_while(|l| *l != "```")
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn the_readmes_snapshot_section_is_the_worked_example_as_it_is() {
+    let readme = root_readme();
+    let text = section(&readme, "## Snapshot-test your kernel");
+    use q7_host::testing::{HEAD_TAIL, LISTED_ELEMENTS};
+    for limit in [
+        format!("more than {LISTED_ELEMENTS} elements"),
+        format!("first and last {HEAD_TAIL} values"),
+    ] {
+        assert!(
+            text.replace('\n', " ").contains(&limit),
+            "README.md says {limit:?}"
+        );
+    }
+    let example = Path::new(ROOT).join("examples/snapshot-test");
+    let test = std::fs::read_to_string(example.join("tests/affine.rs")).unwrap();
+    assert_eq!(
+        fenced(text, "rust"),
+        test,
+        "README.md shows examples/snapshot-test/tests/affine.rs"
+    );
+    assert_eq!(
+        std::fs::read_to_string(example.join("affine.cpp")).unwrap(),
+        fenced(section(&readme, "## Write your first kernel"), "cpp"),
+        "examples/snapshot-test/affine.cpp is the README's first kernel"
+    );
+    let snap =
+        std::fs::read_to_string(Path::new(ROOT).join("snapshots/affine__affine.snap")).unwrap();
+    let body = snap
+        .strip_prefix("---\n")
+        .and_then(|s| s.split_once("\n---\n"))
+        .map(|(_, body)| body)
+        .expect("an insta header");
+    assert_eq!(
+        fenced(text, "text"),
+        body,
+        "README.md shows snapshots/affine__affine.snap"
     );
 }
 

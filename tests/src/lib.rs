@@ -20,8 +20,12 @@ pub fn toolchain_prefix() -> PathBuf {
     PathBuf::from(home).join(".cache/xtensa-dc233c")
 }
 
+/// Set (to anything but empty or `0`, as `.ci/run` does), a missing toolchain fails the tests
+/// that need it instead of skipping them.
+pub const REQUIRE_TOOLCHAIN_ENV: &str = "Q7_REQUIRE_TOOLCHAIN";
+
 /// Path of `xtensa-elf-<tool>` when installed. When it is missing: fails the test if
-/// `Q7_REQUIRE_TOOLCHAIN` is set (CI), else prints a notice and returns `None` (skip).
+/// [`REQUIRE_TOOLCHAIN_ENV`] is set (CI), else prints a notice and returns `None` (skip).
 pub fn tool(name: &str) -> Option<PathBuf> {
     let p = toolchain_prefix()
         .join("bin")
@@ -30,14 +34,14 @@ pub fn tool(name: &str) -> Option<PathBuf> {
         return Some(p);
     }
     let required =
-        std::env::var_os("Q7_REQUIRE_TOOLCHAIN").is_some_and(|v| !v.is_empty() && v != "0");
+        std::env::var_os(REQUIRE_TOOLCHAIN_ENV).is_some_and(|v| !v.is_empty() && v != "0");
     assert!(
         !required,
-        "Q7_REQUIRE_TOOLCHAIN is set but {} is missing: run scripts/setup-toolchain.sh",
+        "{REQUIRE_TOOLCHAIN_ENV} is set but {} is missing: run scripts/setup-toolchain.sh",
         p.display()
     );
     eprintln!(
-        "NOTICE: skipping: {} not found (run scripts/setup-toolchain.sh; set Q7_REQUIRE_TOOLCHAIN=1 to make this a failure)",
+        "NOTICE: skipping: {} not found (run scripts/setup-toolchain.sh; set {REQUIRE_TOOLCHAIN_ENV}=1 to make this a failure)",
         p.display()
     );
     None
@@ -140,10 +144,10 @@ pub fn qemu_available() -> bool {
         .is_ok_and(|o| o.status.success());
     if !ok {
         let required =
-            std::env::var_os("Q7_REQUIRE_TOOLCHAIN").is_some_and(|v| !v.is_empty() && v != "0");
+            std::env::var_os(REQUIRE_TOOLCHAIN_ENV).is_some_and(|v| !v.is_empty() && v != "0");
         assert!(
             !required,
-            "Q7_REQUIRE_TOOLCHAIN is set but qemu-system-xtensa is missing"
+            "{REQUIRE_TOOLCHAIN_ENV} is set but qemu-system-xtensa is missing"
         );
         eprintln!(
             "NOTICE: skipping: qemu-system-xtensa not found (run scripts/setup-toolchain.sh)"

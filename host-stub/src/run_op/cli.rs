@@ -35,7 +35,7 @@ pub struct RunArgs {
     pub out_dtype: Option<Dtype>,
     /// Host threads running the cores, at least 1 (results and cycle counts are identical for
     /// any count).
-    #[arg(long, default_value_t = 2, value_parser = parse_threads)]
+    #[arg(long, default_value_t = super::DEFAULT_THREADS, value_parser = parse_threads)]
     pub threads: usize,
     /// Cycle budget per core before the kernel counts as runaway.
     #[arg(long, default_value_t = crate::firmware::CALL_BUDGET, value_parser = parse_u64)]

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use q7_emulator::platform::mailbox::ArgTensor;
 use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
+use q7_emulator::timing::TimingModel;
 use q7_loader::input::{self, InputError, InputKind};
 
 use crate::build::metadata::{BuildInfo, OpInfo, BUILD_INFO_FILE};
@@ -30,6 +31,10 @@ use crate::tensor::dtype::Dtype;
 use crate::tensor::HostTensor;
 
 pub use crate::run_packed::{CUSTOM_OP_OPCODE, SELECTOR};
+
+/// Host threads running the cores unless told otherwise (`q7emu run --threads`,
+/// `q7emu run-packed --threads`, `q7_host::testing::Run`); results are the same for any count.
+pub const DEFAULT_THREADS: usize = 2;
 
 /// A library a build directory holds: its metadata, images and symbols.
 #[derive(Debug)]
@@ -291,6 +296,15 @@ fn scalar(op: &OpInfo, name: &str, kind: ArgKind, value: &str) -> Result<ScalarV
 
 /// Runs `req` on library `lib`, on a fresh default cluster.
 pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
+    run_timed(lib, req, &TimingModel::default())
+}
+
+/// Runs `req` on library `lib`, on a fresh default cluster whose cores follow `timing`.
+pub fn run_timed(lib: &Library, req: &OpRequest, timing: &TimingModel) -> Result<OpRun, RunError> {
+    let config = ClusterConfig {
+        timing: timing.clone(),
+        ..ClusterConfig::default()
+    };
     let op = lib.op(&req.op)?.clone();
     let tensors = op.args.iter().filter(|a| a.kind == ArgKind::Tensor).count();
     let count = |what, want, got| RunError::ArgCount {
@@ -319,13 +333,10 @@ pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
     };
     let output = HostTensor::zeros(out_dtype, out_shape);
 
-    let mut device =
-        Firmware::new(
-            Cluster::new(&ClusterConfig::default()).map_err(|source| RunError::Hbm {
-                what: "cluster".into(),
-                source,
-            })?,
-        );
+    let mut device = Firmware::new(Cluster::new(&config).map_err(|source| RunError::Hbm {
+        what: "cluster".into(),
+        source,
+    })?);
     device.single_core = !lib.info.multicore;
     device.call_budget = req.call_budget;
     let mut ctx = Context::new(device);

@@ -1,0 +1,98 @@
+//! `q7_host::testing` on the committed example builds:
+//!
+//! - a changed cycle count changes exactly the summary's `cycles` line of that core, so a
+//!   snapshot diff names it, and `Summary::outputs_only` does not see it;
+//! - a summary of a run is that of its raw outcome, for any host thread count;
+//! - the toolchain is looked for where, and required when, the workspace tests look for and
+//!   require it.
+
+use std::path::Path;
+
+use q7_host::tensor::npy;
+use q7_host::testing::{Library, Run, Summary, TimingModel};
+
+fn vector_add() -> (Library, Run) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/vector_add");
+    let lib = Library::open(&dir.join("build")).unwrap();
+    let run = Run::new("vector_add")
+        .input(npy::read(&dir.join("a.npy")).unwrap())
+        .input(npy::read(&dir.join("b.npy")).unwrap());
+    (lib, run)
+}
+
+/// The lines of `a` and `b` that differ, in pairs (both have as many lines).
+fn changed_lines(a: &str, b: &str) -> Vec<(String, String)> {
+    assert_eq!(a.lines().count(), b.lines().count(), "{a}\n{b}");
+    a.lines()
+        .zip(b.lines())
+        .filter(|(x, y)| x != y)
+        .map(|(x, y)| (x.to_string(), y.to_string()))
+        .collect()
+}
+
+#[test]
+fn a_changed_cycle_count_changes_exactly_that_cores_cycles_line() {
+    let (lib, run) = vector_add();
+    let base = run.on(&lib).unwrap();
+    let slower = TimingModel {
+        hbm_latency: TimingModel::default().hbm_latency + 1,
+        ..TimingModel::default()
+    };
+    let slow = run.clone().timing(slower).on(&lib).unwrap();
+    let (b, s) = (base.cores.as_ref().unwrap(), slow.cores.as_ref().unwrap());
+    assert_eq!(b.len(), 1, "vector_add is a single-core library");
+    assert_eq!(
+        b[0].instructions, s[0].instructions,
+        "the timing model changes no instruction"
+    );
+    assert!(s[0].cycles > b[0].cycles, "one more cycle per HBM access");
+    assert_ne!(base, slow, "the summaries differ");
+    assert_eq!(
+        changed_lines(&base.text(), &slow.text()),
+        [(
+            format!("core 0 cycles: {}", b[0].cycles),
+            format!("core 0 cycles: {}", s[0].cycles)
+        )],
+        "the one line a snapshot diff shows"
+    );
+    assert_eq!(
+        base.clone().outputs_only(),
+        slow.clone().outputs_only(),
+        "outputs only: the same snapshot"
+    );
+}
+
+#[test]
+fn a_summary_is_its_runs_for_any_thread_count() {
+    let (lib, run) = vector_add();
+    let raw = run.op_run(&lib).unwrap();
+    let summary = Summary::of(&raw);
+    assert_eq!(summary.op, "vector_add");
+    assert_eq!(
+        (summary.dtype.as_str(), &summary.shape[..]),
+        ("float32", &[1024][..])
+    );
+    assert_eq!(summary.elements, 1024);
+    assert_eq!(
+        summary.cores.as_ref().unwrap()[0].cycles,
+        raw.cores[0].stats.cycles
+    );
+    assert_eq!(run.clone().threads(1).on(&lib).unwrap(), summary);
+    assert_eq!(run.threads(8).on(&lib).unwrap(), summary);
+}
+
+#[test]
+fn the_toolchain_is_found_and_required_as_the_workspace_tests_do() {
+    assert_eq!(
+        q7_host::testing::REQUIRE_TOOLCHAIN_ENV,
+        q7_tests::REQUIRE_TOOLCHAIN_ENV
+    );
+    assert_eq!(
+        q7_host::build::toolchain::default_prefix(),
+        q7_tests::toolchain_prefix()
+    );
+    assert_eq!(
+        q7_host::testing::toolchain_installed(),
+        q7_tests::tool("g++").is_some()
+    );
+}
