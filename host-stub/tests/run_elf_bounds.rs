@@ -251,7 +251,7 @@ fn the_readme_states_the_bounds_of_the_code() {
     let per_byte = q7_emulator::TimingModel::default().semihost_write_byte;
     assert_eq!(per_byte, 1);
     for fact in [
-        format!("The core looks every {poll} cycles and at\n  every exception"),
+        format!("the core looks every {poll} cycles and at\n  every exception"),
         format!("`--max-memory-mib` MiB (default {mib}, the RAM of QEMU's\n  `-M sim`)"),
         "Semihosting output costs one cycle per byte".to_string(),
         format!(

@@ -184,3 +184,40 @@ fn the_minimal_examples_readme_command_runs_and_prints_every_core() {
         "a header and one line per core:\n{text}"
     );
 }
+
+#[test]
+fn ctrl_c_stops_every_core_of_a_dispatch_and_reports_where_each_was() {
+    use q7_host::exit_code::{Exit, Kind};
+    let child = q7emu()
+        .args(["run-packed", "--key", "0x185", "--arg", "10"])
+        .args(["--dispatches", "4294967295"])
+        .arg(IMAGE)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let interrupted = i32::from(Exit::of(Kind::Interrupted).code());
+    assert_eq!(out.status.code(), Some(interrupted), "{err}");
+    assert!(
+        err.contains("interrupted (Ctrl-C) while running kernel on "),
+        "{err}"
+    );
+    // Every core is either reported where it stopped or named as finished.
+    for prid in 0..8 {
+        let reported = err.contains(&format!("core {prid} stopped at pc 0x"));
+        let finished = err
+            .split_once("(core(s) ")
+            .and_then(|(_, rest)| rest.split_once(" had finished)"))
+            .is_some_and(|(list, _)| list.split(", ").any(|w| w == prid.to_string()));
+        assert!(reported || finished, "core {prid}: {err}");
+    }
+    assert!(err.contains(": interrupted (Ctrl-C)\n"), "{err}");
+}

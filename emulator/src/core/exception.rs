@@ -373,10 +373,9 @@ impl<B: Bus> Core<B> {
         // An exception taken with the stack outside its region is the overflow's doing: the
         // core stops rather than run a handler on the wrecked stack (a window trap is the
         // overflow itself; a general exception is reported as what it went on to cause).
-        let sp = self.state.a(1);
-        let overflow = self.stack_region.filter(|r| r.overflowed(sp));
-        if let (Some(region), Some(_)) = (overflow, vector.window()) {
-            let kind = region.overflow(sp, None);
+        let overflow = self.stack_overflow();
+        if let (Some(kind), Some(_)) = (&overflow, vector.window()) {
+            let kind = kind.clone();
             return Some(Stop::Fault(Box::new(self.report_op(pc, op, kind, None))));
         }
         if !self.installed(target) || overflow.is_some() {

@@ -157,12 +157,15 @@ pub struct Core<B: Bus> {
     /// Raised from outside (Ctrl-C) to stop the core where it is; looked at every
     /// [`POLL_CYCLES`] cycles.
     pub stop_request: StopRequest,
-    /// The program's stack region, when known (a bare-metal image's link symbols): a1 below
-    /// its bottom, seen every [`POLL_CYCLES`] cycles or when the core stops, is reported as a
-    /// [`FaultKind::StackOverflow`]. `None`: no check (custom-op calls have KSL/ISL instead).
+    /// The program's stack region, when known (a bare-metal image's link symbols): once a1 has
+    /// been inside it, a1 outside it, seen every [`POLL_CYCLES`] cycles, at an exception or
+    /// when the core stops, is reported as a [`FaultKind::StackOverflow`]. `None`: no check
+    /// (custom-op calls have KSL/ISL instead).
     pub stack_region: Option<StackRegion>,
     /// The cycle count the current run stops at (semihosting output is cut to fit it).
     deadline: u64,
+    /// a1 has been seen inside [`Core::stack_region`] (the check is live).
+    stack_armed: bool,
     cache: DecodeCache,
     /// The cache's decoded entries (moved out while [`Core::run`] executes from them in place).
     ops: Option<DecodedOps>,
@@ -196,6 +199,7 @@ impl<B: Bus> Core<B> {
             stop_request: StopRequest::default(),
             stack_region: None,
             deadline: u64::MAX,
+            stack_armed: false,
             cache: DecodeCache::new(),
             ops: Some(DecodedOps::new()),
             pending: [Pending::NONE; 2],
@@ -250,8 +254,9 @@ impl<B: Bus> Core<B> {
         // instruction starts), so the next fetch does not wait on a store of the last one.
         let mut pc = self.state.pc;
         // One comparison per instruction covers the deadline and the periodic look at the
-        // stop request and the stack.
-        let mut poll = deadline.min(self.stats.cycles.saturating_add(POLL_CYCLES));
+        // stop request and the stack; the first look is before the first instruction, so a
+        // run shorter than the period still sees a stop already requested.
+        let mut poll = self.stats.cycles;
         let stop = loop {
             if self.stats.cycles >= poll {
                 self.state.pc = pc;
@@ -273,16 +278,27 @@ impl<B: Bus> Core<B> {
     /// The periodic look: why the core must stop now, if it must.
     #[cold]
     #[inline(never)]
-    fn poll(&self, budget: u64) -> Option<FaultKind> {
+    fn poll(&mut self, budget: u64) -> Option<FaultKind> {
         if self.stats.cycles >= self.deadline {
             return Some(FaultKind::BudgetExhausted { max_cycles: budget });
         }
         if self.stop_request.is_requested() {
             return Some(FaultKind::Interrupted);
         }
+        self.stack_overflow()
+    }
+
+    /// The stack check: once a1 has been seen inside the stack region (out of reset it holds
+    /// whatever the reset state gives, until the program's start-up code sets it), a1 outside
+    /// it is an overflow.
+    pub(super) fn stack_overflow(&mut self) -> Option<FaultKind> {
+        let region = self.stack_region?;
         let sp = self.state.a(1);
-        let region = self.stack_region.filter(|r| r.overflowed(sp))?;
-        Some(region.overflow(sp, None))
+        if !region.overflowed(sp) {
+            self.stack_armed = true;
+            return None;
+        }
+        self.stack_armed.then(|| region.overflow(sp, None))
     }
 
     /// The decoded entries, moved out of the core while it executes from them. (They are only
@@ -542,7 +558,7 @@ fn not_in_family(family: &str, op: &Op) -> ! {
 
 #[cfg(test)]
 mod tests {
-    use super::testing::{core_exiting, core_with, run_to_exit};
+    use super::testing::{core_exiting, core_with, run_to_exit, CODE};
     use super::*;
     use crate::predecode::Gate;
     use crate::trace::NoTrace;
@@ -618,6 +634,64 @@ mod tests {
         core.state.set_sr(sr::PS, ps::WOE);
         core.refresh();
         assert_eq!(core.traps & Gate::new(0, true).bit(), 0, "ring 0");
+    }
+
+    #[test]
+    fn a_stop_requested_before_a_run_stops_it_before_its_first_instruction() {
+        let mut core = core_exiting(&q7_isa::DC233C, &[(Opcode::Movi, vec![2, 3])], 2);
+        let stop = StopRequest::new();
+        core.stop_request = stop.clone();
+        stop.request();
+        let Stop::Fault(r) = core.run(1000, &mut NoTrace) else {
+            panic!("expected the interrupt");
+        };
+        assert_eq!(
+            (r.kind, r.pc, core.stats.instructions),
+            (FaultKind::Interrupted, CODE, 0)
+        );
+        stop.clear();
+        assert_eq!(
+            core.run(1000, &mut NoTrace),
+            Stop::Exited(3),
+            "it goes on from there"
+        );
+    }
+
+    #[test]
+    fn a_stack_pointer_outside_its_region_is_seen_at_the_next_look() {
+        // a1 starts outside the region (as out of reset), is set to its top, 0x100000, then
+        // steps down 16 bytes per loop iteration to past the bottom, 0x80000.
+        let code = [
+            (Opcode::Movi, vec![1, 0x400]),
+            (Opcode::Slli, vec![1, 1, 10]),
+            (Opcode::Addi, vec![1, 1, (-16i32) as u32]),
+            (Opcode::J, vec![CODE + 6]),
+        ];
+        let mut core = core_with(&q7_isa::DC233C, &code);
+        core.state.set_a(1, 0x8000_0000);
+        core.stack_region = Some(StackRegion {
+            bottom: 0x8_0000,
+            top: 0x10_0000,
+        });
+        let Stop::Fault(r) = core.run(1_000_000, &mut NoTrace) else {
+            panic!("expected the overflow");
+        };
+        let FaultKind::StackOverflow {
+            sp,
+            bottom,
+            top,
+            then,
+        } = r.kind
+        else {
+            panic!("{r}");
+        };
+        assert_eq!((bottom, top, then), (0x8_0000, 0x10_0000, None));
+        // The look comes every POLL_CYCLES cycles; an iteration (addi, taken j) takes 4.
+        assert!(
+            sp < bottom && bottom - sp <= POLL_CYCLES as u32 / 4 * 16,
+            "{sp:#x}"
+        );
+        assert_eq!(sp % 16, 0);
     }
 
     #[test]

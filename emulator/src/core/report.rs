@@ -33,7 +33,9 @@ impl<B: Bus> Core<B> {
         let sp = s.a(1);
         let kind = match self.stack_region {
             Some(region)
-                if region.overflowed(sp) && !matches!(kind, FaultKind::StackOverflow { .. }) =>
+                if self.stack_armed
+                    && region.overflowed(sp)
+                    && !matches!(kind, FaultKind::StackOverflow { .. }) =>
             {
                 region.overflow(sp, Some(kind))
             }
