@@ -8,7 +8,8 @@
 //! ([`run_op`]) with its host tensors, descriptors and `.npy` files ([`tensor`]) and
 //! symbolised fault reports ([`symbolize`]), what an image or build holds ([`inspect`]),
 //! the one grammar of numeric flags ([`number`]), the one table of exit codes
-//! ([`exit_code`]), and Ctrl-C stopping every core ([`interrupt`]).
+//! ([`exit_code`]), Ctrl-C stopping every core ([`interrupt`]), timing profiles
+//! ([`timing_profile`]) and the progress line of long dispatches ([`progress`]).
 
 pub mod build;
 pub mod disasm;
@@ -18,8 +19,10 @@ pub mod inspect;
 pub mod interrupt;
 pub mod nrtucode;
 pub mod number;
+pub mod progress;
 pub mod run_elf;
 pub mod run_op;
 pub mod run_packed;
 pub mod symbolize;
 pub mod tensor;
+pub mod timing_profile;

@@ -476,6 +476,8 @@ fn relu_cycles(example: &str, input: &HostTensor, expected: &HostTensor) -> Vec<
             out_shape: None,
             threads: 2,
             call_budget: CALL_BUDGET,
+            timing: Default::default(),
+            progress: false,
         },
     )
     .unwrap_or_else(|e| panic!("{example}: {e}"));

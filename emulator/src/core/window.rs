@@ -99,6 +99,7 @@ impl<B: Bus> Core<B> {
                 let v = self.a(o[1]);
                 if o[0] == 1 {
                     self.stack_limit(v)?;
+                    self.lowest_sp = self.lowest_sp.min(v);
                 }
                 self.set(o[0], v);
             }
@@ -127,6 +128,7 @@ impl<B: Bus> Core<B> {
         let sp = self.a(s).wrapping_sub(frame);
         if s == 1 {
             self.stack_limit(sp)?;
+            self.lowest_sp = self.lowest_sp.min(sp);
         }
         self.set(callinc * 4 + s, sp);
         self.rotate(callinc as i32);

@@ -24,10 +24,12 @@ use crate::build::schema::ArgKind;
 use crate::exit_code::{Exit, Kind};
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
+use crate::progress::{self, Watch};
 use crate::symbolize::Symbols;
 use crate::tensor::descriptor::{ArgDescriptor, DescriptorError, Location, ScalarValue};
 use crate::tensor::dtype::Dtype;
 use crate::tensor::HostTensor;
+use crate::timing_profile::Profile;
 
 pub use crate::run_packed::{CUSTOM_OP_OPCODE, SELECTOR};
 
@@ -61,6 +63,11 @@ pub struct OpRequest {
     pub threads: usize,
     /// Cycle budget of the kernel (and of the start symbol) per core.
     pub call_budget: u64,
+    /// The timing model of every core.
+    pub timing: Profile,
+    /// Draw the progress line of a long dispatch on stderr when it is a terminal
+    /// ([`crate::progress`]).
+    pub progress: bool,
 }
 
 /// The outcome of a run.
@@ -76,6 +83,8 @@ pub struct OpRun {
     pub console: Vec<(u32, String)>,
     /// Host time of the dispatch.
     pub wall: Duration,
+    /// The timing model the cores ran with.
+    pub timing: Profile,
 }
 
 /// Why a run failed, naming what and where.
@@ -319,13 +328,14 @@ pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
     };
     let output = HostTensor::zeros(out_dtype, out_shape);
 
-    let mut device =
-        Firmware::new(
-            Cluster::new(&ClusterConfig::default()).map_err(|source| RunError::Hbm {
-                what: "cluster".into(),
-                source,
-            })?,
-        );
+    let config = ClusterConfig {
+        timing: req.timing.model.clone(),
+        ..ClusterConfig::default()
+    };
+    let mut device = Firmware::new(Cluster::new(&config).map_err(|source| RunError::Hbm {
+        what: "cluster".into(),
+        source,
+    })?);
     device.single_core = !lib.info.multicore;
     device.call_budget = req.call_budget;
     let mut ctx = Context::new(device);
@@ -397,17 +407,19 @@ pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
     let (out_addr, out_desc) = place("output".into(), &output, true)?;
     descriptors.push(out_desc);
 
+    let watch = Watch::attach(&mut ctx.device.cluster, loaded.iter().map(|(c, _)| *c));
+    let target = progress::stderr_target(req.progress);
     let start = Instant::now();
-    let cores = ctx
-        .device
-        .dispatch(
+    let cores = progress::while_running(&watch, target, progress::SHOW_AFTER, "", || {
+        ctx.device.dispatch(
             op.key,
             CUSTOM_OP_OPCODE,
             op.function_id,
             &descriptors,
             req.threads,
         )
-        .map_err(device_err)?;
+    })
+    .map_err(device_err)?;
     let wall = start.elapsed();
     let mut output = output;
     hbm.read(out_addr, &mut output.data)
@@ -440,5 +452,6 @@ pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
         cores,
         console,
         wall,
+        timing: req.timing.clone(),
     })
 }
