@@ -333,10 +333,16 @@ pub fn run_packed(
         let watch = Watch::attach(&mut ctx.device.cluster, libs.iter().map(|(c, _)| *c));
         let target = progress::stderr_target(run.progress);
         let label = format!("dispatch {}/{}: ", n + 1, run.dispatches);
-        let results = progress::while_running(&watch, target, progress::SHOW_AFTER, &label, || {
-            ctx.device
-                .dispatch(run.key, CUSTOM_OP_OPCODE, run.sub_opcode, &args, run.threads)
-        })?;
+        let results =
+            progress::while_running(&watch, target, progress::show_after(), &label, || {
+                ctx.device.dispatch(
+                    run.key,
+                    CUSTOM_OP_OPCODE,
+                    run.sub_opcode,
+                    &args,
+                    run.threads,
+                )
+            })?;
         report.dispatch(n, &results)?;
     }
     for (core, mut lib) in libs {

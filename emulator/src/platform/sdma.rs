@@ -460,7 +460,10 @@ mod tests {
         rig.store(&mut s, reg::sdma_wait(0), 2, first).unwrap();
         let both = s.queues[0].counters;
         // 200 cycles of latency each, then 2 and 16 cycles at 64 bytes per cycle.
-        assert_eq!((both.transfers, both.bytes, both.busy_cycles), (2, 1100, 418));
+        assert_eq!(
+            (both.transfers, both.bytes, both.busy_cycles),
+            (2, 1100, 418)
+        );
         assert_eq!(
             both.since(&one),
             QueueCounters {

@@ -410,7 +410,7 @@ pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
     let watch = Watch::attach(&mut ctx.device.cluster, loaded.iter().map(|(c, _)| *c));
     let target = progress::stderr_target(req.progress);
     let start = Instant::now();
-    let cores = progress::while_running(&watch, target, progress::SHOW_AFTER, "", || {
+    let cores = progress::while_running(&watch, target, progress::show_after(), "", || {
         ctx.device.dispatch(
             op.key,
             CUSTOM_OP_OPCODE,
