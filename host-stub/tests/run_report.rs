@@ -615,3 +615,60 @@ fn run_packed_draws_the_line_per_dispatch_on_a_terminal_only() {
     assert!(piped.stderr.is_empty());
     assert!(!has_progress(&String::from_utf8(piped.stdout).unwrap()));
 }
+
+// ---------------------------------------------------------------------------------------------
+// README.md "Timing profiles".
+
+/// The section of README.md under `heading`, up to the next `## ` heading.
+fn readme_section(heading: &str) -> String {
+    let text = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let start = text
+        .find(&format!("\n{heading}\n"))
+        .unwrap_or_else(|| panic!("README.md has no {heading:?}"));
+    let body = &text[start + heading.len() + 2..];
+    body[..body.find("\n## ").unwrap_or(body.len())].to_string()
+}
+
+/// The body of the first ````lang` block of `text`.
+fn block(text: &str, lang: &str) -> String {
+    text.lines()
+        .skip_while(|l| *l != format!("```{lang}"))
+        .skip(1)
+        .take_while(|l| *l != "```")
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn the_readmes_toml_and_json_profiles_are_one_model_and_its_error_is_printed() {
+    let section = readme_section("## Timing profiles");
+    let dir = TempDir::new("timing-readme");
+    let toml = profile(&dir, "readme.toml", &block(&section, "toml"));
+    let json = profile(&dir, "readme.json", &block(&section, "json"));
+    let want = TimingModel {
+        hbm_latency: 200,
+        load_use: 2,
+        ..TimingModel::default()
+    };
+    assert_eq!(Profile::load(Path::new(&toml)).unwrap().model, want);
+    assert_eq!(Profile::load(Path::new(&json)).unwrap().model, want);
+
+    // The error the section quotes, for a profile `slow.toml` given from its directory.
+    profile(&dir, "slow.toml", "load_use = \"2\"\n");
+    let root = Path::new(ROOT);
+    let out = q7emu()
+        .current_dir(dir.join(""))
+        .arg("run")
+        .arg(root.join("examples/kernels/relu_multicore/build"))
+        .args(["--op", "relu_forward", "--input"])
+        .arg(root.join("examples/kernels/relu_multicore/input.npy"))
+        .args(["--timing", "slow.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let error = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        section.contains(&format!("`` {} ``", error.trim_end())),
+        "README.md \"Timing profiles\" does not quote {error:?}"
+    );
+}
