@@ -220,7 +220,10 @@ impl std::fmt::Display for Stalls {
     }
 }
 
-/// Per-core execution statistics.
+/// Per-core execution statistics. Every cycle is a stall of one category or the issue cycle of
+/// a completed instruction or of an exception entry, save for a semihosting exit, which counts
+/// as an instruction and stops the core before its cycle: a run that ends in an exit has
+/// `cycles = issue × (instructions + exceptions − 1) + stalls.total()` (README.md "Run reports").
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Stats {
     /// Instructions that completed (an instruction that raised an exception does not count;

@@ -655,6 +655,27 @@ mod tests {
         // 3 + 3 body instructions + 3 exit instructions, one cycle each but the exiting
         // SIMCALL, which stops the core before its cycle is counted.
         assert_eq!((core.stats.instructions, core.stats.cycles), (9, 8));
+        let s = &core.stats;
+        assert_eq!(
+            s.cycles,
+            (s.instructions + s.exceptions - 1) + s.stalls.total()
+        );
         assert_eq!(run_to_exit(&q7_isa::DC233C, &code[..2], 3), Stop::Exited(0));
+
+        // A loop back-edge that costs a cycle is a taken-branch stall: two back-edges.
+        let mut core = core_exiting(&q7_isa::DC233C, &code, 3);
+        core.timing.loop_back = 1;
+        assert_eq!(core.run(1000, &mut NoTrace), Stop::Exited(3));
+        assert_eq!((core.stats.cycles, core.stats.stalls.taken_branch), (10, 2));
+    }
+
+    #[test]
+    fn a_core_publishes_its_cycles_when_a_run_ends() {
+        let code = [(Opcode::Movi, vec![3, 7])];
+        let mut core = core_exiting(&q7_isa::DC233C, &code, 3);
+        let progress = Progress::new();
+        core.progress = Some(progress.clone());
+        assert_eq!(core.run(1000, &mut NoTrace), Stop::Exited(7));
+        assert_eq!((progress.cycles(), progress.runs()), (core.stats.cycles, 1));
     }
 }
