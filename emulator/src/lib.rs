@@ -13,6 +13,7 @@
 //! * [`baremetal`]: loading PT_LOAD segments and running from QEMU's reset state;
 //! * [`fault`]: typed exceptions and the structured report of a stopped core;
 //! * [`stop_request`]: stopping running cores from outside (Ctrl-C);
+//! * [`progress`]: how far running cores have got, published for a display outside the run;
 //! * [`timing`]: the cycle model's parameters and the counters it fills;
 //! * [`trace`]: per-instruction trace hooks;
 //! * [`platform`]: the POOL cluster's devices and cores.
@@ -24,6 +25,7 @@ pub mod core;
 pub mod fault;
 pub mod platform;
 pub mod predecode;
+pub mod progress;
 pub mod semihost;
 pub mod state;
 pub mod stop_request;
@@ -33,6 +35,7 @@ pub mod trace;
 pub use crate::bus::{Bus, BusFault, FlatMemory};
 pub use crate::core::{Console, Core, RegisterError, RegisterFile, StackRegion, Vector};
 pub use crate::fault::{ExcCause, FaultKind, FaultReport, Frame, Stop};
+pub use crate::progress::Progress;
 pub use crate::state::CoreState;
 pub use crate::stop_request::StopRequest;
 pub use crate::timing::{Latency, Stalls, Stats, TimingModel};

@@ -4,10 +4,15 @@
 //! these parameters — never on host timing.
 
 use q7_isa::Opcode;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Timing parameters. Every field documents its default and its source or the reason for it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+///
+/// A timing profile (`q7emu run --timing FILE`, README.md "Timing profiles") is this struct
+/// in JSON or TOML: each key a field name below, each value an unsigned 32-bit integer; keys it
+/// leaves out keep their defaults, and any other key is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct TimingModel {
     /// Cycles every instruction takes to issue. Default 1: LX-class cores issue one instruction
     /// per cycle (public Tensilica LX material; isa/ISA.md §7 "Issue width").
@@ -164,6 +169,11 @@ macro_rules! stall_categories {
                 [$(($label, self.$field)),*]
             }
 
+            /// The cycles of every category together.
+            pub fn total(&self) -> u64 {
+                0 $(+ self.$field)*
+            }
+
             /// The cycles of each category counted since `before` (an earlier reading of the
             /// same counters).
             pub fn since(&self, before: &Stalls) -> Stalls {
@@ -178,7 +188,8 @@ macro_rules! stall_categories {
 stall_categories! {
     /// Load-use interlocks.
     load_use "load-use";
-    /// Taken branches, jumps, calls and returns.
+    /// Taken branches, jumps, calls and returns, and zero-overhead loop back-edges
+    /// ([`TimingModel::loop_back`]).
     taken_branch "taken-branch";
     /// Multiply result interlocks.
     multiply "multiply";
@@ -209,7 +220,10 @@ impl std::fmt::Display for Stalls {
     }
 }
 
-/// Per-core execution statistics.
+/// Per-core execution statistics. Every cycle is a stall of one category or the issue cycle of
+/// a completed instruction or of an exception entry, save for a semihosting exit, which counts
+/// as an instruction and stops the core before its cycle: a run that ends in an exit has
+/// `cycles = issue × (instructions + exceptions − 1) + stalls.total()` (README.md "Run reports").
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Stats {
     /// Instructions that completed (an instruction that raised an exception does not count;

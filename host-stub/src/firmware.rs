@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use q7_emulator::platform::mailbox::{self, ArgTensor};
-use q7_emulator::platform::{map, sdma, Cluster};
+use q7_emulator::platform::{map, sdma, Cluster, PlatformCounters};
 use q7_emulator::{FaultKind, FaultReport, NoTrace, Stats, Stop};
 use q7_isa::sreg::sr;
 use q7_isa::Opcode;
@@ -229,6 +229,32 @@ struct Resident {
     heaps: BTreeMap<u32, u64>,
 }
 
+/// How deep a firmware call went on the call stack (PLATFORM.md "Runtime memory"): from
+/// [`CALL_SP`] down to the lowest SP an ENTRY or MOVSP set during the call
+/// ([`q7_emulator::Core::lowest_sp`]), against the [`STACK_LIMIT`] that KSL enforces. A call that
+/// runs on an HBM stack (the runtime's stack switch) shows only its use of the firmware stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct StackUse {
+    /// The lowest SP of the call ([`CALL_SP`] when no frame was allocated).
+    pub lowest_sp: u32,
+    /// Bytes used: [`CALL_SP`] − `lowest_sp`. Window spills may write up to 16 bytes further
+    /// down (the base save area below the deepest frame's SP).
+    pub bytes: u32,
+    /// Bytes the call may use before KSL stops it: [`CALL_SP`] − [`STACK_LIMIT`].
+    pub limit: u32,
+}
+
+impl StackUse {
+    /// The use of a call whose lowest SP was `lowest_sp`.
+    pub fn of(lowest_sp: u32) -> StackUse {
+        StackUse {
+            lowest_sp,
+            bytes: CALL_SP.saturating_sub(lowest_sp),
+            limit: CALL_SP - STACK_LIMIT,
+        }
+    }
+}
+
 /// One core's result of a dispatch.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct CoreResult {
@@ -238,6 +264,10 @@ pub struct CoreResult {
     pub response: Option<u32>,
     /// Counters of this dispatch only.
     pub stats: Stats,
+    /// Platform counters of this dispatch only: SDMA, translate windows, I-cache.
+    pub platform: PlatformCounters,
+    /// How deep the kernel went on the firmware call stack.
+    pub stack: StackUse,
 }
 
 /// The firmware of every core of a cluster.
@@ -521,9 +551,12 @@ impl Firmware {
                 .func;
             launchers.push((core, f));
         }
-        let before: Vec<Stats> = cores
+        let before: Vec<(Stats, PlatformCounters)> = cores
             .iter()
-            .map(|&c| self.cluster.cores[c as usize].stats.clone())
+            .map(|&c| {
+                let core = &self.cluster.cores[c as usize];
+                (core.stats.clone(), core.bus.counters())
+            })
             .collect();
         for &(core, f) in &launchers {
             let mb = &mut self.cluster.cores[core as usize].bus.mailbox;
@@ -555,7 +588,7 @@ impl Firmware {
             });
         }
         let mut out = Vec::new();
-        for ((core, (stop, _)), before) in cores.iter().zip(stops).zip(before) {
+        for ((core, (stop, _)), (stats, counters)) in cores.iter().zip(stops).zip(before) {
             if let Stop::Fault(report) = stop {
                 return Err(self.failure(*core, "kernel", report));
             }
@@ -563,7 +596,9 @@ impl Firmware {
             out.push(CoreResult {
                 core: *core,
                 response: c.bus.mailbox.response,
-                stats: c.stats.since(&before),
+                stats: c.stats.since(&stats),
+                platform: c.bus.counters().since(&counters),
+                stack: StackUse::of(c.lowest_sp),
             });
         }
         Ok(out)

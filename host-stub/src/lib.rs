@@ -8,8 +8,9 @@
 //! ([`run_op`]) with its host tensors, descriptors and `.npy` files ([`tensor`]) and
 //! symbolised fault reports ([`symbolize`]), what an image or build holds ([`inspect`]),
 //! the one grammar of numeric flags ([`number`]), the one table of exit codes
-//! ([`exit_code`]), Ctrl-C stopping every core ([`interrupt`]), and snapshot tests of
-//! kernels built, run and summarised in one go ([`testing`]).
+//! ([`exit_code`]), Ctrl-C stopping every core ([`interrupt`]), timing profiles
+//! ([`timing_profile`]), the progress line of long dispatches ([`progress`]), and snapshot
+//! tests of kernels built, run and summarised in one go ([`testing`]).
 
 pub mod build;
 pub mod disasm;
@@ -19,9 +20,11 @@ pub mod inspect;
 pub mod interrupt;
 pub mod nrtucode;
 pub mod number;
+pub mod progress;
 pub mod run_elf;
 pub mod run_op;
 pub mod run_packed;
 pub mod symbolize;
 pub mod tensor;
 pub mod testing;
+pub mod timing_profile;

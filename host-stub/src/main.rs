@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use q7_host::exit_code::{Exit, Kind};
 use q7_host::number::{parse_threads, parse_u32, parse_u64, parse_words};
 use q7_host::run_elf::{Bounds, StackCheck};
+use q7_host::timing_profile::Profile;
 use q7_isa::CoreConfig;
 
 #[derive(Parser, Debug)]
@@ -53,6 +54,9 @@ enum Command {
         /// `_stack_top`/`__stack` and `_end`/`end` symbols give it (no check without them).
         #[arg(long, value_parser = parse_stack)]
         stack: Option<StackCheck>,
+        /// A timing profile (.json or .toml) laid over the default timing model.
+        #[arg(long, value_name = "FILE")]
+        timing: Option<PathBuf>,
         /// The ELF executable.
         file: PathBuf,
     },
@@ -82,9 +86,12 @@ enum Command {
         /// Cycle budget of each firmware call before the kernel counts as runaway.
         #[arg(long, default_value_t = q7_host::firmware::CALL_BUDGET, value_parser = parse_u64)]
         max_cycles: u64,
-        /// Also write the results as JSON to this file.
+        /// Also write the results as JSON to this file (and draw no progress line).
         #[arg(long)]
         json: Option<PathBuf>,
+        /// A timing profile (.json or .toml) laid over the default timing model.
+        #[arg(long, value_name = "FILE")]
+        timing: Option<PathBuf>,
         /// The packed library (`.so` made by the packager, with `lib_func`).
         file: PathBuf,
     },
@@ -196,13 +203,15 @@ fn run(cli: Cli) -> Result<Exit, Failure> {
             stats_json,
             max_memory_mib,
             stack,
+            timing,
             file,
         } => {
             let bounds = Bounds {
                 memory_limit: max_memory_mib.saturating_mul(1 << 20),
                 stack: stack.unwrap_or(StackCheck::FromSymbols),
             };
-            run_elf(profile, max_cycles, stats_json, bounds, &file)
+            let timing = load_timing(timing.as_deref())?;
+            run_elf(profile, max_cycles, stats_json, bounds, timing, &file)
         }
         Command::RunPacked {
             key,
@@ -213,6 +222,7 @@ fn run(cli: Cli) -> Result<Exit, Failure> {
             threads,
             max_cycles,
             json,
+            timing,
             file,
         } => {
             let stem = file
@@ -228,6 +238,8 @@ fn run(cli: Cli) -> Result<Exit, Failure> {
                 dispatches,
                 threads,
                 call_budget: max_cycles,
+                timing: load_timing(timing.as_deref())?.model,
+                progress: json.is_none(),
             };
             q7_host::run_packed::run_file(&file, &run, json.as_deref())
                 .map_err(|e| Failure::new(e.exit(), e))?;
@@ -257,11 +269,18 @@ fn run(cli: Cli) -> Result<Exit, Failure> {
     }
 }
 
+/// The timing profile of `--timing`, or the defaults.
+fn load_timing(path: Option<&std::path::Path>) -> Result<Profile, Failure> {
+    path.map_or_else(|| Ok(Profile::default()), Profile::load)
+        .map_err(Failure::input)
+}
+
 fn run_elf(
     profile: &'static CoreConfig,
     max_cycles: u64,
     stats_json: Option<PathBuf>,
     bounds: Bounds,
+    timing: Profile,
     file: &std::path::Path,
 ) -> Result<Exit, Failure> {
     use q7_emulator::Stop;
@@ -272,6 +291,7 @@ fn run_elf(
         q7_loader::ElfFile::parse(&data).map_err(|e| Failure::input(format!("{name}: {e}")))?;
     let mut core = q7_host::run_elf::prepare_bounded(&elf, profile, bounds)
         .map_err(|e| Failure::input(format!("{name}: {e}")))?;
+    core.timing = timing.model.clone();
     let start = std::time::Instant::now();
     let stop = q7_host::run_elf::run(&mut core, max_cycles);
     let secs = start.elapsed().as_secs_f64();
@@ -281,6 +301,9 @@ fn run_elf(
         s.instructions as f64 / secs.max(1e-9) / 1e6
     );
     eprintln!("q7emu: {}", core.timing);
+    if timing.source.is_some() {
+        eprintln!("q7emu: {}", timing.summary());
+    }
     let (code, fault) = match &stop {
         Stop::Exited(c) => (Some(*c), None),
         Stop::Fault(r) => {

@@ -17,7 +17,9 @@ use serde::Serialize;
 use crate::exit_code::{Exit, Kind};
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
+use crate::progress::{self, Watch};
 use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
+use q7_emulator::TimingModel;
 use q7_loader::input::{self, InputError, InputKind};
 
 /// Size of one ARG_TENSOR descriptor (PLATFORM.md).
@@ -46,6 +48,11 @@ pub struct RunPacked {
     pub threads: usize,
     /// Cycle budget of each firmware call.
     pub call_budget: u64,
+    /// The timing model of every core.
+    pub timing: TimingModel,
+    /// Draw the progress line of a long dispatch on stderr when it is a terminal
+    /// ([`crate::progress`]).
+    pub progress: bool,
 }
 
 /// Why a run failed, naming the step.
@@ -290,7 +297,11 @@ pub fn run_packed(
         return Err(RunPackedError::Cores(run.cores));
     }
     let args = descriptors(&run.args)?;
-    let mut device = Firmware::new(Cluster::new(&ClusterConfig::default())?);
+    let config = ClusterConfig {
+        timing: run.timing.clone(),
+        ..ClusterConfig::default()
+    };
+    let mut device = Firmware::new(Cluster::new(&config)?);
     device.single_core = run.cores == 1;
     device.call_budget = run.call_budget;
     let mut ctx = Context::new(device);
@@ -319,13 +330,19 @@ pub fn run_packed(
         key: run.key,
     })?;
     for n in 0..run.dispatches {
-        let results = ctx.device.dispatch(
-            run.key,
-            CUSTOM_OP_OPCODE,
-            run.sub_opcode,
-            &args,
-            run.threads,
-        )?;
+        let watch = Watch::attach(&mut ctx.device.cluster, libs.iter().map(|(c, _)| *c));
+        let target = progress::stderr_target(run.progress);
+        let label = format!("dispatch {}/{}: ", n + 1, run.dispatches);
+        let results =
+            progress::while_running(&watch, target, progress::show_after(), &label, || {
+                ctx.device.dispatch(
+                    run.key,
+                    CUSTOM_OP_OPCODE,
+                    run.sub_opcode,
+                    &args,
+                    run.threads,
+                )
+            })?;
         report.dispatch(n, &results)?;
     }
     for (core, mut lib) in libs {
@@ -405,6 +422,8 @@ mod tests {
             core,
             response,
             stats: Stats::default(),
+            platform: Default::default(),
+            stack: crate::firmware::StackUse::of(crate::firmware::CALL_SP),
         }
     }
 

@@ -79,6 +79,7 @@ use crate::firmware::CALL_BUDGET;
 use crate::run_op::{self, OpRequest, OpRun, RunError};
 use crate::tensor::dtype::{Dtype, DTYPES};
 use crate::tensor::HostTensor;
+use crate::timing_profile::Profile;
 
 pub use crate::run_op::Library;
 /// The insta crate the assertion macros expand to.
@@ -355,7 +356,6 @@ pub fn tensor_from_bytes(
 #[derive(Debug, Clone)]
 pub struct Run {
     request: OpRequest,
-    timing: TimingModel,
 }
 
 impl Run {
@@ -371,8 +371,9 @@ impl Run {
                 out_shape: None,
                 threads: run_op::DEFAULT_THREADS,
                 call_budget: CALL_BUDGET,
+                timing: Profile::default(),
+                progress: false,
             },
-            timing: TimingModel::default(),
         }
     }
 
@@ -416,13 +417,16 @@ impl Run {
 
     /// The cores' timing model (emulator/src/timing.rs).
     pub fn timing(mut self, timing: TimingModel) -> Run {
-        self.timing = timing;
+        self.request.timing = Profile {
+            source: None,
+            model: timing,
+        };
         self
     }
 
     /// Runs on `lib`: the raw outcome.
     pub fn op_run(&self, lib: &Library) -> Result<OpRun, TestingError> {
-        Ok(run_op::run_timed(lib, &self.request, &self.timing)?)
+        Ok(run_op::run(lib, &self.request)?)
     }
 
     /// Runs on `lib`: the summary.

@@ -567,6 +567,8 @@ fn relu_cycles(example: &str, input: &HostTensor, expected: &HostTensor) -> Vec<
             out_shape: None,
             threads: 2,
             call_budget: CALL_BUDGET,
+            timing: Default::default(),
+            progress: false,
         },
     )
     .unwrap_or_else(|e| panic!("{example}: {e}"));
@@ -683,8 +685,10 @@ fn the_readme_main_job_prints_what_the_8_core_relu_computed() {
         commands[0],
     );
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 11, "op, values, 8 cores, wall time:\n{text}");
-    assert!(lines[10].starts_with("wall "), "{text}");
+    // The op, its values, 5 lines per core (README.md "Run reports"), wall time, timing.
+    assert_eq!(lines.len(), 2 + 8 * 5 + 2, "{text}");
+    assert!(lines[42].starts_with("wall "), "{text}");
+    assert_eq!(lines[43], "timing: default");
     // The README shows the output that follows the command; all of it but the wall time.
     let after = &readme[readme.find(commands[0]).unwrap()..];
     let shown = &text_blocks(after)[0];

@@ -19,6 +19,8 @@ pub enum InputKind {
     PackedLibrary,
     /// A `.npy` tensor.
     Npy,
+    /// A timing profile (`--timing`, JSON or TOML).
+    TimingProfile,
 }
 
 /// The bound of one input kind.
@@ -36,8 +38,8 @@ pub struct Limit {
 /// `-M sim`'s default 128 MiB of RAM (what a bare-metal program can occupy); a packed library at
 /// most twice the largest device image span ([`MAX_IMAGE_BYTES`]), room for the image and its
 /// container; a `.npy` tensor at most 1 GiB, far above any tensor a kernel test uses and below
-/// the emulated HBM.
-pub const LIMITS: [Limit; 3] = [
+/// the emulated HBM; a timing profile at most 1 MiB, thousands of times the text of every key.
+pub const LIMITS: [Limit; 4] = [
     Limit {
         kind: InputKind::ElfImage,
         name: "ELF images",
@@ -52,6 +54,11 @@ pub const LIMITS: [Limit; 3] = [
         kind: InputKind::Npy,
         name: ".npy inputs",
         bytes: 1 << 30,
+    },
+    Limit {
+        kind: InputKind::TimingProfile,
+        name: "timing profiles",
+        bytes: 1 << 20,
     },
 ];
 
@@ -203,6 +210,7 @@ mod tests {
             InputKind::ElfImage,
             InputKind::PackedLibrary,
             InputKind::Npy,
+            InputKind::TimingProfile,
         ] {
             assert_eq!(LIMITS.iter().filter(|l| l.kind == kind).count(), 1);
             assert_eq!(kind.limit().kind, kind);
@@ -210,6 +218,7 @@ mod tests {
         assert_eq!(InputKind::ElfImage.limit().bytes, 128 << 20);
         assert_eq!(InputKind::PackedLibrary.limit().bytes, 64 << 20);
         assert_eq!(InputKind::Npy.limit().bytes, 1 << 30);
+        assert_eq!(InputKind::TimingProfile.limit().bytes, 1 << 20);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use q7_isa::{CoreConfig, Opcode};
 use crate::bus::Bus;
 use crate::fault::{FaultKind, Stop};
 use crate::predecode::{DecodeCache, DecodedOps, Op, Undecodable};
+use crate::progress::Progress;
 use crate::state::{ps, CoreState};
 use crate::stop_request::{StopRequest, POLL_CYCLES};
 use crate::timing::{Latency, Stats, TimingModel};
@@ -162,6 +163,15 @@ pub struct Core<B: Bus> {
     /// when the core stops, is reported as a [`FaultKind::StackOverflow`]. `None`: no check
     /// (custom-op calls have KSL/ISL instead).
     pub stack_region: Option<StackRegion>,
+    /// The lowest stack pointer an ENTRY or MOVSP has put in a1 since [`Core::prepare_call`]
+    /// (`u32::MAX` before any): how deep the stack went. Window spills need no look of their
+    /// own: a spill stores a frame's a0..a3 in the 16 bytes below the SP of the frame it
+    /// called, and a CALL8/CALL12 frame's further registers in its own frame, so every byte a
+    /// spill writes lies at most 16 bytes below an SP that ENTRY or MOVSP set.
+    pub lowest_sp: u32,
+    /// Where the core publishes its cycle count for an observer outside the run (a progress
+    /// display): every [`POLL_CYCLES`] cycles and when a run ends. `None`: nothing published.
+    pub progress: Option<Progress>,
     /// The cycle count the current run stops at (semihosting output is cut to fit it).
     deadline: u64,
     /// a1 has been seen inside [`Core::stack_region`] (the check is live).
@@ -198,6 +208,8 @@ impl<B: Bus> Core<B> {
             handler_code: Vec::new(),
             stop_request: StopRequest::default(),
             stack_region: None,
+            lowest_sp: u32::MAX,
+            progress: None,
             deadline: u64::MAX,
             stack_armed: false,
             cache: DecodeCache::new(),
@@ -218,14 +230,16 @@ impl<B: Bus> Core<B> {
     }
 
     /// Sets the core up to run a windowed call from a fresh frame: WINDOWBASE 0 with only
-    /// that frame live, PS = WOE alone (ring 0, EXCM clear, interrupt level 0), a1 = `sp`, each
-    /// `(register, value)` of `registers` set in the new window, execution to start at `pc`.
+    /// that frame live, PS = WOE alone (ring 0, EXCM clear, interrupt level 0), a1 = `sp` (and
+    /// [`Core::lowest_sp`] too), each `(register, value)` of `registers` set in the new window,
+    /// execution to start at `pc`.
     pub fn prepare_call(&mut self, pc: u32, sp: u32, registers: &[(u32, u32)]) {
         use q7_isa::sreg::sr;
         self.state.set_windowbase(0);
         self.state.set_sr(sr::WINDOWSTART, 1);
         self.state.set_sr(sr::PS, ps::WOE);
         self.state.set_a(1, sp);
+        self.lowest_sp = sp;
         for &(r, v) in registers {
             self.state.set_a(r, v);
         }
@@ -272,6 +286,9 @@ impl<B: Bus> Core<B> {
         };
         self.ops = Some(ops);
         self.deadline = u64::MAX;
+        if let Some(p) = &self.progress {
+            p.ended(self.stats.cycles);
+        }
         stop.unwrap_or_else(|kind| Stop::Fault(Box::new(self.report(pc, kind, None))))
     }
 
@@ -279,6 +296,9 @@ impl<B: Bus> Core<B> {
     #[cold]
     #[inline(never)]
     fn poll(&mut self, budget: u64) -> Option<FaultKind> {
+        if let Some(p) = &self.progress {
+            p.publish(self.stats.cycles);
+        }
         if self.stats.cycles >= self.deadline {
             return Some(FaultKind::BudgetExhausted { max_cycles: budget });
         }
@@ -534,6 +554,7 @@ impl<B: Bus> Core<B> {
             None if next == self.state.lend() => match self.loop_back() {
                 Some(lbeg) => {
                     cost += u64::from(self.timing.loop_back);
+                    self.stats.stalls.taken_branch += u64::from(self.timing.loop_back);
                     lbeg
                 }
                 None => next,
@@ -708,6 +729,27 @@ mod tests {
         // 3 + 3 body instructions + 3 exit instructions, one cycle each but the exiting
         // SIMCALL, which stops the core before its cycle is counted.
         assert_eq!((core.stats.instructions, core.stats.cycles), (9, 8));
+        let s = &core.stats;
+        assert_eq!(
+            s.cycles,
+            (s.instructions + s.exceptions - 1) + s.stalls.total()
+        );
         assert_eq!(run_to_exit(&q7_isa::DC233C, &code[..2], 3), Stop::Exited(0));
+
+        // A loop back-edge that costs a cycle is a taken-branch stall: two back-edges.
+        let mut core = core_exiting(&q7_isa::DC233C, &code, 3);
+        core.timing.loop_back = 1;
+        assert_eq!(core.run(1000, &mut NoTrace), Stop::Exited(3));
+        assert_eq!((core.stats.cycles, core.stats.stalls.taken_branch), (10, 2));
+    }
+
+    #[test]
+    fn a_core_publishes_its_cycles_when_a_run_ends() {
+        let code = [(Opcode::Movi, vec![3, 7])];
+        let mut core = core_exiting(&q7_isa::DC233C, &code, 3);
+        let progress = Progress::new();
+        core.progress = Some(progress.clone());
+        assert_eq!(core.run(1000, &mut NoTrace), Stop::Exited(7));
+        assert_eq!((progress.cycles(), progress.runs()), (core.stats.cycles, 1));
     }
 }

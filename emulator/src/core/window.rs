@@ -99,6 +99,7 @@ impl<B: Bus> Core<B> {
                 let v = self.a(o[1]);
                 if o[0] == 1 {
                     self.stack_limit(v)?;
+                    self.lowest_sp = self.lowest_sp.min(v);
                 }
                 self.set(o[0], v);
             }
@@ -127,6 +128,7 @@ impl<B: Bus> Core<B> {
         let sp = self.a(s).wrapping_sub(frame);
         if s == 1 {
             self.stack_limit(sp)?;
+            self.lowest_sp = self.lowest_sp.min(sp);
         }
         self.set(callinc * 4 + s, sp);
         self.rotate(callinc as i32);
@@ -190,9 +192,17 @@ mod tests {
         exec(&mut c, Opcode::Entry, &[1, 32]).unwrap();
         assert_eq!((c.state.windowbase(), c.state.windowstart()), (2, 0b101));
         assert_eq!(c.a(1), 0x8000 - 32);
+        assert_eq!(c.lowest_sp, 0x8000 - 32, "the frame ENTRY allocated");
         assert_eq!(c.window_limit, 3, "frame 0 lives 6 groups up (mod 8)");
         assert_eq!(exec(&mut c, Opcode::Retw, &[]).unwrap(), 0x1003);
         assert_eq!((c.state.windowbase(), c.state.windowstart()), (0, 1));
+        assert_eq!(
+            c.lowest_sp,
+            0x8000 - 32,
+            "the deepest SP stays after the return"
+        );
+        c.prepare_call(0x1000, 0x8000, &[]);
+        assert_eq!(c.lowest_sp, 0x8000, "a new call starts at its SP");
     }
 
     #[test]
@@ -240,8 +250,10 @@ mod tests {
                 Some(0x6ff0)
             )
         );
+        assert_eq!(c.lowest_sp, 0x8000, "the refused SP is not counted");
         c.set(5, 0x7000);
         exec(&mut c, Opcode::Movsp, &[1, 5]).unwrap();
         assert_eq!(c.a(1), 0x7000);
+        assert_eq!(c.lowest_sp, 0x7000);
     }
 }

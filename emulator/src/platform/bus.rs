@@ -1,19 +1,73 @@
 //! One core's bus on the platform: local IRAM, DATARAM and firmware band, the translate windows
 //! onto shared HBM, and the MMIO devices of PLATFORM.md, registered in one table (the bus's
-//! `devices`, in register-map order) and reached through [`super::device`].
+//! `devices`, in register-map order) and reached through [`super::device`]. What the core did
+//! with them is counted in [`PlatformCounters`].
 
 use std::sync::Arc;
+
+use serde::Serialize;
 
 use super::console::ConsoleRing;
 use super::device::{self, Device, DeviceCtx};
 use super::hbm::Hbm;
 use super::mailbox::Mailbox;
 use super::map;
-use super::mem_window::MemWindows;
-use super::sdma::Sdma;
+use super::mem_window::{MemWindows, WindowCounters};
+use super::sdma::{QueueCounters, Sdma};
 use super::trace_port::TracePort;
 use crate::bus::{Bus, BusFault, Images};
 use crate::timing::TimingModel;
+
+/// How the I-cache served instruction fetches from the translate windows (README.md "Run
+/// reports"). The fetch unit looks a line up as execution enters it, and the instructions
+/// after it in the same line come from its fetch buffer: a lookup is a fetch from a window in
+/// another line than the last one fetched from a window. Fetches from local memory bypass the
+/// cache and are not counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ICacheCounters {
+    /// Line lookups.
+    pub lookups: u64,
+    /// Lookups that missed and refilled the line from HBM (each costs `hbm_latency`, so the
+    /// `fetch` stall category is this count times it).
+    pub misses: u64,
+}
+
+impl ICacheCounters {
+    /// The counts since `before` (an earlier reading of the same core's counters).
+    pub fn since(&self, before: &ICacheCounters) -> ICacheCounters {
+        ICacheCounters {
+            lookups: self.lookups - before.lookups,
+            misses: self.misses - before.misses,
+        }
+    }
+}
+
+/// What one core did with the platform beyond its own pipeline: the SDMA queues, the translate
+/// windows and the I-cache. Counted where the bus or the device already does the work, so
+/// counting changes no cycle count.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct PlatformCounters {
+    /// SDMA queue 0, M2S (HBM → DATARAM).
+    pub sdma_m2s: QueueCounters,
+    /// SDMA queue 1, S2M (DATARAM → HBM).
+    pub sdma_s2m: QueueCounters,
+    /// The translate windows.
+    pub windows: WindowCounters,
+    /// The I-cache.
+    pub icache: ICacheCounters,
+}
+
+impl PlatformCounters {
+    /// The counts since `before` (an earlier reading of the same core's counters).
+    pub fn since(&self, before: &PlatformCounters) -> PlatformCounters {
+        PlatformCounters {
+            sdma_m2s: self.sdma_m2s.since(&before.sdma_m2s),
+            sdma_s2m: self.sdma_s2m.since(&before.sdma_s2m),
+            windows: self.windows.since(&before.windows),
+            icache: self.icache.since(&before.icache),
+        }
+    }
+}
 
 /// A 4-way set-associative I-cache model (tags only) with LRU replacement.
 #[derive(Debug, Clone)]
@@ -22,6 +76,7 @@ struct ICache {
     ways: usize,
     line_shift: u32,
     last_line: u32,
+    counters: ICacheCounters,
 }
 
 impl ICache {
@@ -34,6 +89,7 @@ impl ICache {
             ways,
             line_shift: t.icache_line.max(1).trailing_zeros(),
             last_line: u32::MAX,
+            counters: ICacheCounters::default(),
         }
     }
 
@@ -45,6 +101,7 @@ impl ICache {
             return false;
         }
         self.last_line = line;
+        self.counters.lookups += 1;
         let n = self.sets.len();
         let set = &mut self.sets[line as usize % n];
         if let Some(i) = set.iter().position(|&t| t == line) {
@@ -56,6 +113,7 @@ impl ICache {
             set.remove(0);
         }
         set.push(line);
+        self.counters.misses += 1;
         true
     }
 }
@@ -132,6 +190,17 @@ impl PlatformBus {
                 hbm: &self.hbm,
             },
         )
+    }
+
+    /// What the core has done with the platform so far.
+    pub fn counters(&self) -> PlatformCounters {
+        let [m2s, s2m] = &self.sdma.queues;
+        PlatformCounters {
+            sdma_m2s: m2s.counters,
+            sdma_s2m: s2m.counters,
+            windows: self.windows.counters,
+            icache: self.icache.counters,
+        }
     }
 
     /// The core this bus belongs to.
@@ -230,6 +299,7 @@ impl Bus for PlatformBus {
             });
         }
         if let Some(h) = self.translate(addr) {
+            self.windows.counters.accesses += 1;
             return self
                 .hbm
                 .load(h, size)
@@ -250,6 +320,7 @@ impl Bus for PlatformBus {
             return Ok(0);
         }
         if let Some(h) = self.translate(addr) {
+            self.windows.counters.accesses += 1;
             self.hbm
                 .store(h, size, value)
                 .map_err(|_| BusFault::Unmapped { addr })?;
@@ -357,6 +428,27 @@ mod tests {
     }
 
     #[test]
+    fn the_icache_counts_a_lookup_per_line_entered_and_a_miss_per_refill() {
+        let mut b = bus();
+        let lat = TimingModel::default().hbm_latency;
+        let x = map::XLATE.0;
+        // Line 0 (miss), again within it (no lookup), line 1 (miss), back to line 0 (hit).
+        let costs: Vec<u32> = [x, x + 4, x + 64, x + 8]
+            .iter()
+            .map(|&pc| b.fetch_cycles(pc))
+            .collect();
+        assert_eq!(costs, [lat, 0, lat, 0]);
+        assert_eq!(b.fetch_cycles(map::IRAM.0 + 0x200), 0, "local fetch");
+        assert_eq!(
+            b.counters().icache,
+            ICacheCounters {
+                lookups: 3,
+                misses: 2
+            }
+        );
+    }
+
+    #[test]
     fn mmio_accesses_reach_the_devices() {
         let mut b = bus();
         let mmio = |off: u32| map::MMIO.0 + off;
@@ -377,6 +469,13 @@ mod tests {
         let mut b = bus();
         b.store(map::XLATE.0 + 8, 4, 0xabcd, 0).unwrap();
         assert_eq!(b.hbm().load(8, 4), Ok(0xabcd));
+        assert_eq!(b.load(map::XLATE.0 + 8, 2, 0), Ok(0xabcd));
+        b.store(map::DATARAM.0, 4, 1, 0).unwrap();
+        assert_eq!(
+            b.counters().windows.accesses,
+            2,
+            "the load and store through window 0; DATARAM is local"
+        );
         assert_eq!(
             b.load(map::XLATE.0 + 2 * map::WINDOW_SIZE, 4, 0),
             Err(BusFault::Unmapped {

@@ -1,5 +1,8 @@
 //! The translate windows (PLATFORM.md "Translate windows"): MEM_WINDOW registers and the
 //! translation of `XLATE` addresses to HBM. Windows 0 and 1 are pinned to HBM scratch at boot.
+//! [`WindowCounters`] count the data accesses through the windows and the mappings put in use.
+
+use serde::Serialize;
 
 use super::device::{self, Device, DeviceCtx};
 use super::map::{self, reg, reg::mem_window as regs, reg::Decoded};
@@ -14,11 +17,38 @@ pub struct Window {
     pub enabled: bool,
 }
 
+/// How a core used the translate windows (PLATFORM.md "Translate windows", README.md "Run
+/// reports").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct WindowCounters {
+    /// Hits: loads and stores that went through an enabled window to HBM (counted by the bus;
+    /// each costs `hbm_latency`, so the `memory` stall category is this count times it).
+    /// Instruction fetches from a window go through the I-cache and are not counted here; an
+    /// access through a disabled window is not a miss but a fault.
+    pub accesses: u64,
+    /// Misses: MEM_WINDOW_CTRL writes with bit 0 set, each putting a window's mapping in use.
+    /// The SDK runtime writes one as the last store of programming a dynamic window, which it
+    /// does on each miss of its translate TLB (examples/sdk/rt/customop/tlb.h).
+    pub maps: u64,
+}
+
+impl WindowCounters {
+    /// The counts since `before` (an earlier reading of the same core's counters).
+    pub fn since(&self, before: &WindowCounters) -> WindowCounters {
+        WindowCounters {
+            accesses: self.accesses - before.accesses,
+            maps: self.maps - before.maps,
+        }
+    }
+}
+
 /// The MEM_WINDOW device: one [`Window`] per translate window.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemWindows {
     /// The windows, by number.
     pub windows: [Window; map::WINDOWS as usize],
+    /// Accesses through the windows and mappings put in use.
+    pub counters: WindowCounters,
 }
 
 impl Default for MemWindows {
@@ -35,7 +65,10 @@ impl Default for MemWindows {
                 enabled: true,
             };
         }
-        MemWindows { windows }
+        MemWindows {
+            windows,
+            counters: WindowCounters::default(),
+        }
     }
 }
 
@@ -88,7 +121,11 @@ impl Device for MemWindows {
                 win.base = (win.base & !0xffff_ffff) | u64::from(v);
             }
             regs::BASE_HI => win.base = (win.base & 0xffff_ffff) | (u64::from(v) << 32),
-            _ => win.enabled = v & 1 != 0, // CTRL
+            _ => {
+                // CTRL
+                win.enabled = v & 1 != 0;
+                self.counters.maps += u64::from(win.enabled);
+            }
         }
         Ok(0)
     }
@@ -123,6 +160,9 @@ mod tests {
         assert_eq!(m.translate(0x8600_0004), Some(0x1_0300_0004));
         assert_eq!(rig.load(&mut m, reg::mem_window_base_hi(2), 0), Ok(1));
         assert_eq!(rig.load(&mut m, reg::mem_window_ctrl(2), 0), Ok(1));
+        assert_eq!(m.counters.maps, 1, "the CTRL write enabling it");
+        rig.store(&mut m, reg::mem_window_ctrl(2), 0, 0).unwrap();
+        assert_eq!(m.counters.maps, 1, "disabling maps nothing");
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub mod sdma;
 pub mod soc;
 pub mod trace_port;
 
-pub use bus::PlatformBus;
+pub use bus::{PlatformBus, PlatformCounters};
 pub use cluster::{Cluster, ClusterConfig};
 pub use console::ConsoleRing;
 pub use device::Device;

@@ -2,9 +2,11 @@
 //! doorbells, completion counters and waits, decoded through `map::reg::sdma`. Transfers are
 //! timed — each starts after the previous one of its queue and costs [`transfer_cycles`] — and
 //! take effect at their end cycle as the core observes it, so results never depend on host
-//! timing.
+//! timing. Each queue counts what it moved ([`QueueCounters`]) as transfers complete.
 
 use std::collections::VecDeque;
+
+use serde::Serialize;
 
 use super::device::{self, Device, DeviceCtx};
 use super::map::{self, queue, reg, reg::sdma as regs, reg::Decoded};
@@ -39,6 +41,31 @@ pub struct Transfer {
     pub end: u64,
 }
 
+/// What one queue has moved, counted as each transfer completes (when its copy takes effect):
+/// counting changes no cycle count. A transfer still in flight when a run ends is not counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct QueueCounters {
+    /// Descriptors completed.
+    pub transfers: u64,
+    /// Bytes they moved.
+    pub bytes: u64,
+    /// Cycles the queue spent on them: the sum of their [`transfer_cycles`] (start-up latency,
+    /// then the bytes at the engine's rate). A queue serves one descriptor at a time, so this
+    /// is the time it was busy.
+    pub busy_cycles: u64,
+}
+
+impl QueueCounters {
+    /// The counts since `before` (an earlier reading of the same queue's counters).
+    pub fn since(&self, before: &QueueCounters) -> QueueCounters {
+        QueueCounters {
+            transfers: self.transfers - before.transfers,
+            bytes: self.bytes - before.bytes,
+            busy_cycles: self.busy_cycles - before.busy_cycles,
+        }
+    }
+}
+
 /// One queue's registers and in-flight transfers.
 #[derive(Debug, Clone, Default)]
 pub struct Queue {
@@ -56,6 +83,8 @@ pub struct Queue {
     pub busy_until: u64,
     /// Doorbells and waits as they happened (for traces and tests).
     pub log: Vec<QueueEvent>,
+    /// What the queue has moved.
+    pub counters: QueueCounters,
 }
 
 /// A doorbell or wait on a queue, with the core cycle it happened at.
@@ -206,7 +235,7 @@ impl Sdma {
 
     /// Applies the transfers of queue `q` that have ended by `now`.
     fn apply(&mut self, q: u32, cx: &mut DeviceCtx<'_>, now: u64) -> Result<(), BusFault> {
-        let qu = &mut self.queues[q as usize];
+        let (qu, timing) = (&mut self.queues[q as usize], &self.timing);
         while let Some(t) = qu.pending.front().copied() {
             if t.end > now {
                 break;
@@ -230,6 +259,9 @@ impl Sdma {
                 cx.hbm.write(t.hbm, local).map_err(bad)?;
             }
             qu.completed = t.index.wrapping_add(1);
+            qu.counters.transfers += 1;
+            qu.counters.bytes += u64::from(t.len);
+            qu.counters.busy_cycles += transfer_cycles(timing, t.len);
         }
         Ok(())
     }
@@ -390,6 +422,14 @@ mod tests {
         assert_eq!(&rig.dataram[0x800..0x804], b"sdma");
         assert_eq!(rig.load(&mut s, reg::sdma_completed(0), end), Ok(1));
         assert_eq!(
+            s.queues[0].counters,
+            QueueCounters {
+                transfers: 1,
+                bytes: 4,
+                busy_cycles: transfer_cycles(&t, 4)
+            }
+        );
+        assert_eq!(
             s.queues[0].log,
             [
                 QueueEvent::Doorbell { cycle: 10, tail: 1 },
@@ -399,6 +439,40 @@ mod tests {
                 }
             ]
         );
+    }
+
+    #[test]
+    fn a_queue_counts_a_transfer_when_it_completes() {
+        let (t, mut rig) = (TimingModel::default(), Rig::new());
+        let mut s = Sdma::new(&t);
+        descriptor(&mut rig, 0, 0x100, map::DATARAM.0 + 0x800, 100);
+        descriptor(&mut rig, 1, 0x200, map::DATARAM.0 + 0x900, 1000);
+        rig.store(&mut s, reg::sdma_ring_base(0), map::DATARAM.0, 0)
+            .unwrap();
+        rig.store(&mut s, reg::sdma_ring_size(0), 4, 0).unwrap();
+        rig.store(&mut s, reg::sdma_doorbell(0), 2, 0).unwrap();
+        let first = transfer_cycles(&t, 100);
+        assert_eq!(rig.load(&mut s, reg::sdma_completed(0), first - 1), Ok(0));
+        assert_eq!(s.queues[0].counters, QueueCounters::default(), "in flight");
+        assert_eq!(rig.load(&mut s, reg::sdma_completed(0), first), Ok(1));
+        let one = s.queues[0].counters;
+        assert_eq!((one.transfers, one.bytes, one.busy_cycles), (1, 100, 202));
+        rig.store(&mut s, reg::sdma_wait(0), 2, first).unwrap();
+        let both = s.queues[0].counters;
+        // 200 cycles of latency each, then 2 and 16 cycles at 64 bytes per cycle.
+        assert_eq!(
+            (both.transfers, both.bytes, both.busy_cycles),
+            (2, 1100, 418)
+        );
+        assert_eq!(
+            both.since(&one),
+            QueueCounters {
+                transfers: 1,
+                bytes: 1000,
+                busy_cycles: 216
+            }
+        );
+        assert_eq!(s.queues[1].counters, QueueCounters::default(), "S2M idle");
     }
 
     #[test]

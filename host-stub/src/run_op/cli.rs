@@ -6,9 +6,11 @@ use super::{run, Library, OpRequest, RunError};
 use crate::number::{parse_threads, parse_u64};
 use crate::tensor::dtype::Dtype;
 use crate::tensor::npy::{self, NpyError};
+use crate::timing_profile::{Profile, ProfileError};
 
 /// `q7emu run BUILD_DIR --op NAME --input FILE.npy... [--scalar V]... [--output FILE.npy]
-/// [--out-shape D0,D1,...] [--out-dtype DTYPE] [--threads N] [--max-cycles N] [--json]`
+/// [--out-shape D0,D1,...] [--out-dtype DTYPE] [--threads N] [--max-cycles N]
+/// [--timing FILE] [--json]`
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     /// The build directory (`q7emu build -o`).
@@ -40,7 +42,11 @@ pub struct RunArgs {
     /// Cycle budget per core before the kernel counts as runaway.
     #[arg(long, default_value_t = crate::firmware::CALL_BUDGET, value_parser = parse_u64)]
     pub max_cycles: u64,
-    /// Print the run report as JSON on stdout instead of the summary.
+    /// A timing profile (.json or .toml) laid over the default timing model.
+    #[arg(long, value_name = "FILE")]
+    pub timing: Option<PathBuf>,
+    /// Print the run report as JSON on stdout instead of the summary (and draw no progress
+    /// line).
     #[arg(long)]
     pub json: bool,
 }
@@ -60,13 +66,18 @@ pub enum RunCliError {
     /// The run.
     #[error(transparent)]
     Run(#[from] RunError),
+    /// The timing profile.
+    #[error(transparent)]
+    Timing(#[from] ProfileError),
 }
 
 impl RunCliError {
     /// The exit code it ends `q7emu run` with ([`crate::exit_code`]).
     pub fn exit(&self) -> crate::exit_code::Exit {
         match self {
-            RunCliError::Npy(_) => crate::exit_code::Exit::of(crate::exit_code::Kind::BadInput),
+            RunCliError::Npy(_) | RunCliError::Timing(_) => {
+                crate::exit_code::Exit::of(crate::exit_code::Kind::BadInput)
+            }
             RunCliError::Run(e) => e.exit(),
         }
     }
@@ -74,6 +85,10 @@ impl RunCliError {
 
 /// Runs the command; the text to print on stdout.
 pub fn main(a: RunArgs) -> Result<String, RunCliError> {
+    let timing = match &a.timing {
+        Some(path) => Profile::load(path)?,
+        None => Profile::default(),
+    };
     let lib = Library::open(&a.build_dir)?;
     lib.op(&a.op)?;
     let inputs = a
@@ -91,6 +106,8 @@ pub fn main(a: RunArgs) -> Result<String, RunCliError> {
             out_shape: a.out_shape,
             threads: a.threads,
             call_budget: a.max_cycles,
+            timing,
+            progress: !a.json,
         },
     )?;
     if let Some(path) = &a.output {

@@ -17,7 +17,6 @@ use std::time::{Duration, Instant};
 
 use q7_emulator::platform::mailbox::ArgTensor;
 use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
-use q7_emulator::timing::TimingModel;
 use q7_loader::input::{self, InputError, InputKind};
 
 use crate::build::metadata::{BuildInfo, OpInfo, BUILD_INFO_FILE};
@@ -25,10 +24,12 @@ use crate::build::schema::ArgKind;
 use crate::exit_code::{Exit, Kind};
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
+use crate::progress::{self, Watch};
 use crate::symbolize::Symbols;
 use crate::tensor::descriptor::{ArgDescriptor, DescriptorError, Location, ScalarValue};
 use crate::tensor::dtype::Dtype;
 use crate::tensor::HostTensor;
+use crate::timing_profile::Profile;
 
 pub use crate::run_packed::{CUSTOM_OP_OPCODE, SELECTOR};
 
@@ -66,6 +67,11 @@ pub struct OpRequest {
     pub threads: usize,
     /// Cycle budget of the kernel (and of the start symbol) per core.
     pub call_budget: u64,
+    /// The timing model of every core.
+    pub timing: Profile,
+    /// Draw the progress line of a long dispatch on stderr when it is a terminal
+    /// ([`crate::progress`]).
+    pub progress: bool,
 }
 
 /// The outcome of a run.
@@ -81,6 +87,8 @@ pub struct OpRun {
     pub console: Vec<(u32, String)>,
     /// Host time of the dispatch.
     pub wall: Duration,
+    /// The timing model the cores ran with.
+    pub timing: Profile,
 }
 
 /// Why a run failed, naming what and where.
@@ -294,17 +302,8 @@ fn scalar(op: &OpInfo, name: &str, kind: ArgKind, value: &str) -> Result<ScalarV
     }
 }
 
-/// Runs `req` on library `lib`, on a fresh default cluster.
+/// Runs `req` on library `lib`, on a fresh cluster whose cores follow `req.timing`.
 pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
-    run_timed(lib, req, &TimingModel::default())
-}
-
-/// Runs `req` on library `lib`, on a fresh default cluster whose cores follow `timing`.
-pub fn run_timed(lib: &Library, req: &OpRequest, timing: &TimingModel) -> Result<OpRun, RunError> {
-    let config = ClusterConfig {
-        timing: timing.clone(),
-        ..ClusterConfig::default()
-    };
     let op = lib.op(&req.op)?.clone();
     let tensors = op.args.iter().filter(|a| a.kind == ArgKind::Tensor).count();
     let count = |what, want, got| RunError::ArgCount {
@@ -333,6 +332,10 @@ pub fn run_timed(lib: &Library, req: &OpRequest, timing: &TimingModel) -> Result
     };
     let output = HostTensor::zeros(out_dtype, out_shape);
 
+    let config = ClusterConfig {
+        timing: req.timing.model.clone(),
+        ..ClusterConfig::default()
+    };
     let mut device = Firmware::new(Cluster::new(&config).map_err(|source| RunError::Hbm {
         what: "cluster".into(),
         source,
@@ -408,17 +411,19 @@ pub fn run_timed(lib: &Library, req: &OpRequest, timing: &TimingModel) -> Result
     let (out_addr, out_desc) = place("output".into(), &output, true)?;
     descriptors.push(out_desc);
 
+    let watch = Watch::attach(&mut ctx.device.cluster, loaded.iter().map(|(c, _)| *c));
+    let target = progress::stderr_target(req.progress);
     let start = Instant::now();
-    let cores = ctx
-        .device
-        .dispatch(
+    let cores = progress::while_running(&watch, target, progress::show_after(), "", || {
+        ctx.device.dispatch(
             op.key,
             CUSTOM_OP_OPCODE,
             op.function_id,
             &descriptors,
             req.threads,
         )
-        .map_err(device_err)?;
+    })
+    .map_err(device_err)?;
     let wall = start.elapsed();
     let mut output = output;
     hbm.read(out_addr, &mut output.data)
@@ -451,5 +456,6 @@ pub fn run_timed(lib: &Library, req: &OpRequest, timing: &TimingModel) -> Result
         cores,
         console,
         wall,
+        timing: req.timing.clone(),
     })
 }

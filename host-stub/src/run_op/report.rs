@@ -1,8 +1,11 @@
-//! What `q7emu run` prints: a short human summary and the JSON run report.
+//! What `q7emu run` prints: a human summary and the JSON run report, with the same facts per
+//! core (README.md "Run reports" documents every field).
 
+use q7_emulator::platform::sdma::QueueCounters;
 use serde_json::{json, Value};
 
 use super::OpRun;
+use crate::firmware::CoreResult;
 use crate::tensor::HostTensor;
 
 /// Elements shown from each end of the output in the summary.
@@ -36,14 +39,90 @@ pub fn preview(t: &HostTensor) -> String {
     }
 }
 
+/// Instructions per cycle (a dispatch of no cycles counts as one cycle).
+pub fn ipc(c: &CoreResult) -> f64 {
+    c.stats.instructions as f64 / c.stats.cycles.max(1) as f64
+}
+
+/// `65536 bytes in 16 transfers, busy 4224 cycles`.
+fn queue_text(q: &QueueCounters) -> String {
+    format!(
+        "{} bytes in {} transfers, busy {} cycles",
+        q.bytes, q.transfers, q.busy_cycles
+    )
+}
+
+/// One core's lines of the summary: counts, stalls by category (those with cycles), SDMA,
+/// translate windows and I-cache, stack.
+pub fn core_text(c: &CoreResult) -> String {
+    let s = &c.stats;
+    let stalls: Vec<String> = s
+        .stalls
+        .list()
+        .iter()
+        .filter(|(_, cycles)| *cycles != 0)
+        .map(|(label, cycles)| format!("{label} {cycles}"))
+        .collect();
+    let p = &c.platform;
+    format!(
+        "core {}: {} instructions, {} cycles, IPC {:.3}, {} exceptions\n  \
+         stalls {} cycles{}{}\n  \
+         sdma M2S {}; S2M {}\n  \
+         windows {} data accesses (hits), {} maps (misses); i-cache {} lookups, {} misses\n  \
+         stack {} of {} bytes (lowest SP {:#010x})\n",
+        c.core,
+        s.instructions,
+        s.cycles,
+        ipc(c),
+        s.exceptions,
+        s.stalls.total(),
+        if stalls.is_empty() { "" } else { ": " },
+        stalls.join(", "),
+        queue_text(&p.sdma_m2s),
+        queue_text(&p.sdma_s2m),
+        p.windows.accesses,
+        p.windows.maps,
+        p.icache.lookups,
+        p.icache.misses,
+        c.stack.bytes,
+        c.stack.limit,
+        c.stack.lowest_sp,
+    )
+}
+
+/// One core's JSON report (without its console).
+pub fn core_json(c: &CoreResult) -> Value {
+    let p = &c.platform;
+    json!({
+        "core": c.core,
+        "response": c.response,
+        "instructions": c.stats.instructions,
+        "cycles": c.stats.cycles,
+        "ipc": ipc(c),
+        "stall_cycles": c.stats.stalls.total(),
+        "exceptions": c.stats.exceptions,
+        "stats": c.stats,
+        "sdma": { "m2s": p.sdma_m2s, "s2m": p.sdma_s2m },
+        "windows": p.windows,
+        "icache": p.icache,
+        "stack": c.stack,
+    })
+}
+
 impl OpRun {
     /// Total guest instructions over every core.
     pub fn instructions(&self) -> u64 {
         self.cores.iter().map(|c| c.stats.instructions).sum()
     }
 
-    /// The human summary: the output, then one line per core, then the console of core 0
-    /// (as hardware prints in multicore mode) when it printed anything.
+    /// All cores' instructions over the dispatch's wall time, in millions per second.
+    pub fn mips(&self) -> f64 {
+        self.instructions() as f64 / self.wall.as_secs_f64().max(1e-9) / 1e6
+    }
+
+    /// The human summary: the output, then each core's lines ([`core_text`]), the wall time
+    /// and aggregate MIPS, the timing profile, then the console of core 0 (as hardware prints
+    /// in multicore mode) when it printed anything.
     pub fn text(&self) -> String {
         let o = &self.output;
         let mut out = format!(
@@ -55,17 +134,15 @@ impl OpRun {
             preview(o)
         );
         for c in &self.cores {
-            out.push_str(&format!(
-                "core {}: {} instructions, {} cycles\n",
-                c.core, c.stats.instructions, c.stats.cycles
-            ));
+            out.push_str(&core_text(c));
         }
-        let secs = self.wall.as_secs_f64();
         out.push_str(&format!(
             "wall {:.3} s, {:.1} MIPS aggregate\n",
-            secs,
-            self.instructions() as f64 / secs.max(1e-9) / 1e6
+            self.wall.as_secs_f64(),
+            self.mips()
         ));
+        out.push_str(&self.timing.summary());
+        out.push('\n');
         if let Some((core, text)) = self.console.first().filter(|(_, t)| !t.is_empty()) {
             out.push_str(&format!("console of core {core}:\n{text}"));
             if !text.ends_with('\n') {
@@ -75,8 +152,8 @@ impl OpRun {
         out
     }
 
-    /// The JSON run report: op, output (dtype, shape, preview), per-core counters and console,
-    /// wall time.
+    /// The JSON run report: op, output (dtype, shape, preview), per-core counters
+    /// ([`core_json`]) and console, wall time, aggregate MIPS and the timing profile.
     pub fn json(&self) -> Value {
         json!({
             "op": self.op.name,
@@ -87,15 +164,15 @@ impl OpRun {
                 "shape": self.output.shape,
                 "preview": preview(&self.output),
             },
-            "cores": self.cores.iter().map(|c| json!({
-                "core": c.core,
-                "instructions": c.stats.instructions,
-                "cycles": c.stats.cycles,
-                "stats": c.stats,
-                "console": self.console.iter().find(|(k, _)| *k == c.core).map(|(_, t)| t.as_str()),
-            })).collect::<Vec<_>>(),
+            "cores": self.cores.iter().map(|c| {
+                let mut j = core_json(c);
+                j["console"] = json!(self.console.iter().find(|(k, _)| *k == c.core).map(|(_, t)| t.as_str()));
+                j
+            }).collect::<Vec<_>>(),
             "instructions": self.instructions(),
             "wall_seconds": self.wall.as_secs_f64(),
+            "mips": self.mips(),
+            "timing": self.timing.json(),
         })
     }
 }

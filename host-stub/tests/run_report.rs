@@ -1,0 +1,674 @@
+//! The `q7emu run` report (README.md "Run reports") on the committed builds of
+//! `examples/kernels` (no toolchain needed): every per-core counter of the 8-core ReLU, the
+//! identities that tie the counters together, the bytes the kernel's DMA moves, its stack depth
+//! against the firmware's limit; timing profiles (`--timing`, README.md "Timing profiles") in
+//! JSON and TOML for `run`, `run-packed` and `run-elf`; and the progress line, drawn on a
+//! terminal only.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use q7_emulator::TimingModel;
+use q7_host::firmware::{CALL_SP, STACK_LIMIT};
+use q7_host::timing_profile::Profile;
+use q7_tests::TempDir;
+use serde_json::Value;
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+fn q7emu() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_q7emu"))
+}
+
+/// The committed 8-core ReLU on its committed input, as the README's main job runs it.
+fn relu_multicore() -> Vec<String> {
+    [
+        "run",
+        "examples/kernels/relu_multicore/build",
+        "--op",
+        "relu_forward",
+        "--input",
+        "examples/kernels/relu_multicore/input.npy",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// The stdout of a command that must succeed (its stderr shown otherwise).
+fn success(out: Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `q7emu ARGS... --json` from the repository root: the report.
+fn json_report(args: &[String]) -> Value {
+    let out = q7emu()
+        .current_dir(ROOT)
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    serde_json::from_str(&success(out, &args.join(" "))).unwrap()
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64()
+        .unwrap_or_else(|| panic!("{v} is not an unsigned integer"))
+}
+
+/// The stall categories of a core's report, in the order of `Stalls::list`.
+const STALLS: [&str; 9] = [
+    "load_use",
+    "taken_branch",
+    "multiply",
+    "divide",
+    "memory",
+    "exception",
+    "fetch",
+    "device_wait",
+    "host_io",
+];
+
+fn stalls(core: &Value) -> Vec<u64> {
+    STALLS
+        .iter()
+        .map(|s| u(&core["stats"]["stalls"][s]))
+        .collect()
+}
+
+/// Per core of the 8-core ReLU with the default timing: instructions, cycles, and the stall
+/// cycles of load-use, taken-branch, memory (the other categories are the same on every core,
+/// below).
+const RELU_CORES: [(u64, u64, u64, u64, u64); 8] = [
+    (651836, 5170985, 8523, 297932, 4202000),
+    (651836, 5181893, 8631, 297932, 4212800),
+    (651836, 5174217, 8555, 297932, 4205200),
+    (651836, 5185327, 8665, 297932, 4216200),
+    (651829, 5167425, 8488, 297914, 4198500),
+    (651836, 5166036, 8474, 297932, 4197100),
+    (651836, 5173005, 8543, 297932, 4204000),
+    (651837, 5175731, 8570, 297930, 4206700),
+];
+
+#[test]
+fn the_8_core_relu_reports_every_counter_of_every_core() {
+    let r = json_report(&relu_multicore());
+    let cores = r["cores"].as_array().unwrap();
+    assert_eq!(cores.len(), 8);
+    for (n, (core, &(insns, cycles, load_use, taken, memory))) in
+        cores.iter().zip(&RELU_CORES).enumerate()
+    {
+        assert_eq!(u(&core["core"]), n as u64);
+        assert_eq!(
+            core["response"], 0,
+            "TPB_WRITE_RESPONSE of customop_cleanup"
+        );
+        assert_eq!(
+            (u(&core["instructions"]), u(&core["cycles"])),
+            (insns, cycles)
+        );
+        assert_eq!(
+            stalls(core),
+            [load_use, taken, 0, 31, memory, 48, 10600, 0, 0],
+            "core {n}: stalls"
+        );
+        assert_eq!(u(&core["stall_cycles"]), stalls(core).iter().sum::<u64>());
+        assert_eq!(
+            u(&core["exceptions"]),
+            16,
+            "window overflows and underflows"
+        );
+        let ipc = core["ipc"].as_f64().unwrap();
+        assert!(
+            (ipc - insns as f64 / cycles as f64).abs() < 1e-12,
+            "IPC {ipc}"
+        );
+        assert_eq!(
+            core["windows"],
+            serde_json::json!({ "accesses": memory / 100, "maps": 0 }),
+            "core {n}: the input and output are reached by DMA, so no window is mapped"
+        );
+        assert_eq!(
+            core["icache"],
+            serde_json::json!({ "lookups": 83591, "misses": 106 })
+        );
+        assert_eq!(core["stack"]["bytes"], 768);
+    }
+    let total: u64 = RELU_CORES.iter().map(|c| c.0).sum();
+    assert_eq!(u(&r["instructions"]), total);
+    assert_eq!(r["timing"]["source"], Value::Null);
+    assert_eq!(
+        r["timing"]["model"],
+        serde_json::to_value(TimingModel::default()).unwrap()
+    );
+    assert!(r["mips"].as_f64().unwrap() > 0.0);
+}
+
+/// `cycles − stall cycles = issue × (instructions + exceptions − 1)` for `core` of a dispatch:
+/// every cycle is a stall of one category or the issue cycle of a completed instruction or of
+/// an exception entry, but for the semihosting exit of the firmware's trampoline, which counts
+/// as an instruction and stops the core before its cycle.
+fn assert_issue_identity(core: &Value, issue: u64) {
+    let s = &core["stats"];
+    let (cycles, insns, exceptions) = (u(&s["cycles"]), u(&s["instructions"]), u(&s["exceptions"]));
+    let stalled: u64 = stalls(core).iter().sum();
+    assert_eq!(
+        cycles - stalled,
+        issue * (insns + exceptions - 1),
+        "core {}: {cycles} cycles, {stalled} stalled, {insns} instructions, {exceptions} exceptions",
+        core["core"]
+    );
+}
+
+#[test]
+fn every_cycle_is_an_issue_cycle_or_a_stall_of_one_category() {
+    for args in [
+        relu_multicore(),
+        [
+            "run",
+            "examples/kernels/relu_tcm/build",
+            "--op",
+            "relu_forward",
+            "--input",
+            "examples/kernels/relu_multicore/input.npy",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ] {
+        for core in json_report(&args)["cores"].as_array().unwrap() {
+            assert_issue_identity(core, 1);
+        }
+    }
+}
+
+#[test]
+fn memory_and_fetch_stalls_are_window_hits_and_icache_misses_at_hbm_latency() {
+    let hbm = u64::from(TimingModel::default().hbm_latency);
+    for core in json_report(&relu_multicore())["cores"].as_array().unwrap() {
+        let s = &core["stats"]["stalls"];
+        assert_eq!(u(&s["memory"]), u(&core["windows"]["accesses"]) * hbm);
+        assert_eq!(u(&s["fetch"]), u(&core["icache"]["misses"]) * hbm);
+    }
+}
+
+#[test]
+fn the_dma_counters_are_the_bytes_the_tcm_kernel_moves() {
+    // Each core takes 32·4096 / 8 float32 elements and moves them in 1024-element (4 KiB)
+    // chunks: in with tensor_to_tcm (M2S), out with tcm_to_tensor (S2M), straight into the
+    // output of get_dst_tensor(), so nothing else is copied.
+    let slice_bytes = 32 * 4096 / 8 * 4;
+    let chunks = slice_bytes / 4096;
+    let t = TimingModel::default();
+    let busy = chunks * u64::from(t.sdma_latency) + slice_bytes / u64::from(t.sdma_bytes_per_cycle);
+    for core in json_report(&relu_multicore())["cores"].as_array().unwrap() {
+        for queue in ["m2s", "s2m"] {
+            assert_eq!(
+                core["sdma"][queue],
+                serde_json::json!({
+                    "transfers": chunks,
+                    "bytes": slice_bytes,
+                    "busy_cycles": busy,
+                }),
+                "core {} {queue}",
+                core["core"]
+            );
+        }
+    }
+    assert_eq!(busy, 4224);
+}
+
+#[test]
+fn the_stack_depth_is_measured_from_the_call_sp_against_the_firmware_limit() {
+    assert_eq!(
+        CALL_SP - STACK_LIMIT,
+        32736,
+        "PLATFORM.md \"Runtime memory\""
+    );
+    for core in json_report(&relu_multicore())["cores"].as_array().unwrap() {
+        let st = &core["stack"];
+        let (lowest, bytes, limit) = (u(&st["lowest_sp"]), u(&st["bytes"]), u(&st["limit"]));
+        assert_eq!(limit, u64::from(CALL_SP - STACK_LIMIT));
+        assert_eq!(lowest, u64::from(CALL_SP) - bytes);
+        assert!(bytes <= limit, "{bytes} bytes used of {limit}");
+        assert_eq!(lowest, 0x020f_fce0);
+    }
+}
+
+#[test]
+fn the_text_report_gives_each_cores_counters() {
+    let out = q7emu()
+        .current_dir(ROOT)
+        .args(relu_multicore())
+        .output()
+        .unwrap();
+    let text = success(out, "relu_multicore");
+    let core3: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("core 3:"))
+        .take(5)
+        .collect();
+    assert_eq!(
+        core3,
+        [
+            "core 3: 651836 instructions, 5185327 cycles, IPC 0.126, 16 exceptions",
+            "  stalls 4533476 cycles: load-use 8665, taken-branch 297932, divide 31, \
+             memory 4216200, exception 48, fetch 10600",
+            "  sdma M2S 65536 bytes in 16 transfers, busy 4224 cycles; \
+             S2M 65536 bytes in 16 transfers, busy 4224 cycles",
+            "  windows 42162 data accesses (hits), 0 maps (misses); \
+             i-cache 83591 lookups, 106 misses",
+            "  stack 768 of 32736 bytes (lowest SP 0x020ffce0)",
+        ]
+    );
+    assert_eq!(text.lines().last(), Some("timing: default"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing profiles.
+
+/// Writes `text` to `name` in `dir`; its path.
+fn profile(dir: &TempDir, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+fn with_timing(mut args: Vec<String>, path: &str) -> Vec<String> {
+    args.extend(["--timing".to_string(), path.to_string()]);
+    args
+}
+
+#[test]
+fn a_load_use_profile_changes_the_cycles_by_the_load_use_stalls() {
+    let dir = TempDir::new("timing-load-use");
+    let default = json_report(&relu_multicore());
+    let none = json_report(&with_timing(
+        relu_multicore(),
+        &profile(&dir, "none.json", r#"{ "load_use": 0 }"#),
+    ));
+    let two = json_report(&with_timing(
+        relu_multicore(),
+        &profile(&dir, "two.toml", "load_use = 2\n"),
+    ));
+    let cores = |r: &Value| r["cores"].as_array().unwrap().clone();
+    for (n, ((d, z), t)) in cores(&default)
+        .iter()
+        .zip(cores(&none))
+        .zip(cores(&two))
+        .enumerate()
+    {
+        let (ds, zs, ts) = (stalls(d), stalls(&z), stalls(&t));
+        // The instruction stream is the same; this kernel never waits on a device, so the
+        // load-use interlocks are all that moves.
+        assert_eq!(d["instructions"], z["instructions"]);
+        assert_eq!(d["instructions"], t["instructions"]);
+        assert_eq!(zs[0], 0, "core {n}: no load-use stall without the delay");
+        assert_eq!(u(&z["cycles"]), u(&d["cycles"]) - ds[0], "core {n}");
+        assert_eq!(
+            (&zs[1..], &ts[1..]),
+            (&ds[1..], &ds[1..]),
+            "core {n}: the other categories"
+        );
+        assert_eq!(u(&t["cycles"]), u(&d["cycles"]) - ds[0] + ts[0], "core {n}");
+        assert_issue_identity(&z, 1);
+        assert_issue_identity(&t, 1);
+    }
+    // A two-cycle delay also stalls a consumer one instruction later, so it costs more than
+    // twice the one-cycle stalls.
+    let two_cycles: Vec<u64> = cores(&two).iter().map(|c| u(&c["cycles"])).collect();
+    assert_eq!(
+        two_cycles,
+        [5196240, 5207256, 5199504, 5210724, 5192645, 5191242, 5198280, 5201033]
+    );
+    let two_stalls: Vec<u64> = cores(&two).iter().map(|c| stalls(c)[0]).collect();
+    assert_eq!(
+        two_stalls,
+        [33778, 33994, 33842, 34062, 33708, 33680, 33818, 33872]
+    );
+    assert_eq!(two["timing"]["model"]["load_use"], 2);
+    assert!(two["timing"]["source"]
+        .as_str()
+        .unwrap()
+        .ends_with("two.toml"));
+}
+
+#[test]
+fn toml_and_json_profiles_give_the_same_model() {
+    let dir = TempDir::new("timing-formats");
+    let json = profile(
+        &dir,
+        "p.json",
+        r#"{ "hbm_latency": 40, "sdma_latency": 100, "icache_ways": 2 }"#,
+    );
+    let toml = profile(
+        &dir,
+        "p.toml",
+        "# a slower I-cache, faster HBM\nhbm_latency = 40\nsdma_latency = 100\nicache_ways = 2\n",
+    );
+    let want = TimingModel {
+        hbm_latency: 40,
+        sdma_latency: 100,
+        icache_ways: 2,
+        ..TimingModel::default()
+    };
+    assert_eq!(Profile::load(Path::new(&json)).unwrap().model, want);
+    assert_eq!(Profile::load(Path::new(&toml)).unwrap().model, want);
+    let a = json_report(&with_timing(relu_multicore(), &json));
+    let b = json_report(&with_timing(relu_multicore(), &toml));
+    assert_eq!(a["timing"]["model"], b["timing"]["model"]);
+    assert_eq!(a["timing"]["model"], serde_json::to_value(&want).unwrap());
+    assert_eq!(a["cores"][7]["cycles"], b["cores"][7]["cycles"]);
+    let out = q7emu()
+        .current_dir(ROOT)
+        .args(with_timing(relu_multicore(), &toml))
+        .output()
+        .unwrap();
+    let text = success(out, "run --timing p.toml");
+    assert_eq!(
+        text.lines().last().unwrap(),
+        format!(
+            "timing: {toml}: hbm_latency 40 (default 100), icache_ways 2 (default 4), \
+             sdma_latency 100 (default 200)"
+        )
+    );
+}
+
+/// The keys of a timing profile, as the error for an unknown one lists them.
+const KEYS: &str = "divide, exception_entry, exception_return, hbm_latency, icache_bytes, \
+                    icache_line, icache_ways, issue, load_use, loop_back, mul_high_use, mul_use, \
+                    sdma_bytes_per_cycle, sdma_latency, semihost_write_byte, taken_branch";
+
+/// Runs `q7emu ARGS...`, which must fail with exit code 1 (bad input); its stderr.
+fn refused(args: &[String]) -> String {
+    let out = q7emu().current_dir(ROOT).args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{args:?}");
+    assert!(out.stdout.is_empty());
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn an_unknown_key_is_refused_naming_it_and_the_file() {
+    let dir = TempDir::new("timing-unknown");
+    for (name, text) in [
+        ("bad.toml", "load_use = 1\nload_uze = 2\n"),
+        ("bad.json", r#"{"load_use": 1, "load_uze": 2}"#),
+    ] {
+        let path = profile(&dir, name, text);
+        assert_eq!(
+            refused(&with_timing(relu_multicore(), &path)),
+            format!(
+                "q7emu: error: {path}: unknown key `load_uze` (the timing model's keys: {KEYS})\n"
+            )
+        );
+    }
+}
+
+#[test]
+fn a_value_of_the_wrong_type_is_refused_naming_the_key_and_the_type() {
+    let dir = TempDir::new("timing-type");
+    for (name, text, found) in [
+        ("t.toml", "divide = \"32\"\n", "string \"32\""),
+        ("t.json", r#"{"divide": 1.5}"#, "floating point `1.5`"),
+        ("u.toml", "divide = true\n", "boolean `true`"),
+    ] {
+        let path = profile(&dir, name, text);
+        assert_eq!(
+            refused(&with_timing(relu_multicore(), &path)),
+            format!("q7emu: error: {path}: key `divide`: invalid type: {found}, expected u32\n")
+        );
+    }
+    let path = profile(&dir, "neg.json", r#"{"issue": -1}"#);
+    assert_eq!(
+        refused(&with_timing(relu_multicore(), &path)),
+        format!("q7emu: error: {path}: key `issue`: invalid value: integer `-1`, expected u32\n")
+    );
+    let path = profile(&dir, "p.yaml", "issue: 1\n");
+    assert_eq!(
+        refused(&with_timing(relu_multicore(), &path)),
+        format!("q7emu: error: {path}: a timing profile is a .json or a .toml file\n")
+    );
+    let path = profile(&dir, "list.json", "[1, 2]");
+    assert_eq!(
+        refused(&with_timing(relu_multicore(), &path)),
+        format!("q7emu: error: {path}: a timing profile is a table of keys, not an array\n")
+    );
+}
+
+#[test]
+fn run_packed_takes_a_profile_too() {
+    // The minimal kernel of examples/kernels/minimal runs from its image window in HBM and
+    // waits on no device, so without HBM latency its cycles lose exactly the memory and fetch
+    // stalls.
+    let dir = TempDir::new("timing-run-packed");
+    let report = |timing: Option<&str>| -> Value {
+        let json = dir.join("r.json");
+        let mut cmd = q7emu();
+        cmd.current_dir(ROOT).args([
+            "run-packed",
+            "--key",
+            "0x185",
+            "--arg",
+            "10",
+            "--json",
+            &json.display().to_string(),
+        ]);
+        if let Some(t) = timing {
+            cmd.args(["--timing", t]);
+        }
+        success(
+            cmd.arg("examples/kernels/minimal/minimal.so")
+                .output()
+                .unwrap(),
+            "run-packed",
+        );
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap()
+    };
+    let default = report(None);
+    let fast = report(Some(&profile(&dir, "fast.toml", "hbm_latency = 0\n")));
+    for (d, f) in default["dispatches"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(fast["dispatches"][0].as_array().unwrap())
+    {
+        let s = &d["stats"]["stalls"];
+        assert_eq!(
+            u(&f["stats"]["cycles"]),
+            u(&d["stats"]["cycles"]) - u(&s["memory"]) - u(&s["fetch"])
+        );
+        assert_eq!(f["stats"]["stalls"]["memory"], 0);
+        assert_eq!(
+            d["platform"]["windows"]["accesses"],
+            f["platform"]["windows"]["accesses"]
+        );
+    }
+    assert_eq!(default["dispatches"][0][0]["stats"]["cycles"], 1235);
+    assert_eq!(fast["dispatches"][0][0]["stats"]["cycles"], 35);
+}
+
+#[test]
+fn run_elf_takes_a_profile_too() {
+    let Some(prog) = q7_tests::build::build_sim(
+        "timing",
+        &[(
+            "t.c",
+            "int main(void) { volatile int s = 0; for (int i = 0; i < 100; i++) s += i; return s & 0x7f; }",
+        )],
+        &[],
+    ) else {
+        return;
+    };
+    let dir = TempDir::new("timing-run-elf");
+    let stats = |timing: Option<&str>| -> Value {
+        let json = dir.join("s.json");
+        let mut cmd = q7emu();
+        cmd.arg("run-elf").arg("--stats-json").arg(&json);
+        if let Some(t) = timing {
+            cmd.args(["--timing", t]);
+        }
+        let out = cmd.arg(&prog.elf).output().unwrap();
+        assert_eq!(out.status.code(), Some(4950 & 0x7f));
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap()
+    };
+    let default = stats(None);
+    let path = profile(&dir, "tb.json", r#"{ "taken_branch": 0 }"#);
+    let no_branch = stats(Some(&path));
+    // A bare-metal core has no devices to wait on: the taken-branch stalls are all that goes.
+    assert_eq!(
+        u(&no_branch["cycles"]),
+        u(&default["cycles"]) - u(&default["stats"]["stalls"]["taken_branch"])
+    );
+    assert_eq!(no_branch["timing"]["taken_branch"], 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The progress line.
+
+/// The variable that shows the progress line at once, so that any run is long enough to draw it.
+const AT_ONCE: (&str, &str) = ("Q7_PROGRESS_AFTER_MS", "0");
+
+/// The command line of `q7emu ARGS...` for a shell, each word quoted.
+fn shell_line(args: &[String]) -> String {
+    std::iter::once(env!("CARGO_BIN_EXE_q7emu").to_string())
+        .chain(args.iter().cloned())
+        .map(|w| format!("'{w}'"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What a terminal shows of `q7emu ARGS...` run on one (`script` gives it a pseudo-terminal
+/// for stdin, stdout and stderr), with the progress line drawn at once.
+fn on_a_terminal(args: &[String]) -> String {
+    let out = Command::new("script")
+        .args(["-qec", &shell_line(args), "/dev/null"])
+        .current_dir(ROOT)
+        .env(AT_ONCE.0, AT_ONCE.1)
+        .stdin(Stdio::null())
+        .output()
+        .expect("script (util-linux) runs");
+    success(out, "script")
+}
+
+/// Whether `text` holds any of the progress line: its words or the terminal escapes it draws
+/// with.
+fn has_progress(text: &str) -> bool {
+    text.contains("cores finished") || text.contains('\x1b')
+}
+
+#[test]
+fn a_run_with_stdout_and_stderr_piped_draws_no_progress_line() {
+    let out = q7emu()
+        .current_dir(ROOT)
+        .args(relu_multicore())
+        .env(AT_ONCE.0, AT_ONCE.1)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), "", "stderr");
+    assert!(!has_progress(&String::from_utf8(out.stdout).unwrap()));
+}
+
+#[test]
+fn on_a_terminal_the_progress_line_is_drawn_unless_the_output_is_json() {
+    let shown = on_a_terminal(&relu_multicore());
+    assert!(shown.contains(" cores finished, cycles "), "{shown:?}");
+    assert!(shown.contains("/8 cores finished"), "{shown:?}");
+    assert!(
+        shown.contains("core 7: 651837 instructions"),
+        "the report follows"
+    );
+    let mut json = relu_multicore();
+    json.push("--json".into());
+    let quiet = on_a_terminal(&json);
+    assert!(!has_progress(&quiet), "{quiet:?}");
+    assert!(quiet.contains("\"cores\""), "{quiet:?}");
+}
+
+#[test]
+fn run_packed_draws_the_line_per_dispatch_on_a_terminal_only() {
+    let args: Vec<String> = [
+        "run-packed",
+        "--key",
+        "0x185",
+        "--arg",
+        "1",
+        "--dispatches",
+        "2",
+        "examples/kernels/minimal/minimal.so",
+    ]
+    .map(String::from)
+    .to_vec();
+    let shown = on_a_terminal(&args);
+    assert!(shown.contains("dispatch 1/2: "), "{shown:?}");
+    let piped = q7emu()
+        .current_dir(ROOT)
+        .args(&args)
+        .env(AT_ONCE.0, AT_ONCE.1)
+        .output()
+        .unwrap();
+    assert!(piped.status.success());
+    assert!(piped.stderr.is_empty());
+    assert!(!has_progress(&String::from_utf8(piped.stdout).unwrap()));
+}
+
+// ---------------------------------------------------------------------------------------------
+// README.md "Timing profiles".
+
+/// The section of README.md under `heading`, up to the next `## ` heading.
+fn readme_section(heading: &str) -> String {
+    let text = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let start = text
+        .find(&format!("\n{heading}\n"))
+        .unwrap_or_else(|| panic!("README.md has no {heading:?}"));
+    let body = &text[start + heading.len() + 2..];
+    body[..body.find("\n## ").unwrap_or(body.len())].to_string()
+}
+
+/// The body of the first ````lang` block of `text`.
+fn block(text: &str, lang: &str) -> String {
+    text.lines()
+        .skip_while(|l| *l != format!("```{lang}"))
+        .skip(1)
+        .take_while(|l| *l != "```")
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn the_readmes_toml_and_json_profiles_are_one_model_and_its_error_is_printed() {
+    let section = readme_section("## Timing profiles");
+    let dir = TempDir::new("timing-readme");
+    let toml = profile(&dir, "readme.toml", &block(&section, "toml"));
+    let json = profile(&dir, "readme.json", &block(&section, "json"));
+    let want = TimingModel {
+        hbm_latency: 200,
+        load_use: 2,
+        ..TimingModel::default()
+    };
+    assert_eq!(Profile::load(Path::new(&toml)).unwrap().model, want);
+    assert_eq!(Profile::load(Path::new(&json)).unwrap().model, want);
+
+    // The error the section quotes, for a profile `slow.toml` given from its directory.
+    profile(&dir, "slow.toml", "load_use = \"2\"\n");
+    let root = Path::new(ROOT);
+    let out = q7emu()
+        .current_dir(dir.join(""))
+        .arg("run")
+        .arg(root.join("examples/kernels/relu_multicore/build"))
+        .args(["--op", "relu_forward", "--input"])
+        .arg(root.join("examples/kernels/relu_multicore/input.npy"))
+        .args(["--timing", "slow.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let error = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        section.contains(&format!("`` {} ``", error.trim_end())),
+        "README.md \"Timing profiles\" does not quote {error:?}"
+    );
+}
