@@ -3,6 +3,8 @@
 //! `tests/fixtures/test-sdk` (a stand-in, not shipped) with the repository's headers and linker
 //! script — then prelinked, loaded and started on the emulated cluster.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -26,18 +28,6 @@ fn q7emu() -> Command {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A toolchain prefix whose `bin` holds an empty file for every tool but `missing`.
-fn fake_toolchain(dir: &TempDir, missing: Option<&str>) -> PathBuf {
-    let prefix = dir.join("toolchain");
-    std::fs::create_dir_all(prefix.join("bin")).unwrap();
-    for t in q7_host::build::toolchain::Tool::ALL {
-        if Some(t.file_name().as_str()) != missing {
-            std::fs::write(prefix.join("bin").join(t.file_name()), "").unwrap();
-        }
-    }
-    prefix
 }
 
 fn copy_tree(from: &Path, to: &Path) {
@@ -98,7 +88,7 @@ fn build_args(args: &[&str]) -> Output {
 #[test]
 fn a_missing_compiler_is_named_exactly() {
     let dir = TempDir::new("build-nocc");
-    let prefix = fake_toolchain(&dir, Some("xtensa-elf-g++"));
+    let prefix = support::fake_toolchain(&dir, Some("xtensa-elf-g++"));
     let src = dir.join("k.cpp");
     std::fs::write(&src, "").unwrap();
     let o = q7emu()
@@ -129,7 +119,7 @@ fn a_missing_compiler_is_named_exactly() {
 #[test]
 fn a_missing_source_has_the_seed_message() {
     let dir = TempDir::new("build-nosrc");
-    let prefix = fake_toolchain(&dir, None);
+    let prefix = support::fake_toolchain(&dir, None);
     let o = q7emu()
         .args([
             "build",

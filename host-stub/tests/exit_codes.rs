@@ -3,6 +3,8 @@
 //! subcommand but `run-elf`, whose guest statuses, misfit status, fault and runaway
 //! `hostile_inputs.rs` runs on crafted programs.
 
+mod support;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -156,19 +158,6 @@ fn a_command_line_that_does_not_parse_is_2() {
     }
 }
 
-/// A toolchain prefix whose `bin` holds an empty, non-executable file for every tool but
-/// `missing`.
-fn fake_toolchain(dir: &TempDir, missing: Option<&str>) -> PathBuf {
-    let prefix = dir.join("toolchain");
-    std::fs::create_dir_all(prefix.join("bin")).unwrap();
-    for t in q7_host::build::toolchain::Tool::ALL {
-        if Some(t.file_name().as_str()) != missing {
-            std::fs::write(prefix.join("bin").join(t.file_name()), "").unwrap();
-        }
-    }
-    prefix
-}
-
 #[test]
 fn a_build_whose_tools_are_missing_or_do_not_run_is_3() {
     let dir = TempDir::new("exit-build");
@@ -196,13 +185,13 @@ fn a_build_whose_tools_are_missing_or_do_not_run_is_3() {
             .output()
             .unwrap()
     };
-    let prefix = fake_toolchain(&dir, Some("xtensa-elf-g++"));
+    let prefix = support::fake_toolchain(&dir, Some("xtensa-elf-g++"));
     let err = exits(&build(&prefix), Kind::BuildFailed, 3);
     assert!(
         err.starts_with("q7emu: error: Could not find xtensa-elf-g++ in "),
         "{err}"
     );
-    let prefix = fake_toolchain(&dir, None);
+    let prefix = support::fake_toolchain(&dir, None);
     let err = exits(&build(&prefix), Kind::BuildFailed, 3);
     let gxx = prefix.join("bin/xtensa-elf-g++");
     assert_eq!(
@@ -214,27 +203,12 @@ fn a_build_whose_tools_are_missing_or_do_not_run_is_3() {
     );
 }
 
-/// A 1-D `.npy` of dtype `descr` holding `elements` (little-endian bytes, `size` each).
-fn npy(descr: &str, size: usize, elements: &[u8]) -> Vec<u8> {
-    let n = elements.len() / size;
-    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({n},), }}");
-    while !(10 + h.len() + 1).is_multiple_of(64) {
-        h.push(' ');
-    }
-    h.push('\n');
-    let mut f = b"\x93NUMPY\x01\x00".to_vec();
-    f.extend_from_slice(&(h.len() as u16).to_le_bytes());
-    f.extend_from_slice(h.as_bytes());
-    f.extend_from_slice(elements);
-    f
-}
-
 #[test]
 fn a_kernel_stopped_by_a_runtime_error_is_129() {
     let dir = TempDir::new("exit-fault");
     let ints = dir.join("i32.npy");
     let ones: Vec<u8> = (0..1024).flat_map(|_| 1i32.to_le_bytes()).collect();
-    std::fs::write(&ints, npy("<i4", 4, &ones)).unwrap();
+    std::fs::write(&ints, q7_tests::npy_1d("<i4", 4, &ones)).unwrap();
     let out = q7emu(&[
         "run",
         &path("examples/kernels/vector_add/build"),
@@ -257,7 +231,7 @@ fn a_kernel_stopped_by_a_runtime_error_is_129() {
 fn a_kernel_out_of_cycles_is_130() {
     let dir = TempDir::new("exit-runaway");
     let one = dir.join("one.npy");
-    std::fs::write(&one, npy("<f4", 4, &1f32.to_le_bytes())).unwrap();
+    std::fs::write(&one, q7_tests::npy_1d("<f4", 4, &1f32.to_le_bytes())).unwrap();
     let out = q7emu(&[
         "run",
         &path("examples/kernels/relu_tcm/build"),

@@ -30,20 +30,6 @@ fn line_of(text: &str, marker: &str) -> usize {
         + 1
 }
 
-/// A 1-D float32 `.npy` of four zeros.
-fn zeros() -> Vec<u8> {
-    let mut h = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }".to_string();
-    while !(10 + h.len() + 1).is_multiple_of(64) {
-        h.push(' ');
-    }
-    h.push('\n');
-    let mut f = b"\x93NUMPY\x01\x00".to_vec();
-    f.extend_from_slice(&(h.len() as u16).to_le_bytes());
-    f.extend_from_slice(h.as_bytes());
-    f.extend_from_slice(&[0; 16]);
-    f
-}
-
 /// The report line of backtrace frame `n` in `stderr`.
 fn frame(stderr: &str, n: usize) -> &str {
     let prefix = format!("  #{n} 0x");
@@ -83,7 +69,7 @@ fn build_and_fault(dir: &TempDir, extra: &[&str]) -> String {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let input = dir.join("x.npy");
-    std::fs::write(&input, zeros()).unwrap();
+    std::fs::write(&input, q7_tests::npy_1d("<f4", 4, &[0; 16])).unwrap();
     let o = q7emu()
         .arg("run")
         .arg(&out)

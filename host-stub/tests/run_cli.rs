@@ -43,16 +43,7 @@ fn scratch(name: &str, bytes: &[u8]) -> String {
 
 /// A C-ordered 1-D `.npy` of `n` little-endian elements of `descr`, all bytes `fill`.
 fn npy(descr: &str, n: usize, size: usize, fill: u8) -> Vec<u8> {
-    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({n},), }}");
-    while (10 + h.len() + 1) % 64 != 0 {
-        h.push(' ');
-    }
-    h.push('\n');
-    let mut f = b"\x93NUMPY\x01\x00".to_vec();
-    f.extend_from_slice(&(h.len() as u16).to_le_bytes());
-    f.extend_from_slice(h.as_bytes());
-    f.extend(std::iter::repeat_n(fill, n * size));
-    f
+    q7_tests::npy_1d(descr, size, &vec![fill; n * size])
 }
 
 #[test]

@@ -4,6 +4,8 @@
 //! and Ctrl-C stops the core with a report of where it was. Programs are built with the
 //! project's bare-metal runtime (examples/bare-metal/rt), so these tests need the toolchain.
 
+mod support;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
@@ -224,13 +226,7 @@ fn ctrl_c_stops_the_core_and_reports_where_it_was() {
         .unwrap();
     // Long enough for the run to have started; the default budget (10^10 cycles) would take
     // most of a minute.
-    std::thread::sleep(Duration::from_millis(700));
-    let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let out = child.wait_with_output().unwrap();
+    let out = support::interrupt_after(child, Duration::from_millis(700));
     let err = stderr(&out);
     assert_eq!(out.status.code(), code(Kind::Interrupted), "{err}");
     assert!(

@@ -2,6 +2,8 @@
 //! `examples/kernels/minimal` answers `100000·registered + arg·scale[prid & 3] + 1000·prid + calls`
 //! with scale = {3, 5, 7, 11}, so every core's response is known exactly.
 
+mod support;
+
 use std::process::Command;
 
 use q7_tests::TempDir;
@@ -196,13 +198,7 @@ fn ctrl_c_stops_every_core_of_a_dispatch_and_reports_where_each_was() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(700));
-    let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let out = child.wait_with_output().unwrap();
+    let out = support::interrupt_after(child, std::time::Duration::from_millis(700));
     let err = String::from_utf8_lossy(&out.stderr);
     let interrupted = i32::from(Exit::of(Kind::Interrupted).code());
     assert_eq!(out.status.code(), Some(interrupted), "{err}");

@@ -207,3 +207,19 @@ pub fn load_cluster(
     cluster.set_entry(file.entry);
     cluster
 }
+
+/// A C-ordered 1-D `.npy` (format 1.0) of dtype `descr` (e.g. `<f4`) holding `data`, the
+/// little-endian bytes of its elements, `size` bytes each.
+pub fn npy_1d(descr: &str, size: usize, data: &[u8]) -> Vec<u8> {
+    let n = data.len() / size;
+    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({n},), }}");
+    while !(10 + h.len() + 1).is_multiple_of(64) {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut f = b"\x93NUMPY\x01\x00".to_vec();
+    f.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    f.extend_from_slice(h.as_bytes());
+    f.extend_from_slice(data);
+    f
+}

@@ -1,0 +1,31 @@
+//! Helpers shared by the command-line tests of this directory (each test file uses some).
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Output};
+use std::time::Duration;
+
+use q7_tests::TempDir;
+
+/// A toolchain prefix whose `bin` holds an empty file for every tool but `missing`.
+pub fn fake_toolchain(dir: &TempDir, missing: Option<&str>) -> PathBuf {
+    let prefix = dir.join("toolchain");
+    std::fs::create_dir_all(prefix.join("bin")).unwrap();
+    for t in q7_host::build::toolchain::Tool::ALL {
+        if Some(t.file_name().as_str()) != missing {
+            std::fs::write(prefix.join("bin").join(t.file_name()), "").unwrap();
+        }
+    }
+    prefix
+}
+
+/// Sends Ctrl-C (SIGINT) to `child` after `after`, and waits for it to end.
+pub fn interrupt_after(child: Child, after: Duration) -> Output {
+    std::thread::sleep(after);
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success(), "kill -INT {}", child.id());
+    child.wait_with_output().unwrap()
+}
