@@ -167,6 +167,9 @@ pub enum FirmwareError {
         /// Why.
         source: q7_emulator::platform::HbmError,
     },
+    /// The host threads that run the cores could not be started.
+    #[error(transparent)]
+    Threads(#[from] q7_emulator::platform::cluster::ThreadsError),
     /// Ctrl-C stopped the cores running library code: where each one was.
     #[error("{}", interrupted_text(what, reports, finished))]
     Interrupted {
@@ -534,6 +537,7 @@ impl Firmware {
             self.prepare_call(core, f);
         }
         let which: Vec<usize> = cores.iter().map(|&c| c as usize).collect();
+        self.cluster.prepare_threads(threads)?;
         let stops = self
             .cluster
             .run_subset::<NoTrace>(&which, threads, self.call_budget);
