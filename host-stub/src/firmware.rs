@@ -300,12 +300,28 @@ impl Firmware {
 
     /// Consumes one 0x1095 record on `core`.
     pub fn process(&mut self, core: u32, record: &[u8]) -> Result<(), FirmwareError> {
-        let r =
-            LoadRecord::decode(record).map_err(|source| FirmwareError::Record { core, source })?;
-        match r.direction {
+        let r = LoadRecord::decode(record).map_err(|source| FirmwareError::Record { core, source });
+        let r = r.inspect_err(|e| tracing::warn!(core, error = %e, "load record refused"))?;
+        let _span = tracing::info_span!(
+            "record",
+            core,
+            direction = ?r.direction,
+            selector = r.selector
+        )
+        .entered();
+        let result = match r.direction {
             Direction::Load => self.load(core, r),
             Direction::Unload => self.unload(core, r.selector),
+        };
+        match &result {
+            Ok(()) => tracing::debug!("record done"),
+            // The first line: a fault's report follows it, and was logged where it happened.
+            Err(e) => tracing::warn!(
+                error = e.to_string().lines().next().unwrap_or(""),
+                "record failed"
+            ),
         }
+        result
     }
 
     fn load(&mut self, core: u32, r: LoadRecord) -> Result<(), FirmwareError> {
@@ -327,6 +343,12 @@ impl Firmware {
                 window: size - TRAMPOLINE_SIZE,
             });
         }
+        tracing::debug!(
+            staged = format_args!("{:#x}", r.device_addr),
+            bytes = r.image_size,
+            window = format_args!("{win:#010x}"),
+            "pulling the image into the window"
+        );
         let hbm = self.cluster.hbm.clone();
         let mut image = vec![0u8; r.image_size as usize];
         hbm.read(r.device_addr, &mut image)
@@ -397,6 +419,7 @@ impl Firmware {
                 return Err(e);
             }
         };
+        tracing::debug!(kernels = table.len(), "kernel table bound");
         let lib = self.resident.entry(r.selector).or_default();
         lib.tables.insert(core, table);
         lib.heaps.insert(core, heap);
@@ -448,6 +471,8 @@ impl Firmware {
     }
 
     fn call(&mut self, core: u32, func: u32, what: &'static str) -> Result<(), FirmwareError> {
+        let _span =
+            tracing::debug_span!("call", core, what, func = format_args!("{func:#010x}")).entered();
         self.prepare_call(core, func);
         let stop = self
             .cluster
@@ -464,8 +489,22 @@ impl Firmware {
     fn failure(&self, core: u32, what: &'static str, report: Box<FaultReport>) -> FirmwareError {
         let bus = &self.cluster.cores[core as usize].bus;
         let Some(code) = bus.mailbox.abort else {
+            tracing::warn!(
+                core,
+                what,
+                pc = format_args!("{:#010x}", report.pc),
+                fault = %report.kind,
+                "core faulted"
+            );
             return FirmwareError::Fault { core, what, report };
         };
+        tracing::warn!(
+            core,
+            what,
+            code,
+            name = mailbox::runtime_error_name(code),
+            "runtime error"
+        );
         let console = bus.console.contents();
         let text = String::from_utf8_lossy(&console);
         let message = text
@@ -494,6 +533,15 @@ impl Firmware {
         args: &[ArgTensor],
         threads: usize,
     ) -> Result<Vec<CoreResult>, FirmwareError> {
+        let _span = tracing::info_span!(
+            "dispatch",
+            key = format_args!("{key:#x}"),
+            opcode,
+            sub_opcode,
+            args = args.len(),
+            threads
+        )
+        .entered();
         if args.len() > map::MAX_ARGS as usize {
             return Err(FirmwareError::TooManyArgs {
                 key,
@@ -545,6 +593,7 @@ impl Firmware {
             .iter()
             .any(|(stop, _)| matches!(stop, Stop::Fault(r) if r.kind == FaultKind::Interrupted));
         if interrupted {
+            tracing::warn!("interrupted (Ctrl-C)");
             let (mut reports, mut finished) = (Vec::new(), Vec::new());
             for (core, (stop, _)) in cores.iter().zip(stops) {
                 match stop {
@@ -570,6 +619,12 @@ impl Firmware {
                 stats: c.stats.since(&before),
             });
         }
+        tracing::info!(
+            cores = out.len(),
+            instructions = out.iter().map(|r| r.stats.instructions).sum::<u64>(),
+            max_cycles = out.iter().map(|r| r.stats.cycles).max().unwrap_or(0),
+            "dispatch done"
+        );
         Ok(out)
     }
 

@@ -289,6 +289,13 @@ pub fn run_packed(
     if !matches!(run.cores, 1 | 8) {
         return Err(RunPackedError::Cores(run.cores));
     }
+    let _span = tracing::info_span!(
+        "run_packed",
+        name = run.name,
+        cores = run.cores,
+        key = format_args!("{:#x}", run.key)
+    )
+    .entered();
     let args = descriptors(&run.args)?;
     let mut device = Firmware::new(Cluster::new(&ClusterConfig::default())?);
     device.single_core = run.cores == 1;

@@ -234,9 +234,29 @@ impl Cluster {
             .filter(|(i, _)| which.contains(i))
             .map(|(_, job)| job)
             .collect();
+        // Pool threads do not inherit the caller's span: each core's span names it as parent.
+        let parent = tracing::Span::current();
         let run = |(core, slot): Job<'_, T>| {
-            let mut t = tracer(core.bus.prid());
+            let prid = core.bus.prid();
+            let _span =
+                tracing::debug_span!(parent: &parent, "core", core = prid, budget = max_cycles)
+                    .entered();
+            let (insns, cycles) = (core.stats.instructions, core.stats.cycles);
+            let mut t = tracer(prid);
             let stop = core.run_for(max_cycles, &mut t);
+            let (insns, cycles) = (core.stats.instructions - insns, core.stats.cycles - cycles);
+            match &stop {
+                Stop::Exited(status) => {
+                    tracing::debug!(instructions = insns, cycles, status, "core exited")
+                }
+                Stop::Fault(r) => tracing::debug!(
+                    instructions = insns,
+                    cycles,
+                    pc = format_args!("{:#010x}", r.pc),
+                    fault = %r.kind,
+                    "core stopped"
+                ),
+            }
             *slot = Some((stop, t));
         };
         if n == 1 {

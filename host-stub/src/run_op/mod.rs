@@ -201,6 +201,7 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>, RunError> {
 impl Library {
     /// Opens build directory `dir`.
     pub fn open(dir: &Path) -> Result<Library, RunError> {
+        let _span = tracing::info_span!("library", dir = %dir.display()).entered();
         let path = dir.join(BUILD_INFO_FILE);
         let text = std::fs::read_to_string(&path).map_err(io(&path))?;
         let info =
@@ -218,7 +219,14 @@ impl Library {
                     .map(|b| Symbols::from_elf(&b))
                     .unwrap_or_default()
             })
-            .collect();
+            .collect::<Vec<Symbols>>();
+        tracing::debug!(
+            library = info.library,
+            images = images.len(),
+            packed = info.packed,
+            symbolised = symbols.iter().filter(|s| !s.is_empty()).count(),
+            "library opened"
+        );
         Ok(Library {
             dir: dir.to_path_buf(),
             info,
@@ -291,6 +299,7 @@ fn scalar(op: &OpInfo, name: &str, kind: ArgKind, value: &str) -> Result<ScalarV
 
 /// Runs `req` on library `lib`, on a fresh default cluster.
 pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
+    let _span = tracing::info_span!("run", library = lib.info.library, op = req.op).entered();
     let op = lib.op(&req.op)?.clone();
     let tensors = op.args.iter().filter(|a| a.kind == ArgKind::Tensor).count();
     let count = |what, want, got| RunError::ArgCount {
@@ -396,6 +405,12 @@ pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
     }
     let (out_addr, out_desc) = place("output".into(), &output, true)?;
     descriptors.push(out_desc);
+    tracing::debug!(
+        tensors = req.inputs.len(),
+        scalars = req.scalars.len(),
+        output = format_args!("{out_addr:#x}"),
+        "arguments placed in HBM"
+    );
 
     let start = Instant::now();
     let cores = ctx
