@@ -12,6 +12,7 @@
 //! the firmware recognises as "returned".
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use q7_emulator::platform::mailbox::{self, ArgTensor};
 use q7_emulator::platform::{map, sdma, Cluster};
@@ -254,6 +255,8 @@ pub struct Firmware {
     /// Cycle budget of each firmware call; a call that exceeds it stops with a
     /// `BudgetExhausted` fault naming the core (default [`CALL_BUDGET`]).
     pub call_budget: u64,
+    /// What observes the cores' runs (traces, timeline), if anything.
+    pub observer: Option<Arc<crate::trace::Observer>>,
 }
 
 fn trampoline(at: u32) -> Vec<u8> {
@@ -279,6 +282,7 @@ impl Firmware {
             resident: BTreeMap::new(),
             single_core: false,
             call_budget: CALL_BUDGET,
+            observer: None,
         }
     }
 
@@ -474,14 +478,40 @@ impl Firmware {
         let _span =
             tracing::debug_span!("call", core, what, func = format_args!("{func:#010x}")).entered();
         self.prepare_call(core, func);
-        let stop = self
-            .cluster
-            .run_subset::<NoTrace>(&[core as usize], 1, self.call_budget);
-        match stop.into_iter().next().map(|(s, _)| s) {
+        let stop = self.run_cores(&[core], 1, what);
+        match stop.into_iter().next() {
             Some(Stop::Exited(_)) => Ok(()),
             Some(Stop::Fault(report)) => Err(self.failure(core, what, report)),
             None => panic!("internal: run_subset returned no result for core {core}"),
         }
+    }
+
+    /// Runs `cores` (set up by [`Firmware::prepare_call`]) for at most the call budget each on
+    /// `threads` host threads, each with the observer's tracer for the call `what` when there
+    /// is an observer; their stops, in the same order.
+    fn run_cores(&mut self, cores: &[u32], threads: usize, what: &str) -> Vec<Stop> {
+        let which: Vec<usize> = cores.iter().map(|&c| c as usize).collect();
+        let Some(observer) = self.observer.clone() else {
+            return self
+                .cluster
+                .run_subset::<NoTrace>(&which, threads, self.call_budget)
+                .into_iter()
+                .map(|(stop, _)| stop)
+                .collect();
+        };
+        let results = self
+            .cluster
+            .run_subset_with(&which, threads, self.call_budget, |c| {
+                observer.tracer(c, what)
+            });
+        results
+            .into_iter()
+            .zip(cores)
+            .map(|((stop, tracer), &core)| {
+                observer.finish(tracer, &stop, &mut self.cluster.cores[core as usize]);
+                stop
+            })
+            .collect()
     }
 
     /// The error for `core` stopping with `report` while running `what`: the runtime's abort
@@ -584,18 +614,15 @@ impl Firmware {
             mb.response = None;
             self.prepare_call(core, f);
         }
-        let which: Vec<usize> = cores.iter().map(|&c| c as usize).collect();
         self.cluster.prepare_threads(threads)?;
-        let stops = self
-            .cluster
-            .run_subset::<NoTrace>(&which, threads, self.call_budget);
+        let stops = self.run_cores(&cores, threads, &format!("kernel of key {key:#x}"));
         let interrupted = stops
             .iter()
-            .any(|(stop, _)| matches!(stop, Stop::Fault(r) if r.kind == FaultKind::Interrupted));
+            .any(|stop| matches!(stop, Stop::Fault(r) if r.kind == FaultKind::Interrupted));
         if interrupted {
             tracing::warn!("interrupted (Ctrl-C)");
             let (mut reports, mut finished) = (Vec::new(), Vec::new());
-            for (core, (stop, _)) in cores.iter().zip(stops) {
+            for (core, stop) in cores.iter().zip(stops) {
                 match stop {
                     Stop::Fault(r) => reports.push(*r),
                     Stop::Exited(_) => finished.push(*core),
@@ -608,7 +635,7 @@ impl Firmware {
             });
         }
         let mut out = Vec::new();
-        for ((core, (stop, _)), before) in cores.iter().zip(stops).zip(before) {
+        for ((core, stop), before) in cores.iter().zip(stops).zip(before) {
             if let Stop::Fault(report) = stop {
                 return Err(self.failure(*core, "kernel", report));
             }

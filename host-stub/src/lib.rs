@@ -23,3 +23,4 @@ pub mod run_op;
 pub mod run_packed;
 pub mod symbolize;
 pub mod tensor;
+pub mod trace;

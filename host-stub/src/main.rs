@@ -269,8 +269,10 @@ fn run(cli: Cli) -> Result<Exit, Failure> {
             Ok(Exit::SUCCESS)
         }
         Command::Run(args) => {
-            let text = q7_host::run_op::cli::main(args).map_err(|e| Failure::new(e.exit(), e))?;
+            let (text, notes) =
+                q7_host::run_op::cli::main(args).map_err(|e| Failure::new(e.exit(), e))?;
             print!("{text}");
+            eprint!("{notes}");
             Ok(Exit::SUCCESS)
         }
     }

@@ -207,7 +207,8 @@ impl Cluster {
         self.run_subset_with(which, threads, max_cycles, |_| T::default())
     }
 
-    /// [`Cluster::run_subset`] with each core's tracer made by `tracer(prid)`.
+    /// [`Cluster::run_subset`] with each core's tracer made by `tracer(core)` as its run
+    /// starts.
     ///
     /// One thread runs the cores in PRID order on the calling thread; more run them on a pool
     /// of exactly that many threads ([`Cluster::threads_for`]), each core wholly on one
@@ -222,7 +223,7 @@ impl Cluster {
     ) -> Vec<(Stop, T)>
     where
         T: Tracer + Send,
-        F: Fn(u32) -> T + Sync,
+        F: Fn(&Core<PlatformBus>) -> T + Sync,
     {
         let n = Self::threads_for(threads, which.len());
         let mut results: Vec<Option<(Stop, T)>> = (0..self.cores.len()).map(|_| None).collect();
@@ -242,7 +243,7 @@ impl Cluster {
                 tracing::debug_span!(parent: &parent, "core", core = prid, budget = max_cycles)
                     .entered();
             let (insns, cycles) = (core.stats.instructions, core.stats.cycles);
-            let mut t = tracer(prid);
+            let mut t = tracer(core);
             let stop = core.run_for(max_cycles, &mut t);
             let (insns, cycles) = (core.stats.instructions - insns, core.stats.cycles - cycles);
             match &stop {
@@ -353,9 +354,11 @@ mod tests {
     fn each_core_gets_the_tracer_made_for_its_prid_on_any_thread_count() {
         for threads in [1, 2, 3, 8, 64] {
             let mut c = exiting_with_prid();
-            let results = c.run_subset_with(&[0, 1, 2, 3, 4, 5, 6, 7], threads, 1000, |prid| {
-                Count { prid, seen: 0 }
-            });
+            let results =
+                c.run_subset_with(&[0, 1, 2, 3, 4, 5, 6, 7], threads, 1000, |core| Count {
+                    prid: core.bus.prid(),
+                    seen: 0,
+                });
             let got: Vec<(Stop, u32, u32)> = results
                 .into_iter()
                 .map(|(s, t)| (s, t.prid, t.seen))

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod report;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use q7_emulator::platform::mailbox::ArgTensor;
@@ -28,6 +29,7 @@ use crate::symbolize::Symbols;
 use crate::tensor::descriptor::{ArgDescriptor, DescriptorError, Location, ScalarValue};
 use crate::tensor::dtype::Dtype;
 use crate::tensor::HostTensor;
+use crate::trace::{ObserveSpec, Observer, Summary, TraceError};
 
 pub use crate::run_packed::{CUSTOM_OP_OPCODE, SELECTOR};
 
@@ -164,6 +166,9 @@ pub enum RunError {
         /// Why.
         source: NrtError,
     },
+    /// A trace or the timeline could not be set up or written.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
     /// Device-side failure: a fault, runaway, abort or firmware refusal.
     #[error("{source}{symbols}")]
     Device {
@@ -299,6 +304,41 @@ fn scalar(op: &OpInfo, name: &str, kind: ArgKind, value: &str) -> Result<ScalarV
 
 /// Runs `req` on library `lib`, on a fresh default cluster.
 pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
+    run_observed(lib, req, &ObserveSpec::default()).map(|(run, _)| run)
+}
+
+/// [`run`], observed as `spec` asks (host-stub/TRACE.md): traces and timeline are written
+/// whether the run succeeds or fails (a failed run's error wins over one writing them).
+pub fn run_observed(
+    lib: &Library,
+    req: &OpRequest,
+    spec: &ObserveSpec,
+) -> Result<(OpRun, Summary), RunError> {
+    let observer = if spec.any() {
+        let images = lib.info.images.clone();
+        Some(Arc::new(Observer::new(spec, lib.symbols.clone(), images)?))
+    } else {
+        None
+    };
+    let result = run_with(lib, req, observer.clone());
+    let summary = match observer.map(|o| o.close()) {
+        None => Ok(Summary::default()),
+        Some(Ok(s)) => Ok(s),
+        Some(Err(e)) if result.is_err() => {
+            tracing::warn!(error = %e, "writing the observations of a failed run");
+            Ok(Summary::default())
+        }
+        Some(Err(e)) => Err(e),
+    };
+    let run = result?;
+    Ok((run, summary?))
+}
+
+fn run_with(
+    lib: &Library,
+    req: &OpRequest,
+    observer: Option<Arc<Observer>>,
+) -> Result<OpRun, RunError> {
     let _span = tracing::info_span!("run", library = lib.info.library, op = req.op).entered();
     let op = lib.op(&req.op)?.clone();
     let tensors = op.args.iter().filter(|a| a.kind == ArgKind::Tensor).count();
@@ -337,6 +377,7 @@ pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
         );
     device.single_core = !lib.info.multicore;
     device.call_budget = req.call_budget;
+    device.observer = observer;
     let mut ctx = Context::new(device);
     let device_err = |source| RunError::Device {
         symbols: lib.symbolise(&source),
