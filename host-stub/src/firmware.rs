@@ -378,8 +378,12 @@ impl Firmware {
         c.invalidate_code();
         c.bus.images.occupy(win, u64::from(r.image_size));
         let cost = sdma::transfer_cycles(&c.timing, r.image_size);
+        let pulled_from = c.stats.cycles;
         c.stats.cycles += cost;
         c.stats.stalls.device_wait += cost;
+        if let Some(o) = &self.observer {
+            o.image_pull(core, pulled_from, pulled_from + cost, r.image_size);
+        }
         // Bind the kernel table named by the image's trailer.
         let KtabTrailer { addr, size: len } =
             KtabTrailer::of_image(&header, &image).ok_or(FirmwareError::NoKernelTable { core })?;

@@ -14,11 +14,29 @@ pub struct Window {
     pub enabled: bool,
 }
 
+/// A write of MEM_WINDOW_CTRL, kept while [`MemWindows::record`] is set: the window as that
+/// write left it, at the core cycle of the write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowEvent {
+    /// Core cycle of the write.
+    pub cycle: u64,
+    /// Window number.
+    pub window: u32,
+    /// Its HBM base.
+    pub base: u64,
+    /// Whether it is enabled.
+    pub enabled: bool,
+}
+
 /// The MEM_WINDOW device: one [`Window`] per translate window.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemWindows {
     /// The windows, by number.
     pub windows: [Window; map::WINDOWS as usize],
+    /// Keep every MEM_WINDOW_CTRL write in [`MemWindows::log`]; off by default.
+    pub record: bool,
+    /// CTRL writes while recording, oldest first.
+    pub log: Vec<WindowEvent>,
 }
 
 impl Default for MemWindows {
@@ -35,7 +53,11 @@ impl Default for MemWindows {
                 enabled: true,
             };
         }
-        MemWindows { windows }
+        MemWindows {
+            windows,
+            record: false,
+            log: Vec::new(),
+        }
     }
 }
 
@@ -72,7 +94,7 @@ impl Device for MemWindows {
         d: Decoded,
         v: u32,
         _: &mut DeviceCtx<'_>,
-        _: u64,
+        now: u64,
     ) -> Result<u64, BusFault> {
         let (w, win) = (d.instance, &mut self.windows[d.instance as usize]);
         match d.register {
@@ -88,7 +110,19 @@ impl Device for MemWindows {
                 win.base = (win.base & !0xffff_ffff) | u64::from(v);
             }
             regs::BASE_HI => win.base = (win.base & 0xffff_ffff) | (u64::from(v) << 32),
-            _ => win.enabled = v & 1 != 0, // CTRL
+            _ => {
+                // CTRL
+                win.enabled = v & 1 != 0;
+                if self.record {
+                    let (base, enabled) = (win.base, win.enabled);
+                    self.log.push(WindowEvent {
+                        cycle: now,
+                        window: w,
+                        base,
+                        enabled,
+                    });
+                }
+            }
         }
         Ok(0)
     }
@@ -123,6 +157,35 @@ mod tests {
         assert_eq!(m.translate(0x8600_0004), Some(0x1_0300_0004));
         assert_eq!(rig.load(&mut m, reg::mem_window_base_hi(2), 0), Ok(1));
         assert_eq!(rig.load(&mut m, reg::mem_window_ctrl(2), 0), Ok(1));
+    }
+
+    #[test]
+    fn recording_keeps_each_ctrl_write_with_the_window_it_leaves() {
+        let (mut rig, mut m) = (Rig::new(), MemWindows::default());
+        rig.store(&mut m, reg::mem_window_ctrl(4), 1, 3).unwrap();
+        assert!(m.log.is_empty(), "not recording");
+        m.record = true;
+        rig.store(&mut m, reg::mem_window_base_lo(2), 0x0300_0000, 10)
+            .unwrap();
+        rig.store(&mut m, reg::mem_window_ctrl(2), 1, 12).unwrap();
+        rig.store(&mut m, reg::mem_window_ctrl(2), 0, 20).unwrap();
+        assert_eq!(
+            m.log,
+            [
+                WindowEvent {
+                    cycle: 12,
+                    window: 2,
+                    base: 0x0300_0000,
+                    enabled: true
+                },
+                WindowEvent {
+                    cycle: 20,
+                    window: 2,
+                    base: 0x0300_0000,
+                    enabled: false
+                },
+            ]
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::trace::{ObserveSpec, PcSelect, Summary, TraceSpec};
 /// `q7emu run BUILD_DIR --op NAME --input FILE.npy... [--scalar V]... [--output FILE.npy]
 /// [--out-shape D0,D1,...] [--out-dtype DTYPE] [--threads N] [--max-cycles N] [--json]
 /// [--trace-dir DIR [--trace-cores N,...] [--trace-pc LO..HI | --trace-fn NAME]
-/// [--trace-cycles A..B]]`
+/// [--trace-cycles A..B]] [--timeline FILE.json]`
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     /// The build directory (`q7emu build -o`).
@@ -63,6 +63,11 @@ pub struct RunArgs {
     /// Trace only the instructions that start at cycle A <= cycle < B of their core.
     #[arg(long, value_name = "A..B", value_parser = parse_cycle_range, requires = "trace_dir")]
     pub trace_cycles: Option<(u64, u64)>,
+    /// Write the run's timeline as Chrome trace-event JSON (Perfetto, chrome://tracing): per
+    /// core its calls, kernel phases, function spans, SDMA transfers, exceptions and runtime
+    /// events, host-stub/TRACE.md.
+    #[arg(long, value_name = "FILE.json")]
+    pub timeline: Option<PathBuf>,
 }
 
 impl RunArgs {
@@ -79,6 +84,7 @@ impl RunArgs {
                 },
                 cycles: self.trace_cycles,
             }),
+            timeline: self.timeline.clone(),
         }
     }
 }
@@ -99,6 +105,13 @@ pub fn notes(s: &Summary) -> String {
             "q7emu: trace of {} core(s) in {dir}: {} events, {text} bytes of text, {json} bytes of JSON lines\n",
             t.files.len(),
             t.kept
+        ));
+    }
+    if let Some((path, bytes, counts)) = &s.timeline {
+        out.push_str(&format!(
+            "q7emu: timeline {}: {} events, {bytes} bytes\n",
+            path.display(),
+            counts.events
         ));
     }
     out

@@ -377,6 +377,9 @@ fn run_with(
         );
     device.single_core = !lib.info.multicore;
     device.call_budget = req.call_budget;
+    if let Some(o) = &observer {
+        o.attach(&mut device.cluster.cores);
+    }
     device.observer = observer;
     let mut ctx = Context::new(device);
     let device_err = |source| RunError::Device {

@@ -1,11 +1,12 @@
 //! Observing a run (host-stub/TRACE.md): instruction traces of the cores (`--trace-dir`,
-//! [`insn`], written by [`writer`]). The
+//! [`insn`], written by [`writer`]) and the run's timeline (`--timeline`, [`timeline`]). The
 //! firmware hands every core it runs a [`CoreTracer`] made by the run's [`Observer`] and gives
 //! it back when the core stops. Observing never changes what a core computes or a cycle it
 //! counts: tracers only read the state the emulator shows them, and the devices record what
 //! they did only as a side list.
 
 pub mod insn;
+pub mod timeline;
 pub mod writer;
 
 use std::path::PathBuf;
@@ -17,6 +18,7 @@ use q7_emulator::trace::{Event, Tracer};
 use q7_emulator::{Core, Stop};
 
 use self::insn::{CoreFilter, RegisterNames, Sink};
+use self::timeline::{CoreTimeline, Timeline};
 use self::writer::{CoreFiles, Writer};
 use crate::symbolize::Symbols;
 
@@ -47,19 +49,21 @@ pub struct TraceSpec {
 pub struct ObserveSpec {
     /// Instruction traces.
     pub trace: Option<TraceSpec>,
+    /// The timeline file.
+    pub timeline: Option<PathBuf>,
 }
 
 impl ObserveSpec {
     /// Whether anything is observed.
     pub fn any(&self) -> bool {
-        self.trace.is_some()
+        self.trace.is_some() || self.timeline.is_some()
     }
 }
 
 /// Why observing failed, naming what and where.
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
-    /// A trace file or directory could not be made or written.
+    /// A trace or timeline file or directory could not be made or written.
     #[error("{}: {source}", path.display())]
     Io {
         /// The file or directory.
@@ -99,6 +103,14 @@ pub enum TraceError {
         /// The demangled names it matches.
         candidates: Vec<String>,
     },
+    /// The timeline does not serialise.
+    #[error("{}: {source}", path.display())]
+    Json {
+        /// The timeline file.
+        path: PathBuf,
+        /// Why.
+        source: serde_json::Error,
+    },
 }
 
 /// What the instruction traces of a run hold, once written.
@@ -115,6 +127,8 @@ pub struct TraceSummary {
 pub struct Summary {
     /// The instruction traces.
     pub trace: Option<TraceSummary>,
+    /// The timeline: its file, size in bytes and event counts.
+    pub timeline: Option<(PathBuf, u64, timeline::Counts)>,
 }
 
 /// The instruction traces of a run.
@@ -140,6 +154,7 @@ pub struct Observer {
     /// By core: its image's file name.
     images: Vec<String>,
     insn: Option<InsnTraces>,
+    timeline: Option<(PathBuf, Mutex<Timeline>)>,
 }
 
 /// The PC range of `--trace-fn name` in `symbols` of `core`.
@@ -212,12 +227,28 @@ impl Observer {
                 })
             }
         };
+        let timeline = spec.timeline.clone().map(|path| {
+            let has = symbols.iter().map(|s| !s.is_empty()).collect();
+            (path, Mutex::new(Timeline::new(images.clone(), has)))
+        });
         Ok(Observer {
             names: RegisterNames::of(&q7_isa::NCORE2GP),
             symbols,
             images,
             insn,
+            timeline,
         })
+    }
+
+    /// Makes the cores' devices keep the records the timeline reads (annotation-port events,
+    /// SDMA transfers, MEM_WINDOW writes); call before anything runs. Nothing without a
+    /// timeline.
+    pub fn attach(&self, cores: &mut [Core<PlatformBus>]) {
+        if self.timeline.is_some() {
+            for c in cores {
+                timeline::record(&mut c.bus, true);
+            }
+        }
     }
 
     fn symbols(&self, core: u32) -> &Symbols {
@@ -247,7 +278,11 @@ impl Observer {
             sink.start(image, what, cycle);
             Some(sink)
         });
-        CoreTracer { insn }
+        let timeline = self
+            .timeline
+            .as_ref()
+            .map(|_| CoreTimeline::new(prid, what, cycle, self.symbols(prid)));
+        CoreTracer { insn, timeline }
     }
 
     /// `core` stopped with `stop` running the call `tracer` was made for.
@@ -256,10 +291,24 @@ impl Observer {
         if let (Some(sink), Some(t)) = (tracer.insn, &self.insn) {
             t.kept.fetch_add(sink.stop(stop, cycle), Ordering::Relaxed);
         }
+        if let (Some(ct), Some((_, tl))) = (tracer.timeline, &self.timeline) {
+            let done = ct.finish(stop, cycle, &mut core.bus);
+            tl.lock().unwrap_or_else(|p| p.into_inner()).add(done);
+        }
     }
 
-    /// Writes what is left once every tracer is back: waits for the trace writer. Later
-    /// calls find nothing left and return an empty summary.
+    /// The firmware pulled a `bytes`-byte image into `core`'s window from cycle `start` to
+    /// `end`.
+    pub fn image_pull(&self, core: u32, start: u64, end: u64, bytes: u32) {
+        if let Some((_, tl)) = &self.timeline {
+            tl.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .image_pull(core, start, end, bytes);
+        }
+    }
+
+    /// Writes what is left once every tracer is back: waits for the trace writer, writes the
+    /// timeline file.
     pub fn close(&self) -> Result<Summary, TraceError> {
         let mut summary = Summary::default();
         if let Some(t) = &self.insn {
@@ -272,14 +321,20 @@ impl Observer {
                 });
             }
         }
+        if let Some((path, tl)) = &self.timeline {
+            let tl = tl.lock().unwrap_or_else(|p| p.into_inner());
+            let (bytes, counts) = tl.write(path)?;
+            summary.timeline = Some((path.clone(), bytes, counts));
+        }
         Ok(summary)
     }
 }
 
-/// One core's tracer for one firmware call: feeds its instruction trace.
+/// One core's tracer for one firmware call: feeds its instruction trace and its timeline.
 #[derive(Debug)]
 pub struct CoreTracer<'a> {
     insn: Option<Sink<'a>>,
+    timeline: Option<CoreTimeline<'a>>,
 }
 
 impl Tracer for CoreTracer<'_> {
@@ -293,6 +348,8 @@ impl Tracer for CoreTracer<'_> {
                 }
             }
             Event::After {
+                next,
+                insn,
                 state,
                 cycle,
                 accesses,
@@ -301,15 +358,21 @@ impl Tracer for CoreTracer<'_> {
                 if let Some(s) = &mut self.insn {
                     s.after(state, cycle, accesses);
                 }
+                if let Some(t) = &mut self.timeline {
+                    t.after(next, insn, cycle);
+                }
             }
             Event::Exception {
                 vector,
+                pc,
                 state,
                 cycle,
-                ..
             } => {
                 if let Some(s) = &mut self.insn {
                     s.exception(vector, state, cycle);
+                }
+                if let Some(t) = &mut self.timeline {
+                    t.exception(vector, pc, state, cycle);
                 }
             }
         }
