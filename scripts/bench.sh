@@ -8,17 +8,18 @@
 # of Q7_BENCH_REPEAT runs (default 3) for q7emu and qemu-system alike, as shared hosts add noise
 # in one direction only.
 #
-# Then runs the main job, the committed 8-core ReLU kernel, through `q7emu run` and prints its
-# wall time and aggregate MIPS.
+# Then runs the main job, the committed 8-core ReLU kernel, through `q7emu run` on 1 and on 2
+# host threads and prints their wall times, aggregate MIPS and the 2-thread / 1-thread ratio.
 #
 # Gates only on correctness and on ratios measured side by side in this run, never on an
 # absolute MIPS figure (shared hosts run the same binary at very different speeds): fails when the
 # guest's exit status disagrees with QEMU's, or when q7emu's speed relative to qemu-system-xtensa
 # on the same ELF falls below the program's floor in RATIO_FLOOR (override all with
-# Q7_BENCH_MIN_RATIO), or when the ReLU run fails or its output is not the committed expected
-# one. The floors sit well under the
-# ratios seen on a quiet host (fib x1.7-2.4, array x8; lcg is JIT-friendly for QEMU, x0.2) and
-# under those seen with the host loaded 4x over (array x1.3): they catch a collapse, not noise.
+# Q7_BENCH_MIN_RATIO), or when the ReLU run fails, its output is not the committed expected
+# one, or 2 threads run it less than THREAD_FLOOR times as fast as 1 (below). The floors sit
+# well under the ratios seen on a quiet host (fib x1.7-2.4, array x8; lcg is JIT-friendly for
+# QEMU, x0.2) and under those seen with the host loaded 4x over (array x1.3): they catch a
+# collapse, not noise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX=${Q7_XTENSA_PREFIX:-$HOME/.cache/xtensa-dc233c}
@@ -95,47 +96,72 @@ for p in fib lcg array; do
 done
 
 # The main job: the committed 8-core ReLU (examples/kernels/relu_multicore) on its committed
-# input through `q7emu run --json`, the best of REPEAT runs. Wall time is the dispatch's (the
-# report's wall_seconds), aggregate MIPS all cores' instructions over it. Gates on correctness
-# only: the exit code, and the output byte for byte equal to the committed expected.npy.
+# input through `q7emu run --json`, on 1 and on 2 host threads (--threads), the two alternating
+# so that both see the same host load; each the best of REPEAT runs. Wall time is the
+# dispatch's (the report's wall_seconds), aggregate MIPS all cores' instructions over it.
+# Gates on correctness (the exit code, the output byte for byte equal to the committed
+# expected.npy, and instructions and cycles equal on both thread counts) and on the 2-thread /
+# 1-thread speed ratio measured side by side here, never on an absolute time: it must reach
+# THREAD_FLOOR (Q7_BENCH_MIN_THREAD_RATIO overrides). On a quiet 2-core host the ratio is
+# close to 2; the floor sits well under it, so a loaded host passes and a serialised pool fails.
 K=examples/kernels/relu_multicore
-printf '\n%-16s %5s %12s %15s %8s %7s %s\n' kernel cores instructions max-cycles/core seconds MIPS verdict
-sec=
+THREAD_FLOOR=${Q7_BENCH_MIN_THREAD_RATIO:-1.3}
+printf '\n%-16s %5s %7s %12s %15s %8s %7s %s\n' kernel cores threads instructions max-cycles/core seconds MIPS verdict
+declare -A best=()
 verdict=
 for _ in $(seq "$REPEAT"); do
-  rm -f "$OUT/relu.npy"
-  set +e
-  ./target/release/q7emu run $K/build --op relu_forward --input $K/input.npy \
-    --output "$OUT/relu.npy" --json >"$OUT/relu.json"
-  rc=$?
-  set -e
-  if [ "$rc" != 0 ]; then
-    verdict="q7emu run exit $rc FAILED"
-    break
-  fi
-  if ! cmp -s "$OUT/relu.npy" $K/expected.npy; then
-    verdict="output differs from expected.npy FAILED"
-    break
-  fi
-  s=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['wall_seconds'])" "$OUT/relu.json")
-  if [ -z "$sec" ] || [ "$(echo "$s < $sec" | bc -l)" = 1 ]; then sec=$s; fi
+  for threads in 1 2; do
+    rm -f "$OUT/relu.npy"
+    set +e
+    ./target/release/q7emu run $K/build --op relu_forward --input $K/input.npy \
+      --threads $threads --output "$OUT/relu.npy" --json >"$OUT/relu-$threads.json"
+    rc=$?
+    set -e
+    if [ "$rc" != 0 ]; then
+      verdict="q7emu run --threads $threads exit $rc FAILED"
+      break 2
+    fi
+    if ! cmp -s "$OUT/relu.npy" $K/expected.npy; then
+      verdict="--threads $threads: output differs from expected.npy FAILED"
+      break 2
+    fi
+    s=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['wall_seconds'])" "$OUT/relu-$threads.json")
+    if [ -z "${best[$threads]:-}" ] || [ "$(echo "$s < ${best[$threads]}" | bc -l)" = 1 ]; then best[$threads]=$s; fi
+  done
 done
-if [ -n "$verdict" ]; then
-  status=1
-  printf '%-16s %5s %12s %15s %8s %7s %s\n' relu_multicore 8 - - - - "$verdict"
-else
-  read -r cores insns cycles < <(python3 -c "
+counters() {
+  python3 -c "
 import json, sys
 r = json.load(open(sys.argv[1]))
-print(len(r['cores']), r['instructions'], max(c['cycles'] for c in r['cores']))" "$OUT/relu.json")
-  mips=$(echo "$insns / $sec / 1000000" | bc -l)
-  printf '%-16s %5d %12d %15d %8.3f %7.1f %s\n' relu_multicore "$cores" "$insns" "$cycles" "$sec" "$mips" \
-    "exit 0, output = expected.npy"
+print(len(r['cores']), r['instructions'], max(c['cycles'] for c in r['cores']),
+      ','.join(str(c['cycles']) for c in r['cores']))" "$1"
+}
+if [ -z "$verdict" ] && [ "$(counters "$OUT/relu-1.json")" != "$(counters "$OUT/relu-2.json")" ]; then
+  verdict="instructions or cycles differ between --threads 1 and 2 FAILED"
+fi
+if [ -n "$verdict" ]; then
+  status=1
+  printf '%-16s %5s %7s %12s %15s %8s %7s %s\n' relu_multicore 8 - - - - - "$verdict"
+else
+  declare -A mips=()
+  for threads in 1 2; do
+    read -r cores insns cycles _ < <(counters "$OUT/relu-$threads.json")
+    mips[$threads]=$(echo "$insns / ${best[$threads]} / 1000000" | bc -l)
+    printf '%-16s %5d %7d %12d %15d %8.3f %7.1f %s\n' relu_multicore "$cores" "$threads" "$insns" "$cycles" \
+      "${best[$threads]}" "${mips[$threads]}" "exit 0, output = expected.npy"
+  done
+  ratio=$(echo "${mips[2]} / ${mips[1]}" | bc -l)
+  tverdict="threads 2 / threads 1 = x$(printf '%.2f' "$ratio") (floor x$THREAD_FLOOR)"
+  if [ "$(echo "$ratio < $THREAD_FLOOR" | bc -l)" = 1 ]; then
+    tverdict="$tverdict THREAD RATIO BELOW x$THREAD_FLOOR"
+    status=1
+  fi
+  echo "relu_multicore: $tverdict"
 fi
 
 if [ "$status" = 0 ]; then
-  echo "bench.sh: exit codes agree; every q7emu/qemu-system ratio at or above its floor; the 8-core ReLU's output is expected.npy"
+  echo "bench.sh: exit codes agree; every q7emu/qemu-system ratio at or above its floor; the 8-core ReLU's output is expected.npy on 1 and 2 threads, which scale at or above x$THREAD_FLOOR"
 else
-  echo "bench.sh: FAILED (see MISMATCH / RATIO BELOW / FAILED above)" >&2
+  echo "bench.sh: FAILED (see MISMATCH / RATIO BELOW / THREAD RATIO BELOW / FAILED above)" >&2
 fi
 exit $status

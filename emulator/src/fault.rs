@@ -28,6 +28,25 @@ pub enum ExcCause {
 }
 
 impl ExcCause {
+    /// Every cause the core raises.
+    pub const ALL: [ExcCause; 10] = [
+        ExcCause::IllegalInstruction,
+        ExcCause::Syscall,
+        ExcCause::InstructionFetchError,
+        ExcCause::LoadStoreError,
+        ExcCause::Alloca,
+        ExcCause::IntegerDivideByZero,
+        ExcCause::Privileged,
+        ExcCause::LoadStoreAlignment,
+        ExcCause::LoadProhibited,
+        ExcCause::StoreProhibited,
+    ];
+
+    /// The cause whose EXCCAUSE value is `code`, if the core raises one.
+    pub fn from_code(code: u32) -> Option<ExcCause> {
+        Self::ALL.into_iter().find(|c| c.code() == code)
+    }
+
     /// The EXCCAUSE value.
     pub fn code(self) -> u32 {
         match self {

@@ -1,9 +1,25 @@
-//! Execution tracing: a [`Tracer`] sees the state before every instruction attempt and every
-//! exception delivery. The default [`NoTrace`] compiles away.
+//! Execution tracing: a [`Tracer`] sees the state before every instruction attempt, the effects
+//! of every instruction that completes, and every exception delivery. The default [`NoTrace`]
+//! compiles away: the core produces events, and records the memory accesses they report, only
+//! when [`Tracer::ENABLED`] is true, which is a constant of the tracer's type.
 
 use crate::core::Vector;
 use crate::predecode::Op;
 use crate::state::CoreState;
+
+/// One data access of an instruction, as the bus answered it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Access {
+    /// The address.
+    pub addr: u32,
+    /// Bytes: 1, 2 or 4.
+    pub size: u8,
+    /// The value loaded (zero-extended, before any sign extension the instruction applies) or
+    /// stored (its low `size` bytes).
+    pub value: u32,
+    /// Whether it is a store.
+    pub write: bool,
+}
 
 /// One trace event.
 #[derive(Debug)]
@@ -14,6 +30,23 @@ pub enum Event<'a> {
         state: &'a CoreState,
         /// The decoded instruction.
         insn: &'a Op,
+        /// The core's cycle count as the instruction starts (its fetch included).
+        cycle: u64,
+    },
+    /// `insn` at `pc` completed (an instruction that raises an exception has no `After`).
+    After {
+        /// Its address.
+        pc: u32,
+        /// Where execution continues.
+        next: u32,
+        /// The decoded instruction.
+        insn: &'a Op,
+        /// State after the instruction (`state.pc` is still `pc`).
+        state: &'a CoreState,
+        /// The core's cycle count once it completed (stalls included).
+        cycle: u64,
+        /// Its data accesses, in order.
+        accesses: &'a [Access],
     },
     /// An exception was delivered (state after delivery, PC not yet at the vector).
     Exception {
@@ -24,6 +57,8 @@ pub enum Event<'a> {
         pc: u32,
         /// State after delivery.
         state: &'a CoreState,
+        /// The core's cycle count after the entry.
+        cycle: u64,
     },
 }
 

@@ -12,6 +12,7 @@
 //! the firmware recognises as "returned".
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use q7_emulator::platform::mailbox::{self, ArgTensor};
 use q7_emulator::platform::{map, sdma, Cluster, PlatformCounters};
@@ -167,6 +168,9 @@ pub enum FirmwareError {
         /// Why.
         source: q7_emulator::platform::HbmError,
     },
+    /// The host threads that run the cores could not be started.
+    #[error(transparent)]
+    Threads(#[from] q7_emulator::platform::cluster::ThreadsError),
     /// Ctrl-C stopped the cores running library code: where each one was.
     #[error("{}", interrupted_text(what, reports, finished))]
     Interrupted {
@@ -281,6 +285,8 @@ pub struct Firmware {
     /// Cycle budget of each firmware call; a call that exceeds it stops with a
     /// `BudgetExhausted` fault naming the core (default [`CALL_BUDGET`]).
     pub call_budget: u64,
+    /// What observes the cores' runs (traces, timeline), if anything.
+    pub observer: Option<Arc<crate::trace::Observer>>,
 }
 
 fn trampoline(at: u32) -> Vec<u8> {
@@ -306,6 +312,7 @@ impl Firmware {
             resident: BTreeMap::new(),
             single_core: false,
             call_budget: CALL_BUDGET,
+            observer: None,
         }
     }
 
@@ -327,12 +334,28 @@ impl Firmware {
 
     /// Consumes one 0x1095 record on `core`.
     pub fn process(&mut self, core: u32, record: &[u8]) -> Result<(), FirmwareError> {
-        let r =
-            LoadRecord::decode(record).map_err(|source| FirmwareError::Record { core, source })?;
-        match r.direction {
+        let r = LoadRecord::decode(record).map_err(|source| FirmwareError::Record { core, source });
+        let r = r.inspect_err(|e| tracing::warn!(core, error = %e, "load record refused"))?;
+        let _span = tracing::info_span!(
+            "record",
+            core,
+            direction = ?r.direction,
+            selector = r.selector
+        )
+        .entered();
+        let result = match r.direction {
             Direction::Load => self.load(core, r),
             Direction::Unload => self.unload(core, r.selector),
+        };
+        match &result {
+            Ok(()) => tracing::debug!("record done"),
+            // The first line: a fault's report follows it, and was logged where it happened.
+            Err(e) => tracing::warn!(
+                error = e.to_string().lines().next().unwrap_or(""),
+                "record failed"
+            ),
         }
+        result
     }
 
     fn load(&mut self, core: u32, r: LoadRecord) -> Result<(), FirmwareError> {
@@ -354,6 +377,12 @@ impl Firmware {
                 window: size - TRAMPOLINE_SIZE,
             });
         }
+        tracing::debug!(
+            staged = format_args!("{:#x}", r.device_addr),
+            bytes = r.image_size,
+            window = format_args!("{win:#010x}"),
+            "pulling the image into the window"
+        );
         let hbm = self.cluster.hbm.clone();
         let mut image = vec![0u8; r.image_size as usize];
         hbm.read(r.device_addr, &mut image)
@@ -379,8 +408,12 @@ impl Firmware {
         c.invalidate_code();
         c.bus.images.occupy(win, u64::from(r.image_size));
         let cost = sdma::transfer_cycles(&c.timing, r.image_size);
+        let pulled_from = c.stats.cycles;
         c.stats.cycles += cost;
         c.stats.stalls.device_wait += cost;
+        if let Some(o) = &self.observer {
+            o.image_pull(core, pulled_from, pulled_from + cost, r.image_size);
+        }
         // Bind the kernel table named by the image's trailer.
         let KtabTrailer { addr, size: len } =
             KtabTrailer::of_image(&header, &image).ok_or(FirmwareError::NoKernelTable { core })?;
@@ -424,6 +457,7 @@ impl Firmware {
                 return Err(e);
             }
         };
+        tracing::debug!(kernels = table.len(), "kernel table bound");
         let lib = self.resident.entry(r.selector).or_default();
         lib.tables.insert(core, table);
         lib.heaps.insert(core, heap);
@@ -475,15 +509,43 @@ impl Firmware {
     }
 
     fn call(&mut self, core: u32, func: u32, what: &'static str) -> Result<(), FirmwareError> {
+        let _span =
+            tracing::debug_span!("call", core, what, func = format_args!("{func:#010x}")).entered();
         self.prepare_call(core, func);
-        let stop = self
-            .cluster
-            .run_subset::<NoTrace>(&[core as usize], 1, self.call_budget);
-        match stop.into_iter().next().map(|(s, _)| s) {
+        let stop = self.run_cores(&[core], 1, what);
+        match stop.into_iter().next() {
             Some(Stop::Exited(_)) => Ok(()),
             Some(Stop::Fault(report)) => Err(self.failure(core, what, report)),
             None => panic!("internal: run_subset returned no result for core {core}"),
         }
+    }
+
+    /// Runs `cores` (set up by [`Firmware::prepare_call`]) for at most the call budget each on
+    /// `threads` host threads, each with the observer's tracer for the call `what` when there
+    /// is an observer; their stops, in the same order.
+    fn run_cores(&mut self, cores: &[u32], threads: usize, what: &str) -> Vec<Stop> {
+        let which: Vec<usize> = cores.iter().map(|&c| c as usize).collect();
+        let Some(observer) = self.observer.clone() else {
+            return self
+                .cluster
+                .run_subset::<NoTrace>(&which, threads, self.call_budget)
+                .into_iter()
+                .map(|(stop, _)| stop)
+                .collect();
+        };
+        let results = self
+            .cluster
+            .run_subset_with(&which, threads, self.call_budget, |c| {
+                observer.tracer(c, what)
+            });
+        results
+            .into_iter()
+            .zip(cores)
+            .map(|((stop, tracer), &core)| {
+                observer.finish(tracer, &stop, &mut self.cluster.cores[core as usize]);
+                stop
+            })
+            .collect()
     }
 
     /// The error for `core` stopping with `report` while running `what`: the runtime's abort
@@ -491,8 +553,22 @@ impl Firmware {
     fn failure(&self, core: u32, what: &'static str, report: Box<FaultReport>) -> FirmwareError {
         let bus = &self.cluster.cores[core as usize].bus;
         let Some(code) = bus.mailbox.abort else {
+            tracing::warn!(
+                core,
+                what,
+                pc = format_args!("{:#010x}", report.pc),
+                fault = %report.kind,
+                "core faulted"
+            );
             return FirmwareError::Fault { core, what, report };
         };
+        tracing::warn!(
+            core,
+            what,
+            code,
+            name = mailbox::runtime_error_name(code),
+            "runtime error"
+        );
         let console = bus.console.contents();
         let text = String::from_utf8_lossy(&console);
         let message = text
@@ -521,6 +597,15 @@ impl Firmware {
         args: &[ArgTensor],
         threads: usize,
     ) -> Result<Vec<CoreResult>, FirmwareError> {
+        let _span = tracing::info_span!(
+            "dispatch",
+            key = format_args!("{key:#x}"),
+            opcode,
+            sub_opcode,
+            args = args.len(),
+            threads
+        )
+        .entered();
         if args.len() > map::MAX_ARGS as usize {
             return Err(FirmwareError::TooManyArgs {
                 key,
@@ -566,16 +651,15 @@ impl Firmware {
             mb.response = None;
             self.prepare_call(core, f);
         }
-        let which: Vec<usize> = cores.iter().map(|&c| c as usize).collect();
-        let stops = self
-            .cluster
-            .run_subset::<NoTrace>(&which, threads, self.call_budget);
+        self.cluster.prepare_threads(threads)?;
+        let stops = self.run_cores(&cores, threads, &format!("kernel of key {key:#x}"));
         let interrupted = stops
             .iter()
-            .any(|(stop, _)| matches!(stop, Stop::Fault(r) if r.kind == FaultKind::Interrupted));
+            .any(|stop| matches!(stop, Stop::Fault(r) if r.kind == FaultKind::Interrupted));
         if interrupted {
+            tracing::warn!("interrupted (Ctrl-C)");
             let (mut reports, mut finished) = (Vec::new(), Vec::new());
-            for (core, (stop, _)) in cores.iter().zip(stops) {
+            for (core, stop) in cores.iter().zip(stops) {
                 match stop {
                     Stop::Fault(r) => reports.push(*r),
                     Stop::Exited(_) => finished.push(*core),
@@ -588,7 +672,7 @@ impl Firmware {
             });
         }
         let mut out = Vec::new();
-        for ((core, (stop, _)), (stats, counters)) in cores.iter().zip(stops).zip(before) {
+        for ((core, stop), (stats, counters)) in cores.iter().zip(stops).zip(before) {
             if let Stop::Fault(report) = stop {
                 return Err(self.failure(*core, "kernel", report));
             }
@@ -601,6 +685,12 @@ impl Firmware {
                 stack: StackUse::of(c.lowest_sp),
             });
         }
+        tracing::info!(
+            cores = out.len(),
+            instructions = out.iter().map(|r| r.stats.instructions).sum::<u64>(),
+            max_cycles = out.iter().map(|r| r.stats.cycles).max().unwrap_or(0),
+            "dispatch done"
+        );
         Ok(out)
     }
 

@@ -9,8 +9,9 @@
 //! symbolised fault reports ([`symbolize`]), what an image or build holds ([`inspect`]),
 //! the one grammar of numeric flags ([`number`]), the one table of exit codes
 //! ([`exit_code`]), Ctrl-C stopping every core ([`interrupt`]), timing profiles
-//! ([`timing_profile`]), the progress line of long dispatches ([`progress`]), and snapshot
-//! tests of kernels built, run and summarised in one go ([`testing`]).
+//! ([`timing_profile`]), the progress line of long dispatches ([`progress`]), instruction
+//! traces and timelines of runs ([`trace`]), and snapshot tests of kernels built, run and
+//! summarised in one go ([`testing`]).
 
 pub mod build;
 pub mod disasm;
@@ -28,3 +29,4 @@ pub mod symbolize;
 pub mod tensor;
 pub mod testing;
 pub mod timing_profile;
+pub mod trace;

@@ -137,7 +137,26 @@ fn profile_parser() -> impl TypedValueParser<Value = &'static CoreConfig> {
     })
 }
 
+/// Diagnostics on stderr, filtered by `RUST_LOG` (tracing-subscriber's `EnvFilter` syntax, e.g.
+/// `RUST_LOG=q7_host=debug`); nothing without it. Set up once, before anything runs.
+fn init_diagnostics() {
+    use tracing_subscriber::filter::{EnvFilter, LevelFilter};
+    let filter = EnvFilter::builder()
+        .with_default_directive(LevelFilter::OFF.into())
+        .from_env()
+        .unwrap_or_else(|e| {
+            eprintln!("q7emu: warning: RUST_LOG ignored: {e}");
+            EnvFilter::new("off")
+        });
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+}
+
 fn main() -> ExitCode {
+    init_diagnostics();
     if let Err(e) = q7_host::interrupt::install_ctrl_c() {
         eprintln!("q7emu: warning: Ctrl-C will end the process without reports: {e}");
     }
@@ -262,8 +281,10 @@ fn run(cli: Cli) -> Result<Exit, Failure> {
             Ok(Exit::SUCCESS)
         }
         Command::Run(args) => {
-            let text = q7_host::run_op::cli::main(args).map_err(|e| Failure::new(e.exit(), e))?;
+            let (text, notes) =
+                q7_host::run_op::cli::main(args).map_err(|e| Failure::new(e.exit(), e))?;
             print!("{text}");
+            eprint!("{notes}");
             Ok(Exit::SUCCESS)
         }
     }

@@ -167,6 +167,7 @@ impl Context {
         source: Source<'_>,
     ) -> Result<Library, NrtError> {
         let selector = resolve_selector(library);
+        let _span = tracing::info_span!("create", core = arg3, name, selector, coretype).entered();
         let cores = self.device.cluster.cores.len();
         if arg3 as usize >= cores {
             return Err(NrtError::Core { core: arg3, cores });
@@ -188,9 +189,16 @@ impl Context {
                 "the device buffer",
             ),
         };
-        let pre = prelink::prelink(image, base)?;
-        pre.check_size(cap, cap_name)?;
+        let pre = prelink::prelink(image, base)
+            .inspect_err(|e| tracing::warn!(error = %e, "prelink failed"))?;
+        pre.check_size(cap, cap_name)
+            .inspect_err(|e| tracing::warn!(error = %e, "prelinked image too large"))?;
         let ucpl_image = pre.ucpl();
+        tracing::debug!(
+            window = format_args!("{base:#010x}"),
+            prelinked = ucpl_image.len(),
+            "prelinked"
+        );
         let mut lib = Library {
             name: name.to_string(),
             selector,
@@ -218,6 +226,7 @@ impl Context {
                 });
             }
             lib.device_addr = Some(addr);
+            tracing::debug!(staged = format_args!("{addr:#x}"), "staged in HBM");
         }
         Ok(lib)
     }

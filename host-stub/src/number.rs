@@ -37,16 +37,26 @@ pub fn parse_threads(s: &str) -> Result<usize, String> {
     }
 }
 
-/// An address range `LO..HI` of 32-bit numbers, LO below HI.
-pub fn parse_range(s: &str) -> Result<(u32, u32), String> {
+/// A range `LO..HI` of numbers read by `number`, LO below HI.
+fn range<T: PartialOrd>(s: &str, number: fn(&str) -> Result<T, String>) -> Result<(T, T), String> {
     let (lo, hi) = s
         .split_once("..")
         .ok_or_else(|| format!("{s:?}: expected a range LO..HI"))?;
-    let (lo, hi) = (parse_u32(lo.trim())?, parse_u32(hi.trim())?);
+    let (lo, hi) = (number(lo.trim())?, number(hi.trim())?);
     if lo >= hi {
         return Err(format!("{s:?}: the range is empty (LO must be below HI)"));
     }
     Ok((lo, hi))
+}
+
+/// An address range `LO..HI` of 32-bit numbers, LO below HI.
+pub fn parse_range(s: &str) -> Result<(u32, u32), String> {
+    range(s, parse_u32)
+}
+
+/// A cycle range `A..B` of 64-bit numbers, A below B.
+pub fn parse_cycle_range(s: &str) -> Result<(u64, u64), String> {
+    range(s, parse_u64)
 }
 
 #[cfg(test)]
@@ -62,6 +72,11 @@ mod tests {
         assert_eq!(parse_threads("0x2"), Ok(2));
         assert_eq!(parse_words("0x1000, 64"), Ok(vec![0x1000, 64]));
         assert_eq!(parse_range("0x1000..8192"), Ok((0x1000, 8192)));
+        assert_eq!(
+            parse_cycle_range("0..0x2540be400"),
+            Ok((0, 10_000_000_000)),
+            "cycles past 2^32"
+        );
     }
 
     #[test]
@@ -86,6 +101,16 @@ mod tests {
         assert_eq!(
             parse_range("16").unwrap_err(),
             "\"16\": expected a range LO..HI"
+        );
+        assert_eq!(
+            parse_cycle_range("9..3").unwrap_err(),
+            "\"9..3\": the range is empty (LO must be below HI)"
+        );
+        assert_eq!(
+            parse_range("0..0x100000000").unwrap_err(),
+            "\"0x100000000\": number too large to fit in target type \
+             (expected a 32-bit number, decimal or 0x-hex)",
+            "an address range is 32-bit"
         );
     }
 }

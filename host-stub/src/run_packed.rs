@@ -296,6 +296,13 @@ pub fn run_packed(
     if !matches!(run.cores, 1 | 8) {
         return Err(RunPackedError::Cores(run.cores));
     }
+    let _span = tracing::info_span!(
+        "run_packed",
+        name = run.name,
+        cores = run.cores,
+        key = format_args!("{:#x}", run.key)
+    )
+    .entered();
     let args = descriptors(&run.args)?;
     let config = ClusterConfig {
         timing: run.timing.clone(),

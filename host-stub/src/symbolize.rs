@@ -126,7 +126,7 @@ impl Symbols {
 
     /// The function holding `addr`, if one does (within its size, or before the next symbol
     /// when the size is 0): its start and name.
-    fn function(&self, addr: u32) -> Option<(u32, &str)> {
+    pub fn function(&self, addr: u32) -> Option<(u32, &str)> {
         let i = self.funcs.partition_point(|f| f.0 <= addr).checked_sub(1)?;
         let (start, size, name) = &self.funcs[i];
         let inside = if *size != 0 {
@@ -135,6 +135,24 @@ impl Symbols {
             self.funcs.get(i + 1).is_none_or(|next| addr < next.0)
         };
         inside.then_some((*start, name.as_str()))
+    }
+
+    /// The address ranges `[start, end)` of the functions called `name`: by their demangled
+    /// name (`k(at::Tensor const&)`), or by that name without its parameter list (`k`); a
+    /// function of size 0 ends at the next symbol (or covers its first byte when last).
+    pub fn find(&self, name: &str) -> Vec<(u32, u32, &str)> {
+        self.funcs
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, _, n))| n == name || n.split_once('(').is_some_and(|(b, _)| b == name))
+            .map(|(i, (start, size, n))| {
+                let end = match *size {
+                    0 => self.funcs.get(i + 1).map_or(start + 1, |next| next.0),
+                    size => start.saturating_add(size),
+                };
+                (*start, end, n.as_str())
+            })
+            .collect()
     }
 
     /// `name+0xoff` of the function holding `addr`, if one does (within its size, or before

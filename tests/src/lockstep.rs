@@ -217,7 +217,7 @@ impl<R: BufRead> Tracer for Compare<R> {
     const ENABLED: bool = true;
     fn event(&mut self, e: Event<'_>) {
         match e {
-            Event::Before { state, insn } => {
+            Event::Before { state, insn, .. } => {
                 if insn.bad.is_none() {
                     self.executed.insert(insn.insn.opcode);
                 }
@@ -231,6 +231,7 @@ impl<R: BufRead> Tracer for Compare<R> {
             Event::Exception { vector, .. } => {
                 self.check(Record::Exception(qemu_index(vector)), "exception delivery")
             }
+            Event::After { .. } => {}
         }
     }
 }

@@ -262,7 +262,9 @@ fn a_jump_into_memory_no_image_occupies_names_the_region_and_the_images() {
     }
 }
 
-/// FNV-1a over (PC, a0..a15) before every instruction and every exception delivery.
+/// FNV-1a over (PC, a0..a15) before every instruction, the next PC, completion cycle and data
+/// accesses (address, value, size, direction) of every completed instruction, and every
+/// exception delivery.
 #[derive(Default)]
 struct TraceHash(u64);
 
@@ -290,6 +292,21 @@ impl Tracer for TraceHash {
             Event::Exception { vector, pc, .. } => {
                 self.eat(vector.offset());
                 self.eat(pc);
+            }
+            Event::After {
+                next,
+                cycle,
+                accesses,
+                ..
+            } => {
+                self.eat(next);
+                self.eat(cycle as u32);
+                self.eat((cycle >> 32) as u32);
+                for a in accesses {
+                    self.eat(a.addr);
+                    self.eat(a.value);
+                    self.eat(u32::from(a.size) | u32::from(a.write) << 8);
+                }
             }
         }
     }

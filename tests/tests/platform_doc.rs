@@ -40,6 +40,18 @@ fn offset(cell: &str) -> (u32, u32) {
 }
 
 #[test]
+fn the_documented_clock_is_the_codes() {
+    let r = rows(&doc());
+    let row = r.get("CLOCK").expect("PLATFORM.md has a CLOCK row");
+    let hz: u64 = row[0].split(' ').next().unwrap().parse().unwrap();
+    assert_eq!(hz, map::CLOCK_HZ);
+    assert!(
+        row[0].contains(&format!("{} cycles per µs", map::CLOCK_HZ / 1_000_000)),
+        "{row:?}"
+    );
+}
+
+#[test]
 fn address_map_matches_the_code() {
     let r = rows(&doc());
     for (name, (base, size)) in [
@@ -204,6 +216,35 @@ fn runtime_error_codes_match_the_code() {
         .map(|e| (e.0, e.1.to_string()))
         .collect();
     assert_eq!(rows, code);
+}
+
+/// PLATFORM.md "Annotation port (TRACE)": the phases, heaps and accessor kinds of the
+/// arguments column are the emulator's tables, code and name.
+#[test]
+fn trace_event_argument_codes_match_the_code() {
+    use q7_emulator::platform::trace_port::{code, ACCESSORS, BIND_OUTPUT, EVENTS, HEAPS, PHASES};
+    let rows = q7_tests::doc::table_after(&doc(), "| code | event | arguments |");
+    let args = |event: u32| rows[event as usize - 1][2].clone();
+    let listed = |table: &[(u32, &str)]| {
+        let items: Vec<String> = table.iter().map(|(c, n)| format!("{c} {n}")).collect();
+        format!("({})", items.join(", "))
+    };
+    assert!(args(code::PHASE_BEGIN).contains(&listed(&PHASES)));
+    assert!(args(code::ALLOC).contains(&listed(&HEAPS)));
+    assert!(args(code::ACCESSOR).contains(&listed(&ACCESSORS)));
+    assert!(args(code::TENSOR_BIND).contains(&format!("{BIND_OUTPUT:#X} for the output")));
+    for (c, name) in [
+        (code::PHASE_BEGIN, "PHASE_BEGIN"),
+        (code::PHASE_END, "PHASE_END"),
+        (code::ALLOC, "ALLOC"),
+        (code::FREE, "FREE"),
+        (code::TENSOR_BIND, "TENSOR_BIND"),
+        (code::STACK_SWITCH, "STACK_SWITCH"),
+        (code::STACK_RETURN, "STACK_RETURN"),
+        (code::ACCESSOR, "ACCESSOR"),
+    ] {
+        assert!(EVENTS.contains(&(c, name)), "{name} = {c}");
+    }
 }
 
 /// PLATFORM.md "Annotation port (TRACE)": the event codes and names are the emulator's.

@@ -61,6 +61,21 @@ impl Vector {
         Vector::Double,
     ];
 
+    /// The vector's architectural name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Vector::WindowOverflow4 => "WindowOverflow4",
+            Vector::WindowUnderflow4 => "WindowUnderflow4",
+            Vector::WindowOverflow8 => "WindowOverflow8",
+            Vector::WindowUnderflow8 => "WindowUnderflow8",
+            Vector::WindowOverflow12 => "WindowOverflow12",
+            Vector::WindowUnderflow12 => "WindowUnderflow12",
+            Vector::Kernel => "KernelExceptionVector",
+            Vector::User => "UserExceptionVector",
+            Vector::Double => "DoubleExceptionVector",
+        }
+    }
+
     /// Offset from VECBASE.
     pub const fn offset(self) -> u32 {
         match self {
@@ -449,6 +464,7 @@ impl<B: Bus> Core<B> {
                 vector,
                 pc: self.state.sr(sr::EPC1),
                 state: &self.state,
+                cycle: self.stats.cycles,
             });
         }
         self.state.pc = target;

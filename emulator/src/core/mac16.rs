@@ -7,10 +7,11 @@ use q7_isa::sreg::sr;
 use super::{Core, Flow, Res};
 use crate::bus::Bus;
 use crate::predecode::{MacOp, Op};
+use crate::trace::Tracer;
 
 impl<B: Bus> Core<B> {
     /// Executes a MAC16 instruction.
-    pub(super) fn mac16(&mut self, op: &Op) -> Res<Flow> {
+    pub(super) fn mac16<T: Tracer>(&mut self, op: &Op) -> Res<Flow> {
         let o = op.insn.operands;
         let Some(m) = op.mac16 else {
             super::not_in_family("MAC16", op)
@@ -18,7 +19,7 @@ impl<B: Bus> Core<B> {
         // Operands: [mw, as, x, y] with a load, [x, y] without.
         let loaded = if m.load_step != 0 {
             let addr = self.a(o[1]).wrapping_add(m.load_step as u32);
-            Some((addr, self.load(addr, 4)?))
+            Some((addr, self.load::<T>(addr, 4)?))
         } else {
             None
         };

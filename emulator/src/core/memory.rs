@@ -9,6 +9,7 @@ use super::exception::{Exc, Reason};
 use super::{not_in_family, Core, Flow, Res};
 use crate::bus::{Bus, BusFault};
 use crate::predecode::Op;
+use crate::trace::{Access, Tracer};
 
 impl<B: Bus> Core<B> {
     fn mem_fault(e: BusFault, addr: u32, store: bool) -> Exc {
@@ -43,17 +44,42 @@ impl<B: Bus> Core<B> {
         Ok(())
     }
 
+    /// A data load; recorded for an enabled tracer `T`.
     #[inline(always)]
-    pub(super) fn load(&mut self, addr: u32, size: u32) -> Res<u32> {
+    pub(super) fn load<T: Tracer>(&mut self, addr: u32, size: u32) -> Res<u32> {
         self.access(addr, size, "load from")?;
         let now = self.stats.cycles;
-        self.bus
+        let loaded = self
+            .bus
             .load(addr, size, now)
-            .map_err(|e| Self::mem_fault(e, addr, false))
+            .map_err(|e| Self::mem_fault(e, addr, false));
+        if T::ENABLED {
+            if let Ok(v) = loaded {
+                self.record(addr, size, v, false);
+            }
+        }
+        loaded
     }
 
+    /// Records a data access for the tracer.
+    #[cold]
+    fn record(&mut self, addr: u32, size: u32, value: u32, write: bool) {
+        let value = if size == 4 {
+            value
+        } else {
+            value & ((1 << (8 * size)) - 1)
+        };
+        self.accesses.push(Access {
+            addr,
+            size: size as u8,
+            value,
+            write,
+        });
+    }
+
+    /// A data store; recorded for an enabled tracer `T`.
     #[inline(always)]
-    pub(super) fn store(&mut self, addr: u32, size: u32, v: u32) -> Res {
+    pub(super) fn store<T: Tracer>(&mut self, addr: u32, size: u32, v: u32) -> Res {
         self.access(addr, size, "store to")?;
         let now = self.stats.cycles;
         let wait = self
@@ -67,12 +93,15 @@ impl<B: Bus> Core<B> {
         if self.bus.may_hold_code(addr) {
             self.cache.store(addr, size);
         }
+        if T::ENABLED {
+            self.record(addr, size, v, true);
+        }
         Ok(())
     }
 
     /// A load by `opcode` into operand 0 of `op`, usable after the load-use delay.
     #[inline(always)]
-    fn load_into(
+    fn load_into<T: Tracer>(
         &mut self,
         opcode: Opcode,
         op: &Op,
@@ -80,7 +109,7 @@ impl<B: Bus> Core<B> {
         size: u32,
         extend: impl Fn(u32) -> u32,
     ) -> Res {
-        let v = self.load(addr, size)?;
+        let v = self.load::<T>(addr, size)?;
         let r = op.insn.operands[0];
         self.set(r, extend(v));
         self.late_result(opcode, r);
@@ -90,18 +119,18 @@ impl<B: Bus> Core<B> {
     /// Executes a load/store-family instruction at `pc` (`opcode` is `op`'s, as a constant of
     /// the dispatch).
     #[inline(always)]
-    pub(super) fn memory(&mut self, opcode: Opcode, op: &Op, pc: u32) -> Res<Flow> {
+    pub(super) fn memory<T: Tracer>(&mut self, opcode: Opcode, op: &Op, pc: u32) -> Res<Flow> {
         let o = op.insn.operands;
         let zero = |v| v;
         use Opcode::*;
         match opcode {
-            L8ui => self.load_into(opcode, op, self.a(o[1]).wrapping_add(o[2]), 1, zero)?,
-            L16ui => self.load_into(opcode, op, self.a(o[1]).wrapping_add(o[2]), 2, zero)?,
-            L16si => self.load_into(opcode, op, self.a(o[1]).wrapping_add(o[2]), 2, |v| {
+            L8ui => self.load_into::<T>(opcode, op, self.a(o[1]).wrapping_add(o[2]), 1, zero)?,
+            L16ui => self.load_into::<T>(opcode, op, self.a(o[1]).wrapping_add(o[2]), 2, zero)?,
+            L16si => self.load_into::<T>(opcode, op, self.a(o[1]).wrapping_add(o[2]), 2, |v| {
                 v as u16 as i16 as i32 as u32
             })?,
             L32i | L32iN | L32ai | L32e => {
-                self.load_into(opcode, op, self.a(o[1]).wrapping_add(o[2]), 4, zero)?
+                self.load_into::<T>(opcode, op, self.a(o[1]).wrapping_add(o[2]), 4, zero)?
             }
             L32r => {
                 let mut addr = o[1];
@@ -110,12 +139,12 @@ impl<B: Bus> Core<B> {
                     let off = o[1].wrapping_sub(pc.wrapping_add(3) & !3);
                     addr = (litbase & 0xffff_f000).wrapping_add(off);
                 }
-                self.load_into(opcode, op, addr, 4, zero)?
+                self.load_into::<T>(opcode, op, addr, 4, zero)?
             }
-            S8i => self.store(self.a(o[1]).wrapping_add(o[2]), 1, self.a(o[0]))?,
-            S16i => self.store(self.a(o[1]).wrapping_add(o[2]), 2, self.a(o[0]))?,
+            S8i => self.store::<T>(self.a(o[1]).wrapping_add(o[2]), 1, self.a(o[0]))?,
+            S16i => self.store::<T>(self.a(o[1]).wrapping_add(o[2]), 2, self.a(o[0]))?,
             S32i | S32iN | S32ri | S32nb | S32e => {
-                self.store(self.a(o[1]).wrapping_add(o[2]), 4, self.a(o[0]))?
+                self.store::<T>(self.a(o[1]).wrapping_add(o[2]), 4, self.a(o[0]))?
             }
             S32c1i => {
                 let addr = self.a(o[1]).wrapping_add(o[2]);
@@ -124,16 +153,16 @@ impl<B: Bus> Core<B> {
                 if addr & 3 == 0 && self.state.sr(sr::ATOMCTL) & 3 == 0 {
                     return Err(Exc::general(Reason::AtomicBypass { addr }));
                 }
-                let old = self.load(addr, 4)?;
+                let old = self.load::<T>(addr, 4)?;
                 if old == self.state.sr(sr::SCOMPARE1) {
-                    self.store(addr, 4, self.a(o[0]))?;
+                    self.store::<T>(addr, 4, self.a(o[0]))?;
                 }
                 self.set(o[0], old);
                 self.late_result(opcode, o[0]);
             }
             L32ex => {
                 let addr = self.a(o[1]);
-                let v = self.load(addr, 4)?;
+                let v = self.load::<T>(addr, 4)?;
                 self.state.exclusive = Some((addr, v));
                 self.set(o[0], v);
                 self.late_result(opcode, o[0]);
@@ -145,8 +174,8 @@ impl<B: Bus> Core<B> {
                 }
                 let mut res = 0;
                 if let Some((a, val)) = self.state.exclusive {
-                    if a == addr && self.load(addr, 4)? == val {
-                        self.store(addr, 4, self.a(o[0]))?;
+                    if a == addr && self.load::<T>(addr, 4)? == val {
+                        self.store::<T>(addr, 4, self.a(o[0]))?;
                         res = 1;
                     }
                 }

@@ -16,7 +16,7 @@ use crate::progress::Progress;
 use crate::state::{ps, CoreState};
 use crate::stop_request::{StopRequest, POLL_CYCLES};
 use crate::timing::{Latency, Stats, TimingModel};
-use crate::trace::{Event, Tracer};
+use crate::trace::{Access, Event, Tracer};
 
 mod alu;
 mod branch;
@@ -193,6 +193,8 @@ pub struct Core<B: Bus> {
     /// now: the instruction names a group beyond `window_limit`, or needs ring 0 outside it.
     /// See [`Core::refresh`].
     traps: u8,
+    /// The data accesses of the current instruction, recorded only for an enabled tracer.
+    accesses: Vec<Access>,
 }
 
 impl<B: Bus> Core<B> {
@@ -219,6 +221,7 @@ impl<B: Bus> Core<B> {
             ccount_offset: 0,
             window_limit: 3,
             traps: 0,
+            accesses: Vec::new(),
         };
         core.refresh();
         core
@@ -368,14 +371,26 @@ impl<B: Bus> Core<B> {
             }
         }
         if T::ENABLED {
+            self.accesses.clear();
             tracer.event(Event::Before {
                 state: &self.state,
                 insn: op,
+                cycle: self.stats.cycles,
             });
         }
-        match self.execute(op, pc) {
+        match self.execute::<T>(op, pc) {
             Ok(next) => {
                 self.stats.instructions += 1;
+                if T::ENABLED {
+                    tracer.event(Event::After {
+                        pc,
+                        next,
+                        insn: op,
+                        state: &self.state,
+                        cycle: self.stats.cycles,
+                        accesses: &self.accesses,
+                    });
+                }
                 Ok(next)
             }
             Err(e) => match self.take(pc, op, e, tracer) {
@@ -489,9 +504,10 @@ impl<B: Bus> Core<B> {
 
     // ------------------------------------------------------------------------------ execute
 
-    /// Executes `op` at `pc`: the next PC.
+    /// Executes `op` at `pc`: the next PC. Its data accesses are recorded when `T` is an
+    /// enabled tracer.
     #[inline(always)]
-    fn execute(&mut self, op: &Op, pc: u32) -> Res<u32> {
+    fn execute<T: Tracer>(&mut self, op: &Op, pc: u32) -> Res<u32> {
         if self.traps & op.gate.bit() != 0 {
             return Err(self.gated(op));
         }
@@ -514,7 +530,7 @@ impl<B: Bus> Core<B> {
             | Dpfro | Dpfwo | Iii | Ipfl | Ihu | Iiu | Lict | Licw | Sict | Sicw | Diwb | Diwbi
             | Dhi | Dii | Dpfl | Dhu | Diu | Sdct | Ldct | Idtlb | Pdtlb | Rdtlb0 | Rdtlb1
             | Wdtlb | Iitlb | Pitlb | Ritlb0 | Ritlb1 | Witlb | Ldpte | Hwwitlba
-            | Hwwdtlba => |k| self.memory(k, op, pc)?;
+            | Hwwdtlba => |k| self.memory::<T>(k, op, pc)?;
 
             Beq | Bne | Blt | Bge | Bltu | Bgeu | Bany | Bnone | Ball | Bnall | Bbc | Bbs
             | Bbci | Bbsi | Beqi | Bnei | Blti | Bgei | Bltui | Bgeui | Beqz | BeqzN | Bnez
@@ -540,7 +556,7 @@ impl<B: Bus> Core<B> {
             | MulaDaLlLddec | MulaDaLlLdinc | MulaDaHlLddec | MulaDaHlLdinc | MulaDaLhLddec
             | MulaDaLhLdinc | MulaDaHhLddec | MulaDaHhLdinc | MulaDdLlLddec | MulaDdLlLdinc
             | MulaDdHlLddec | MulaDdHlLdinc | MulaDdLhLddec | MulaDdLhLdinc | MulaDdHhLddec
-            | MulaDdHhLdinc | Lddec | Ldinc => |_k| self.mac16(op)?;
+            | MulaDdHhLdinc | Lddec | Ldinc => |_k| self.mac16::<T>(op)?;
         };
 
         // Completion: cycles, PC and the zero-overhead loop-back.
@@ -593,7 +609,7 @@ mod tests {
                 let mut core = core_with(config, &[]);
                 // Operand values 1 are valid for every operand kind the emulator reads.
                 let insn = Insn::new(row.opcode, &[1, 1, 1, 1][..row.operands.len()]);
-                let _ = core.execute(&Op::from_insn(insn), 0x1000);
+                let _ = core.execute::<NoTrace>(&Op::from_insn(insn), 0x1000);
             }
         }
     }

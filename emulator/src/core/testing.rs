@@ -111,7 +111,7 @@ pub fn op(opcode: Opcode, operands: &[u32]) -> Op {
 /// Executes one instruction at the core's PC: the next PC or the exception it raises.
 pub fn exec<B: Bus>(core: &mut Core<B>, opcode: Opcode, operands: &[u32]) -> Result<u32, Exc> {
     let pc = core.state.pc;
-    core.execute(&op(opcode, operands), pc)
+    core.execute::<NoTrace>(&op(opcode, operands), pc)
 }
 
 /// Takes exception `e` as if raised by an `ill` at `pc`.

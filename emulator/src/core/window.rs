@@ -113,6 +113,7 @@ impl<B: Bus> Core<B> {
     }
 
     /// ENTRY as, imm12: allocates the frame the caller's CALLn made room for.
+    #[inline(always)]
     fn entry(&mut self, s: u32, frame: u32) -> Res {
         let st = &self.state;
         if s > 3 || !st.cwoe() {

@@ -1,4 +1,5 @@
-//! The POOL cluster: eight ncore2gp cores sharing one HBM, each on its own thread. Cores share
+//! The POOL cluster: eight ncore2gp cores sharing one HBM, run on a pool of host threads of
+//! the size a run asks for, each core wholly on one thread at a time. Cores share
 //! nothing else, and each core's cycle count depends only on its own instruction stream, so
 //! outputs, cycle counts and traces are identical for every thread count — as long as the cores
 //! do not communicate through HBM within one run (one dispatch): no core reads HBM that another
@@ -66,6 +67,38 @@ impl std::io::Write for Captured {
 /// A core and where its result goes.
 type Job<'a, T> = (&'a mut Core<PlatformBus>, &'a mut Option<(Stop, T)>);
 
+/// The host threads could not be started.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot start {threads} host threads for the cores: {source}")]
+pub struct ThreadsError {
+    /// Threads asked for.
+    pub threads: usize,
+    /// Why.
+    pub source: rayon::ThreadPoolBuildError,
+}
+
+/// The pool of host threads that run the cores: exactly as many threads as a run asked for
+/// (never rayon's global pool, whose size is the host's), made on the first run that needs
+/// them and kept for the next runs of the same count.
+#[derive(Debug, Default)]
+struct Threads(Option<rayon::ThreadPool>);
+
+impl Threads {
+    /// A pool of `n` threads, reusing the current one when it has that many.
+    fn get(&mut self, n: usize) -> Result<&rayon::ThreadPool, ThreadsError> {
+        if self.0.as_ref().is_none_or(|p| p.current_num_threads() != n) {
+            self.0 = None;
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .thread_name(|i| format!("q7-cores-{i}"))
+                .build()
+                .map_err(|source| ThreadsError { threads: n, source })?;
+            self.0 = Some(pool);
+        }
+        Ok(self.0.as_ref().expect("made above"))
+    }
+}
+
 /// The cluster.
 #[derive(Debug)]
 pub struct Cluster {
@@ -75,6 +108,7 @@ pub struct Cluster {
     pub cores: Vec<Core<PlatformBus>>,
     /// Each core's semihosting output.
     pub output: Vec<Captured>,
+    threads: Threads,
 }
 
 impl Cluster {
@@ -101,7 +135,12 @@ impl Cluster {
             output.push(out);
             cores.push(core);
         }
-        Ok(Cluster { hbm, cores, output })
+        Ok(Cluster {
+            hbm,
+            cores,
+            output,
+            threads: Threads::default(),
+        })
     }
 
     /// Makes every core stop where it is when `stop` is raised (Ctrl-C).
@@ -128,6 +167,22 @@ impl Cluster {
         }
     }
 
+    /// The number of host threads a run of `cores` cores on `threads` threads uses: at least
+    /// 1, at most one per core.
+    pub fn threads_for(threads: usize, cores: usize) -> usize {
+        threads.clamp(1, cores.max(1))
+    }
+
+    /// Starts the host threads a run of all cores on `threads` threads uses (runs start them
+    /// on demand; this reports a failure to start them as an error instead of a panic).
+    pub fn prepare_threads(&mut self, threads: usize) -> Result<(), ThreadsError> {
+        let n = Self::threads_for(threads, self.cores.len());
+        if n > 1 {
+            self.threads.get(n)?;
+        }
+        Ok(())
+    }
+
     /// Runs every core to exit, fault or `max_cycles` more cycles (counted from each core's
     /// current cycle count) on `threads` threads (1..=cores); returns each core's stop and
     /// tracer, by PRID. Identical for every thread count while no core reads HBM another core
@@ -149,30 +204,75 @@ impl Cluster {
         threads: usize,
         max_cycles: u64,
     ) -> Vec<(Stop, T)> {
-        let threads = threads.clamp(1, which.len().max(1));
+        self.run_subset_with(which, threads, max_cycles, |_| T::default())
+    }
+
+    /// [`Cluster::run_subset`] with each core's tracer made by `tracer(core)` as its run
+    /// starts.
+    ///
+    /// One thread runs the cores in PRID order on the calling thread; more run them on a pool
+    /// of exactly that many threads ([`Cluster::threads_for`]), each core wholly on one
+    /// thread. Panics only when the pool's threads cannot be started, which
+    /// [`Cluster::prepare_threads`] reports as an error beforehand.
+    pub fn run_subset_with<T, F>(
+        &mut self,
+        which: &[usize],
+        threads: usize,
+        max_cycles: u64,
+        tracer: F,
+    ) -> Vec<(Stop, T)>
+    where
+        T: Tracer + Send,
+        F: Fn(&Core<PlatformBus>) -> T + Sync,
+    {
+        let n = Self::threads_for(threads, which.len());
         let mut results: Vec<Option<(Stop, T)>> = (0..self.cores.len()).map(|_| None).collect();
-        std::thread::scope(|scope| {
-            // The n-th selected core runs on thread n mod threads, in PRID order per thread.
-            let mut work: Vec<Vec<Job<'_, T>>> = (0..threads).map(|_| Vec::new()).collect();
-            let selected = self
-                .cores
-                .iter_mut()
-                .zip(results.iter_mut())
-                .enumerate()
-                .filter(|(i, _)| which.contains(i));
-            for (n, (_, job)) in selected.enumerate() {
-                work[n % threads].push(job);
+        let jobs: Vec<Job<'_, T>> = self
+            .cores
+            .iter_mut()
+            .zip(results.iter_mut())
+            .enumerate()
+            .filter(|(i, _)| which.contains(i))
+            .map(|(_, job)| job)
+            .collect();
+        // Pool threads do not inherit the caller's span: each core's span names it as parent.
+        let parent = tracing::Span::current();
+        let run = |(core, slot): Job<'_, T>| {
+            let prid = core.bus.prid();
+            let _span =
+                tracing::debug_span!(parent: &parent, "core", core = prid, budget = max_cycles)
+                    .entered();
+            let (insns, cycles) = (core.stats.instructions, core.stats.cycles);
+            let mut t = tracer(core);
+            let stop = core.run_for(max_cycles, &mut t);
+            let (insns, cycles) = (core.stats.instructions - insns, core.stats.cycles - cycles);
+            match &stop {
+                Stop::Exited(status) => {
+                    tracing::debug!(instructions = insns, cycles, status, "core exited")
+                }
+                Stop::Fault(r) => tracing::debug!(
+                    instructions = insns,
+                    cycles,
+                    pc = format_args!("{:#010x}", r.pc),
+                    fault = %r.kind,
+                    "core stopped"
+                ),
             }
-            for batch in work {
-                scope.spawn(move || {
-                    for (core, slot) in batch {
-                        let mut tracer = T::default();
-                        let stop = core.run_for(max_cycles, &mut tracer);
-                        *slot = Some((stop, tracer));
-                    }
-                });
-            }
-        });
+            *slot = Some((stop, t));
+        };
+        if n == 1 {
+            jobs.into_iter().for_each(run);
+        } else {
+            let pool = match self.threads.get(n) {
+                Ok(pool) => pool,
+                Err(e) => panic!("{e}"),
+            };
+            pool.scope(|s| {
+                for job in jobs {
+                    s.spawn(|_| run(job));
+                }
+            });
+        }
         results.into_iter().flatten().collect()
     }
 
@@ -203,5 +303,92 @@ impl Cluster {
             .into_iter()
             .map(|(s, _)| s)
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::Event;
+    use q7_isa::Opcode;
+
+    /// Counts the instructions a core attempts, remembering the PRID it was made for.
+    #[derive(Debug)]
+    struct Count {
+        prid: u32,
+        seen: u32,
+    }
+
+    impl Tracer for Count {
+        const ENABLED: bool = true;
+        fn event(&mut self, e: Event<'_>) {
+            if let Event::Before { .. } = e {
+                self.seen += 1;
+            }
+        }
+    }
+
+    /// A cluster whose cores run `movi a2, 1; simcall` at 0x1000 with a3 = PRID: a
+    /// semihosting exit with the core's PRID.
+    fn exiting_with_prid() -> Cluster {
+        let mut c = Cluster::new(&ClusterConfig {
+            hbm_bytes: 2 * map::HBM_SCRATCH.1,
+            ..ClusterConfig::default()
+        })
+        .unwrap();
+        let mut code = Vec::new();
+        for (op, args) in [(Opcode::Movi, vec![2, 1]), (Opcode::Simcall, vec![])] {
+            let pc = 0x1000 + code.len() as u32;
+            code.extend_from_slice(op.encode(&args, pc).unwrap().as_bytes());
+        }
+        c.load_all(0x1000, &code).unwrap();
+        c.set_entry(0x1000);
+        for core in &mut c.cores {
+            let prid = core.bus.prid();
+            core.state.set_a(3, prid);
+        }
+        c
+    }
+
+    #[test]
+    fn each_core_gets_the_tracer_made_for_its_prid_on_any_thread_count() {
+        for threads in [1, 2, 3, 8, 64] {
+            let mut c = exiting_with_prid();
+            let results =
+                c.run_subset_with(&[0, 1, 2, 3, 4, 5, 6, 7], threads, 1000, |core| Count {
+                    prid: core.bus.prid(),
+                    seen: 0,
+                });
+            let got: Vec<(Stop, u32, u32)> = results
+                .into_iter()
+                .map(|(s, t)| (s, t.prid, t.seen))
+                .collect();
+            let want: Vec<(Stop, u32, u32)> =
+                (0..8).map(|p| (Stop::Exited(p as i32), p, 2)).collect();
+            assert_eq!(got, want, "threads = {threads}");
+        }
+    }
+
+    #[test]
+    fn a_subset_runs_only_the_cores_named_and_returns_them_in_prid_order() {
+        let mut c = exiting_with_prid();
+        let results = c.run_subset::<crate::NoTrace>(&[5, 1], 2, 1000);
+        let stops: Vec<Stop> = results.into_iter().map(|(s, _)| s).collect();
+        assert_eq!(stops, [Stop::Exited(1), Stop::Exited(5)]);
+        let ran: Vec<u64> = c.cores.iter().map(|k| k.stats.instructions).collect();
+        assert_eq!(
+            ran,
+            [0, 2, 0, 0, 0, 2, 0, 0],
+            "MOVI and the exiting SIMCALL"
+        );
+    }
+
+    #[test]
+    fn a_run_uses_at_most_one_thread_per_core() {
+        assert_eq!(Cluster::threads_for(1, 8), 1);
+        assert_eq!(Cluster::threads_for(2, 8), 2);
+        assert_eq!(Cluster::threads_for(64, 8), 8);
+        assert_eq!(Cluster::threads_for(2, 1), 1);
+        assert_eq!(Cluster::threads_for(0, 8), 1);
     }
 }

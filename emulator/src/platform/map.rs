@@ -40,5 +40,9 @@ pub const fn soc_window_index(prid: u32) -> u32 {
     2 * prid + 9
 }
 
+/// The cores' clock in Hz (PLATFORM.md "Cores"): what turns a cycle count into time, for
+/// timelines and reports; nothing the emulator computes depends on it.
+pub const CLOCK_HZ: u64 = 1_400_000_000;
+
 /// Default HBM size (virtual; untouched pages cost nothing).
 pub const DEFAULT_HBM_BYTES: u64 = 16 << 30;

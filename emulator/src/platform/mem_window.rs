@@ -42,6 +42,20 @@ impl WindowCounters {
     }
 }
 
+/// A write of MEM_WINDOW_CTRL, kept while [`MemWindows::record`] is set: the window as that
+/// write left it, at the core cycle of the write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowEvent {
+    /// Core cycle of the write.
+    pub cycle: u64,
+    /// Window number.
+    pub window: u32,
+    /// Its HBM base.
+    pub base: u64,
+    /// Whether it is enabled.
+    pub enabled: bool,
+}
+
 /// The MEM_WINDOW device: one [`Window`] per translate window.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemWindows {
@@ -49,6 +63,10 @@ pub struct MemWindows {
     pub windows: [Window; map::WINDOWS as usize],
     /// Accesses through the windows and mappings put in use.
     pub counters: WindowCounters,
+    /// Keep every MEM_WINDOW_CTRL write in [`MemWindows::log`]; off by default.
+    pub record: bool,
+    /// CTRL writes while recording, oldest first.
+    pub log: Vec<WindowEvent>,
 }
 
 impl Default for MemWindows {
@@ -68,6 +86,8 @@ impl Default for MemWindows {
         MemWindows {
             windows,
             counters: WindowCounters::default(),
+            record: false,
+            log: Vec::new(),
         }
     }
 }
@@ -105,7 +125,7 @@ impl Device for MemWindows {
         d: Decoded,
         v: u32,
         _: &mut DeviceCtx<'_>,
-        _: u64,
+        now: u64,
     ) -> Result<u64, BusFault> {
         let (w, win) = (d.instance, &mut self.windows[d.instance as usize]);
         match d.register {
@@ -125,6 +145,15 @@ impl Device for MemWindows {
                 // CTRL
                 win.enabled = v & 1 != 0;
                 self.counters.maps += u64::from(win.enabled);
+                if self.record {
+                    let (base, enabled) = (win.base, win.enabled);
+                    self.log.push(WindowEvent {
+                        cycle: now,
+                        window: w,
+                        base,
+                        enabled,
+                    });
+                }
             }
         }
         Ok(0)
@@ -163,6 +192,35 @@ mod tests {
         assert_eq!(m.counters.maps, 1, "the CTRL write enabling it");
         rig.store(&mut m, reg::mem_window_ctrl(2), 0, 0).unwrap();
         assert_eq!(m.counters.maps, 1, "disabling maps nothing");
+    }
+
+    #[test]
+    fn recording_keeps_each_ctrl_write_with_the_window_it_leaves() {
+        let (mut rig, mut m) = (Rig::new(), MemWindows::default());
+        rig.store(&mut m, reg::mem_window_ctrl(4), 1, 3).unwrap();
+        assert!(m.log.is_empty(), "not recording");
+        m.record = true;
+        rig.store(&mut m, reg::mem_window_base_lo(2), 0x0300_0000, 10)
+            .unwrap();
+        rig.store(&mut m, reg::mem_window_ctrl(2), 1, 12).unwrap();
+        rig.store(&mut m, reg::mem_window_ctrl(2), 0, 20).unwrap();
+        assert_eq!(
+            m.log,
+            [
+                WindowEvent {
+                    cycle: 12,
+                    window: 2,
+                    base: 0x0300_0000,
+                    enabled: true
+                },
+                WindowEvent {
+                    cycle: 20,
+                    window: 2,
+                    base: 0x0300_0000,
+                    enabled: false
+                },
+            ]
+        );
     }
 
     #[test]

@@ -87,6 +87,29 @@ pub struct Queue {
     pub counters: QueueCounters,
 }
 
+/// A transfer as it was queued, kept while [`Sdma::record`] is set: its queue and
+/// descriptor, what it copied and when (in core cycles).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransferRecord {
+    /// Queue: [`queue::M2S`] or [`queue::S2M`].
+    pub queue: u32,
+    /// Descriptor index (monotonic).
+    pub index: u32,
+    /// HBM address.
+    pub hbm: u64,
+    /// DATARAM address.
+    pub local: u32,
+    /// Bytes.
+    pub len: u32,
+    /// Cycle of the doorbell that queued it.
+    pub doorbell: u64,
+    /// Cycle its copy starts: after the previous transfer of the queue and the start-up
+    /// latency (PLATFORM.md "SDMA").
+    pub start: u64,
+    /// Cycle it completes.
+    pub end: u64,
+}
+
 /// A doorbell or wait on a queue, with the core cycle it happened at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QueueEvent {
@@ -111,6 +134,11 @@ pub enum QueueEvent {
 pub struct Sdma {
     /// M2S (0) and S2M (1).
     pub queues: [Queue; queue::COUNT as usize],
+    /// Keep every queued transfer in [`Sdma::transfers`]; off by default. Recording changes
+    /// no timing.
+    pub record: bool,
+    /// Transfers queued while recording, in doorbell order.
+    pub transfers: Vec<TransferRecord>,
     timing: TimingModel,
 }
 
@@ -139,6 +167,8 @@ impl Sdma {
     pub fn new(timing: &TimingModel) -> Self {
         Sdma {
             queues: Default::default(),
+            record: false,
+            transfers: Vec::new(),
             timing: timing.clone(),
         }
     }
@@ -217,6 +247,18 @@ impl Sdma {
                 ));
             }
             let end = start_after + transfer_cycles(&self.timing, len);
+            if self.record {
+                self.transfers.push(TransferRecord {
+                    queue: q,
+                    index,
+                    hbm,
+                    local,
+                    len,
+                    doorbell: now,
+                    start: start_after + u64::from(self.timing.sdma_latency),
+                    end,
+                });
+            }
             start_after = end;
             self.queues[q as usize].pending.push_back(Transfer {
                 index,
@@ -403,6 +445,45 @@ mod tests {
             transfer_cycles(&zero_rate, 10),
             200 + 10,
             "rate 0 moves a byte per cycle"
+        );
+    }
+
+    #[test]
+    fn recording_keeps_each_transfer_with_its_doorbell_start_and_end() {
+        let (t, mut rig) = (TimingModel::default(), Rig::new());
+        let mut s = Sdma::new(&t);
+        s.record = true;
+        descriptor(&mut rig, 0, 0x100, map::DATARAM.0 + 0x800, 64);
+        descriptor(&mut rig, 1, 0x200, map::DATARAM.0 + 0x900, 130);
+        rig.store(&mut s, reg::sdma_ring_base(1), map::DATARAM.0, 0)
+            .unwrap();
+        rig.store(&mut s, reg::sdma_ring_size(1), 4, 0).unwrap();
+        rig.store(&mut s, reg::sdma_doorbell(1), 2, 50).unwrap();
+        // Latency 200, then 64 bytes per cycle: the second starts when the first ends.
+        assert_eq!(
+            s.transfers,
+            [
+                TransferRecord {
+                    queue: 1,
+                    index: 0,
+                    hbm: 0x100,
+                    local: map::DATARAM.0 + 0x800,
+                    len: 64,
+                    doorbell: 50,
+                    start: 250,
+                    end: 251
+                },
+                TransferRecord {
+                    queue: 1,
+                    index: 1,
+                    hbm: 0x200,
+                    local: map::DATARAM.0 + 0x900,
+                    len: 130,
+                    doorbell: 50,
+                    start: 451,
+                    end: 454
+                },
+            ]
         );
     }
 

@@ -21,9 +21,64 @@ pub const EVENTS: [(u32, &str); 8] = [
     (8, "ACCESSOR"),
 ];
 
+/// Event codes, from [`EVENTS`].
+pub mod code {
+    /// PHASE_BEGIN: argument 0 the phase ([`super::PHASES`]).
+    pub const PHASE_BEGIN: u32 = 1;
+    /// PHASE_END: argument 0 the phase.
+    pub const PHASE_END: u32 = 2;
+    /// ALLOC: heap ([`super::HEAPS`]), address low, high, bytes.
+    pub const ALLOC: u32 = 3;
+    /// FREE: heap, address low, high.
+    pub const FREE: u32 = 4;
+    /// TENSOR_BIND: argument index ([`super::BIND_OUTPUT`] for the output), HBM address low,
+    /// high, bytes.
+    pub const TENSOR_BIND: u32 = 5;
+    /// STACK_SWITCH: new SP, stack bytes, 1 for an HBM stack.
+    pub const STACK_SWITCH: u32 = 6;
+    /// STACK_RETURN: SP restored.
+    pub const STACK_RETURN: u32 = 7;
+    /// ACCESSOR: kind ([`super::ACCESSORS`]), HBM address low, high, 1 for a write access.
+    pub const ACCESSOR: u32 = 8;
+}
+
+/// The phases of PHASE_BEGIN/PHASE_END's argument 0 (PLATFORM.md): code and name.
+pub const PHASES: [(u32, &str); 5] = [
+    (1, "setup"),
+    (2, "marshal"),
+    (3, "compute"),
+    (4, "return"),
+    (5, "cleanup"),
+];
+
+/// The heaps of ALLOC/FREE's argument 0 (PLATFORM.md): code and name.
+pub const HEAPS: [(u32, &str); 5] = [
+    (1, "HBM"),
+    (2, "DATARAM"),
+    (3, "TCM pool"),
+    (4, "libc heap"),
+    (5, "HBM stack"),
+];
+
+/// The accessor kinds of ACCESSOR's argument 0 (PLATFORM.md): code and name.
+pub const ACCESSORS: [(u32, &str); 4] = [
+    (1, "element accessor"),
+    (2, "TCM accessor"),
+    (3, "read stream"),
+    (4, "write stream"),
+];
+
+/// TENSOR_BIND's argument index of the output.
+pub const BIND_OUTPUT: u32 = 0xFF;
+
 /// The name of event `code`, if it is one.
 pub fn event_name(code: u32) -> Option<&'static str> {
     EVENTS.iter().find(|e| e.0 == code).map(|e| e.1)
+}
+
+/// The name `code` has in `table` ([`PHASES`], [`HEAPS`], [`ACCESSORS`]), if it has one.
+pub fn name_in(table: &[(u32, &'static str)], code: u32) -> Option<&'static str> {
+    table.iter().find(|e| e.0 == code).map(|e| e.1)
 }
 
 /// One committed event: the core's cycle count at the TRACE_EVENT store, the code and the four

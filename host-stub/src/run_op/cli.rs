@@ -2,15 +2,18 @@
 
 use std::path::PathBuf;
 
-use super::{run, Library, OpRequest, RunError};
-use crate::number::{parse_threads, parse_u64};
+use super::{run_observed, Library, OpRequest, RunError};
+use crate::number::{parse_cycle_range, parse_range, parse_threads, parse_u32, parse_u64};
 use crate::tensor::dtype::Dtype;
 use crate::tensor::npy::{self, NpyError};
 use crate::timing_profile::{Profile, ProfileError};
+use crate::trace::{ObserveSpec, PcSelect, Summary, TraceSpec};
 
 /// `q7emu run BUILD_DIR --op NAME --input FILE.npy... [--scalar V]... [--output FILE.npy]
 /// [--out-shape D0,D1,...] [--out-dtype DTYPE] [--threads N] [--max-cycles N]
-/// [--timing FILE] [--json]`
+/// [--timing FILE] [--json]
+/// [--trace-dir DIR [--trace-cores N,...] [--trace-pc LO..HI | --trace-fn NAME]
+/// [--trace-cycles A..B]] [--timeline FILE.json]`
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     /// The build directory (`q7emu build -o`).
@@ -49,6 +52,75 @@ pub struct RunArgs {
     /// line).
     #[arg(long)]
     pub json: bool,
+    /// Write an instruction trace of each core into this directory: core<N>.trace (text) and
+    /// core<N>.jsonl (JSON lines), host-stub/TRACE.md.
+    #[arg(long, value_name = "DIR")]
+    pub trace_dir: Option<PathBuf>,
+    /// Trace only these cores (comma-separated PRIDs; default every core the library runs on).
+    #[arg(long, value_name = "N,...", value_delimiter = ',', value_parser = parse_u32, requires = "trace_dir")]
+    pub trace_cores: Option<Vec<u32>>,
+    /// Trace only the instructions at LO <= PC < HI.
+    #[arg(long, value_name = "LO..HI", value_parser = parse_range, requires = "trace_dir", conflicts_with = "trace_fn")]
+    pub trace_pc: Option<(u32, u32)>,
+    /// Trace only the instructions of the function NAME (demangled, with or without its
+    /// parameters), found in each traced core's unstripped image.
+    #[arg(long, value_name = "NAME", requires = "trace_dir")]
+    pub trace_fn: Option<String>,
+    /// Trace only the instructions that start at cycle A <= cycle < B of their core.
+    #[arg(long, value_name = "A..B", value_parser = parse_cycle_range, requires = "trace_dir")]
+    pub trace_cycles: Option<(u64, u64)>,
+    /// Write the run's timeline as Chrome trace-event JSON (Perfetto, chrome://tracing): per
+    /// core its calls, kernel phases, function spans, SDMA transfers, exceptions and runtime
+    /// events, host-stub/TRACE.md.
+    #[arg(long, value_name = "FILE.json")]
+    pub timeline: Option<PathBuf>,
+}
+
+impl RunArgs {
+    /// What the trace flags ask to observe.
+    pub fn observe(&self) -> ObserveSpec {
+        ObserveSpec {
+            trace: self.trace_dir.as_ref().map(|dir| TraceSpec {
+                dir: dir.clone(),
+                cores: self.trace_cores.clone(),
+                pc: match (&self.trace_pc, &self.trace_fn) {
+                    (Some((lo, hi)), _) => Some(PcSelect::Range(*lo, *hi)),
+                    (None, Some(name)) => Some(PcSelect::Function(name.clone())),
+                    (None, None) => None,
+                },
+                cycles: self.trace_cycles,
+            }),
+            timeline: self.timeline.clone(),
+        }
+    }
+}
+
+/// The notes on stderr of what the run observed.
+pub fn notes(s: &Summary) -> String {
+    let mut out = String::new();
+    if let Some(t) = &s.trace {
+        let text: u64 = t.files.iter().map(|f| f.text.1).sum();
+        let json: u64 = t.files.iter().map(|f| f.json.1).sum();
+        let dir = t
+            .files
+            .first()
+            .and_then(|f| f.text.0.parent())
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "q7emu: trace of {} core(s) in {dir}: {} events, {text} bytes of text, {json} bytes of JSON lines\n",
+            t.files.len(),
+            t.kept
+        ));
+    }
+    if let Some((path, bytes, counts)) = &s.timeline {
+        out.push_str(&format!(
+            "q7emu: timeline {}: {} events, {bytes} bytes\n",
+            path.display(),
+            counts.events
+        ));
+    }
+    out
 }
 
 fn parse_dtype(s: &str) -> Result<Dtype, String> {
@@ -83,12 +155,13 @@ impl RunCliError {
     }
 }
 
-/// Runs the command; the text to print on stdout.
-pub fn main(a: RunArgs) -> Result<String, RunCliError> {
+/// Runs the command; the text to print on stdout and the notes for stderr.
+pub fn main(a: RunArgs) -> Result<(String, String), RunCliError> {
     let timing = match &a.timing {
         Some(path) => Profile::load(path)?,
         None => Profile::default(),
     };
+    let spec = a.observe();
     let lib = Library::open(&a.build_dir)?;
     lib.op(&a.op)?;
     let inputs = a
@@ -96,7 +169,7 @@ pub fn main(a: RunArgs) -> Result<String, RunCliError> {
         .iter()
         .map(|p| npy::read(p))
         .collect::<Result<Vec<_>, _>>()?;
-    let result = run(
+    let (result, summary) = run_observed(
         &lib,
         &OpRequest {
             op: a.op,
@@ -109,13 +182,15 @@ pub fn main(a: RunArgs) -> Result<String, RunCliError> {
             timing,
             progress: !a.json,
         },
+        &spec,
     )?;
     if let Some(path) = &a.output {
         npy::write(path, &result.output)?;
     }
-    Ok(if a.json {
+    let text = if a.json {
         serde_json::to_string_pretty(&result.json()).expect("JSON values serialize") + "\n"
     } else {
         result.text()
-    })
+    };
+    Ok((text, notes(&summary)))
 }

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod report;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use q7_emulator::platform::mailbox::ArgTensor;
@@ -30,6 +31,7 @@ use crate::tensor::descriptor::{ArgDescriptor, DescriptorError, Location, Scalar
 use crate::tensor::dtype::Dtype;
 use crate::tensor::HostTensor;
 use crate::timing_profile::Profile;
+use crate::trace::{ObserveSpec, Observer, Summary, TraceError};
 
 pub use crate::run_packed::{CUSTOM_OP_OPCODE, SELECTOR};
 
@@ -177,6 +179,9 @@ pub enum RunError {
         /// Why.
         source: NrtError,
     },
+    /// A trace or the timeline could not be set up or written.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
     /// Device-side failure: a fault, runaway, abort or firmware refusal.
     #[error("{source}{symbols}")]
     Device {
@@ -214,6 +219,7 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>, RunError> {
 impl Library {
     /// Opens build directory `dir`.
     pub fn open(dir: &Path) -> Result<Library, RunError> {
+        let _span = tracing::info_span!("library", dir = %dir.display()).entered();
         let path = dir.join(BUILD_INFO_FILE);
         let text = std::fs::read_to_string(&path).map_err(io(&path))?;
         let info =
@@ -231,7 +237,14 @@ impl Library {
                     .map(|b| Symbols::from_elf(&b))
                     .unwrap_or_default()
             })
-            .collect();
+            .collect::<Vec<Symbols>>();
+        tracing::debug!(
+            library = info.library,
+            images = images.len(),
+            packed = info.packed,
+            symbolised = symbols.iter().filter(|s| !s.is_empty()).count(),
+            "library opened"
+        );
         Ok(Library {
             dir: dir.to_path_buf(),
             info,
@@ -304,6 +317,42 @@ fn scalar(op: &OpInfo, name: &str, kind: ArgKind, value: &str) -> Result<ScalarV
 
 /// Runs `req` on library `lib`, on a fresh cluster whose cores follow `req.timing`.
 pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
+    run_observed(lib, req, &ObserveSpec::default()).map(|(run, _)| run)
+}
+
+/// [`run`], observed as `spec` asks (host-stub/TRACE.md): traces and timeline are written
+/// whether the run succeeds or fails (a failed run's error wins over one writing them).
+pub fn run_observed(
+    lib: &Library,
+    req: &OpRequest,
+    spec: &ObserveSpec,
+) -> Result<(OpRun, Summary), RunError> {
+    let observer = if spec.any() {
+        let images = lib.info.images.clone();
+        Some(Arc::new(Observer::new(spec, lib.symbols.clone(), images)?))
+    } else {
+        None
+    };
+    let result = run_with(lib, req, observer.clone());
+    let summary = match observer.map(|o| o.close()) {
+        None => Ok(Summary::default()),
+        Some(Ok(s)) => Ok(s),
+        Some(Err(e)) if result.is_err() => {
+            tracing::warn!(error = %e, "writing the observations of a failed run");
+            Ok(Summary::default())
+        }
+        Some(Err(e)) => Err(e),
+    };
+    let run = result?;
+    Ok((run, summary?))
+}
+
+fn run_with(
+    lib: &Library,
+    req: &OpRequest,
+    observer: Option<Arc<Observer>>,
+) -> Result<OpRun, RunError> {
+    let _span = tracing::info_span!("run", library = lib.info.library, op = req.op).entered();
     let op = lib.op(&req.op)?.clone();
     let tensors = op.args.iter().filter(|a| a.kind == ArgKind::Tensor).count();
     let count = |what, want, got| RunError::ArgCount {
@@ -342,6 +391,10 @@ pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
     })?);
     device.single_core = !lib.info.multicore;
     device.call_budget = req.call_budget;
+    if let Some(o) = &observer {
+        o.attach(&mut device.cluster.cores);
+    }
+    device.observer = observer;
     let mut ctx = Context::new(device);
     let device_err = |source| RunError::Device {
         symbols: lib.symbolise(&source),
@@ -410,6 +463,12 @@ pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
     }
     let (out_addr, out_desc) = place("output".into(), &output, true)?;
     descriptors.push(out_desc);
+    tracing::debug!(
+        tensors = req.inputs.len(),
+        scalars = req.scalars.len(),
+        output = format_args!("{out_addr:#x}"),
+        "arguments placed in HBM"
+    );
 
     let watch = Watch::attach(&mut ctx.device.cluster, loaded.iter().map(|(c, _)| *c));
     let target = progress::stderr_target(req.progress);

@@ -1,0 +1,380 @@
+//! Observing a run (host-stub/TRACE.md): instruction traces of the cores (`--trace-dir`,
+//! [`insn`], written by [`writer`]) and the run's timeline (`--timeline`, [`timeline`]). The
+//! firmware hands every core it runs a [`CoreTracer`] made by the run's [`Observer`] and gives
+//! it back when the core stops. Observing never changes what a core computes or a cycle it
+//! counts: tracers only read the state the emulator shows them, and the devices record what
+//! they did only as a side list.
+
+pub mod insn;
+pub mod timeline;
+pub mod writer;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use q7_emulator::platform::PlatformBus;
+use q7_emulator::trace::{Event, Tracer};
+use q7_emulator::{Core, Stop};
+
+use self::insn::{CoreFilter, RegisterNames, Sink};
+use self::timeline::{CoreTimeline, Timeline};
+use self::writer::{CoreFiles, Writer};
+use crate::symbolize::Symbols;
+
+/// Which instructions `--trace-pc` or `--trace-fn` select.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PcSelect {
+    /// `LO..HI`: LO ≤ PC < HI.
+    Range(u32, u32),
+    /// The instructions of the function of this name (resolved in each core's symbols).
+    Function(String),
+}
+
+/// What `--trace-dir` and its filters ask for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceSpec {
+    /// The directory of the trace files.
+    pub dir: PathBuf,
+    /// The cores traced (all of the library's when `None`).
+    pub cores: Option<Vec<u32>>,
+    /// The PCs traced (all when `None`).
+    pub pc: Option<PcSelect>,
+    /// `[A, B)` of the cycles traced (all when `None`).
+    pub cycles: Option<(u64, u64)>,
+}
+
+/// What a run observes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ObserveSpec {
+    /// Instruction traces.
+    pub trace: Option<TraceSpec>,
+    /// The timeline file.
+    pub timeline: Option<PathBuf>,
+}
+
+impl ObserveSpec {
+    /// Whether anything is observed.
+    pub fn any(&self) -> bool {
+        self.trace.is_some() || self.timeline.is_some()
+    }
+}
+
+/// Why observing failed, naming what and where.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// A trace or timeline file or directory could not be made or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// `--trace-cores` names a core the library does not run on.
+    #[error("--trace-cores {core}: the library runs on core(s) 0..{}", cores - 1)]
+    Core {
+        /// The core named.
+        core: u32,
+        /// The library's cores.
+        cores: u32,
+    },
+    /// `--trace-fn` with no symbols to resolve it.
+    #[error("--trace-fn {name}: the build directory has no unstripped images to resolve it (build it again with `q7emu build`, which keeps them)")]
+    NoSymbols {
+        /// The name.
+        name: String,
+    },
+    /// `--trace-fn` names no function of a traced core's image.
+    #[error("--trace-fn {name}: core {core}'s image has no function of that name")]
+    UnknownFunction {
+        /// The name.
+        name: String,
+        /// The core.
+        core: u32,
+    },
+    /// `--trace-fn` names more than one function.
+    #[error("--trace-fn {name}: core {core}'s image has {} functions of that name ({}); give the whole name", candidates.len(), candidates.join(", "))]
+    Ambiguous {
+        /// The name.
+        name: String,
+        /// The core.
+        core: u32,
+        /// The demangled names it matches.
+        candidates: Vec<String>,
+    },
+    /// The timeline does not serialise.
+    #[error("{}: {source}", path.display())]
+    Json {
+        /// The timeline file.
+        path: PathBuf,
+        /// Why.
+        source: serde_json::Error,
+    },
+}
+
+/// What the instruction traces of a run hold, once written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceSummary {
+    /// The files of each traced core.
+    pub files: Vec<CoreFiles>,
+    /// Events (instructions and exceptions) kept, over all cores.
+    pub kept: u64,
+}
+
+/// What a run observed, once written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// The instruction traces.
+    pub trace: Option<TraceSummary>,
+    /// The timeline: its file, size in bytes and event counts.
+    pub timeline: Option<(PathBuf, u64, timeline::Counts)>,
+}
+
+/// The instruction traces of a run.
+#[derive(Debug)]
+struct InsnTraces {
+    /// By core: its filter, when traced.
+    filters: Vec<Option<CoreFilter>>,
+    /// By core: whether its files have their header.
+    headed: Vec<AtomicBool>,
+    writer: Mutex<Option<Writer>>,
+    /// A sender kept for making tracers (taken when the traces are finished).
+    tx: Mutex<Option<crossbeam_channel::Sender<writer::Chunk>>>,
+    kept: AtomicU64,
+}
+
+/// The observer of one run: made from an [`ObserveSpec`] for a library's images, it makes each
+/// core's tracer, takes it back when the core stops, and writes everything at the end.
+#[derive(Debug)]
+pub struct Observer {
+    names: RegisterNames,
+    /// By core: the symbols of its image (empty without the unstripped image).
+    symbols: Vec<Symbols>,
+    /// By core: its image's file name.
+    images: Vec<String>,
+    insn: Option<InsnTraces>,
+    timeline: Option<(PathBuf, Mutex<Timeline>)>,
+}
+
+/// The PC range of `--trace-fn name` in `symbols` of `core`.
+fn resolve(symbols: &Symbols, name: &str, core: u32) -> Result<(u32, u32), TraceError> {
+    let found = symbols.find(name);
+    match found.as_slice() {
+        [] => Err(TraceError::UnknownFunction {
+            name: name.to_string(),
+            core,
+        }),
+        [(lo, hi, _)] => Ok((*lo, *hi)),
+        many => Err(TraceError::Ambiguous {
+            name: name.to_string(),
+            core,
+            candidates: many.iter().map(|f| f.2.to_string()).collect(),
+        }),
+    }
+}
+
+impl Observer {
+    /// The observer `spec` asks for, for a library whose core `i` runs image `images[i]` with
+    /// symbols `symbols[i]`: resolves `--trace-fn` in each traced core's symbols and creates
+    /// the trace files.
+    pub fn new(
+        spec: &ObserveSpec,
+        symbols: Vec<Symbols>,
+        images: Vec<String>,
+    ) -> Result<Observer, TraceError> {
+        let cores = images.len() as u32;
+        let insn = match &spec.trace {
+            None => None,
+            Some(t) => {
+                let traced: Vec<u32> = match &t.cores {
+                    None => (0..cores).collect(),
+                    Some(list) => {
+                        if let Some(&core) = list.iter().find(|&&c| c >= cores) {
+                            return Err(TraceError::Core { core, cores });
+                        }
+                        let mut list = list.clone();
+                        list.sort_unstable();
+                        list.dedup();
+                        list
+                    }
+                };
+                let mut filters = vec![None; cores as usize];
+                for &core in &traced {
+                    let pc = match &t.pc {
+                        None => None,
+                        Some(PcSelect::Range(lo, hi)) => Some((*lo, *hi)),
+                        Some(PcSelect::Function(name)) => {
+                            let syms = &symbols[core as usize];
+                            if syms.is_empty() {
+                                return Err(TraceError::NoSymbols { name: name.clone() });
+                            }
+                            Some(resolve(syms, name, core)?)
+                        }
+                    };
+                    filters[core as usize] = Some(CoreFilter {
+                        pc,
+                        cycles: t.cycles,
+                    });
+                }
+                let writer = Writer::start(&t.dir, &traced)?;
+                Some(InsnTraces {
+                    filters,
+                    headed: (0..cores).map(|_| AtomicBool::new(false)).collect(),
+                    tx: Mutex::new(Some(writer.sender())),
+                    writer: Mutex::new(Some(writer)),
+                    kept: AtomicU64::new(0),
+                })
+            }
+        };
+        let timeline = spec.timeline.clone().map(|path| {
+            let has = symbols.iter().map(|s| !s.is_empty()).collect();
+            (path, Mutex::new(Timeline::new(images.clone(), has)))
+        });
+        Ok(Observer {
+            names: RegisterNames::of(&q7_isa::NCORE2GP),
+            symbols,
+            images,
+            insn,
+            timeline,
+        })
+    }
+
+    /// Makes the cores' devices keep the records the timeline reads (annotation-port events,
+    /// SDMA transfers, MEM_WINDOW writes); call before anything runs. Nothing without a
+    /// timeline.
+    pub fn attach(&self, cores: &mut [Core<PlatformBus>]) {
+        if self.timeline.is_some() {
+            for c in cores {
+                timeline::record(&mut c.bus, true);
+            }
+        }
+    }
+
+    fn symbols(&self, core: u32) -> &Symbols {
+        static NONE: std::sync::OnceLock<Symbols> = std::sync::OnceLock::new();
+        self.symbols
+            .get(core as usize)
+            .unwrap_or_else(|| NONE.get_or_init(Symbols::default))
+    }
+
+    /// The tracer of `core` for the firmware call `what` it is about to run.
+    pub fn tracer(&self, core: &Core<PlatformBus>, what: &str) -> CoreTracer<'_> {
+        let prid = core.bus.prid();
+        let cycle = core.stats.cycles;
+        let insn = self.insn.as_ref().and_then(|t| {
+            let filter = (*t.filters.get(prid as usize)?)?;
+            let tx = t.tx.lock().unwrap_or_else(|p| p.into_inner()).clone()?;
+            let first = !t.headed[prid as usize].swap(true, Ordering::Relaxed);
+            let image = first.then(|| self.images[prid as usize].as_str());
+            let mut sink = Sink::new(
+                prid,
+                filter,
+                self.symbols(prid),
+                &self.names,
+                tx,
+                &core.state,
+            );
+            sink.start(image, what, cycle);
+            Some(sink)
+        });
+        let timeline = self
+            .timeline
+            .as_ref()
+            .map(|_| CoreTimeline::new(prid, what, cycle, self.symbols(prid)));
+        CoreTracer { insn, timeline }
+    }
+
+    /// `core` stopped with `stop` running the call `tracer` was made for.
+    pub fn finish(&self, tracer: CoreTracer<'_>, stop: &Stop, core: &mut Core<PlatformBus>) {
+        let cycle = core.stats.cycles;
+        if let (Some(sink), Some(t)) = (tracer.insn, &self.insn) {
+            t.kept.fetch_add(sink.stop(stop, cycle), Ordering::Relaxed);
+        }
+        if let (Some(ct), Some((_, tl))) = (tracer.timeline, &self.timeline) {
+            let done = ct.finish(stop, cycle, &mut core.bus);
+            tl.lock().unwrap_or_else(|p| p.into_inner()).add(done);
+        }
+    }
+
+    /// The firmware pulled a `bytes`-byte image into `core`'s window from cycle `start` to
+    /// `end`.
+    pub fn image_pull(&self, core: u32, start: u64, end: u64, bytes: u32) {
+        if let Some((_, tl)) = &self.timeline {
+            tl.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .image_pull(core, start, end, bytes);
+        }
+    }
+
+    /// Writes what is left once every tracer is back: waits for the trace writer, writes the
+    /// timeline file.
+    pub fn close(&self) -> Result<Summary, TraceError> {
+        let mut summary = Summary::default();
+        if let Some(t) = &self.insn {
+            drop(t.tx.lock().unwrap_or_else(|p| p.into_inner()).take());
+            let writer = t.writer.lock().unwrap_or_else(|p| p.into_inner()).take();
+            if let Some(w) = writer {
+                summary.trace = Some(TraceSummary {
+                    files: w.finish()?,
+                    kept: t.kept.load(Ordering::Relaxed),
+                });
+            }
+        }
+        if let Some((path, tl)) = &self.timeline {
+            let tl = tl.lock().unwrap_or_else(|p| p.into_inner());
+            let (bytes, counts) = tl.write(path)?;
+            summary.timeline = Some((path.clone(), bytes, counts));
+        }
+        Ok(summary)
+    }
+}
+
+/// One core's tracer for one firmware call: feeds its instruction trace and its timeline.
+#[derive(Debug)]
+pub struct CoreTracer<'a> {
+    insn: Option<Sink<'a>>,
+    timeline: Option<CoreTimeline<'a>>,
+}
+
+impl Tracer for CoreTracer<'_> {
+    const ENABLED: bool = true;
+
+    fn event(&mut self, e: Event<'_>) {
+        match e {
+            Event::Before { state, insn, cycle } => {
+                if let Some(s) = &mut self.insn {
+                    s.before(state, insn, cycle);
+                }
+            }
+            Event::After {
+                next,
+                insn,
+                state,
+                cycle,
+                accesses,
+                ..
+            } => {
+                if let Some(s) = &mut self.insn {
+                    s.after(state, cycle, accesses);
+                }
+                if let Some(t) = &mut self.timeline {
+                    t.after(next, insn, cycle);
+                }
+            }
+            Event::Exception {
+                vector,
+                pc,
+                state,
+                cycle,
+            } => {
+                if let Some(s) = &mut self.insn {
+                    s.exception(vector, state, cycle);
+                }
+                if let Some(t) = &mut self.timeline {
+                    t.exception(vector, pc, state, cycle);
+                }
+            }
+        }
+    }
+}

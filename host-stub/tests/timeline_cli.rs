@@ -1,0 +1,678 @@
+//! `q7emu run --timeline FILE.json` (README.md "Trace a run", host-stub/TRACE.md "Timeline"):
+//! Chrome trace-event JSON, checked by a strict checker of the format's rules written here
+//! (and shown to reject each kind of breach), on the committed example builds:
+//!
+//! - one named track per core, the kernel's phases in the runtime's order, each core's SDMA
+//!   transfers on its queues' tracks with their bytes, each joined to its doorbell by a flow;
+//! - timestamps are cycles at the clock of PLATFORM.md "Cores";
+//! - the timeline is byte-identical for every `--threads` and changes no cycle;
+//! - a small deterministic timeline (vector_add on 8 elements) is snapshotted in
+//!   `snapshots/`; with the toolchain, a build's unstripped image gives function spans.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use q7_emulator::platform::map::CLOCK_HZ;
+use q7_tests::TempDir;
+use serde_json::{json, Value};
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+fn example(name: &str) -> PathBuf {
+    Path::new(ROOT).join("examples/kernels").join(name)
+}
+
+fn q7emu() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7emu"));
+    cmd.env_remove("RUST_LOG");
+    cmd
+}
+
+fn ok(mut cmd: Command) -> Output {
+    let o = cmd.output().unwrap();
+    assert!(
+        o.status.success(),
+        "{cmd:?} failed ({}):\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+/// `q7emu run` of the README's 8-core ReLU with `extra` arguments.
+fn relu_multicore(extra: &[&str]) -> Command {
+    let k = example("relu_multicore");
+    let mut cmd = q7emu();
+    cmd.arg("run")
+        .arg(k.join("build"))
+        .args(["--op", "relu_forward", "--input"])
+        .arg(k.join("input.npy"))
+        .args(extra);
+    cmd
+}
+
+// ---------------------------------------------------------------------------------------------
+// The checker: the trace-event format's rules, strictly.
+
+/// The keys an event may have.
+const KEYS: [&str; 11] = [
+    "name", "cat", "ph", "ts", "dur", "pid", "tid", "s", "id", "bp", "args",
+];
+
+/// Every breach of the trace-event rules in `doc`, as messages naming the event: the document
+/// is an object with a `traceEvents` array; each event has the fields its `ph` requires and no
+/// others; per track, B/E balance and nest (an E names the B it ends) with timestamps that never
+/// go back, and complete events nest; every flow start has exactly one end after it with its
+/// `cat`, `name` and `id`, and every end a start; every track an event is on is named by an `M`
+/// `thread_name` event, and its process by `process_name`.
+fn breaches(doc: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(events) = doc.get("traceEvents").and_then(Value::as_array) else {
+        return vec!["no traceEvents array".into()];
+    };
+    if let Some(unit) = doc.get("displayTimeUnit") {
+        if unit != "ms" && unit != "ns" {
+            out.push(format!("displayTimeUnit {unit}"));
+        }
+    }
+    let mut stacks: BTreeMap<(u64, u64), Vec<(String, f64)>> = BTreeMap::new();
+    let mut last_ts: BTreeMap<(u64, u64), f64> = BTreeMap::new();
+    let mut complete: BTreeMap<(u64, u64), Vec<(f64, f64)>> = BTreeMap::new();
+    let mut flows: BTreeMap<(String, String, u64), (f64, usize)> = BTreeMap::new();
+    let mut used: BTreeSet<(u64, u64)> = BTreeSet::new();
+    let mut named_threads: BTreeSet<(u64, u64)> = BTreeSet::new();
+    let mut named_processes: BTreeSet<u64> = BTreeSet::new();
+    for (i, e) in events.iter().enumerate() {
+        let at = format!("event {i} {e}");
+        let Some(obj) = e.as_object() else {
+            out.push(format!("{at}: not an object"));
+            continue;
+        };
+        for k in obj.keys() {
+            if !KEYS.contains(&k.as_str()) {
+                out.push(format!("{at}: unknown key {k}"));
+            }
+        }
+        let ph = e["ph"].as_str().unwrap_or("");
+        let (Some(pid), Some(tid)) = (e["pid"].as_u64(), e["tid"].as_u64()) else {
+            out.push(format!("{at}: pid and tid must be integers"));
+            continue;
+        };
+        let track = (pid, tid);
+        let name = e.get("name").and_then(Value::as_str);
+        let ts = e.get("ts").and_then(Value::as_f64);
+        let need = |out: &mut Vec<String>, field: &str, ok: bool| {
+            if !ok {
+                out.push(format!("{at}: ph {ph} needs {field}"));
+            }
+        };
+        if ph != "M" {
+            need(&mut out, "ts >= 0", ts.is_some_and(|t| t >= 0.0));
+            used.insert(track);
+        }
+        let ts = ts.unwrap_or(0.0);
+        match ph {
+            "B" | "E" => {
+                if ph == "B" {
+                    need(&mut out, "name", name.is_some());
+                }
+                if last_ts.get(&track).is_some_and(|&t| ts < t) {
+                    out.push(format!("{at}: B/E timestamp goes back on its track"));
+                }
+                last_ts.insert(track, ts);
+                let stack = stacks.entry(track).or_default();
+                if ph == "B" {
+                    stack.push((name.unwrap_or("").to_string(), ts));
+                } else {
+                    match stack.pop() {
+                        None => out.push(format!("{at}: E without a B on its track")),
+                        Some((b, _)) => {
+                            if name.is_some_and(|n| n != b) {
+                                out.push(format!("{at}: E ends {b:?}"));
+                            }
+                        }
+                    }
+                }
+            }
+            "X" => {
+                need(&mut out, "name", name.is_some());
+                let dur = e.get("dur").and_then(Value::as_f64);
+                need(&mut out, "dur >= 0", dur.is_some_and(|d| d >= 0.0));
+                let (b, end) = (ts, ts + dur.unwrap_or(0.0));
+                let spans = complete.entry(track).or_default();
+                if spans
+                    .iter()
+                    .any(|&(s, t)| (s < b && b < t && t < end) || (b < s && s < end && end < t))
+                {
+                    out.push(format!(
+                        "{at}: overlaps a complete event of its track without nesting"
+                    ));
+                }
+                spans.push((b, end));
+            }
+            "i" => {
+                need(&mut out, "name", name.is_some());
+                need(
+                    &mut out,
+                    "s of t, p or g",
+                    matches!(e.get("s").and_then(Value::as_str), Some("t" | "p" | "g")),
+                );
+            }
+            "C" => {
+                need(&mut out, "name", name.is_some());
+                need(
+                    &mut out,
+                    "args of numbers",
+                    e.get("args")
+                        .and_then(Value::as_object)
+                        .is_some_and(|a| !a.is_empty() && a.values().all(Value::is_number)),
+                );
+            }
+            "s" | "f" => {
+                need(&mut out, "name", name.is_some());
+                need(&mut out, "cat", e.get("cat").is_some_and(Value::is_string));
+                let id = e.get("id").and_then(Value::as_u64);
+                need(&mut out, "id", id.is_some());
+                if let Some(bp) = e.get("bp") {
+                    if ph == "s" || bp != "e" {
+                        out.push(format!("{at}: bp {bp}"));
+                    }
+                }
+                let key = (
+                    e["cat"].as_str().unwrap_or("").to_string(),
+                    name.unwrap_or("").to_string(),
+                    id.unwrap_or(0),
+                );
+                if ph == "s" {
+                    if flows.insert(key, (ts, 0)).is_some() {
+                        out.push(format!("{at}: flow id started twice"));
+                    }
+                } else {
+                    match flows.get_mut(&key) {
+                        None => out.push(format!("{at}: flow end without a start")),
+                        Some((start, ends)) => {
+                            *ends += 1;
+                            if ts < *start {
+                                out.push(format!("{at}: flow ends before it starts"));
+                            }
+                        }
+                    }
+                }
+            }
+            "M" => {
+                let args = e.get("args").and_then(Value::as_object);
+                match name {
+                    Some("process_name" | "thread_name") => {
+                        need(
+                            &mut out,
+                            "args.name",
+                            args.is_some_and(|a| a.get("name").is_some_and(Value::is_string)),
+                        );
+                        if name == Some("thread_name") {
+                            named_threads.insert(track);
+                        } else {
+                            named_processes.insert(pid);
+                        }
+                    }
+                    Some("thread_sort_index" | "process_sort_index") => need(
+                        &mut out,
+                        "args.sort_index",
+                        args.is_some_and(|a| a.get("sort_index").is_some_and(Value::is_i64)),
+                    ),
+                    _ => out.push(format!("{at}: unknown metadata")),
+                }
+            }
+            _ => out.push(format!("{at}: unknown ph {ph:?}")),
+        }
+    }
+    for (track, stack) in &stacks {
+        for (name, _) in stack {
+            out.push(format!("track {track:?}: B {name:?} never ends"));
+        }
+    }
+    for ((cat, name, id), (_, ends)) in &flows {
+        if *ends != 1 {
+            out.push(format!("flow {cat}/{name}/{id} has {ends} ends"));
+        }
+    }
+    for track in &used {
+        if !named_threads.contains(track) {
+            out.push(format!("track {track:?} has no thread_name"));
+        }
+        if !named_processes.contains(&track.0) {
+            out.push(format!("process {} has no process_name", track.0));
+        }
+    }
+    out
+}
+
+/// A document of `events` for the checker's own tests.
+fn doc_of(events: Value) -> Value {
+    json!({ "traceEvents": events })
+}
+
+#[test]
+fn the_checker_rejects_each_kind_of_breach() {
+    let named = json!([
+        {"name": "process_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": "p"}},
+        {"name": "thread_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": "t"}},
+    ]);
+    let with = |more: Value| {
+        let mut v = named.as_array().unwrap().clone();
+        v.extend(more.as_array().unwrap().iter().cloned());
+        doc_of(Value::Array(v))
+    };
+    let good = with(json!([
+        {"name": "a", "cat": "c", "ph": "B", "ts": 1.0, "pid": 0, "tid": 0},
+        {"name": "x", "cat": "c", "ph": "s", "ts": 1.5, "pid": 0, "tid": 0, "id": 1},
+        {"name": "a", "cat": "c", "ph": "E", "ts": 2.0, "pid": 0, "tid": 0},
+        {"name": "x", "cat": "c", "ph": "f", "ts": 3.0, "pid": 0, "tid": 0, "id": 1, "bp": "e"},
+        {"name": "k", "cat": "c", "ph": "X", "ts": 3.0, "dur": 1.0, "pid": 0, "tid": 0},
+    ]));
+    assert_eq!(breaches(&good), Vec::<String>::new());
+    let cases: [(Value, &str); 10] = [
+        (json!({"events": []}), "no traceEvents array"),
+        (
+            with(json!([{"name": "a", "ph": "B", "ts": 1.0, "pid": 0, "tid": 0}])),
+            "B \"a\" never ends",
+        ),
+        (
+            with(json!([{"ph": "E", "ts": 1.0, "pid": 0, "tid": 0}])),
+            "E without a B",
+        ),
+        (
+            with(json!([
+                {"name": "a", "ph": "B", "ts": 2.0, "pid": 0, "tid": 0},
+                {"name": "a", "ph": "E", "ts": 1.0, "pid": 0, "tid": 0},
+            ])),
+            "timestamp goes back",
+        ),
+        (
+            with(json!([
+                {"name": "a", "ph": "B", "ts": 1.0, "pid": 0, "tid": 0},
+                {"name": "b", "ph": "B", "ts": 1.0, "pid": 0, "tid": 0},
+                {"name": "a", "ph": "E", "ts": 2.0, "pid": 0, "tid": 0},
+                {"name": "b", "ph": "E", "ts": 2.0, "pid": 0, "tid": 0},
+            ])),
+            "E ends \"b\"",
+        ),
+        (
+            with(
+                json!([{"name": "x", "cat": "c", "ph": "s", "ts": 1.0, "pid": 0, "tid": 0, "id": 7}]),
+            ),
+            "flow c/x/7 has 0 ends",
+        ),
+        (
+            doc_of(json!([{"name": "i", "ph": "i", "s": "t", "ts": 1.0, "pid": 0, "tid": 3}])),
+            "track (0, 3) has no thread_name",
+        ),
+        (
+            with(json!([{"name": "k", "ph": "X", "ts": 1.0, "pid": 0, "tid": 0}])),
+            "needs dur >= 0",
+        ),
+        (
+            with(json!([{"name": "i", "ph": "i", "ts": 1.0, "pid": 0, "tid": 0}])),
+            "needs s of t, p or g",
+        ),
+        (
+            with(json!([{"name": "n", "ph": "n", "ts": 1.0, "pid": 0, "tid": 0, "colour": 1}])),
+            "unknown key colour",
+        ),
+    ];
+    for (doc, want) in cases {
+        let got = breaches(&doc);
+        assert!(
+            got.iter().any(|b| b.contains(want)),
+            "{want:?} not among {got:?}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timelines of runs.
+
+fn read(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+fn events(doc: &Value) -> &[Value] {
+    doc["traceEvents"].as_array().unwrap()
+}
+
+/// The `thread_name` of each track.
+fn track_names(doc: &Value) -> BTreeMap<u64, String> {
+    events(doc)
+        .iter()
+        .filter(|e| e["ph"] == "M" && e["name"] == "thread_name")
+        .map(|e| {
+            (
+                e["tid"].as_u64().unwrap(),
+                e["args"]["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// `core N: I instructions, C cycles` of a run's summary, by core.
+fn counters(stdout: &[u8]) -> Vec<(u64, u64)> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("core "))
+        .filter_map(|l| {
+            let (_, rest) = l.split_once(": ")?;
+            let (i, c) = rest.split_once(" instructions, ")?;
+            Some((i.parse().ok()?, c.strip_suffix(" cycles")?.parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+fn the_eight_core_relu_has_a_valid_timeline_with_one_track_per_core_and_its_phases() {
+    let dir = TempDir::new("timeline-relu");
+    let path = dir.join("t.json");
+    let mut cmd = relu_multicore(&["--timeline"]);
+    cmd.arg(&path);
+    let o = ok(cmd);
+    let doc = read(&path);
+    assert_eq!(breaches(&doc), Vec::<String>::new());
+    assert_eq!(
+        doc["otherData"],
+        json!({"format": "q7emu-timeline", "version": 1, "clock_hz": CLOCK_HZ, "cores": 8})
+    );
+    let names = track_names(&doc);
+    for core in 0..8u64 {
+        assert_eq!(
+            names[&core],
+            format!("core {core} (relu_multicore_cpu{core}.packed.so)")
+        );
+        assert_eq!(names[&(200 + 2 * core)], format!("core {core} SDMA M2S"));
+        assert_eq!(
+            names[&(200 + 2 * core + 1)],
+            format!("core {core} SDMA S2M")
+        );
+    }
+    assert!(
+        !names.keys().any(|t| (100..200).contains(t)),
+        "no function tracks without symbols"
+    );
+    let dispatch = counters(&o.stdout);
+    for core in 0..8u64 {
+        let on = |tid: u64| -> Vec<&Value> {
+            events(&doc)
+                .iter()
+                .filter(|e| e["tid"] == tid && e["ph"] != "M")
+                .collect()
+        };
+        let track = on(core);
+        let begins: Vec<&str> = track
+            .iter()
+            .filter(|e| e["ph"] == "B")
+            .map(|e| e["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            begins,
+            [
+                "image pull",
+                "start symbol",
+                "kernel of key 0x85",
+                "setup",
+                "marshal",
+                "compute",
+                "return",
+                "cleanup"
+            ],
+            "core {core}"
+        );
+        // The kernel's span is the dispatch's cycles, at the clock.
+        let kernel: Vec<&&Value> = track
+            .iter()
+            .filter(|e| e["name"] == "kernel of key 0x85")
+            .collect();
+        let cycles = u64_of(&kernel[1]["args"]["cycle"]) - u64_of(&kernel[0]["args"]["cycle"]);
+        assert_eq!(cycles, dispatch[core as usize].1, "core {core}");
+        let ts = |e: &Value| e["ts"].as_f64().unwrap();
+        // (serde_json reads a float back to within an ulp; a cycle is 1/1400 µs)
+        let want = u64_of(&kernel[1]["args"]["cycle"]) as f64 * 1e6 / CLOCK_HZ as f64;
+        assert!((ts(kernel[1]) - want).abs() < 1e-6, "{} µs", ts(kernel[1]));
+        // Its eighth of the 512 KiB input in and out, in 4 KiB transfers, each joined to the
+        // doorbell that queued it.
+        for (q, name) in [(0u64, "M2S 4096 B"), (1, "S2M 4096 B")] {
+            let sdma = on(200 + 2 * core + q);
+            let xs: Vec<&&Value> = sdma.iter().filter(|e| e["ph"] == "X").collect();
+            assert_eq!(xs.len(), 16, "core {core} queue {q}");
+            let bytes: u64 = xs.iter().map(|x| u64_of(&x["args"]["bytes"])).sum();
+            assert_eq!(bytes, 65536);
+            assert!(xs.iter().all(|x| x["name"] == name));
+            assert_eq!(sdma.iter().filter(|e| e["ph"] == "f").count(), 16);
+        }
+        let stack: Vec<&str> = track
+            .iter()
+            .filter(|e| e["cat"] == "stack")
+            .map(|e| e["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(stack, ["stack in place", "stack return"], "core {core}");
+        let tcm: Vec<&str> = track
+            .iter()
+            .filter(|e| e["cat"] == "alloc" && e["ph"] == "i" && e["args"]["heap"] == "TCM pool")
+            .map(|e| e["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            tcm,
+            ["ALLOC TCM pool 4096 B", "FREE TCM pool 4096 B"],
+            "core {core}"
+        );
+    }
+    let err = String::from_utf8(o.stderr).unwrap();
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert_eq!(
+        err,
+        format!(
+            "q7emu: timeline {}: {} events, {size} bytes\n",
+            path.display(),
+            events(&doc).len()
+        )
+    );
+}
+
+fn u64_of(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+#[test]
+fn a_timeline_is_byte_identical_for_1_2_and_8_threads_and_changes_no_cycle() {
+    let dir = TempDir::new("timeline-threads");
+    let run = |threads: &str| {
+        let path = dir.join(&format!("t{threads}.json"));
+        let out = dir.join(&format!("o{threads}.npy"));
+        let mut cmd = relu_multicore(&["--threads", threads, "--json", "--timeline"]);
+        cmd.arg(&path).arg("--output").arg(&out);
+        let o = ok(cmd);
+        let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let cores: Vec<Value> = report["cores"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| json!([c["instructions"], c["cycles"], c["stats"]]))
+            .collect();
+        (
+            std::fs::read(&path).unwrap(),
+            cores,
+            std::fs::read(&out).unwrap(),
+        )
+    };
+    let one = run("1");
+    for threads in ["2", "8"] {
+        let other = run(threads);
+        assert!(one.0 == other.0, "timeline differs for --threads {threads}");
+        assert_eq!(one.1, other.1);
+    }
+    let plain = dir.join("plain.npy");
+    let mut cmd = relu_multicore(&["--threads", "1", "--json", "--output"]);
+    cmd.arg(&plain);
+    let o = ok(cmd);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cores: Vec<Value> = report["cores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| json!([c["instructions"], c["cycles"], c["stats"]]))
+        .collect();
+    assert_eq!(cores, one.1, "the timeline changes no cycle");
+    assert_eq!(std::fs::read(&plain).unwrap(), one.2);
+}
+
+/// A 1-D float32 `.npy` of `values`.
+fn npy(values: &[f32]) -> Vec<u8> {
+    let mut h = format!(
+        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({},), }}",
+        values.len()
+    );
+    while !(10 + h.len() + 1).is_multiple_of(64) {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut f = b"\x93NUMPY\x01\x00".to_vec();
+    f.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    f.extend_from_slice(h.as_bytes());
+    for v in values {
+        f.extend_from_slice(&v.to_le_bytes());
+    }
+    f
+}
+
+#[test]
+fn vector_add_on_eight_elements_has_the_timeline_of_the_snapshot() {
+    let dir = TempDir::new("timeline-snapshot");
+    let (a, b, path) = (dir.join("a.npy"), dir.join("b.npy"), dir.join("t.json"));
+    std::fs::write(&a, npy(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])).unwrap();
+    std::fs::write(&b, npy(&[0.5; 8])).unwrap();
+    let mut cmd = q7emu();
+    cmd.arg("run")
+        .arg(example("vector_add").join("build"))
+        .args(["--op", "vector_add", "--input"])
+        .arg(&a)
+        .arg("--input")
+        .arg(&b)
+        .arg("--timeline")
+        .arg(&path);
+    let o = ok(cmd);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("[1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5]"));
+    let doc = read(&path);
+    assert_eq!(breaches(&doc), Vec::<String>::new());
+    let names = track_names(&doc);
+    assert_eq!(names[&0], "core 0 (vector_add.packed.so)");
+    assert_eq!(
+        names.keys().filter(|t| **t < 100).count(),
+        1,
+        "one core track for a single-core library"
+    );
+    let phases: Vec<&str> = events(&doc)
+        .iter()
+        .filter(|e| e["cat"] == "phase" && e["ph"] == "B")
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(phases, ["setup", "marshal", "compute", "return", "cleanup"]);
+    insta::with_settings!({
+        snapshot_path => "../../snapshots",
+        prepend_module_to_snapshot => false,
+    }, {
+        insta::assert_json_snapshot!("timeline_vector_add_8", doc);
+    });
+}
+
+/// A kernel built with the repository's SDK: `k` adds one to each element through accessors.
+const KERNEL: &str = "\
+#include <torch/torch.h>
+
+torch::Tensor k(const torch::Tensor &x)
+{
+\ttorch::Tensor y = torch::empty_like(x);
+\tauto in = x.accessor<float, 1>();
+\tauto out = y.accessor<float, 1>();
+\tfor (int64_t i = 0; i < x.size(0); i++)
+\t\tout[i] = in[i] + 1.0f;
+\treturn y;
+}
+";
+
+#[test]
+fn an_unstripped_image_gives_function_spans_of_its_calls_and_returns() {
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let dir = TempDir::new("timeline-fn");
+    let src = dir.join("k.cpp");
+    std::fs::write(&src, KERNEL).unwrap();
+    let build = dir.join("build");
+    let mut b = q7emu();
+    b.args([
+        "build",
+        "--name",
+        "k",
+        "--fn",
+        "k",
+        "--schema",
+        "k(Tensor x) -> Tensor",
+    ])
+    .arg("--toolchain")
+    .arg(q7_tests::toolchain_prefix())
+    .arg("-o")
+    .arg(&build)
+    .arg(&src);
+    ok(b);
+    let (input, path) = (dir.join("x.npy"), dir.join("t.json"));
+    std::fs::write(&input, npy(&[1.0, 2.0, 3.0, 4.0])).unwrap();
+    let mut cmd = q7emu();
+    cmd.arg("run")
+        .arg(&build)
+        .args(["--op", "k", "--input"])
+        .arg(&input)
+        .arg("--timeline")
+        .arg(&path);
+    ok(cmd);
+    let doc = read(&path);
+    assert_eq!(breaches(&doc), Vec::<String>::new());
+    assert_eq!(track_names(&doc)[&100], "core 0 functions");
+    let spans: Vec<(&str, &str)> = events(&doc)
+        .iter()
+        .filter(|e| e["tid"] == 100 && e["ph"] != "M")
+        .map(|e| (e["ph"].as_str().unwrap(), e["name"].as_str().unwrap()))
+        .collect();
+    // The start symbol's chain, then the launcher's: the kernel runs inside its wrapper.
+    assert_eq!(spans[..2], [("B", "_start"), ("B", "entry_func")]);
+    let depth_of = |name: &str| -> Vec<String> {
+        let mut stack: Vec<&str> = Vec::new();
+        for (ph, n) in &spans {
+            if *ph == "B" {
+                stack.push(n);
+                if *n == name {
+                    return stack.iter().map(|s| s.to_string()).collect();
+                }
+            } else {
+                stack.pop();
+            }
+        }
+        panic!("no span {name}");
+    };
+    let chain = depth_of("k(at::Tensor const&)");
+    assert_eq!(
+        chain[..2],
+        [
+            "k_stack_switch()".to_string(),
+            "switch_stack_or_call_wrapper(unsigned int, unsigned int)".to_string()
+        ]
+    );
+    assert!(chain.contains(&"k_wrapper()".to_string()), "{chain:?}");
+    assert_eq!(chain.last().unwrap(), "k(at::Tensor const&)");
+    // Every element access of the accessor goes through the runtime's translate path.
+    let misses = spans
+        .iter()
+        .filter(|s| *s == &("B", "q7_translate_miss"))
+        .count();
+    assert!(misses >= 8, "{misses}");
+    assert!(
+        events(&doc).iter().any(|e| e["cat"] == "translate"),
+        "the runtime programs a dynamic window"
+    );
+}

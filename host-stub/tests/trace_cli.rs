@@ -1,0 +1,610 @@
+//! `q7emu run --trace-dir` (README.md "Trace a run", host-stub/TRACE.md "Instruction traces"),
+//! on the committed example builds (no toolchain needed, but for `--trace-fn`, which needs a
+//! build's unstripped images and builds one when the toolchain is there):
+//!
+//! - one text and one JSON-lines file per traced core, with the documented header, a `run`
+//!   event at the start of every firmware call and a `stop` event at its end;
+//! - the events agree with the run's own counters: the start symbol's instructions and cycles
+//!   (from the `RUST_LOG` diagnostics) and the dispatch's (from the run report);
+//! - the filters keep what they say and nothing else;
+//! - a trace is byte-identical for every `--threads`, and tracing changes no output and no
+//!   cycle.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use q7_tests::TempDir;
+use serde_json::Value;
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+fn example(name: &str) -> PathBuf {
+    Path::new(ROOT).join("examples/kernels").join(name)
+}
+
+/// `q7emu run` of the committed vector_add example with `extra` arguments.
+fn vector_add(extra: &[&str]) -> Command {
+    let k = example("vector_add");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7emu"));
+    cmd.arg("run")
+        .arg(k.join("build"))
+        .args(["--op", "vector_add", "--input"])
+        .arg(k.join("a.npy"))
+        .arg("--input")
+        .arg(k.join("b.npy"))
+        .args(extra)
+        .env_remove("RUST_LOG");
+    cmd
+}
+
+/// `q7emu run` of the README's 8-core ReLU with `extra` arguments.
+fn relu_multicore(extra: &[&str]) -> Command {
+    let k = example("relu_multicore");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7emu"));
+    cmd.arg("run")
+        .arg(k.join("build"))
+        .args(["--op", "relu_forward", "--input"])
+        .arg(k.join("input.npy"))
+        .args(extra)
+        .env_remove("RUST_LOG");
+    cmd
+}
+
+fn ok(mut cmd: Command) -> Output {
+    let o = cmd.output().unwrap();
+    assert!(
+        o.status.success(),
+        "{cmd:?} failed ({}):\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8(b.to_vec()).unwrap()
+}
+
+/// The JSON lines of `path`, each parsed.
+fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect()
+}
+
+/// The events of `lines` of type `kind`.
+fn of_type<'a>(lines: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    lines.iter().filter(|l| l["type"] == kind).collect()
+}
+
+/// The events of the `n`-th firmware call (0-based): from its `run` to its `stop`.
+fn call(lines: &[Value], n: usize) -> &[Value] {
+    let starts: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i]["type"] == "run")
+        .collect();
+    let start = starts[n];
+    let end = start
+        + lines[start..]
+            .iter()
+            .position(|l| l["type"] == "stop")
+            .unwrap();
+    &lines[start..=end]
+}
+
+fn u64_of(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// `core N: I instructions, C cycles` lines of a run's summary, by core.
+fn counters(stdout: &str) -> Vec<(u64, u64)> {
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("core "))
+        .filter_map(|l| {
+            let (_, rest) = l.split_once(": ")?;
+            let (i, c) = rest.split_once(" instructions, ")?;
+            Some((i.parse().ok()?, c.strip_suffix(" cycles")?.parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+fn a_trace_holds_every_instruction_of_the_start_symbol_and_the_ends_of_every_call() {
+    let dir = TempDir::new("trace-vector-add");
+    let out = dir.join("t");
+    let mut cmd = vector_add(&["--trace-dir"]);
+    cmd.arg(&out)
+        .args(["--trace-cycles", "0..6300"])
+        .env("RUST_LOG", "q7_host=debug,q7_emulator=debug");
+    let o = ok(cmd);
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["core0.jsonl", "core0.trace"], "one core, two files");
+
+    let lines = jsonl(&out.join("core0.jsonl"));
+    assert_eq!(
+        lines[0],
+        serde_json::json!({
+            "type": "header", "format": "q7emu-instruction-trace", "version": 1, "core": 0,
+            "image": "vector_add.packed.so", "symbols": false,
+            "filter": {"pc": null, "cycles": [0, 6300]}
+        })
+    );
+    let calls: Vec<&str> = of_type(&lines, "run")
+        .iter()
+        .map(|r| r["what"].as_str().unwrap())
+        .collect();
+    assert_eq!(calls, ["start symbol", "kernel of key 0x85"]);
+
+    // The start symbol ran whole inside the cycles kept: its instructions are those the
+    // diagnostics count (the exiting SIMCALL is the stop event), its cycles theirs.
+    let err = text(&o.stderr);
+    let exited = err
+        .lines()
+        .find(|l| l.contains("what=\"start symbol\"") && l.contains("core exited"))
+        .unwrap_or_else(|| panic!("no start-symbol exit in:\n{err}"));
+    let field = |name: &str| -> u64 {
+        let at = exited.find(&format!(" {name}=")).unwrap() + name.len() + 2;
+        exited[at..].split(' ').next().unwrap().parse().unwrap()
+    };
+    let start = call(&lines, 0);
+    let insns = of_type(start, "insn").len() as u64;
+    assert_eq!(insns + 1, field("instructions"));
+    assert_eq!(of_type(start, "exception").len(), 0);
+    let (run, stop) = (&start[0], start.last().unwrap());
+    assert_eq!(
+        u64_of(&stop["cycle"]) - u64_of(&run["cycle"]),
+        field("cycles")
+    );
+    assert_eq!(stop["exit"], 0);
+    assert_eq!(stop["insn"], "simcall");
+
+    // The kernel's call: its stop is there though no instruction of it is in the window, and
+    // its cycles are the dispatch's.
+    let kernel = call(&lines, 1);
+    let (run, stop) = (&kernel[0], kernel.last().unwrap());
+    let dispatch = counters(&text(&o.stdout));
+    assert_eq!(
+        u64_of(&stop["cycle"]) - u64_of(&run["cycle"]),
+        dispatch[0].1
+    );
+    for l in of_type(&lines, "insn") {
+        assert!(u64_of(&l["cycle"]) < 6300, "{l}");
+    }
+
+    // The text file has the same events, one line each, after three header lines.
+    let t = std::fs::read_to_string(out.join("core0.trace")).unwrap();
+    let tl: Vec<&str> = t.lines().collect();
+    assert_eq!(
+        tl[..3],
+        [
+            "# q7emu-instruction-trace 1: core 0, image vector_add.packed.so (no symbols)",
+            "# kept: pc all, cycles 0..6300",
+            "# cycle pc instruction; registers written, ld/st<size> address=value",
+        ]
+    );
+    assert_eq!(tl.len() - 3, lines.len() - 1, "one text line per event");
+    assert!(
+        tl[3].starts_with("# core 0: start symbol from cycle "),
+        "{}",
+        tl[3]
+    );
+    // The trampoline's first instruction: `callx8 a8` writes the return address and PS.CALLINC.
+    let first = of_type(&lines, "insn")[0];
+    assert_eq!(first["insn"], "callx8 a8");
+    assert_eq!(
+        first["regs"],
+        serde_json::json!({"a8": u64_of(&first["pc"]) + 3, "ps": 0x60000})
+    );
+    assert!(
+        tl[4].ends_with(&format!(
+            "callx8 a8                        a8={:#010x} ps=0x00060000",
+            u64_of(&first["pc"]) + 3
+        )),
+        "{}",
+        tl[4]
+    );
+    assert!(
+        tl.last().unwrap().ends_with(" ! exit 0"),
+        "{}",
+        tl.last().unwrap()
+    );
+}
+
+#[test]
+fn loads_and_stores_are_listed_with_address_size_and_value() {
+    let dir = TempDir::new("trace-mem");
+    let out = dir.join("t");
+    let mut cmd = vector_add(&["--trace-cycles", "0..3000", "--trace-dir"]);
+    cmd.arg(&out);
+    ok(cmd);
+    let lines = jsonl(&out.join("core0.jsonl"));
+    let insns = of_type(&lines, "insn");
+    // `l32r` loads a literal from the image; the register it sets holds what was loaded.
+    let l32r = insns
+        .iter()
+        .find(|l| l["insn"].as_str().unwrap().starts_with("l32r "))
+        .unwrap();
+    let mem = l32r["mem"].as_array().unwrap();
+    assert_eq!(mem.len(), 1);
+    assert_eq!(
+        (&mem[0]["size"], &mem[0]["write"]),
+        (&4.into(), &false.into())
+    );
+    let reg = l32r["insn"].as_str().unwrap()[5..]
+        .split(',')
+        .next()
+        .unwrap();
+    assert_eq!(l32r["regs"][reg], mem[0]["value"], "{l32r}");
+    // A store names what it wrote: `s32i.n aT, aS, off` stores aT.
+    let store = insns
+        .iter()
+        .find(|l| {
+            l["mem"]
+                .as_array()
+                .is_some_and(|m| m.iter().any(|a| a["write"] == true))
+        })
+        .unwrap();
+    assert!(
+        store["insn"].as_str().unwrap().starts_with('s'),
+        "a store instruction: {store}"
+    );
+}
+
+#[test]
+fn exceptions_are_events_and_count_as_the_runs_exceptions() {
+    let dir = TempDir::new("trace-exceptions");
+    let out = dir.join("t");
+    let mut cmd = vector_add(&[
+        "--json",
+        "--trace-pc",
+        "0x84000000..0x86000000",
+        "--trace-dir",
+    ]);
+    cmd.arg(&out);
+    let o = ok(cmd);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let lines = jsonl(&out.join("core0.jsonl"));
+    let kernel = call(&lines, 1);
+    let exceptions = of_type(kernel, "exception");
+    assert_eq!(
+        exceptions.len() as u64,
+        u64_of(&report["cores"][0]["stats"]["exceptions"])
+    );
+    let e = exceptions[0];
+    assert_eq!(e["vector"], "WindowOverflow8", "{e}");
+    assert!(
+        e.get("cause").is_none(),
+        "a window exception has no EXCCAUSE"
+    );
+    for l in of_type(&lines, "insn") {
+        let pc = u64_of(&l["pc"]);
+        assert!((0x8400_0000..0x8600_0000).contains(&pc), "{l}");
+    }
+    // The kernel's instructions in the window: all but the exiting SIMCALL and the boot-ROM
+    // window handlers, which lie below it.
+    let kept = of_type(kernel, "insn").len() as u64;
+    assert!(kept < u64_of(&report["cores"][0]["instructions"]));
+}
+
+#[test]
+fn only_the_cores_asked_for_are_traced() {
+    let dir = TempDir::new("trace-cores");
+    let out = dir.join("t");
+    let mut cmd = relu_multicore(&[
+        "--trace-cores",
+        "3,0",
+        "--trace-cycles",
+        "0..1",
+        "--trace-dir",
+    ]);
+    cmd.arg(&out);
+    ok(cmd);
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["core0.jsonl", "core0.trace", "core3.jsonl", "core3.trace"]
+    );
+    let lines = jsonl(&out.join("core3.jsonl"));
+    assert_eq!(lines[0]["core"], 3);
+    assert_eq!(lines[0]["image"], "relu_multicore_cpu3.packed.so");
+    assert_eq!(of_type(&lines, "insn").len(), 0, "no cycle kept");
+    assert_eq!(of_type(&lines, "run").len(), 2);
+    assert_eq!(of_type(&lines, "stop").len(), 2);
+}
+
+/// Every file of `dir`, by name, with its bytes.
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_trace_of_eight_cores_is_byte_identical_for_1_2_and_8_threads() {
+    let dir = TempDir::new("trace-threads");
+    let run = |threads: &str| {
+        let out = dir.join(&format!("t{threads}"));
+        let mut cmd = relu_multicore(&[
+            "--threads",
+            threads,
+            "--trace-cycles",
+            "0..40000",
+            "--trace-dir",
+        ]);
+        cmd.arg(&out);
+        let o = ok(cmd);
+        (files(&out), counters(&text(&o.stdout)))
+    };
+    let one = run("1");
+    assert_eq!(one.0.len(), 16, "two files per core");
+    for (name, bytes) in &one.0 {
+        let lines = bytes.iter().filter(|&&b| b == b'\n').count();
+        assert!(lines > 1000, "{name}: {lines} lines");
+    }
+    assert_ne!(one.0[0].1, one.0[2].1, "core 0 and core 1 differ");
+    for threads in ["2", "8"] {
+        let other = run(threads);
+        assert_eq!(other.1, one.1, "counters, --threads {threads}");
+        for (a, b) in one.0.iter().zip(&other.0) {
+            assert_eq!(a.0, b.0);
+            assert!(
+                a.1 == b.1,
+                "{} differs between --threads 1 and {threads}",
+                a.0
+            );
+        }
+    }
+}
+
+#[test]
+fn tracing_changes_no_output_and_no_cycle() {
+    let dir = TempDir::new("trace-cycles");
+    let plain = dir.join("plain.npy");
+    let traced = dir.join("traced.npy");
+    let mut a = relu_multicore(&["--json", "--output"]);
+    a.arg(&plain);
+    let mut b = relu_multicore(&["--json", "--trace-cycles", "0..1", "--output"]);
+    b.arg(&traced).arg("--trace-dir").arg(dir.join("t"));
+    let (a, b) = (ok(a), ok(b));
+    let counters = |o: &Output| -> Vec<Value> {
+        let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+        r["cores"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| serde_json::json!([c["instructions"], c["cycles"], c["stats"]]))
+            .collect()
+    };
+    assert_eq!(counters(&a), counters(&b));
+    assert_eq!(
+        std::fs::read(&plain).unwrap(),
+        std::fs::read(&traced).unwrap()
+    );
+    assert_eq!(
+        std::fs::read(&plain).unwrap(),
+        std::fs::read(example("relu_multicore").join("expected.npy")).unwrap()
+    );
+}
+
+#[test]
+fn the_notes_on_stderr_name_the_directory_and_the_sizes() {
+    let dir = TempDir::new("trace-notes");
+    let out = dir.join("t");
+    let mut cmd = vector_add(&["--trace-cycles", "0..2000", "--trace-dir"]);
+    cmd.arg(&out);
+    let o = ok(cmd);
+    let files = files(&out);
+    let (json, trace) = (&files[0].1, &files[1].1);
+    let events = jsonl(&out.join("core0.jsonl"))
+        .iter()
+        .filter(|l| l["type"] == "insn" || l["type"] == "exception")
+        .count();
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "q7emu: trace of 1 core(s) in {}: {events} events, {} bytes of text, {} bytes of JSON lines\n",
+            out.display(),
+            trace.len(),
+            json.len()
+        )
+    );
+}
+
+#[test]
+fn trace_flags_are_refused_naming_the_problem() {
+    let dir = TempDir::new("trace-refused");
+    let out = dir.join("t");
+    let cases: [(Vec<&str>, i32, &str); 5] = [
+        (
+            vec!["--trace-fn", "vector_add"],
+            1,
+            "q7emu: error: --trace-fn vector_add: the build directory has no unstripped images to resolve it",
+        ),
+        (
+            vec!["--trace-cores", "1"],
+            1,
+            "q7emu: error: --trace-cores 1: the library runs on core(s) 0..0",
+        ),
+        (
+            vec!["--trace-pc", "0x200..0x100"],
+            2,
+            "\"0x200..0x100\": the range is empty (LO must be below HI)",
+        ),
+        (
+            vec!["--trace-pc", "0..4", "--trace-fn", "f"],
+            2,
+            "the argument '--trace-pc <LO..HI>' cannot be used with '--trace-fn <NAME>'",
+        ),
+        (
+            vec!["--trace-cycles", "x..9"],
+            2,
+            "\"x\": invalid digit found in string (expected a 64-bit number, decimal or 0x-hex)",
+        ),
+    ];
+    for (args, code, message) in cases {
+        let mut cmd = vector_add(&args);
+        cmd.arg("--trace-dir").arg(&out);
+        let o = cmd.output().unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: {err}");
+    }
+    let o = vector_add(&["--trace-cycles", "0..9"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "a filter needs --trace-dir");
+    assert!(
+        text(&o.stderr)
+            .contains("the following required arguments were not provided:\n  --trace-dir <DIR>"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+/// A kernel built with the repository's SDK: `k` adds one to each element through an accessor.
+const KERNEL: &str = "\
+#include <torch/torch.h>
+
+torch::Tensor k(const torch::Tensor &x)
+{
+\ttorch::Tensor y = torch::empty_like(x);
+\tauto in = x.accessor<float, 1>();
+\tauto out = y.accessor<float, 1>();
+\tfor (int64_t i = 0; i < x.size(0); i++)
+\t\tout[i] = in[i] + 1.0f;
+\treturn y;
+}
+";
+
+#[test]
+fn trace_fn_keeps_the_instructions_of_one_function_named_from_the_symbols() {
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let dir = TempDir::new("trace-fn");
+    let src = dir.join("k.cpp");
+    std::fs::write(&src, KERNEL).unwrap();
+    let build = dir.join("build");
+    let mut b = Command::new(env!("CARGO_BIN_EXE_q7emu"));
+    b.args([
+        "build",
+        "--name",
+        "k",
+        "--fn",
+        "k",
+        "--schema",
+        "k(Tensor x) -> Tensor",
+    ])
+    .arg("--toolchain")
+    .arg(q7_tests::toolchain_prefix())
+    .arg("-o")
+    .arg(&build)
+    .arg(&src);
+    ok(b);
+    let out = dir.join("t");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7emu"));
+    cmd.arg("run")
+        .arg(&build)
+        .args(["--op", "k", "--input"])
+        .arg(example("vector_add").join("a.npy"))
+        .args(["--trace-fn", "k", "--trace-dir"])
+        .arg(&out)
+        .env_remove("RUST_LOG");
+    ok(cmd);
+    let lines = jsonl(&out.join("core0.jsonl"));
+    assert_eq!(lines[0]["symbols"], true);
+    let [lo, hi] = [0, 1].map(|i| u64_of(&lines[0]["filter"]["pc"][i]));
+    assert!(lo < hi);
+    let insns = of_type(&lines, "insn");
+    assert!(
+        insns.len() > 1024,
+        "a loop over 1024 elements: {}",
+        insns.len()
+    );
+    for l in &insns {
+        let func = l["func"].as_str().unwrap();
+        assert!(
+            func == "k(at::Tensor const&)" || func.starts_with("k(at::Tensor const&)+0x"),
+            "{l}"
+        );
+        assert!((lo..hi).contains(&u64_of(&l["pc"])), "{l}");
+    }
+    assert_eq!(insns[0]["func"], "k(at::Tensor const&)", "its entry first");
+    assert!(insns[0]["insn"].as_str().unwrap().starts_with("entry a1, "));
+
+    let mut bad = Command::new(env!("CARGO_BIN_EXE_q7emu"));
+    bad.arg("run")
+        .arg(&build)
+        .args(["--op", "k", "--input"])
+        .arg(example("vector_add").join("a.npy"))
+        .args(["--trace-fn", "no_such_function", "--trace-dir"])
+        .arg(&out);
+    let o = bad.output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr)
+        .contains("--trace-fn no_such_function: core 0's image has no function of that name"));
+}
+
+/// The words of the first `sh` block of README.md's section `heading`, continuation lines
+/// joined.
+fn readme_command(heading: &str) -> Vec<String> {
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let section = readme
+        .split("\n## ")
+        .find(|s| s.starts_with(heading))
+        .unwrap_or_else(|| panic!("README.md has no section {heading:?}"));
+    let block = section
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .unwrap();
+    block
+        .replace("\\\n", " ")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_readme_trace_command_runs_as_written() {
+    let words = readme_command("Trace a run");
+    assert_eq!(words[..2], ["q7emu", "run"]);
+    let dir = TempDir::new("trace-readme");
+    let out = dir.join("trace");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7emu"));
+    cmd.current_dir(ROOT).env_remove("RUST_LOG");
+    let mut args = words[1..].iter();
+    while let Some(w) = args.next() {
+        cmd.arg(w);
+        if w == "--trace-dir" {
+            assert_eq!(args.next().map(String::as_str), Some("trace"));
+            cmd.arg(&out);
+        }
+    }
+    ok(cmd);
+    let names: Vec<(String, usize)> = files(&out).into_iter().map(|(n, b)| (n, b.len())).collect();
+    assert_eq!(
+        names.iter().map(|n| n.0.as_str()).collect::<Vec<_>>(),
+        ["core0.jsonl", "core0.trace", "core3.jsonl", "core3.trace"]
+    );
+    for l in of_type(&jsonl(&out.join("core3.jsonl")), "insn") {
+        assert!(u64_of(&l["cycle"]) < 100_000, "{l}");
+    }
+}
