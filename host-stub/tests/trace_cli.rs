@@ -322,6 +322,46 @@ fn only_the_cores_asked_for_are_traced() {
     assert_eq!(of_type(&lines, "stop").len(), 2);
 }
 
+#[test]
+fn a_faulting_call_ends_its_trace_with_the_fault() {
+    let dir = TempDir::new("trace-fault");
+    let out = dir.join("t");
+    let mut cmd = relu_multicore(&[
+        "--max-cycles",
+        "100000",
+        "--trace-cores",
+        "5",
+        "--trace-cycles",
+        "0..1",
+        "--trace-dir",
+    ]);
+    cmd.arg(&out);
+    let o = cmd.output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "runaway (README.md \"Exit codes\")"
+    );
+    let lines = jsonl(&out.join("core5.jsonl"));
+    let kernel = call(&lines, 1);
+    let (run, stop) = (&kernel[0], kernel.last().unwrap());
+    assert_eq!(
+        stop["fault"],
+        "cycle budget of 100000 exhausted (runaway kernel?)"
+    );
+    assert!(stop.get("exit").is_none());
+    assert!(u64_of(&stop["cycle"]) - u64_of(&run["cycle"]) >= 100_000);
+    let t = std::fs::read_to_string(out.join("core5.trace")).unwrap();
+    assert!(
+        t.lines()
+            .last()
+            .unwrap()
+            .ends_with(" ! stopped: cycle budget of 100000 exhausted (runaway kernel?)"),
+        "{}",
+        t.lines().last().unwrap()
+    );
+}
+
 /// Every file of `dir`, by name, with its bytes.
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
