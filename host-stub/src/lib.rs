@@ -6,7 +6,8 @@
 //! packed library run end to end through both ([`run_packed`]), the build driver that makes
 //! such libraries from C++ sources ([`build`]), and an op of a built library run on tensors
 //! ([`run_op`]) with its host tensors, descriptors and `.npy` files ([`tensor`]) and
-//! symbolised fault reports ([`symbolize`]), what an image or build holds ([`inspect`]),
+//! symbolised fault reports ([`symbolize`]), instruction traces and timelines of a run
+//! ([`trace`]), what an image or build holds ([`inspect`]),
 //! the one grammar of numeric flags ([`number`]), the one table of exit codes
 //! ([`exit_code`]), Ctrl-C stopping every core ([`interrupt`]), timing profiles
 //! ([`timing_profile`]), the progress line of long dispatches ([`progress`]), instruction

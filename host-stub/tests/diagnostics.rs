@@ -3,6 +3,8 @@
 //! library load, each firmware record, the dispatch and each core's run; faults are warnings.
 //! Runs the committed vector_add build (no toolchain needed).
 
+mod support;
+
 use std::process::{Command, Output};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -73,11 +75,7 @@ fn debug_names_the_load_the_dispatch_and_each_core_run_with_its_counters() {
     );
     // The dispatch's counters are those `q7emu run` prints for core 0.
     let stdout = String::from_utf8(o.stdout).unwrap();
-    let counters = line_with(&stdout, &["core 0: "]);
-    // `core 0: N instructions, C cycles, IPC …` (README.md "Run reports").
-    let mut fields = counters.strip_prefix("core 0: ").unwrap().split(", ");
-    let insns = fields.next().unwrap().trim_end_matches(" instructions");
-    let cycles = fields.next().unwrap().trim_end_matches(" cycles");
+    let (insns, cycles) = support::core_counters(&stdout)[0];
     line_with(
         &err,
         &[

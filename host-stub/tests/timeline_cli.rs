@@ -9,6 +9,8 @@
 //! - a small deterministic timeline (vector_add on 8 elements) is snapshotted in
 //!   `snapshots/`; with the toolchain, a build's unstripped image gives function spans.
 
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -356,15 +358,7 @@ fn track_names(doc: &Value) -> BTreeMap<u64, String> {
 
 /// `core N: I instructions, C cycles` of a run's summary, by core.
 fn counters(stdout: &[u8]) -> Vec<(u64, u64)> {
-    String::from_utf8_lossy(stdout)
-        .lines()
-        .filter_map(|l| l.strip_prefix("core "))
-        .filter_map(|l| {
-            let (_, rest) = l.split_once(": ")?;
-            let (i, c) = rest.split_once(" instructions, ")?;
-            Some((i.parse().ok()?, c.strip_suffix(" cycles")?.parse().ok()?))
-        })
-        .collect()
+    support::core_counters(&String::from_utf8_lossy(stdout))
 }
 
 #[test]
@@ -522,6 +516,51 @@ fn a_timeline_is_byte_identical_for_1_2_and_8_threads_and_changes_no_cycle() {
     assert_eq!(std::fs::read(&plain).unwrap(), one.2);
 }
 
+#[test]
+fn a_faulting_run_still_writes_a_valid_timeline_naming_the_fault() {
+    let dir = TempDir::new("timeline-fault");
+    let path = dir.join("t.json");
+    let mut cmd = relu_multicore(&["--max-cycles", "100000", "--timeline"]);
+    cmd.arg(&path);
+    let o = cmd.output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "runaway (README.md \"Exit codes\")"
+    );
+    let doc = read(&path);
+    assert_eq!(breaches(&doc), Vec::<String>::new());
+    for core in 0..8u64 {
+        let stops: Vec<&Value> = events(&doc)
+            .iter()
+            .filter(|e| e["tid"] == core && e["cat"] == "fault")
+            .collect();
+        assert_eq!(stops.len(), 1, "core {core}");
+        assert_eq!(
+            stops[0]["name"],
+            "stopped: cycle budget of 100000 exhausted (runaway kernel?)"
+        );
+    }
+}
+
+#[test]
+fn a_timeline_that_cannot_be_written_is_refused_before_the_run() {
+    let dir = TempDir::new("timeline-refused");
+    let path = dir.join("no-such-dir/t.json");
+    let mut cmd = relu_multicore(&["--timeline"]);
+    cmd.arg(&path);
+    let o = cmd.output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "bad input");
+    assert_eq!(o.stdout, b"", "nothing ran");
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        format!(
+            "q7emu: error: {}: No such file or directory (os error 2)\n",
+            path.display()
+        )
+    );
+}
+
 /// A 1-D float32 `.npy` of `values`.
 fn npy(values: &[f32]) -> Vec<u8> {
     let mut h = format!(
@@ -573,11 +612,8 @@ fn vector_add_on_eight_elements_has_the_timeline_of_the_snapshot() {
         .map(|e| e["name"].as_str().unwrap())
         .collect();
     assert_eq!(phases, ["setup", "marshal", "compute", "return", "cleanup"]);
-    insta::with_settings!({
-        snapshot_path => "../../snapshots",
-        prepend_module_to_snapshot => false,
-    }, {
-        insta::assert_json_snapshot!("timeline_vector_add_8", doc);
+    q7_host::snapshot_settings!().bind(|| {
+        insta::assert_json_snapshot!("vector_add_8", doc);
     });
 }
 

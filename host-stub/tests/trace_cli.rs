@@ -10,6 +10,8 @@
 //! - a trace is byte-identical for every `--threads`, and tracing changes no output and no
 //!   cycle.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -99,15 +101,7 @@ fn u64_of(v: &Value) -> u64 {
 
 /// `core N: I instructions, C cycles` lines of a run's summary, by core.
 fn counters(stdout: &str) -> Vec<(u64, u64)> {
-    stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("core "))
-        .filter_map(|l| {
-            let (_, rest) = l.split_once(": ")?;
-            let (i, c) = rest.split_once(" instructions, ")?;
-            Some((i.parse().ok()?, c.strip_suffix(" cycles")?.parse().ok()?))
-        })
-        .collect()
+    support::core_counters(stdout)
 }
 
 #[test]
@@ -320,6 +314,46 @@ fn only_the_cores_asked_for_are_traced() {
     assert_eq!(of_type(&lines, "insn").len(), 0, "no cycle kept");
     assert_eq!(of_type(&lines, "run").len(), 2);
     assert_eq!(of_type(&lines, "stop").len(), 2);
+}
+
+#[test]
+fn a_faulting_call_ends_its_trace_with_the_fault() {
+    let dir = TempDir::new("trace-fault");
+    let out = dir.join("t");
+    let mut cmd = relu_multicore(&[
+        "--max-cycles",
+        "100000",
+        "--trace-cores",
+        "5",
+        "--trace-cycles",
+        "0..1",
+        "--trace-dir",
+    ]);
+    cmd.arg(&out);
+    let o = cmd.output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "runaway (README.md \"Exit codes\")"
+    );
+    let lines = jsonl(&out.join("core5.jsonl"));
+    let kernel = call(&lines, 1);
+    let (run, stop) = (&kernel[0], kernel.last().unwrap());
+    assert_eq!(
+        stop["fault"],
+        "cycle budget of 100000 exhausted (runaway kernel?)"
+    );
+    assert!(stop.get("exit").is_none());
+    assert!(u64_of(&stop["cycle"]) - u64_of(&run["cycle"]) >= 100_000);
+    let t = std::fs::read_to_string(out.join("core5.trace")).unwrap();
+    assert!(
+        t.lines()
+            .last()
+            .unwrap()
+            .ends_with(" ! stopped: cycle budget of 100000 exhausted (runaway kernel?)"),
+        "{}",
+        t.lines().last().unwrap()
+    );
 }
 
 /// Every file of `dir`, by name, with its bytes.

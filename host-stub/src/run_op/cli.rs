@@ -52,8 +52,8 @@ pub struct RunArgs {
     /// line).
     #[arg(long)]
     pub json: bool,
-    /// Write an instruction trace of each core into this directory: core<N>.trace (text) and
-    /// core<N>.jsonl (JSON lines), host-stub/TRACE.md.
+    /// Write an instruction trace of each core into this directory: core0.trace, core1.trace,
+    /// ... (text) and core0.jsonl, ... (JSON lines), host-stub/TRACE.md.
     #[arg(long, value_name = "DIR")]
     pub trace_dir: Option<PathBuf>,
     /// Trace only these cores (comma-separated PRIDs; default every core the library runs on).

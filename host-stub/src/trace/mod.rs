@@ -227,10 +227,18 @@ impl Observer {
                 })
             }
         };
-        let timeline = spec.timeline.clone().map(|path| {
-            let has = symbols.iter().map(|s| !s.is_empty()).collect();
-            (path, Mutex::new(Timeline::new(images.clone(), has)))
-        });
+        let timeline = match &spec.timeline {
+            None => None,
+            Some(path) => {
+                // Made now, so that a path that cannot be written fails before the run.
+                std::fs::File::create(path).map_err(|source| TraceError::Io {
+                    path: path.clone(),
+                    source,
+                })?;
+                let has = symbols.iter().map(|s| !s.is_empty()).collect();
+                Some((path.clone(), Mutex::new(Timeline::new(images.clone(), has))))
+            }
+        };
         Ok(Observer {
             names: RegisterNames::of(&q7_isa::NCORE2GP),
             symbols,

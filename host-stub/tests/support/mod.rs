@@ -29,3 +29,19 @@ pub fn interrupt_after(child: Child, after: Duration) -> Output {
     assert!(kill.success(), "kill -INT {}", child.id());
     child.wait_with_output().unwrap()
 }
+
+/// Each core's (instructions, cycles) from the first line of its block in `q7emu run`'s
+/// report: `core N: I instructions, C cycles, IPC …` (README.md "Run reports").
+pub fn core_counters(stdout: &str) -> Vec<(u64, u64)> {
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("core "))
+        .filter_map(|l| {
+            let (_, rest) = l.split_once(": ")?;
+            let mut fields = rest.split(", ");
+            let i = fields.next()?.strip_suffix(" instructions")?;
+            let c = fields.next()?.strip_suffix(" cycles")?;
+            Some((i.parse().ok()?, c.parse().ok()?))
+        })
+        .collect()
+}
