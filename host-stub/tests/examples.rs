@@ -10,11 +10,13 @@
 //! - each README `q7emu run` command, run in-process through `q7_host::testing`, matches its
 //!   snapshot `snapshots/examples__<example>-<op>.snap` (output digest, samples, statistics,
 //!   per-core instructions and cycles);
-//! - the repository README's main job and its "Write your first kernel" section run as
-//!   written, and its "Snapshot-test your kernel" section shows the worked example of
+//! - the repository README's main job and its walk-through ("Write your first kernel", then
+//!   "Trace a run" of that kernel) run as written, and its "Snapshot-test your kernel" section shows the worked example of
 //!   `examples/snapshot-test` as it is.
 //!
 //! `Q7_UPDATE_EXAMPLES=1` rewrites the committed inputs and builds instead of failing on them.
+
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -104,6 +106,8 @@ fn words(s: &str) -> Vec<String> {
 fn shell_commands(text: &str) -> Vec<Vec<String>> {
     let (mut out, mut in_sh, mut line) = (Vec::new(), false, String::new());
     for l in text.lines() {
+        // A block may sit indented in a list item.
+        let l = l.trim_start();
         if l.starts_with("```") {
             in_sh = l == "```sh";
             continue;
@@ -710,8 +714,14 @@ fn section<'a>(text: &'a str, heading: &str) -> &'a str {
     &body[..end]
 }
 
+/// The walk-through of README.md for a newcomer, as written: "Write your first kernel" builds
+/// and runs `affine` (its output checked against the reference), and "Trace a run" traces the
+/// same kernel and takes its timeline (the trace files parsed, the timeline held to the
+/// trace-event rules with the kernel's phases in order). Its snapshot step is the worked
+/// example crate (`examples/snapshot-test`), whose test runs in the suite and whose README block
+/// `the_readmes_snapshot_section_is_the_worked_example_as_it_is` checks.
 #[test]
-fn the_readmes_first_kernel_builds_and_runs_as_written() {
+fn a_newcomer_follows_the_readme_from_first_kernel_to_its_timeline() {
     if q7_tests::tool("g++").is_none() {
         return;
     }
@@ -748,6 +758,42 @@ fn the_readmes_first_kernel_builds_and_runs_as_written() {
         &reference(values(args, "--op")[0], &inputs, &scalars),
         "README's first kernel",
     );
+
+    // "Trace a run": the command for the newcomer's own build.
+    let build_dir = values(&builds[0], "-o")[0].to_string();
+    let traced: Vec<Vec<String>> = q7emu_commands(section(&readme, "## Trace a run"), "run")
+        .into_iter()
+        .filter(|a| a[1] == build_dir)
+        .collect();
+    assert_eq!(traced.len(), 1, "README traces {build_dir}");
+    let args = &traced[0];
+    success(
+        q7emu().current_dir(&root).args(args).output().unwrap(),
+        &format!("q7emu {}", args.join(" ")),
+    );
+    let trace_dir = root.join(values(args, "--trace-dir")[0]);
+    let text = std::fs::read_to_string(trace_dir.join("core0.trace")).unwrap();
+    assert!(
+        text.lines().count() > 1000,
+        "{} lines",
+        text.lines().count()
+    );
+    let jsonl = std::fs::read_to_string(trace_dir.join("core0.jsonl")).unwrap();
+    for line in jsonl.lines() {
+        serde_json::from_str::<serde_json::Value>(line).unwrap();
+    }
+    let timeline: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root.join(values(args, "--timeline")[0])).unwrap())
+            .unwrap();
+    assert_eq!(support::timeline::breaches(&timeline), Vec::<String>::new());
+    let phases: Vec<&str> = timeline["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["cat"] == "phase" && e["ph"] == "B")
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(phases, ["setup", "marshal", "compute", "return", "cleanup"]);
 }
 
 /// The lines of the first ````lang` block of `text`, each ending in a newline.

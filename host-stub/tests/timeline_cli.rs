@@ -11,7 +11,7 @@
 
 mod support;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -54,201 +54,6 @@ fn relu_multicore(extra: &[&str]) -> Command {
     cmd
 }
 
-// ---------------------------------------------------------------------------------------------
-// The checker: the trace-event format's rules, strictly.
-
-/// The keys an event may have.
-const KEYS: [&str; 11] = [
-    "name", "cat", "ph", "ts", "dur", "pid", "tid", "s", "id", "bp", "args",
-];
-
-/// Every breach of the trace-event rules in `doc`, as messages naming the event: the document
-/// is an object with a `traceEvents` array; each event has the fields its `ph` requires and no
-/// others; per track, B/E balance and nest (an E names the B it ends) with timestamps that never
-/// go back, and complete events nest; every flow start has exactly one end after it with its
-/// `cat`, `name` and `id`, and every end a start; every track an event is on is named by an `M`
-/// `thread_name` event, and its process by `process_name`.
-fn breaches(doc: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    let Some(events) = doc.get("traceEvents").and_then(Value::as_array) else {
-        return vec!["no traceEvents array".into()];
-    };
-    if let Some(unit) = doc.get("displayTimeUnit") {
-        if unit != "ms" && unit != "ns" {
-            out.push(format!("displayTimeUnit {unit}"));
-        }
-    }
-    let mut stacks: BTreeMap<(u64, u64), Vec<(String, f64)>> = BTreeMap::new();
-    let mut last_ts: BTreeMap<(u64, u64), f64> = BTreeMap::new();
-    let mut complete: BTreeMap<(u64, u64), Vec<(f64, f64)>> = BTreeMap::new();
-    let mut flows: BTreeMap<(String, String, u64), (f64, usize)> = BTreeMap::new();
-    let mut used: BTreeSet<(u64, u64)> = BTreeSet::new();
-    let mut named_threads: BTreeSet<(u64, u64)> = BTreeSet::new();
-    let mut named_processes: BTreeSet<u64> = BTreeSet::new();
-    for (i, e) in events.iter().enumerate() {
-        let at = format!("event {i} {e}");
-        let Some(obj) = e.as_object() else {
-            out.push(format!("{at}: not an object"));
-            continue;
-        };
-        for k in obj.keys() {
-            if !KEYS.contains(&k.as_str()) {
-                out.push(format!("{at}: unknown key {k}"));
-            }
-        }
-        let ph = e["ph"].as_str().unwrap_or("");
-        let (Some(pid), Some(tid)) = (e["pid"].as_u64(), e["tid"].as_u64()) else {
-            out.push(format!("{at}: pid and tid must be integers"));
-            continue;
-        };
-        let track = (pid, tid);
-        let name = e.get("name").and_then(Value::as_str);
-        let ts = e.get("ts").and_then(Value::as_f64);
-        let need = |out: &mut Vec<String>, field: &str, ok: bool| {
-            if !ok {
-                out.push(format!("{at}: ph {ph} needs {field}"));
-            }
-        };
-        if ph != "M" {
-            need(&mut out, "ts >= 0", ts.is_some_and(|t| t >= 0.0));
-            used.insert(track);
-        }
-        let ts = ts.unwrap_or(0.0);
-        match ph {
-            "B" | "E" => {
-                if ph == "B" {
-                    need(&mut out, "name", name.is_some());
-                }
-                if last_ts.get(&track).is_some_and(|&t| ts < t) {
-                    out.push(format!("{at}: B/E timestamp goes back on its track"));
-                }
-                last_ts.insert(track, ts);
-                let stack = stacks.entry(track).or_default();
-                if ph == "B" {
-                    stack.push((name.unwrap_or("").to_string(), ts));
-                } else {
-                    match stack.pop() {
-                        None => out.push(format!("{at}: E without a B on its track")),
-                        Some((b, _)) => {
-                            if name.is_some_and(|n| n != b) {
-                                out.push(format!("{at}: E ends {b:?}"));
-                            }
-                        }
-                    }
-                }
-            }
-            "X" => {
-                need(&mut out, "name", name.is_some());
-                let dur = e.get("dur").and_then(Value::as_f64);
-                need(&mut out, "dur >= 0", dur.is_some_and(|d| d >= 0.0));
-                let (b, end) = (ts, ts + dur.unwrap_or(0.0));
-                let spans = complete.entry(track).or_default();
-                if spans
-                    .iter()
-                    .any(|&(s, t)| (s < b && b < t && t < end) || (b < s && s < end && end < t))
-                {
-                    out.push(format!(
-                        "{at}: overlaps a complete event of its track without nesting"
-                    ));
-                }
-                spans.push((b, end));
-            }
-            "i" => {
-                need(&mut out, "name", name.is_some());
-                need(
-                    &mut out,
-                    "s of t, p or g",
-                    matches!(e.get("s").and_then(Value::as_str), Some("t" | "p" | "g")),
-                );
-            }
-            "C" => {
-                need(&mut out, "name", name.is_some());
-                need(
-                    &mut out,
-                    "args of numbers",
-                    e.get("args")
-                        .and_then(Value::as_object)
-                        .is_some_and(|a| !a.is_empty() && a.values().all(Value::is_number)),
-                );
-            }
-            "s" | "f" => {
-                need(&mut out, "name", name.is_some());
-                need(&mut out, "cat", e.get("cat").is_some_and(Value::is_string));
-                let id = e.get("id").and_then(Value::as_u64);
-                need(&mut out, "id", id.is_some());
-                if let Some(bp) = e.get("bp") {
-                    if ph == "s" || bp != "e" {
-                        out.push(format!("{at}: bp {bp}"));
-                    }
-                }
-                let key = (
-                    e["cat"].as_str().unwrap_or("").to_string(),
-                    name.unwrap_or("").to_string(),
-                    id.unwrap_or(0),
-                );
-                if ph == "s" {
-                    if flows.insert(key, (ts, 0)).is_some() {
-                        out.push(format!("{at}: flow id started twice"));
-                    }
-                } else {
-                    match flows.get_mut(&key) {
-                        None => out.push(format!("{at}: flow end without a start")),
-                        Some((start, ends)) => {
-                            *ends += 1;
-                            if ts < *start {
-                                out.push(format!("{at}: flow ends before it starts"));
-                            }
-                        }
-                    }
-                }
-            }
-            "M" => {
-                let args = e.get("args").and_then(Value::as_object);
-                match name {
-                    Some("process_name" | "thread_name") => {
-                        need(
-                            &mut out,
-                            "args.name",
-                            args.is_some_and(|a| a.get("name").is_some_and(Value::is_string)),
-                        );
-                        if name == Some("thread_name") {
-                            named_threads.insert(track);
-                        } else {
-                            named_processes.insert(pid);
-                        }
-                    }
-                    Some("thread_sort_index" | "process_sort_index") => need(
-                        &mut out,
-                        "args.sort_index",
-                        args.is_some_and(|a| a.get("sort_index").is_some_and(Value::is_i64)),
-                    ),
-                    _ => out.push(format!("{at}: unknown metadata")),
-                }
-            }
-            _ => out.push(format!("{at}: unknown ph {ph:?}")),
-        }
-    }
-    for (track, stack) in &stacks {
-        for (name, _) in stack {
-            out.push(format!("track {track:?}: B {name:?} never ends"));
-        }
-    }
-    for ((cat, name, id), (_, ends)) in &flows {
-        if *ends != 1 {
-            out.push(format!("flow {cat}/{name}/{id} has {ends} ends"));
-        }
-    }
-    for track in &used {
-        if !named_threads.contains(track) {
-            out.push(format!("track {track:?} has no thread_name"));
-        }
-        if !named_processes.contains(&track.0) {
-            out.push(format!("process {} has no process_name", track.0));
-        }
-    }
-    out
-}
-
 /// A document of `events` for the checker's own tests.
 fn doc_of(events: Value) -> Value {
     json!({ "traceEvents": events })
@@ -272,7 +77,7 @@ fn the_checker_rejects_each_kind_of_breach() {
         {"name": "x", "cat": "c", "ph": "f", "ts": 3.0, "pid": 0, "tid": 0, "id": 1, "bp": "e"},
         {"name": "k", "cat": "c", "ph": "X", "ts": 3.0, "dur": 1.0, "pid": 0, "tid": 0},
     ]));
-    assert_eq!(breaches(&good), Vec::<String>::new());
+    assert_eq!(support::timeline::breaches(&good), Vec::<String>::new());
     let cases: [(Value, &str); 10] = [
         (json!({"events": []}), "no traceEvents array"),
         (
@@ -323,7 +128,7 @@ fn the_checker_rejects_each_kind_of_breach() {
         ),
     ];
     for (doc, want) in cases {
-        let got = breaches(&doc);
+        let got = support::timeline::breaches(&doc);
         assert!(
             got.iter().any(|b| b.contains(want)),
             "{want:?} not among {got:?}"
@@ -369,7 +174,7 @@ fn the_eight_core_relu_has_a_valid_timeline_with_one_track_per_core_and_its_phas
     cmd.arg(&path);
     let o = ok(cmd);
     let doc = read(&path);
-    assert_eq!(breaches(&doc), Vec::<String>::new());
+    assert_eq!(support::timeline::breaches(&doc), Vec::<String>::new());
     assert_eq!(
         doc["otherData"],
         json!({"format": "q7emu-timeline", "version": 1, "clock_hz": CLOCK_HZ, "cores": 8})
@@ -529,7 +334,7 @@ fn a_faulting_run_still_writes_a_valid_timeline_naming_the_fault() {
         "runaway (README.md \"Exit codes\")"
     );
     let doc = read(&path);
-    assert_eq!(breaches(&doc), Vec::<String>::new());
+    assert_eq!(support::timeline::breaches(&doc), Vec::<String>::new());
     for core in 0..8u64 {
         let stops: Vec<&Value> = events(&doc)
             .iter()
@@ -598,7 +403,7 @@ fn vector_add_on_eight_elements_has_the_timeline_of_the_snapshot() {
     let o = ok(cmd);
     assert!(String::from_utf8_lossy(&o.stdout).contains("[1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5]"));
     let doc = read(&path);
-    assert_eq!(breaches(&doc), Vec::<String>::new());
+    assert_eq!(support::timeline::breaches(&doc), Vec::<String>::new());
     let names = track_names(&doc);
     assert_eq!(names[&0], "core 0 (vector_add.packed.so)");
     assert_eq!(
@@ -668,7 +473,7 @@ fn an_unstripped_image_gives_function_spans_of_its_calls_and_returns() {
         .arg(&path);
     ok(cmd);
     let doc = read(&path);
-    assert_eq!(breaches(&doc), Vec::<String>::new());
+    assert_eq!(support::timeline::breaches(&doc), Vec::<String>::new());
     assert_eq!(track_names(&doc)[&100], "core 0 functions");
     let spans: Vec<(&str, &str)> = events(&doc)
         .iter()

@@ -1,6 +1,8 @@
 //! Helpers shared by the command-line tests of this directory (each test file uses some).
 #![allow(dead_code)]
 
+pub mod timeline;
+
 use std::path::PathBuf;
 use std::process::{Child, Command, Output};
 use std::time::Duration;
