@@ -38,5 +38,5 @@ pub use crate::fault::{ExcCause, FaultKind, FaultReport, Frame, Stop};
 pub use crate::progress::Progress;
 pub use crate::state::CoreState;
 pub use crate::stop_request::StopRequest;
-pub use crate::timing::{Latency, Stalls, Stats, TimingModel};
+pub use crate::timing::{Latency, Stalls, Stats, TimingError, TimingModel};
 pub use crate::trace::{NoTrace, Tracer};

@@ -90,6 +90,79 @@ impl Default for TimingModel {
     }
 }
 
+/// The bounds a usable [`TimingModel`] keeps, checked by [`TimingModel::check`]: every
+/// instruction takes at least one cycle (so a cycle budget always ends), and the I-cache
+/// geometry is one the model can build in bounded memory.
+pub mod bounds {
+    /// Largest I-cache modelled: 16 MiB (the ncore2gp has 16 KiB).
+    pub const MAX_ICACHE_BYTES: u32 = 16 << 20;
+    /// Largest I-cache line: 4096 bytes.
+    pub const MAX_ICACHE_LINE: u32 = 4096;
+    /// Most I-cache ways: 64.
+    pub const MAX_ICACHE_WAYS: u32 = 64;
+}
+
+/// Why a timing model cannot be used: the key and what it must be.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{key}` is {value}: {must}")]
+pub struct TimingError {
+    /// The parameter.
+    pub key: &'static str,
+    /// Its value.
+    pub value: u32,
+    /// What it must be.
+    pub must: String,
+}
+
+impl TimingModel {
+    /// Checks the [`bounds`]: `issue` at least 1; `sdma_bytes_per_cycle` at least 1;
+    /// `icache_line` a power of two up to [`bounds::MAX_ICACHE_LINE`]; `icache_ways` 1 to
+    /// [`bounds::MAX_ICACHE_WAYS`]; `icache_bytes` a multiple of `icache_line × icache_ways` up
+    /// to [`bounds::MAX_ICACHE_BYTES`].
+    pub fn check(&self) -> Result<(), TimingError> {
+        let fail = |key, value, must: String| Err(TimingError { key, value, must });
+        if self.issue == 0 {
+            return fail(
+                "issue",
+                0,
+                "at least 1 (an instruction that takes no cycle would never end a budget)".into(),
+            );
+        }
+        if self.sdma_bytes_per_cycle == 0 {
+            return fail("sdma_bytes_per_cycle", 0, "at least 1".into());
+        }
+        let line = self.icache_line;
+        if !line.is_power_of_two() || line > bounds::MAX_ICACHE_LINE {
+            return fail(
+                "icache_line",
+                line,
+                format!("a power of two up to {}", bounds::MAX_ICACHE_LINE),
+            );
+        }
+        let ways = self.icache_ways;
+        if ways == 0 || ways > bounds::MAX_ICACHE_WAYS {
+            return fail(
+                "icache_ways",
+                ways,
+                format!("1 to {}", bounds::MAX_ICACHE_WAYS),
+            );
+        }
+        let bytes = self.icache_bytes;
+        let set = line * ways;
+        if bytes == 0 || !bytes.is_multiple_of(set) || bytes > bounds::MAX_ICACHE_BYTES {
+            return fail(
+                "icache_bytes",
+                bytes,
+                format!(
+                    "a non-zero multiple of icache_line × icache_ways ({set}) up to {}",
+                    bounds::MAX_ICACHE_BYTES
+                ),
+            );
+        }
+        Ok(())
+    }
+}
+
 impl std::fmt::Display for TimingModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
@@ -281,6 +354,41 @@ mod tests {
             },
             exceptions: 2,
         }
+    }
+
+    #[test]
+    fn the_default_model_is_usable_and_each_bound_is_named() {
+        assert_eq!(TimingModel::default().check(), Ok(()));
+        let with = |f: fn(&mut TimingModel)| {
+            let mut m = TimingModel::default();
+            f(&mut m);
+            m.check().map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            with(|m| m.issue = 0),
+            Err("`issue` is 0: at least 1 (an instruction that takes no cycle would never end a budget)".into())
+        );
+        assert_eq!(
+            with(|m| m.icache_line = 0),
+            Err("`icache_line` is 0: a power of two up to 4096".into())
+        );
+        assert_eq!(
+            with(|m| m.icache_line = 48),
+            Err("`icache_line` is 48: a power of two up to 4096".into())
+        );
+        assert_eq!(
+            with(|m| m.icache_ways = 0),
+            Err("`icache_ways` is 0: 1 to 64".into())
+        );
+        assert_eq!(
+            with(|m| m.icache_bytes = u32::MAX),
+            Err("`icache_bytes` is 4294967295: a non-zero multiple of icache_line × icache_ways (256) up to 16777216".into())
+        );
+        assert_eq!(
+            with(|m| m.sdma_bytes_per_cycle = 0),
+            Err("`sdma_bytes_per_cycle` is 0: at least 1".into())
+        );
+        assert_eq!(with(|m| m.icache_bytes = 1 << 24), Ok(()));
     }
 
     #[test]

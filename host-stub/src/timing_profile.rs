@@ -67,6 +67,14 @@ pub enum ProfileError {
         /// The key.
         key: String,
     },
+    /// The values are outside the model's bounds (`q7_emulator::timing::bounds`).
+    #[error("{}: {source}", path.display())]
+    Unusable {
+        /// The file.
+        path: PathBuf,
+        /// Which key and why.
+        source: q7_emulator::TimingError,
+    },
     /// A value the key's field cannot hold.
     #[error("{}: key `{key}`: {message}", path.display())]
     WrongType {
@@ -109,6 +117,12 @@ impl Profile {
     /// Reads the profile at `path` (`.json` or `.toml`).
     pub fn load(path: &Path) -> Result<Profile, ProfileError> {
         let bytes = input::read_file(path, InputKind::TimingProfile)?;
+        Profile::parse(path, bytes)
+    }
+
+    /// The profile in `bytes`, read from `path` (whose extension, `.json` or `.toml`, says
+    /// the syntax).
+    pub fn parse(path: &Path, bytes: Vec<u8>) -> Result<Profile, ProfileError> {
         let syntax = |message: String| ProfileError::Syntax {
             path: path.to_path_buf(),
             message,
@@ -194,10 +208,16 @@ fn model_of(path: &Path, value: Value) -> Result<TimingModel, ProfileError> {
             });
         }
     }
-    serde_json::from_value(Value::Object(map)).map_err(|e| ProfileError::Syntax {
+    let model: TimingModel =
+        serde_json::from_value(Value::Object(map)).map_err(|e| ProfileError::Syntax {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+    model.check().map_err(|source| ProfileError::Unusable {
         path: path.to_path_buf(),
-        message: e.to_string(),
-    })
+        source,
+    })?;
+    Ok(model)
 }
 
 #[cfg(test)]
@@ -207,6 +227,18 @@ mod tests {
 
     fn model(v: Value) -> Result<TimingModel, String> {
         model_of(Path::new("p.json"), v).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_model_outside_the_bounds_is_refused_naming_the_key() {
+        assert_eq!(
+            model(json!({ "icache_line": 0 })).unwrap_err(),
+            "p.json: `icache_line` is 0: a power of two up to 4096"
+        );
+        assert_eq!(
+            model(json!({ "issue": 0 })).unwrap_err(),
+            "p.json: `issue` is 0: at least 1 (an instruction that takes no cycle would never end a budget)"
+        );
     }
 
     #[test]

@@ -409,6 +409,27 @@ fn an_unknown_key_is_refused_naming_it_and_the_file() {
 }
 
 #[test]
+fn a_model_outside_its_bounds_is_refused_before_the_run() {
+    // A zero-byte I-cache line would divide by zero building the cache; a zero issue cost
+    // would let a runaway loop never reach its cycle budget (q7_emulator::timing::bounds).
+    let dir = TempDir::new("timing-bounds");
+    for (name, text, why) in [
+        ("line.toml", "icache_line = 0\n", "`icache_line` is 0: a power of two up to 4096"),
+        (
+            "issue.json",
+            r#"{"issue": 0}"#,
+            "`issue` is 0: at least 1 (an instruction that takes no cycle would never end a budget)",
+        ),
+    ] {
+        let path = profile(&dir, name, text);
+        assert_eq!(
+            refused(&with_timing(relu_multicore(), &path)),
+            format!("q7emu: error: {path}: {why}\n")
+        );
+    }
+}
+
+#[test]
 fn a_value_of_the_wrong_type_is_refused_naming_the_key_and_the_type() {
     let dir = TempDir::new("timing-type");
     for (name, text, found) in [

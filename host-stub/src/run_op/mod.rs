@@ -96,6 +96,9 @@ pub struct OpRun {
 /// Why a run failed, naming what and where.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// The timing model is outside its bounds.
+    #[error("timing model: {0}")]
+    Timing(#[from] q7_emulator::TimingError),
     /// The build directory cannot be read.
     #[error("{path}: {source}")]
     Io {
@@ -327,6 +330,7 @@ pub fn run_observed(
     req: &OpRequest,
     spec: &ObserveSpec,
 ) -> Result<(OpRun, Summary), RunError> {
+    req.timing.model.check()?;
     let observer = if spec.any() {
         let images = lib.info.images.clone();
         Some(Arc::new(Observer::new(spec, lib.symbols.clone(), images)?))
