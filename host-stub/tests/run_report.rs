@@ -430,6 +430,18 @@ fn a_model_outside_its_bounds_is_refused_before_the_run() {
 }
 
 #[test]
+fn the_readme_states_the_bounds_of_the_code() {
+    use q7_emulator::timing::bounds::{MAX_ICACHE_BYTES, MAX_ICACHE_LINE, MAX_ICACHE_WAYS};
+    let readme = include_str!("../../README.md").replace('\n', " ");
+    let stated = format!(
+        "`icache_line` a power of two up to {MAX_ICACHE_LINE}, `icache_ways` 1 to \
+         {MAX_ICACHE_WAYS}, `icache_bytes` a multiple of line × ways up to {} MiB",
+        MAX_ICACHE_BYTES >> 20
+    );
+    assert!(readme.contains(&stated), "README.md lacks {stated:?}");
+}
+
+#[test]
 fn a_value_of_the_wrong_type_is_refused_naming_the_key_and_the_type() {
     let dir = TempDir::new("timing-type");
     for (name, text, found) in [
