@@ -4,6 +4,8 @@
 //! backtrace whose innermost frame is the faulting statement's line of the kernel's own source
 //! and whose next frame is the call in the generated wrapper.
 
+mod support;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -46,28 +48,7 @@ fn q7emu() -> Command {
 
 /// Builds the kernel into `dir/out` with `extra` flags, runs it; the run's stderr.
 fn build_and_fault(dir: &TempDir, extra: &[&str]) -> String {
-    let src = dir.join("k.cpp");
-    std::fs::write(&src, KERNEL).unwrap();
-    let out = dir.join("out");
-    let o = q7emu()
-        .args([
-            "build",
-            "--name",
-            "k",
-            "--fn",
-            "k",
-            "--schema",
-            "k(Tensor x) -> Tensor",
-        ])
-        .arg("--toolchain")
-        .arg(q7_tests::toolchain_prefix())
-        .args(extra)
-        .arg("-o")
-        .arg(&out)
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = support::build_k(dir, KERNEL, "out", extra);
     let input = dir.join("x.npy");
     std::fs::write(&input, q7_tests::npy_1d("<f4", 4, &[0; 16])).unwrap();
     let o = q7emu()

@@ -422,46 +422,13 @@ fn vector_add_on_eight_elements_has_the_timeline_of_the_snapshot() {
     });
 }
 
-/// A kernel built with the repository's SDK: `k` adds one to each element through accessors.
-const KERNEL: &str = "\
-#include <torch/torch.h>
-
-torch::Tensor k(const torch::Tensor &x)
-{
-\ttorch::Tensor y = torch::empty_like(x);
-\tauto in = x.accessor<float, 1>();
-\tauto out = y.accessor<float, 1>();
-\tfor (int64_t i = 0; i < x.size(0); i++)
-\t\tout[i] = in[i] + 1.0f;
-\treturn y;
-}
-";
-
 #[test]
 fn an_unstripped_image_gives_function_spans_of_its_calls_and_returns() {
     if q7_tests::tool("g++").is_none() {
         return;
     }
     let dir = TempDir::new("timeline-fn");
-    let src = dir.join("k.cpp");
-    std::fs::write(&src, KERNEL).unwrap();
-    let build = dir.join("build");
-    let mut b = q7emu();
-    b.args([
-        "build",
-        "--name",
-        "k",
-        "--fn",
-        "k",
-        "--schema",
-        "k(Tensor x) -> Tensor",
-    ])
-    .arg("--toolchain")
-    .arg(q7_tests::toolchain_prefix())
-    .arg("-o")
-    .arg(&build)
-    .arg(&src);
-    ok(b);
+    let build = support::build_k(&dir, support::ADD_ONE_KERNEL, "build", &[]);
     let (input, path) = (dir.join("x.npy"), dir.join("t.json"));
     std::fs::write(&input, npy(&[1.0, 2.0, 3.0, 4.0])).unwrap();
     let mut cmd = q7emu();

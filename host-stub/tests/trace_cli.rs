@@ -512,46 +512,13 @@ fn trace_flags_are_refused_naming_the_problem() {
     );
 }
 
-/// A kernel built with the repository's SDK: `k` adds one to each element through an accessor.
-const KERNEL: &str = "\
-#include <torch/torch.h>
-
-torch::Tensor k(const torch::Tensor &x)
-{
-\ttorch::Tensor y = torch::empty_like(x);
-\tauto in = x.accessor<float, 1>();
-\tauto out = y.accessor<float, 1>();
-\tfor (int64_t i = 0; i < x.size(0); i++)
-\t\tout[i] = in[i] + 1.0f;
-\treturn y;
-}
-";
-
 #[test]
 fn trace_fn_keeps_the_instructions_of_one_function_named_from_the_symbols() {
     if q7_tests::tool("g++").is_none() {
         return;
     }
     let dir = TempDir::new("trace-fn");
-    let src = dir.join("k.cpp");
-    std::fs::write(&src, KERNEL).unwrap();
-    let build = dir.join("build");
-    let mut b = Command::new(env!("CARGO_BIN_EXE_q7emu"));
-    b.args([
-        "build",
-        "--name",
-        "k",
-        "--fn",
-        "k",
-        "--schema",
-        "k(Tensor x) -> Tensor",
-    ])
-    .arg("--toolchain")
-    .arg(q7_tests::toolchain_prefix())
-    .arg("-o")
-    .arg(&build)
-    .arg(&src);
-    ok(b);
+    let build = support::build_k(&dir, support::ADD_ONE_KERNEL, "build", &[]);
     let out = dir.join("t");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7emu"));
     cmd.arg("run")

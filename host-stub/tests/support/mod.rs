@@ -47,3 +47,39 @@ pub fn core_counters(stdout: &str) -> Vec<(u64, u64)> {
         })
         .collect()
 }
+
+/// A kernel built with the repository's SDK: `k` adds one to each element through accessors.
+pub const ADD_ONE_KERNEL: &str = "\
+#include <torch/torch.h>
+
+torch::Tensor k(const torch::Tensor &x)
+{
+\ttorch::Tensor y = torch::empty_like(x);
+\tauto in = x.accessor<float, 1>();
+\tauto out = y.accessor<float, 1>();
+\tfor (int64_t i = 0; i < x.size(0); i++)
+\t\tout[i] = in[i] + 1.0f;
+\treturn y;
+}
+";
+
+/// Builds `source`, saved as `dir/k.cpp`, as op `k(Tensor x) -> Tensor` into `dir/<out>` with
+/// the installed toolchain and `extra` flags; the build directory (the build must succeed).
+pub fn build_k(dir: &TempDir, source: &str, out: &str, extra: &[&str]) -> PathBuf {
+    let src = dir.join("k.cpp");
+    std::fs::write(&src, source).unwrap();
+    let build = dir.join(out);
+    let o = Command::new(env!("CARGO_BIN_EXE_q7emu"))
+        .args(["build", "--name", "k", "--fn", "k"])
+        .args(["--schema", "k(Tensor x) -> Tensor"])
+        .arg("--toolchain")
+        .arg(q7_tests::toolchain_prefix())
+        .args(extra)
+        .arg("-o")
+        .arg(&build)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    build
+}
