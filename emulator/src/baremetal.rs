@@ -8,7 +8,7 @@ use q7_isa::{CoreConfig, Options};
 
 use crate::bootrom;
 use crate::bus::FlatMemory;
-use crate::core::Core;
+use crate::core::{Core, StackRegion};
 use crate::fault::Stop;
 use crate::trace::Tracer;
 
@@ -78,6 +78,26 @@ pub fn reset_vecbase(config: &CoreConfig) -> u32 {
 /// Most memory a bare-metal program may touch by default: 128 MiB, the RAM QEMU's `-M sim`
 /// machine has unless told otherwise (examples/bare-metal/rt/link.ld).
 pub const DEFAULT_MEMORY_LIMIT: u64 = 128 << 20;
+
+/// Cycle budget of a bare-metal run unless told otherwise (`q7emu run-elf --max-cycles`):
+/// 10^10 cycles, about 7 s of the 1.4 GHz core; a runaway program stops there with a report.
+pub const DEFAULT_MAX_CYCLES: u64 = 10_000_000_000;
+
+/// Link symbols naming the top of a program's stack (the initial SP), first found wins:
+/// `_stack_top` (the project's bare-metal link script), `__stack` (newlib's).
+pub const STACK_TOP_SYMBOLS: [&str; 2] = ["_stack_top", "__stack"];
+/// Link symbols naming the lowest address the stack may reach (the end of `.bss`).
+pub const STACK_BOTTOM_SYMBOLS: [&str; 2] = ["_end", "end"];
+
+/// The stack region a program's link symbols give ([`STACK_TOP_SYMBOLS`],
+/// [`STACK_BOTTOM_SYMBOLS`]), if they give one with its top above its bottom; `symbol` looks a
+/// global symbol's value up by name. This is the region `q7emu run-elf` checks by default
+/// ([`Core::stack_region`]).
+pub fn stack_region(symbol: impl Fn(&str) -> Option<u32>) -> Option<StackRegion> {
+    let find = |names: &[&str]| names.iter().find_map(|n| symbol(n));
+    let (top, bottom) = (find(&STACK_TOP_SYMBOLS)?, find(&STACK_BOTTOM_SYMBOLS)?);
+    (bottom < top).then_some(StackRegion { bottom, top })
+}
 
 /// [`load_limited`] with [`DEFAULT_MEMORY_LIMIT`].
 pub fn load(

@@ -200,10 +200,13 @@ impl fmt::Display for FaultKind {
                 if sp > top {
                     f.write_str(" and wrapped round the address space")?;
                 }
-                match then {
-                    Some(then) => write!(f, "; it then caused: {then}"),
-                    None => Ok(()),
+                if let Some(then) = then {
+                    write!(f, "; it then caused: {then}")?;
                 }
+                f.write_str(
+                    " (a program that runs its stack elsewhere on purpose: run-elf --stack \
+                     LO..HI or --stack none)",
+                )
             }
             FaultKind::MemoryLimit { limit } => write!(
                 f,

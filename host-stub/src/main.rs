@@ -41,7 +41,7 @@ enum Command {
         #[arg(long, default_value = q7_isa::NCORE2GP.name, value_parser = profile_parser())]
         profile: &'static CoreConfig,
         /// Stop with a report after this many cycles (a runaway program never hangs).
-        #[arg(long, default_value_t = 10_000_000_000, value_parser = parse_u64)]
+        #[arg(long, default_value_t = q7_emulator::baremetal::DEFAULT_MAX_CYCLES, value_parser = parse_u64)]
         max_cycles: u64,
         /// Also write instruction count, cycles and the stall breakdown as JSON to this file.
         #[arg(long)]

@@ -111,17 +111,11 @@ impl Ending {
     }
 }
 
-/// Link symbols naming the top of a program's stack (the initial SP), first found wins:
-/// `_stack_top` (the project's bare-metal link script), `__stack` (newlib's).
-pub const STACK_TOP_SYMBOLS: [&str; 2] = ["_stack_top", "__stack"];
-/// Link symbols naming the lowest address the stack may reach (the end of `.bss`).
-pub const STACK_BOTTOM_SYMBOLS: [&str; 2] = ["_end", "end"];
-
 /// Where the stack check of a run gets its region.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StackCheck {
-    /// From the image's link symbols ([`STACK_TOP_SYMBOLS`], [`STACK_BOTTOM_SYMBOLS`]); no
-    /// check when it has none.
+    /// From the image's link symbols ([`baremetal::STACK_TOP_SYMBOLS`],
+    /// [`baremetal::STACK_BOTTOM_SYMBOLS`]); no check when it has none.
     FromSymbols,
     /// This region.
     Region(StackRegion),
@@ -147,16 +141,15 @@ impl Default for Bounds {
     }
 }
 
-/// The stack region an image's link symbols give, if they give one (top above bottom).
+/// The stack region an image's link symbols give, if they give one
+/// ([`baremetal::stack_region`]: `_stack_top`/`__stack` above `_end`/`end`).
 pub fn stack_region_of(elf: &ElfFile<'_>) -> Option<StackRegion> {
-    let find = |names: &[&str]| {
-        names
+    baremetal::stack_region(|name| {
+        elf.symbols
             .iter()
-            .find_map(|n| elf.symbols.iter().find(|s| s.name == *n && s.global))
+            .find(|s| s.name == name && s.global)
             .map(|s| s.value)
-    };
-    let (top, bottom) = (find(&STACK_TOP_SYMBOLS)?, find(&STACK_BOTTOM_SYMBOLS)?);
-    (bottom < top).then_some(StackRegion { bottom, top })
+    })
 }
 
 /// Loads `elf`, which must be an executable (ET_EXEC), for `config`, with the default

@@ -245,9 +245,11 @@ fn the_readme_states_the_bounds_of_the_code() {
     let poll = q7_emulator::stop_request::POLL_CYCLES;
     let mib = q7_emulator::baremetal::DEFAULT_MEMORY_LIMIT >> 20;
     let per_byte = q7_emulator::TimingModel::default().semihost_write_byte;
+    assert_eq!(q7_emulator::baremetal::DEFAULT_MAX_CYCLES, 10_000_000_000);
     assert_eq!(per_byte, 1);
     for fact in [
-        format!("the core looks every {poll} cycles and at\n  every exception"),
+        format!("is looked\n  at every {poll} cycles, at every exception and when the core stops"),
+        "(default 10¹⁰, `baremetal::DEFAULT_MAX_CYCLES`)".to_string(),
         format!("`--max-memory-mib` MiB (default {mib}, the RAM of QEMU's\n  `-M sim`)"),
         "Semihosting output costs one cycle per byte".to_string(),
         format!(

@@ -162,7 +162,11 @@ pub fn source_line(insn: &q7_isa::Insn, target: impl FnMut(u32) -> String) -> St
     insn.text_with(target)
 }
 
-/// Loads the PT_LOAD segments of the ELF file at `path` into a bare-metal core of `config`.
+/// Loads the PT_LOAD segments of the ELF file at `path` into a bare-metal core of `config`,
+/// with every default guard of `q7emu run-elf` on: the memory limit
+/// (`baremetal::DEFAULT_MEMORY_LIMIT`) and the stack region the image's link symbols give
+/// (`baremetal::stack_region`). Run with `baremetal::DEFAULT_MAX_CYCLES`, the core is what
+/// `q7emu run-elf` runs.
 pub fn load_elf(
     path: &std::path::Path,
     config: &'static q7_isa::CoreConfig,
@@ -181,8 +185,15 @@ pub fn load_elf(
             exec: s.is_exec(),
         })
         .collect();
-    q7_emulator::baremetal::load(config, &segments, file.entry)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    let mut core = q7_emulator::baremetal::load(config, &segments, file.entry)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    core.stack_region = q7_emulator::baremetal::stack_region(|name| {
+        file.symbols
+            .iter()
+            .find(|s| s.name == name && s.global)
+            .map(|s| s.value)
+    });
+    core
 }
 
 /// A cluster of `config` with the PT_LOAD segments of the ELF at `path` written into every

@@ -4,7 +4,9 @@
 //! WINDOWBASE, WINDOWSTART, LBEG, LEND, LCOUNT) and every exception delivery are compared, and
 //! the first divergence is reported with the instructions around it. Memory effects are
 //! compared through the runtime's final memory checksum (`rt/memsum.c`: data, bss, stack top),
-//! whatever else the programs print, and their exit status.
+//! whatever else the programs print, and their exit status. Each program also runs as
+//! `q7emu run-elf` runs it, under every default guard, and must reach QEMU's exit status and
+//! output there too ([`run_with_defaults`]): no guard may stop a correct program.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::fmt::Write as _;
@@ -170,6 +172,67 @@ pub struct Summary {
     pub qemu_exit: Option<i32>,
     /// The first divergence, with context.
     pub divergence: Option<String>,
+    /// The same program run as `q7emu run-elf` runs it ([`run_with_defaults`]).
+    pub defaults: DefaultsRun,
+}
+
+/// How a program ends when run as `q7emu run-elf` runs it: the whole run loop, with its
+/// periodic look at the stack, under every default guard (the stack region of the image's
+/// link symbols, the memory limit) and the default cycle budget.
+#[derive(Debug, Default)]
+pub struct DefaultsRun {
+    /// The program's output (fd 1, then fd 2).
+    pub stdout: Vec<u8>,
+    /// Exit status, when it exited.
+    pub exit: Option<i32>,
+    /// The report of the fault (a guard's included) that stopped it instead.
+    pub fault: Option<Box<q7_emulator::FaultReport>>,
+}
+
+/// Runs `elf` on q7emu (dc233c profile) as `q7emu run-elf --profile dc233c` does, with every
+/// default guard on ([`crate::load_elf`]) and `baremetal::DEFAULT_MAX_CYCLES`.
+pub fn run_with_defaults(elf: &Path) -> DefaultsRun {
+    let mut core = crate::load_elf(elf, &q7_isa::DC233C);
+    let out = capture_console(&mut core);
+    let stop = core.run(
+        q7_emulator::baremetal::DEFAULT_MAX_CYCLES,
+        &mut q7_emulator::NoTrace,
+    );
+    let (exit, fault) = match stop {
+        Stop::Exited(c) => (Some(c), None),
+        Stop::Fault(r) => (None, Some(r)),
+    };
+    DefaultsRun {
+        stdout: out.take(),
+        exit,
+        fault,
+    }
+}
+
+/// What a core writes to fd 1 and fd 2, kept in that order.
+struct Captured {
+    stdout: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    stderr: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+}
+
+impl Captured {
+    /// fd 1's bytes, then fd 2's.
+    fn take(&self) -> Vec<u8> {
+        let mut all = std::mem::take(&mut *self.stdout.lock().unwrap());
+        all.extend_from_slice(&self.stderr.lock().unwrap());
+        all
+    }
+}
+
+/// Sends `core`'s semihosting output to buffers.
+fn capture_console(core: &mut q7_emulator::Core<q7_emulator::FlatMemory>) -> Captured {
+    let c = Captured {
+        stdout: Default::default(),
+        stderr: Default::default(),
+    };
+    core.console.stdout = Box::new(SharedBuf(c.stdout.clone()));
+    core.console.stderr = Box::new(SharedBuf(c.stderr.clone()));
+    c
 }
 
 struct Compare<R: BufRead> {
@@ -239,10 +302,7 @@ impl<R: BufRead> Tracer for Compare<R> {
 /// Runs `elf` on QEMU and on q7emu (dc233c profile) in lockstep, up to `max_steps` records.
 pub fn run(elf: &Path, max_steps: u64) -> Summary {
     let mut core = crate::load_elf(elf, &q7_isa::DC233C);
-    let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let err = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    core.console.stdout = Box::new(SharedBuf(out.clone()));
-    core.console.stderr = Box::new(SharedBuf(err.clone()));
+    let out = capture_console(&mut core);
 
     let dir = crate::TempDir::new("lockstep");
     let fifo = dir.join("trace.fifo");
@@ -293,8 +353,7 @@ pub fn run(elf: &Path, max_steps: u64) -> Summary {
     drop(cmp.qemu);
     let _ = child.kill();
     let output = child.wait_with_output().unwrap();
-    let mut ours_stdout = out.lock().unwrap().clone();
-    ours_stdout.extend_from_slice(&err.lock().unwrap());
+    let ours_stdout = out.take();
     let mut qemu_stdout = output.stdout;
     qemu_stdout.extend_from_slice(&output.stderr);
     Summary {
@@ -305,6 +364,7 @@ pub fn run(elf: &Path, max_steps: u64) -> Summary {
         ours_exit,
         qemu_exit: output.status.code(),
         divergence: cmp.divergence,
+        defaults: run_with_defaults(elf),
     }
 }
 
@@ -336,8 +396,25 @@ pub fn assert_agrees(name: &str, s: &Summary) {
         s.qemu_exit,
         "{name}: exit status differs"
     );
+    // No default guard of `q7emu run-elf` may stop a program QEMU runs to its end.
+    if let Some(fault) = &s.defaults.fault {
+        panic!(
+            "{name}: run-elf's defaults stopped a program QEMU runs to exit {:?}:\n{fault}",
+            s.qemu_exit
+        );
+    }
+    assert_eq!(
+        String::from_utf8_lossy(&s.defaults.stdout),
+        String::from_utf8_lossy(&s.qemu_stdout),
+        "{name}: program output under run-elf's defaults differs"
+    );
+    assert_eq!(
+        s.defaults.exit.map(|c| c & 0xff),
+        s.qemu_exit,
+        "{name}: exit status under run-elf's defaults differs"
+    );
     eprintln!(
-        "{name}: {} records identical to QEMU, exit {:?}",
+        "{name}: {} records identical to QEMU, exit {:?} (also under run-elf's defaults)",
         s.compared, s.ours_exit
     );
 }

@@ -1,6 +1,7 @@
 //! The benchmark programs (fib(32), a 100M-iteration LCG loop, an array-update loop) give the
 //! same exit codes on q7emu (bare-metal build, both profiles) as on `qemu-xtensa` (linux-user
-//! build of the same source) and `qemu-system-xtensa -M sim` (the same bare-metal ELF).
+//! build of the same source) and `qemu-system-xtensa -M sim` (the same bare-metal ELF), run
+//! under every default guard of `q7emu run-elf` (`q7_tests::load_elf`).
 
 use std::process::Command;
 
@@ -15,7 +16,7 @@ const PROGRAMS: &[(&str, &str)] = &[
 
 fn q7emu_exit(elf: &std::path::Path, config: &'static q7_isa::CoreConfig) -> i32 {
     let mut core = q7_tests::load_elf(elf, config);
-    match core.run(10_000_000_000, &mut NoTrace) {
+    match core.run(q7_emulator::baremetal::DEFAULT_MAX_CYCLES, &mut NoTrace) {
         Stop::Exited(c) => c & 0xff,
         Stop::Fault(r) => panic!("{} faulted on {}:\n{r}", elf.display(), config.name),
     }

@@ -158,10 +158,12 @@ pub struct Core<B: Bus> {
     /// Raised from outside (Ctrl-C) to stop the core where it is; looked at every
     /// [`POLL_CYCLES`] cycles.
     pub stop_request: StopRequest,
-    /// The program's stack region, when known (a bare-metal image's link symbols): once a1 has
-    /// been inside it, a1 outside it, seen every [`POLL_CYCLES`] cycles, at an exception or
-    /// when the core stops, is reported as a [`FaultKind::StackOverflow`]. `None`: no check
-    /// (custom-op calls have KSL/ISL instead).
+    /// The program's stack region, when known (a bare-metal image's link symbols): once the
+    /// architectural SP (a1 outside exception handlers) has been inside it, an SP outside it
+    /// is reported as a [`FaultKind::StackOverflow`] — at the ENTRY or MOVSP that takes it
+    /// there from inside the region, and otherwise (call0 code moves a1 with ordinary
+    /// instructions) when seen every [`POLL_CYCLES`] cycles, at an exception or when the core
+    /// stops. `None`: no check (custom-op calls have KSL/ISL instead).
     pub stack_region: Option<StackRegion>,
     /// The lowest stack pointer an ENTRY or MOVSP has put in a1 since [`Core::prepare_call`]
     /// (`u32::MAX` before any): how deep the stack went. Window spills need no look of their
@@ -311,12 +313,23 @@ impl<B: Bus> Core<B> {
         self.stack_overflow()
     }
 
-    /// The stack check: once a1 has been seen inside the stack region (out of reset it holds
-    /// whatever the reset state gives, until the program's start-up code sets it), a1 outside
-    /// it is an overflow.
+    /// The architectural stack pointer: a1 of the current window while PS.EXCM is clear.
+    /// `None` inside an exception handler (PS.EXCM set), where a1 need not be the program's
+    /// SP: a window overflow or underflow handler runs in the rotated window of the frame it
+    /// spills or refills, whose a1 holds a stale value until the handler reloads it, and any
+    /// other handler may use a1 as it likes.
+    #[inline]
+    pub(super) fn architectural_sp(&self) -> Option<u32> {
+        (self.state.ps() & ps::EXCM == 0).then(|| self.state.a(1))
+    }
+
+    /// The stack check: once the architectural SP ([`Core::architectural_sp`]) has been seen
+    /// inside the stack region (out of reset a1 holds whatever the reset state gives, until
+    /// the program's start-up code sets it), an architectural SP outside it is an overflow.
+    /// Inside an exception handler there is nothing to check.
     pub(super) fn stack_overflow(&mut self) -> Option<FaultKind> {
         let region = self.stack_region?;
-        let sp = self.state.a(1);
+        let sp = self.architectural_sp()?;
         if !region.overflowed(sp) {
             self.stack_armed = true;
             return None;

@@ -26,13 +26,12 @@ impl<B: Bus> Core<B> {
     }
 
     /// A report of the core's state at `pc`.
-    /// A stop while a1 is below the stack region is reported as the stack overflow it is,
-    /// with what it caused.
+    /// A stop while the architectural SP is outside the stack region is reported as the stack
+    /// overflow it is, with what it caused.
     pub fn report(&self, pc: u32, kind: FaultKind, address: Option<u32>) -> FaultReport {
         let s = &self.state;
-        let sp = s.a(1);
-        let kind = match self.stack_region {
-            Some(region)
+        let kind = match (self.stack_region, self.architectural_sp()) {
+            (Some(region), Some(sp))
                 if self.stack_armed
                     && region.overflowed(sp)
                     && !matches!(kind, FaultKind::StackOverflow { .. }) =>

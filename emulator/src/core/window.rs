@@ -63,6 +63,29 @@ impl<B: Bus> Core<B> {
         Ok(())
     }
 
+    /// An ENTRY or MOVSP moving the stack pointer from `old_sp` to `new_sp`: faults when
+    /// `new_sp` falls below the active stack limit (ISL/KSL), or when it takes the SP out of
+    /// the program's stack region ([`Core::stack_region`]) from inside it — the overflow caught
+    /// at the instruction that causes it, before the frame is used. An SP that was already
+    /// outside the region (a program running on a stack of its own elsewhere) is left alone
+    /// here, as is an exception handler's (PS.EXCM set); the SP reached is recorded in
+    /// [`Core::lowest_sp`].
+    #[inline(always)]
+    fn allocate_stack(&mut self, old_sp: u32, new_sp: u32) -> Res {
+        self.stack_limit(new_sp)?;
+        self.lowest_sp = self.lowest_sp.min(new_sp);
+        if let Some(region) = self.stack_region {
+            if self.state.ps() & ps::EXCM == 0
+                && !region.overflowed(old_sp)
+                && region.overflowed(new_sp)
+            {
+                self.stack_armed = true;
+                return Err(Exc::fatal(region.overflow(new_sp, None), None));
+            }
+        }
+        Ok(())
+    }
+
     /// Executes a window-family instruction; `next` is the address after it (`opcode` is
     /// `op`'s, as a constant of the dispatch).
     #[inline(always)]
@@ -98,8 +121,7 @@ impl<B: Bus> Core<B> {
                 }
                 let v = self.a(o[1]);
                 if o[0] == 1 {
-                    self.stack_limit(v)?;
-                    self.lowest_sp = self.lowest_sp.min(v);
+                    self.allocate_stack(self.a(1), v)?;
                 }
                 self.set(o[0], v);
             }
@@ -128,8 +150,7 @@ impl<B: Bus> Core<B> {
         }
         let sp = self.a(s).wrapping_sub(frame);
         if s == 1 {
-            self.stack_limit(sp)?;
-            self.lowest_sp = self.lowest_sp.min(sp);
+            self.allocate_stack(self.a(1), sp)?;
         }
         self.set(callinc * 4 + s, sp);
         self.rotate(callinc as i32);
@@ -256,5 +277,49 @@ mod tests {
         exec(&mut c, Opcode::Movsp, &[1, 5]).unwrap();
         assert_eq!(c.a(1), 0x7000);
         assert_eq!(c.lowest_sp, 0x7000);
+    }
+
+    #[test]
+    fn entry_and_movsp_leaving_the_stack_region_from_inside_it_are_the_overflow() {
+        use crate::core::StackRegion;
+        let region = StackRegion {
+            bottom: 0x7fc0,
+            top: 0x8000,
+        };
+        let overflow = |sp| Exc::fatal(region.overflow(sp, None), None);
+        // ENTRY allocating a frame below the bottom from an SP inside the region.
+        let mut c = windowed(&DC233C);
+        c.stack_region = Some(region);
+        exec(&mut c, Opcode::Call8, &[0x1100]).unwrap();
+        c.state.pc = 0x1100;
+        assert_eq!(
+            exec(&mut c, Opcode::Entry, &[1, 0x50]),
+            Err(overflow(0x7fb0))
+        );
+        assert_eq!(c.a(1), 0x8000, "nothing changed: the frame is refused");
+        exec(&mut c, Opcode::Entry, &[1, 0x40]).unwrap();
+        assert_eq!(c.a(1), 0x7fc0, "down to the bottom itself is inside");
+        // MOVSP (alloca) past the bottom, and past 0 (wrapping above the top).
+        c.set(5, 0x7fbc);
+        assert_eq!(exec(&mut c, Opcode::Movsp, &[1, 5]), Err(overflow(0x7fbc)));
+        // A program that moved its stack elsewhere on purpose allocates there unchecked.
+        let mut c = windowed(&DC233C);
+        c.stack_region = Some(region);
+        c.set(1, 0x4000);
+        exec(&mut c, Opcode::Call8, &[0x1100]).unwrap();
+        c.state.pc = 0x1100;
+        exec(&mut c, Opcode::Entry, &[1, 0x50]).unwrap();
+        assert_eq!(c.a(1), 0x3fb0);
+        // Inside an exception handler (PS.EXCM) a1 is not the program's SP: no check.
+        let mut c = windowed(&DC233C);
+        c.stack_region = Some(region);
+        c.state.set_windowbase(1);
+        c.state.set_sr(sr::WINDOWSTART, 0b11);
+        c.state.set_sr(sr::PS, c.state.ps() | ps::EXCM);
+        c.refresh();
+        c.set(1, 0x8000);
+        c.set(5, 0x10);
+        exec(&mut c, Opcode::Movsp, &[1, 5]).unwrap();
+        assert_eq!(c.a(1), 0x10);
     }
 }
