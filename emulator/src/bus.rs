@@ -44,6 +44,18 @@ pub enum BusFault {
     },
 }
 
+/// The memory class of a data access and its extra cycles, each class with its own stall
+/// category ([`crate::Stalls`]) and [`crate::TimingModel`] parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataLatency {
+    /// Core-local memory (IRAM, DATARAM, the firmware band, MMIO): no extra cycles.
+    Local,
+    /// The image windows' SRAM: `sram_latency` cycles.
+    Sram(u32),
+    /// HBM through a dynamic translate window: `hbm_latency` cycles.
+    Hbm(u32),
+}
+
 /// Memory as a core sees it. Accesses are naturally aligned (the core checks alignment). `now`
 /// is the core's cycle count, for devices whose state depends on time.
 pub trait Bus {
@@ -63,10 +75,11 @@ pub trait Bus {
     /// Copies instruction bytes at `addr` into `buf`; returns how many could be fetched (an
     /// instruction may end at the edge of a region).
     fn fetch(&mut self, addr: u32, buf: &mut [u8]) -> Result<usize, BusFault>;
-    /// Extra cycles a data access to `addr` costs beyond the pipeline's base (0 for local RAM).
-    fn data_latency(&self, addr: u32) -> u32 {
+    /// What a data access to `addr` costs beyond the pipeline's base, by memory class
+    /// ([`DataLatency::Local`] for local RAM and for a bus without latencies).
+    fn data_latency(&self, addr: u32) -> DataLatency {
         let _ = addr;
-        0
+        DataLatency::Local
     }
     /// Reads an aligned word without side effects (for reports); `None` if unreadable.
     fn peek(&self, addr: u32) -> Option<u32> {

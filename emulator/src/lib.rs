@@ -32,7 +32,7 @@ pub mod stop_request;
 pub mod timing;
 pub mod trace;
 
-pub use crate::bus::{Bus, BusFault, FlatMemory};
+pub use crate::bus::{Bus, BusFault, DataLatency, FlatMemory};
 pub use crate::core::{Console, Core, RegisterError, RegisterFile, StackRegion, Vector};
 pub use crate::fault::{ExcCause, FaultKind, FaultReport, Frame, Stop};
 pub use crate::progress::Progress;

@@ -44,12 +44,28 @@ pub struct TimingModel {
     /// Zero-overhead loop back-edge cost. Default 0: the loop buffer makes it free (Xtensa ISA
     /// RM §4.3.2, isa/ISA.md §6/§7).
     pub loop_back: u32,
-    /// Extra cycles of a data access to HBM through a translate window, and of an I-cache
-    /// refill from HBM. Default 100: HBM is off-core DRAM (~70 ns at ~1.4 GHz); a guess, chosen
-    /// so the seeds' observation holds that per-element accessors are far slower than TCM.
+    /// Extra cycles of a data access to HBM through a dynamic translate window (windows 2..4:
+    /// tensor data reached by element accessors, HBM stacks, anything the runtime maps), and
+    /// of an I-cache refill of a line there. Default 126: calibrated against AWS's published
+    /// ReLU throughputs, which put the element-accessor ReLU at 853.6 cycles per element on
+    /// hardware; here it costs 538.5 + 2.5 × `hbm_latency` + 26.0 × `sram_latency`
+    /// (docs/calibration.md). 126 cycles are 90 ns at the 1.4 GHz clock, the order of a DRAM
+    /// round trip.
     pub hbm_latency: u32,
+    /// Extra cycles of a data access to the image windows' SRAM (the pinned windows 0 and 1,
+    /// where each library image lives: its literal pools, rodata, data, bss and libc heap;
+    /// the seeds' "SRAM", PLATFORM.md "Per-core address map"), and of an I-cache refill of a
+    /// line there. Default 0, as fast as core-local memory: the TCM ReLU makes 2.6 of these
+    /// accesses per element and no HBM ones, and already costs more here than on hardware
+    /// (no vector unit), so each cycle of SRAM latency would take it further away; the
+    /// element-accessor calibration rules out anything near HBM's latency
+    /// (docs/calibration.md).
+    pub sram_latency: u32,
     /// Cycles from an SDMA descriptor becoming eligible to its first byte moving. Default 200:
-    /// a DMA round trip to HBM plus descriptor fetch (guess).
+    /// one HBM round trip (`hbm_latency`) plus the descriptor fetch and engine start-up
+    /// (guess). The calibration does not rest on it: the TCM ReLU waits on one transfer per
+    /// 1,024 elements, so ±100 cycles move it by ±0.1 cycle per element
+    /// (docs/calibration.md).
     pub sdma_latency: u32,
     /// SDMA bytes moved per cycle once a transfer runs. Default 64: the 512-bit data path of
     /// the ncore2gp load/store units (third-party ncore2gp notes, isa/ISA.md §9.5).
@@ -79,7 +95,8 @@ impl Default for TimingModel {
             exception_entry: 3,
             exception_return: 2,
             loop_back: 0,
-            hbm_latency: 100,
+            hbm_latency: 126,
+            sram_latency: 0,
             sdma_latency: 200,
             sdma_bytes_per_cycle: 64,
             semihost_write_byte: 1,
@@ -168,8 +185,8 @@ impl std::fmt::Display for TimingModel {
         write!(
             f,
             "timing: issue {} | load-use +{} | taken branch +{} | mul use +{} | mulh use +{} | \
-             divide {} | exception entry +{} | return +{} | loop back +{} | hbm +{} | sdma {} + \
-             bytes/{} | semihost write {}/byte | icache {} B {}-way {} B lines",
+             divide {} | exception entry +{} | return +{} | loop back +{} | hbm +{} | sram +{} | \
+             sdma {} + bytes/{} | semihost write {}/byte | icache {} B {}-way {} B lines",
             self.issue,
             self.load_use,
             self.taken_branch,
@@ -180,6 +197,7 @@ impl std::fmt::Display for TimingModel {
             self.exception_return,
             self.loop_back,
             self.hbm_latency,
+            self.sram_latency,
             self.sdma_latency,
             self.sdma_bytes_per_cycle,
             self.semihost_write_byte,
@@ -268,11 +286,13 @@ stall_categories! {
     multiply "multiply";
     /// Divider occupancy.
     divide "divide";
-    /// Extra memory latency of data accesses.
-    memory "memory";
+    /// Data accesses to HBM through the dynamic translate windows ([`TimingModel::hbm_latency`]).
+    hbm "hbm";
+    /// Data accesses to the image windows' SRAM ([`TimingModel::sram_latency`]).
+    sram "sram";
     /// Exception entry and return.
     exception "exception";
-    /// Instruction-fetch misses (I-cache refills from HBM).
+    /// Instruction-fetch misses (I-cache refills, at the latency of the line's memory).
     fetch "fetch";
     /// Waits on devices (SDMA_WAIT).
     device_wait "device-wait";
@@ -340,13 +360,14 @@ mod tests {
     fn sample() -> Stats {
         Stats {
             instructions: 100,
-            cycles: 180,
+            cycles: 190,
             stalls: Stalls {
                 load_use: 1,
                 taken_branch: 2,
                 multiply: 3,
                 divide: 4,
-                memory: 5,
+                hbm: 5,
+                sram: 10,
                 exception: 6,
                 fetch: 7,
                 device_wait: 8,
@@ -419,7 +440,8 @@ mod tests {
                 "taken-branch",
                 "multiply",
                 "divide",
-                "memory",
+                "hbm",
+                "sram",
                 "exception",
                 "fetch",
                 "device-wait",
@@ -427,7 +449,7 @@ mod tests {
             ]
         );
         let values: Vec<u64> = sample().stalls.list().iter().map(|(_, v)| *v).collect();
-        assert_eq!(values, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(values, [1, 2, 3, 4, 5, 10, 6, 7, 8, 9]);
     }
 
     #[test]
@@ -440,15 +462,18 @@ mod tests {
         later.stalls.load_use += 1;
         let d = later.since(&sample());
         assert_eq!((d.instructions, d.cycles, d.exceptions), (10, 20, 1));
-        assert_eq!(d.stalls.list().map(|(_, v)| v), [1, 0, 0, 0, 0, 0, 0, 5, 0]);
+        assert_eq!(
+            d.stalls.list().map(|(_, v)| v),
+            [1, 0, 0, 0, 0, 0, 0, 0, 5, 0]
+        );
     }
 
     #[test]
     fn display_and_json_name_every_category() {
         assert_eq!(
             sample().to_string(),
-            "100 instructions, 180 cycles (load-use 1, taken-branch 2, multiply 3, divide 4, \
-             memory 5, exception 6, fetch 7, device-wait 8, host-io 9; 2 exceptions)"
+            "100 instructions, 190 cycles (load-use 1, taken-branch 2, multiply 3, divide 4, \
+             hbm 5, sram 10, exception 6, fetch 7, device-wait 8, host-io 9; 2 exceptions)"
         );
         let json = serde_json::to_value(sample()).unwrap();
         assert_eq!(json["stalls"]["device_wait"], 8);

@@ -284,7 +284,8 @@ mod tests {
 
     #[test]
     fn the_keys_are_the_fields_of_the_timing_model() {
-        assert_eq!(keys().len(), 16);
+        assert_eq!(keys().len(), 17);
+        assert!(keys().contains(&"sram_latency".to_string()));
         assert!(keys().contains(&"load_use".to_string()));
         assert!(keys().contains(&"icache_line".to_string()));
     }

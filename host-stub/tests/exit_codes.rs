@@ -249,13 +249,13 @@ fn a_kernel_out_of_cycles_is_130() {
         "--key",
         "0x185",
         "--max-cycles",
-        "100",
+        "10",
         &path("examples/kernels/minimal/minimal.so"),
     ]);
     let err = exits(&out, Kind::Runaway, 130);
     assert!(
         err.contains("faulted while running start symbol")
-            && err.contains("cycle budget of 100 exhausted"),
+            && err.contains("cycle budget of 10 exhausted"),
         "{err}"
     );
 }

@@ -62,12 +62,13 @@ fn u(v: &Value) -> u64 {
 }
 
 /// The stall categories of a core's report, in the order of `Stalls::list`.
-const STALLS: [&str; 9] = [
+const STALLS: [&str; 10] = [
     "load_use",
     "taken_branch",
     "multiply",
     "divide",
-    "memory",
+    "hbm",
+    "sram",
     "exception",
     "fetch",
     "device_wait",
@@ -81,18 +82,18 @@ fn stalls(core: &Value) -> Vec<u64> {
         .collect()
 }
 
-/// Per core of the 8-core ReLU with the default timing: instructions, cycles, and the stall
-/// cycles of load-use, taken-branch, memory (the other categories are the same on every core,
-/// below).
+/// Per core of the 8-core ReLU with the default timing: instructions, cycles, the stall
+/// cycles of load-use and taken-branch, and the SRAM data accesses (the other counters are the
+/// same on every core, below).
 const RELU_CORES: [(u64, u64, u64, u64, u64); 8] = [
-    (651836, 5170985, 8523, 297932, 4202000),
-    (651836, 5181893, 8631, 297932, 4212800),
-    (651836, 5174217, 8555, 297932, 4205200),
-    (651836, 5185327, 8665, 297932, 4216200),
-    (651829, 5167425, 8488, 297914, 4198500),
-    (651836, 5166036, 8474, 297932, 4197100),
-    (651836, 5173005, 8543, 297932, 4204000),
-    (651837, 5175731, 8570, 297930, 4206700),
+    (651840, 965461, 8525, 297930, 42021),
+    (651840, 965569, 8633, 297930, 42129),
+    (651840, 965493, 8557, 297930, 42053),
+    (651840, 965603, 8667, 297930, 42163),
+    (651833, 965401, 8490, 297912, 41986),
+    (651840, 965412, 8476, 297930, 41972),
+    (651840, 965481, 8545, 297930, 42041),
+    (651841, 965507, 8572, 297928, 42068),
 ];
 
 #[test]
@@ -100,7 +101,7 @@ fn the_8_core_relu_reports_every_counter_of_every_core() {
     let r = json_report(&relu_multicore());
     let cores = r["cores"].as_array().unwrap();
     assert_eq!(cores.len(), 8);
-    for (n, (core, &(insns, cycles, load_use, taken, memory))) in
+    for (n, (core, &(insns, cycles, load_use, taken, sram))) in
         cores.iter().zip(&RELU_CORES).enumerate()
     {
         assert_eq!(u(&core["core"]), n as u64);
@@ -112,9 +113,11 @@ fn the_8_core_relu_reports_every_counter_of_every_core() {
             (u(&core["instructions"]), u(&core["cycles"])),
             (insns, cycles)
         );
+        // SRAM accesses and I-cache refills cost `sram_latency`, 0 by default; the kernel
+        // waits for its last DMA transfers.
         assert_eq!(
             stalls(core),
-            [load_use, taken, 0, 31, memory, 48, 10600, 0, 0],
+            [load_use, taken, 0, 31, 0, 0, 48, 0, 7072, 0],
             "core {n}: stalls"
         );
         assert_eq!(u(&core["stall_cycles"]), stalls(core).iter().sum::<u64>());
@@ -130,8 +133,9 @@ fn the_8_core_relu_reports_every_counter_of_every_core() {
         );
         assert_eq!(
             core["windows"],
-            serde_json::json!({ "accesses": memory / 100, "maps": 0 }),
-            "core {n}: the input and output are reached by DMA, so no window is mapped"
+            serde_json::json!({ "hbm_accesses": 0, "sram_accesses": sram, "maps": 0 }),
+            "core {n}: the input and output are reached by DMA, so no window is mapped and \
+             every data access through a window is one of the image's SRAM"
         );
         assert_eq!(
             core["icache"],
@@ -187,13 +191,45 @@ fn every_cycle_is_an_issue_cycle_or_a_stall_of_one_category() {
 }
 
 #[test]
-fn memory_and_fetch_stalls_are_window_hits_and_icache_misses_at_hbm_latency() {
-    let hbm = u64::from(TimingModel::default().hbm_latency);
-    for core in json_report(&relu_multicore())["cores"].as_array().unwrap() {
-        let s = &core["stats"]["stalls"];
-        assert_eq!(u(&s["memory"]), u(&core["windows"]["accesses"]) * hbm);
-        assert_eq!(u(&s["fetch"]), u(&core["icache"]["misses"]) * hbm);
+fn hbm_sram_and_fetch_stalls_are_window_hits_and_icache_misses_at_their_latencies() {
+    // The element-accessor ReLU reaches its tensors through a dynamic window (HBM) and its
+    // runtime's literals and globals in the image window (SRAM); a profile gives both classes
+    // a latency so that every product shows.
+    let dir = TempDir::new("timing-classes");
+    let path = profile(
+        &dir,
+        "classes.toml",
+        "hbm_latency = 150\nsram_latency = 3\n",
+    );
+    let args: Vec<String> = [
+        "run",
+        "examples/kernels/relu_element/build",
+        "--op",
+        "relu_backward",
+        "--input",
+        "examples/kernels/relu_element/grad.npy",
+        "--input",
+        "examples/kernels/relu_element/x.npy",
+    ]
+    .map(String::from)
+    .to_vec();
+    for (report, hbm, sram) in [
+        (json_report(&with_timing(args.clone(), &path)), 150, 3),
+        (json_report(&args), 126, 0),
+    ] {
+        let core = &report["cores"][0];
+        let (s, w) = (&core["stats"]["stalls"], &core["windows"]);
+        // Per element of 16×64: the input read, the output written, the gradient read where
+        // the input is positive.
+        assert!(u(&w["hbm_accesses"]) >= 2 * 16 * 64, "{w}");
+        assert!(u(&w["sram_accesses"]) > u(&w["hbm_accesses"]), "{w}");
+        assert_eq!(u(&s["hbm"]), u(&w["hbm_accesses"]) * hbm);
+        assert_eq!(u(&s["sram"]), u(&w["sram_accesses"]) * sram);
+        assert_eq!(u(&s["fetch"]), u(&core["icache"]["misses"]) * sram);
+        assert_issue_identity(core, 1);
     }
+    assert_eq!(TimingModel::default().hbm_latency, 126);
+    assert_eq!(TimingModel::default().sram_latency, 0);
 }
 
 #[test]
@@ -255,12 +291,12 @@ fn the_text_report_gives_each_cores_counters() {
     assert_eq!(
         core3,
         [
-            "core 3: 651836 instructions, 5185327 cycles, IPC 0.126, 16 exceptions",
-            "  stalls 4533476 cycles: load-use 8665, taken-branch 297932, divide 31, \
-             memory 4216200, exception 48, fetch 10600",
+            "core 3: 651840 instructions, 965603 cycles, IPC 0.675, 16 exceptions",
+            "  stalls 313748 cycles: load-use 8667, taken-branch 297930, divide 31, \
+             exception 48, device-wait 7072",
             "  sdma M2S 65536 bytes in 16 transfers, busy 4224 cycles; \
              S2M 65536 bytes in 16 transfers, busy 4224 cycles",
-            "  windows 42162 data accesses (hits), 0 maps (misses); \
+            "  windows 0 HBM and 42163 SRAM data accesses (hits), 0 maps (misses); \
              i-cache 83591 lookups, 106 misses",
             "  stack 768 of 32736 bytes (lowest SP 0x020ffce0)",
         ]
@@ -303,18 +339,29 @@ fn a_load_use_profile_changes_the_cycles_by_the_load_use_stalls() {
         .enumerate()
     {
         let (ds, zs, ts) = (stalls(d), stalls(&z), stalls(&t));
-        // The instruction stream is the same; this kernel never waits on a device, so the
-        // load-use interlocks are all that moves.
+        // The instruction stream is the same but for the polls of the last DMA wait; the
+        // load-use interlocks move, and with them how long the kernel waits for its last DMA
+        // transfers (device-wait), nothing else.
+        const DEVICE_WAIT: usize = 8;
+        assert_eq!(STALLS[DEVICE_WAIT], "device_wait");
         assert_eq!(d["instructions"], z["instructions"]);
         assert_eq!(d["instructions"], t["instructions"]);
         assert_eq!(zs[0], 0, "core {n}: no load-use stall without the delay");
-        assert_eq!(u(&z["cycles"]), u(&d["cycles"]) - ds[0], "core {n}");
         assert_eq!(
-            (&zs[1..], &ts[1..]),
-            (&ds[1..], &ds[1..]),
-            "core {n}: the other categories"
+            u(&z["cycles"]),
+            u(&d["cycles"]) - ds[0] - ds[DEVICE_WAIT] + zs[DEVICE_WAIT],
+            "core {n}"
         );
-        assert_eq!(u(&t["cycles"]), u(&d["cycles"]) - ds[0] + ts[0], "core {n}");
+        for (i, category) in STALLS.iter().enumerate().skip(1) {
+            if i != DEVICE_WAIT {
+                assert_eq!((zs[i], ts[i]), (ds[i], ds[i]), "core {n}: {category}");
+            }
+        }
+        assert_eq!(
+            u(&t["cycles"]),
+            u(&d["cycles"]) - ds[0] - ds[DEVICE_WAIT] + ts[0] + ts[DEVICE_WAIT],
+            "core {n}"
+        );
         assert_issue_identity(&z, 1);
         assert_issue_identity(&t, 1);
     }
@@ -323,12 +370,12 @@ fn a_load_use_profile_changes_the_cycles_by_the_load_use_stalls() {
     let two_cycles: Vec<u64> = cores(&two).iter().map(|c| u(&c["cycles"])).collect();
     assert_eq!(
         two_cycles,
-        [5196240, 5207256, 5199504, 5210724, 5192645, 5191242, 5198280, 5201033]
+        [990605, 990821, 990669, 990889, 990510, 990507, 990645, 990698]
     );
     let two_stalls: Vec<u64> = cores(&two).iter().map(|c| stalls(c)[0]).collect();
     assert_eq!(
         two_stalls,
-        [33778, 33994, 33842, 34062, 33708, 33680, 33818, 33872]
+        [33829, 34045, 33893, 34113, 33759, 33731, 33869, 33923]
     );
     assert_eq!(two["timing"]["model"]["load_use"], 2);
     assert!(two["timing"]["source"]
@@ -372,7 +419,7 @@ fn toml_and_json_profiles_give_the_same_model() {
     assert_eq!(
         text.lines().last().unwrap(),
         format!(
-            "timing: {toml}: hbm_latency 40 (default 100), icache_ways 2 (default 4), \
+            "timing: {toml}: hbm_latency 40 (default 126), icache_ways 2 (default 4), \
              sdma_latency 100 (default 200)"
         )
     );
@@ -381,7 +428,8 @@ fn toml_and_json_profiles_give_the_same_model() {
 /// The keys of a timing profile, as the error for an unknown one lists them.
 const KEYS: &str = "divide, exception_entry, exception_return, hbm_latency, icache_bytes, \
                     icache_line, icache_ways, issue, load_use, loop_back, mul_high_use, mul_use, \
-                    sdma_bytes_per_cycle, sdma_latency, semihost_write_byte, taken_branch";
+                    sdma_bytes_per_cycle, sdma_latency, semihost_write_byte, sram_latency, \
+                    taken_branch";
 
 /// Runs `q7emu ARGS...`, which must fail with exit code 1 (bad input); its stderr.
 fn refused(args: &[String]) -> String {
@@ -474,9 +522,8 @@ fn a_value_of_the_wrong_type_is_refused_naming_the_key_and_the_type() {
 
 #[test]
 fn run_packed_takes_a_profile_too() {
-    // The minimal kernel of examples/kernels/minimal runs from its image window in HBM and
-    // waits on no device, so without HBM latency its cycles lose exactly the memory and fetch
-    // stalls.
+    // The minimal kernel of examples/kernels/minimal runs from its image window and waits on
+    // no device, so an SRAM latency adds exactly the sram and fetch stalls to its cycles.
     let dir = TempDir::new("timing-run-packed");
     let report = |timing: Option<&str>| -> Value {
         let json = dir.join("r.json");
@@ -502,26 +549,27 @@ fn run_packed_takes_a_profile_too() {
         serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap()
     };
     let default = report(None);
-    let fast = report(Some(&profile(&dir, "fast.toml", "hbm_latency = 0\n")));
-    for (d, f) in default["dispatches"][0]
+    let slow = report(Some(&profile(&dir, "slow.toml", "sram_latency = 100\n")));
+    for (d, w) in default["dispatches"][0]
         .as_array()
         .unwrap()
         .iter()
-        .zip(fast["dispatches"][0].as_array().unwrap())
+        .zip(slow["dispatches"][0].as_array().unwrap())
     {
-        let s = &d["stats"]["stalls"];
+        let s = &w["stats"]["stalls"];
         assert_eq!(
-            u(&f["stats"]["cycles"]),
-            u(&d["stats"]["cycles"]) - u(&s["memory"]) - u(&s["fetch"])
+            u(&w["stats"]["cycles"]),
+            u(&d["stats"]["cycles"]) + u(&s["sram"]) + u(&s["fetch"])
         );
-        assert_eq!(f["stats"]["stalls"]["memory"], 0);
+        assert_eq!(d["stats"]["stalls"]["sram"], 0);
+        assert_eq!(d["platform"]["windows"], w["platform"]["windows"]);
         assert_eq!(
-            d["platform"]["windows"]["accesses"],
-            f["platform"]["windows"]["accesses"]
+            u(&s["sram"]),
+            100 * u(&w["platform"]["windows"]["sram_accesses"])
         );
     }
-    assert_eq!(default["dispatches"][0][0]["stats"]["cycles"], 1235);
-    assert_eq!(fast["dispatches"][0][0]["stats"]["cycles"], 35);
+    assert_eq!(default["dispatches"][0][0]["stats"]["cycles"], 35);
+    assert_eq!(slow["dispatches"][0][0]["stats"]["cycles"], 1235);
 }
 
 #[test]
@@ -612,7 +660,7 @@ fn on_a_terminal_the_progress_line_is_drawn_unless_the_output_is_json() {
     assert!(shown.contains(" cores finished, cycles "), "{shown:?}");
     assert!(shown.contains("/8 cores finished"), "{shown:?}");
     assert!(
-        shown.contains("core 7: 651837 instructions"),
+        shown.contains("core 7: 651841 instructions"),
         "the report follows"
     );
     let mut json = relu_multicore();

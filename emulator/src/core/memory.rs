@@ -7,7 +7,7 @@ use q7_isa::Opcode;
 
 use super::exception::{Exc, Reason};
 use super::{not_in_family, Core, Flow, Res};
-use crate::bus::{Bus, BusFault};
+use crate::bus::{Bus, BusFault, DataLatency};
 use crate::predecode::Op;
 use crate::trace::{Access, Tracer};
 
@@ -36,10 +36,16 @@ impl<B: Bus> Core<B> {
         if addr & (size - 1) != 0 {
             return Err(Self::unaligned(addr, size, what));
         }
-        let lat = self.bus.data_latency(addr);
-        if lat != 0 {
-            self.stats.cycles += u64::from(lat);
-            self.stats.stalls.memory += u64::from(lat);
+        match self.bus.data_latency(addr) {
+            DataLatency::Local => {}
+            DataLatency::Sram(lat) => {
+                self.stats.cycles += u64::from(lat);
+                self.stats.stalls.sram += u64::from(lat);
+            }
+            DataLatency::Hbm(lat) => {
+                self.stats.cycles += u64::from(lat);
+                self.stats.stalls.hbm += u64::from(lat);
+            }
         }
         Ok(())
     }

@@ -719,6 +719,8 @@ mod tests {
         ];
         let mut core = core_with(&q7_isa::DC233C, &code);
         core.state.set_a(1, 0x8000_0000);
+        // Out of an exception handler (the reset PS has EXCM set, where a1 is not looked at).
+        core.state.set_sr(q7_isa::sreg::sr::PS, 0);
         core.stack_region = Some(StackRegion {
             bottom: 0x8_0000,
             top: 0x10_0000,
@@ -742,6 +744,23 @@ mod tests {
             "{sp:#x}"
         );
         assert_eq!(sp % 16, 0);
+        // The same program inside an exception handler (PS.EXCM set, as a window handler
+        // runs): a1 is not the program's stack pointer there and is never looked at.
+        let mut core = core_with(&q7_isa::DC233C, &code);
+        core.state.set_sr(q7_isa::sreg::sr::PS, ps::EXCM);
+        core.stack_region = Some(StackRegion {
+            bottom: 0x8_0000,
+            top: 0x10_0000,
+        });
+        let Stop::Fault(r) = core.run(1_000_000, &mut NoTrace) else {
+            panic!("expected the budget to end the run");
+        };
+        assert_eq!(
+            r.kind,
+            FaultKind::BudgetExhausted {
+                max_cycles: 1_000_000
+            }
+        );
     }
 
     #[test]

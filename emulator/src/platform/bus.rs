@@ -15,7 +15,7 @@ use super::map;
 use super::mem_window::{MemWindows, WindowCounters};
 use super::sdma::{QueueCounters, Sdma};
 use super::trace_port::TracePort;
-use crate::bus::{Bus, BusFault, Images};
+use crate::bus::{Bus, BusFault, DataLatency, Images};
 use crate::timing::TimingModel;
 
 /// How the I-cache served instruction fetches from the translate windows (README.md "Run
@@ -27,8 +27,9 @@ use crate::timing::TimingModel;
 pub struct ICacheCounters {
     /// Line lookups.
     pub lookups: u64,
-    /// Lookups that missed and refilled the line from HBM (each costs `hbm_latency`, so the
-    /// `fetch` stall category is this count times it).
+    /// Lookups that missed and refilled the line (each costs the latency of the line's memory:
+    /// `sram_latency` in the image windows, where kernel code runs, `hbm_latency` in a dynamic
+    /// window; the `fetch` stall category is the sum).
     pub misses: u64,
 }
 
@@ -145,6 +146,7 @@ pub struct PlatformBus {
     pub trace: TracePort,
     icache: ICache,
     hbm_latency: u32,
+    sram_latency: u32,
     /// Where images (boot ROM, libraries, trampolines) are loaded, for [`Bus::vacant`].
     pub images: Images,
 }
@@ -170,6 +172,7 @@ impl PlatformBus {
             trace: TracePort::default(),
             icache: ICache::new(timing),
             hbm_latency: timing.hbm_latency,
+            sram_latency: timing.sram_latency,
             images: Images::default(),
         }
     }
@@ -299,7 +302,7 @@ impl Bus for PlatformBus {
             });
         }
         if let Some(h) = self.translate(addr) {
-            self.windows.counters.accesses += 1;
+            self.windows.counters.count(addr);
             return self
                 .hbm
                 .load(h, size)
@@ -320,7 +323,7 @@ impl Bus for PlatformBus {
             return Ok(0);
         }
         if let Some(h) = self.translate(addr) {
-            self.windows.counters.accesses += 1;
+            self.windows.counters.count(addr);
             self.hbm
                 .store(h, size, value)
                 .map_err(|_| BusFault::Unmapped { addr })?;
@@ -352,19 +355,23 @@ impl Bus for PlatformBus {
 
     #[inline]
     fn fetch_cycles(&mut self, pc: u32) -> u32 {
-        if within(pc, map::XLATE).is_some() && self.icache.miss(pc) {
-            self.hbm_latency
-        } else {
+        if within(pc, map::XLATE).is_none() || !self.icache.miss(pc) {
             0
+        } else if within(pc, map::PINNED_XLATE).is_some() {
+            self.sram_latency
+        } else {
+            self.hbm_latency
         }
     }
 
     #[inline]
-    fn data_latency(&self, addr: u32) -> u32 {
-        if within(addr, map::XLATE).is_some() {
-            self.hbm_latency
+    fn data_latency(&self, addr: u32) -> DataLatency {
+        if within(addr, map::XLATE).is_none() {
+            DataLatency::Local
+        } else if within(addr, map::PINNED_XLATE).is_some() {
+            DataLatency::Sram(self.sram_latency)
         } else {
-            0
+            DataLatency::Hbm(self.hbm_latency)
         }
     }
 
@@ -412,6 +419,7 @@ impl Bus for PlatformBus {
 mod tests {
     use super::*;
     use crate::platform::map::reg;
+    use crate::platform::mem_window::Window;
 
     fn bus() -> PlatformBus {
         let hbm = Arc::new(Hbm::new(map::HBM_SCRATCH.1 * 2, map::HBM_SCRATCH.1).unwrap());
@@ -429,23 +437,48 @@ mod tests {
 
     #[test]
     fn the_icache_counts_a_lookup_per_line_entered_and_a_miss_per_refill() {
-        let mut b = bus();
-        let lat = TimingModel::default().hbm_latency;
+        let t = TimingModel {
+            sram_latency: 7,
+            hbm_latency: 150,
+            ..TimingModel::default()
+        };
+        let hbm = Arc::new(Hbm::new(map::HBM_SCRATCH.1 * 2, map::HBM_SCRATCH.1).unwrap());
+        let mut b = PlatformBus::new(0, hbm, &t);
+        b.windows.windows[2] = Window {
+            base: 2 * u64::from(map::WINDOW_SIZE),
+            enabled: true,
+        };
         let x = map::XLATE.0;
-        // Line 0 (miss), again within it (no lookup), line 1 (miss), back to line 0 (hit).
-        let costs: Vec<u32> = [x, x + 4, x + 64, x + 8]
+        let dynamic = x + 2 * map::WINDOW_SIZE;
+        // Line 0 (miss), again within it (no lookup), line 1 (miss), back to line 0 (hit); a
+        // line of a dynamic window refills from HBM.
+        let costs: Vec<u32> = [x, x + 4, x + 64, x + 8, dynamic]
             .iter()
             .map(|&pc| b.fetch_cycles(pc))
             .collect();
-        assert_eq!(costs, [lat, 0, lat, 0]);
+        assert_eq!(
+            costs,
+            [7, 0, 7, 0, 150],
+            "image-window lines at sram_latency"
+        );
         assert_eq!(b.fetch_cycles(map::IRAM.0 + 0x200), 0, "local fetch");
         assert_eq!(
             b.counters().icache,
             ICacheCounters {
-                lookups: 3,
-                misses: 2
+                lookups: 4,
+                misses: 3
             }
         );
+        // Data: local memories free, the pinned windows SRAM, the dynamic ones HBM.
+        assert_eq!(b.data_latency(map::DATARAM.0), DataLatency::Local);
+        assert_eq!(b.data_latency(map::MMIO.0), DataLatency::Local);
+        assert_eq!(b.data_latency(x), DataLatency::Sram(7));
+        assert_eq!(
+            b.data_latency(x + 2 * map::WINDOW_SIZE - 4),
+            DataLatency::Sram(7),
+            "window 1 is pinned too"
+        );
+        assert_eq!(b.data_latency(dynamic), DataLatency::Hbm(150));
     }
 
     #[test]
@@ -472,9 +505,12 @@ mod tests {
         assert_eq!(b.load(map::XLATE.0 + 8, 2, 0), Ok(0xabcd));
         b.store(map::DATARAM.0, 4, 1, 0).unwrap();
         assert_eq!(
-            b.counters().windows.accesses,
-            2,
-            "the load and store through window 0; DATARAM is local"
+            (
+                b.counters().windows.sram_accesses,
+                b.counters().windows.hbm_accesses
+            ),
+            (2, 0),
+            "the load and store through pinned window 0; DATARAM is local"
         );
         assert_eq!(
             b.load(map::XLATE.0 + 2 * map::WINDOW_SIZE, 4, 0),

@@ -21,11 +21,17 @@ pub struct Window {
 /// reports").
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct WindowCounters {
-    /// Hits: loads and stores that went through an enabled window to HBM (counted by the bus;
-    /// each costs `hbm_latency`, so the `memory` stall category is this count times it).
-    /// Instruction fetches from a window go through the I-cache and are not counted here; an
-    /// access through a disabled window is not a miss but a fault.
-    pub accesses: u64,
+    /// Hits in the dynamic windows (2..4): loads and stores that went through one to HBM —
+    /// tensor data — each costing `hbm_latency`, so the `hbm` stall category is this count
+    /// times it.
+    pub hbm_accesses: u64,
+    /// Hits in the pinned windows (0 and 1): loads and stores of the image windows' SRAM —
+    /// the library's literal pools, rodata, data, bss and heap — each costing `sram_latency`,
+    /// so the `sram` stall category is this count times it.
+    ///
+    /// Instruction fetches from a window go through the I-cache and are counted by neither;
+    /// an access through a disabled window is not a miss but a fault.
+    pub sram_accesses: u64,
     /// Misses: MEM_WINDOW_CTRL writes with bit 0 set, each putting a window's mapping in use.
     /// The SDK runtime writes one as the last store of programming a dynamic window, which it
     /// does on each miss of its translate TLB (examples/sdk/rt/customop/tlb.h).
@@ -33,10 +39,21 @@ pub struct WindowCounters {
 }
 
 impl WindowCounters {
+    /// Counts a data access through the window at core address `addr`.
+    #[inline]
+    pub fn count(&mut self, addr: u32) {
+        if addr.wrapping_sub(map::PINNED_XLATE.0) < map::PINNED_XLATE.1 {
+            self.sram_accesses += 1;
+        } else {
+            self.hbm_accesses += 1;
+        }
+    }
+
     /// The counts since `before` (an earlier reading of the same core's counters).
     pub fn since(&self, before: &WindowCounters) -> WindowCounters {
         WindowCounters {
-            accesses: self.accesses - before.accesses,
+            hbm_accesses: self.hbm_accesses - before.hbm_accesses,
+            sram_accesses: self.sram_accesses - before.sram_accesses,
             maps: self.maps - before.maps,
         }
     }

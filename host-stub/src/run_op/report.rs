@@ -68,7 +68,8 @@ pub fn core_text(c: &CoreResult) -> String {
         "core {}: {} instructions, {} cycles, IPC {:.3}, {} exceptions\n  \
          stalls {} cycles{}{}\n  \
          sdma M2S {}; S2M {}\n  \
-         windows {} data accesses (hits), {} maps (misses); i-cache {} lookups, {} misses\n  \
+         windows {} HBM and {} SRAM data accesses (hits), {} maps (misses); i-cache {} lookups, \
+         {} misses\n  \
          stack {} of {} bytes (lowest SP {:#010x})\n",
         c.core,
         s.instructions,
@@ -80,7 +81,8 @@ pub fn core_text(c: &CoreResult) -> String {
         stalls.join(", "),
         queue_text(&p.sdma_m2s),
         queue_text(&p.sdma_s2m),
-        p.windows.accesses,
+        p.windows.hbm_accesses,
+        p.windows.sram_accesses,
         p.windows.maps,
         p.icache.lookups,
         p.icache.misses,

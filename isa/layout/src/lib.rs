@@ -39,6 +39,11 @@ pub const fn image_window(prid: u32) -> (u32, u32) {
 /// The single-core image window: all of the pinned windows (seed: 32 MiB at 0x84000000).
 pub const SINGLE_CORE_IMAGE_WINDOW: (u32, u32) = (XLATE.0, PINNED_WINDOWS * WINDOW_SIZE);
 
+/// The pinned windows as one range: where every image window lies, the memory the seeds call
+/// the library's SRAM (its own latency class, `TimingModel::sram_latency`; PLATFORM.md "Per-core
+/// address map").
+pub const PINNED_XLATE: (u32, u32) = SINGLE_CORE_IMAGE_WINDOW;
+
 /// The largest image any device buffer can hold: the single-core image window.
 pub const MAX_IMAGE_BYTES: u64 = SINGLE_CORE_IMAGE_WINDOW.1 as u64;
 
