@@ -48,8 +48,9 @@ pub enum BusFault {
 /// category ([`crate::Stalls`]) and [`crate::TimingModel`] parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DataLatency {
-    /// Core-local memory (IRAM, DATARAM, the firmware band, MMIO): no extra cycles.
-    Local,
+    /// Nothing to charge: core-local memory (IRAM, DATARAM, the firmware band, MMIO), or a
+    /// class whose latency is 0.
+    Free,
     /// The image windows' SRAM: `sram_latency` cycles.
     Sram(u32),
     /// HBM through a dynamic translate window: `hbm_latency` cycles.
@@ -76,10 +77,10 @@ pub trait Bus {
     /// instruction may end at the edge of a region).
     fn fetch(&mut self, addr: u32, buf: &mut [u8]) -> Result<usize, BusFault>;
     /// What a data access to `addr` costs beyond the pipeline's base, by memory class
-    /// ([`DataLatency::Local`] for local RAM and for a bus without latencies).
+    /// ([`DataLatency::Free`] for local RAM and for a bus without latencies).
     fn data_latency(&self, addr: u32) -> DataLatency {
         let _ = addr;
-        DataLatency::Local
+        DataLatency::Free
     }
     /// Reads an aligned word without side effects (for reports); `None` if unreadable.
     fn peek(&self, addr: u32) -> Option<u32> {

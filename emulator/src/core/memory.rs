@@ -37,7 +37,7 @@ impl<B: Bus> Core<B> {
             return Err(Self::unaligned(addr, size, what));
         }
         match self.bus.data_latency(addr) {
-            DataLatency::Local => {}
+            DataLatency::Free => {}
             DataLatency::Sram(lat) => {
                 self.stats.cycles += u64::from(lat);
                 self.stats.stalls.sram += u64::from(lat);

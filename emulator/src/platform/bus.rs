@@ -366,12 +366,20 @@ impl Bus for PlatformBus {
 
     #[inline]
     fn data_latency(&self, addr: u32) -> DataLatency {
-        if within(addr, map::XLATE).is_none() {
-            DataLatency::Local
-        } else if within(addr, map::PINNED_XLATE).is_some() {
-            DataLatency::Sram(self.sram_latency)
+        // The pinned windows open the translate windows (PINNED_XLATE.0 == XLATE.0).
+        let off = addr.wrapping_sub(map::XLATE.0);
+        if off >= map::XLATE.1 {
+            DataLatency::Free
+        } else if off < map::PINNED_XLATE.1 {
+            match self.sram_latency {
+                0 => DataLatency::Free,
+                lat => DataLatency::Sram(lat),
+            }
         } else {
-            DataLatency::Hbm(self.hbm_latency)
+            match self.hbm_latency {
+                0 => DataLatency::Free,
+                lat => DataLatency::Hbm(lat),
+            }
         }
     }
 
@@ -470,8 +478,8 @@ mod tests {
             }
         );
         // Data: local memories free, the pinned windows SRAM, the dynamic ones HBM.
-        assert_eq!(b.data_latency(map::DATARAM.0), DataLatency::Local);
-        assert_eq!(b.data_latency(map::MMIO.0), DataLatency::Local);
+        assert_eq!(b.data_latency(map::DATARAM.0), DataLatency::Free);
+        assert_eq!(b.data_latency(map::MMIO.0), DataLatency::Free);
         assert_eq!(b.data_latency(x), DataLatency::Sram(7));
         assert_eq!(
             b.data_latency(x + 2 * map::WINDOW_SIZE - 4),
@@ -479,6 +487,8 @@ mod tests {
             "window 1 is pinned too"
         );
         assert_eq!(b.data_latency(dynamic), DataLatency::Hbm(150));
+        b.sram_latency = 0;
+        assert_eq!(b.data_latency(x), DataLatency::Free, "a class at 0 costs nothing");
     }
 
     #[test]

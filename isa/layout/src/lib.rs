@@ -43,6 +43,9 @@ pub const SINGLE_CORE_IMAGE_WINDOW: (u32, u32) = (XLATE.0, PINNED_WINDOWS * WIND
 /// the library's SRAM (its own latency class, `TimingModel::sram_latency`; PLATFORM.md "Per-core
 /// address map").
 pub const PINNED_XLATE: (u32, u32) = SINGLE_CORE_IMAGE_WINDOW;
+// The pinned windows open the translate windows: an offset into XLATE below PINNED_XLATE's
+// size is in them (the emulator's bus classifies accesses so).
+const _: () = assert!(PINNED_XLATE.0 == XLATE.0 && PINNED_XLATE.1 <= XLATE.1);
 
 /// The largest image any device buffer can hold: the single-core image window.
 pub const MAX_IMAGE_BYTES: u64 = SINGLE_CORE_IMAGE_WINDOW.1 as u64;
