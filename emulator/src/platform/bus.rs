@@ -488,7 +488,11 @@ mod tests {
         );
         assert_eq!(b.data_latency(dynamic), DataLatency::Hbm(150));
         b.sram_latency = 0;
-        assert_eq!(b.data_latency(x), DataLatency::Free, "a class at 0 costs nothing");
+        assert_eq!(
+            b.data_latency(x),
+            DataLatency::Free,
+            "a class at 0 costs nothing"
+        );
     }
 
     #[test]
