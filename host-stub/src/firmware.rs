@@ -1,4 +1,4 @@
-//! The device firmware model (seed 001, stages 8–9): per core it consumes 0x1095 records —
+//! The device firmware model (PLATFORM.md "Device load, bind and dispatch", stages 8–9): per core it consumes 0x1095 records —
 //! load: resolve the selector to a resident library entry, DMA-pull the UCPL image from its
 //! staging buffer in HBM into the core's image window (timed like an SDMA transfer), bind the
 //! `.kernel_info_table`, run the library's start symbol on the core; unload: resolve the
@@ -323,7 +323,7 @@ impl Firmware {
     }
 
     /// The image window of `core`: 2 MiB per core, or 32 MiB at 0x84000000 for single-core
-    /// libraries (seed 001/003).
+    /// libraries (PLATFORM.md "Translate windows").
     pub fn image_window(&self, core: u32) -> (u32, u32) {
         if self.single_core {
             map::SINGLE_CORE_IMAGE_WINDOW

@@ -1,18 +1,26 @@
 //! # q7-host — host side of q7emu
 //!
-//! The `q7emu` command line and the pieces behind it: objdump-style disassembly of
-//! ELF32-Xtensa files ([`disasm`]), bare-metal execution of ELF executables ([`run_elf`]), the
-//! nrtucode-style host API ([`nrtucode`]), the device firmware model ([`firmware`]) and a
-//! packed library run end to end through both ([`run_packed`]), the build driver that makes
-//! such libraries from C++ sources ([`build`]), and an op of a built library run on tensors
-//! ([`run_op`]) with its host tensors, descriptors and `.npy` files ([`tensor`]) and
-//! symbolised fault reports ([`symbolize`]), instruction traces and timelines of a run
-//! ([`trace`]), what an image or build holds ([`inspect`]),
-//! the one grammar of numeric flags ([`number`]), the one table of exit codes
-//! ([`exit_code`]), Ctrl-C stopping every core ([`interrupt`]), timing profiles
-//! ([`timing_profile`]), the progress line of long dispatches ([`progress`]), instruction
-//! traces and timelines of runs ([`trace`]), and snapshot tests of kernels built, run and
-//! summarised in one go ([`testing`]).
+//! The `q7emu` command line (`src/main.rs`) and the pieces behind it, one concern a module:
+//!
+//! | module | what |
+//! |---|---|
+//! | [`build`] | `q7emu build`: C++ kernels to packed images, `ucode_lib.json`, `q7build.json` (examples/sdk/BUILD.md) |
+//! | [`disasm`] | `q7emu disasm`: objdump-style disassembly of ELF32-Xtensa files |
+//! | [`exit_code`] | the one table of exit codes (README.md "Exit codes") |
+//! | [`firmware`] | the device firmware model: load records, kernel tables, dispatch (PLATFORM.md "Host flow") |
+//! | [`inspect`] | `q7emu inspect`: what an image or a build holds |
+//! | [`interrupt`] | Ctrl-C stopping every core |
+//! | [`nrtucode`] | the nrtucode-style host API: create, stage, load and unload sequences, destroy |
+//! | [`number`] | the one grammar of numeric flags |
+//! | [`progress`] | the progress line of long dispatches |
+//! | [`run_elf`] | `q7emu run-elf`: a bare-metal executable on one core, and its bounds |
+//! | [`run_op`] | `q7emu run`: an op of a built library on `.npy` tensors, and its report |
+//! | [`run_packed`] | `q7emu run-packed`: a packed library through the whole host and device path |
+//! | [`symbolize`] | `function+offset (file:line)` of fault reports, from ELF symbols and DWARF |
+//! | [`tensor`] | host tensors: dtypes, ARG_TENSOR descriptors, `.npy` files |
+//! | [`testing`] | snapshot tests of kernels: build, run, summarise (README.md "Snapshot-test your kernel") |
+//! | [`timing_profile`] | `--timing` profiles over the cycle model |
+//! | [`trace`] | instruction traces and timelines of a run (host-stub/TRACE.md) |
 
 pub mod build;
 pub mod disasm;

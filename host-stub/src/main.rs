@@ -61,7 +61,7 @@ enum Command {
         file: PathBuf,
     },
     /// Load a packed custom-op library on the cluster, dispatch one kernel by key, print each
-    /// core's response and counters, then unload it (the seed-001 path end to end).
+    /// core's response and counters, then unload it (the host flow of PLATFORM.md, end to end).
     RunPacked {
         /// Kernel key: spec << 8 | opcode, e.g. 0x185.
         #[arg(long, value_parser = parse_u32)]

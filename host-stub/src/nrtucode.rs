@@ -1,4 +1,4 @@
-//! The nrtucode-style host API (seed 001, stages 5–7 and unload): a context over the emulated
+//! The nrtucode-style host API (PLATFORM.md "Host flow", stages 5–7 and unload): a context over the emulated
 //! device, loadable libraries created from packed images (selector resolution, coretype switch,
 //! host prelink, a 16 MiB device buffer written as `[UCPL header][code][data]`), their 0x1095
 //! load/unload sequences, the opcode → library resolver, and destroy.
@@ -16,10 +16,10 @@ use crate::firmware::Firmware;
 
 /// The environment variable that selects the CPTC-decode superset library (selector 3).
 pub const CPTC_ENV: &str = "NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE";
-/// Size of the device buffer a library is staged in (seed 001: 16 MiB).
+/// Size of the device buffer a library is staged in (PLATFORM.md "Device buffer": 16 MiB).
 pub const DEVICE_BUFFER: u64 = 16 << 20;
 
-/// Core types (seed 001).
+/// Core types (PLATFORM.md "Core types").
 pub mod coretype {
     /// SUNDA: host-only.
     pub const SUNDA: u32 = 6;
@@ -90,7 +90,7 @@ pub enum Source<'a> {
     /// A custom-op device image as linked, not packed (a `-g` build keeps only these), bounded
     /// like [`Source::CustomOp`].
     CustomOpImage(&'a [u8]),
-    /// An EXTISA library, bounded by the 64 KiB device buffer cap (seed 001).
+    /// An EXTISA library, bounded by the 64 KiB device buffer cap (PLATFORM.md "Image size limits").
     ExtIsa(&'a [u8]),
 }
 
@@ -275,7 +275,7 @@ impl Context {
     }
 }
 
-/// The opcode → library resolver (seed 001): content-blind; SUNDA → 0; CAYMAN, MARIANA,
+/// The opcode → library resolver (PLATFORM.md "Opcode → library resolver"): content-blind; SUNDA → 0; CAYMAN, MARIANA,
 /// MARIANA_PLUS → 3 with the CPTC environment variable, else 0.
 pub fn libraries_from_opcodes(coretype: u32, opcodes: &[u8]) -> Result<Vec<u32>, NrtError> {
     let _ = opcodes;

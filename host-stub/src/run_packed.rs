@@ -1,8 +1,8 @@
 //! `q7emu run-packed`: one packed custom-op library through the whole host and device path of
-//! seed 001 — prelinked and staged per core by [`Context::create`], loaded by 0x1095 records,
+//! PLATFORM.md "Host flow" — prelinked and staged per core by [`Context::create`], loaded by 0x1095 records,
 //! its `.kernel_info_table` bound, the kernel dispatched by key, then unloaded and destroyed.
 //!
-//! Invocation arguments are raw ARG_TENSOR descriptors (0x30 bytes, seed 002): each `--arg`
+//! Invocation arguments are raw ARG_TENSOR descriptors (0x30 bytes, PLATFORM.md "ARG_TENSOR descriptor"): each `--arg`
 //! gives the leading little-endian words of one descriptor, the rest zero.
 //!
 //! Results are handed to a [`Report`] as each dispatch completes and are not kept, so memory
@@ -58,7 +58,7 @@ pub struct RunPacked {
 /// Why a run failed, naming the step.
 #[derive(Debug, thiserror::Error)]
 pub enum RunPackedError {
-    /// Only 1- and 8-core libraries exist (seed 002: total_cpus ∈ {1, NUM_POOL_CORES}).
+    /// Only 1- and 8-core libraries exist (PLATFORM.md "Device load, bind and dispatch": a core count of 1 or `NUM_POOL_CORES`).
     #[error("--cores {0}: a library runs on 1 core or on all 8")]
     Cores(u32),
     /// An argument has more words than a descriptor holds.

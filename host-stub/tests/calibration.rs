@@ -100,14 +100,9 @@ const VARIANTS: [&str; 3] = ["relu_element", "relu_tcm", "relu_multicore"];
 /// cycles before and after, HBM and SRAM accesses, per element.
 fn documented_rows() -> Vec<Vec<String>> {
     let page = std::fs::read_to_string(Path::new(ROOT).join("docs/calibration.md")).unwrap();
-    page.lines()
-        .filter(|l| VARIANTS.iter().any(|v| l.starts_with(&format!("| {v} |"))))
-        .map(|l| {
-            l.trim_matches('|')
-                .split('|')
-                .map(|c| c.trim().to_string())
-                .collect()
-        })
+    q7_tests::doc::rows(&page)
+        .into_iter()
+        .filter(|row| VARIANTS.contains(&row[0].as_str()))
         .collect()
 }
 

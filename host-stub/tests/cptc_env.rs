@@ -1,4 +1,4 @@
-//! Selector resolution with `NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE` set (seed 001). Its own
+//! Selector resolution with `NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE` set (PLATFORM.md "Selector resolution"). Its own
 //! test binary: the variable is process-wide, so no other test may observe it.
 
 use q7_host::nrtucode::{coretype, libraries_from_opcodes, resolve_selector, CPTC_ENV};

@@ -1,4 +1,4 @@
-//! End to end (seed 001): a minimal library built and packaged with the toolchain is created
+//! End to end (PLATFORM.md "Host flow"): a minimal library built and packaged with the toolchain is created
 //! through the nrtucode-style API on all eight cores, loaded by 0x1095 records, dispatched by
 //! key on eight cores (per-core results), unloaded and destroyed — plus the misuse cases.
 
@@ -257,7 +257,7 @@ fn extisa_libraries_are_capped_at_64_kib_with_the_seed_message() {
 
 #[test]
 fn custom_op_libraries_are_bounded_by_their_core_image_window() {
-    // 3 MiB of bss: prelinked (bss materialised) it exceeds a 2 MiB per-core window (seed 001),
+    // 3 MiB of bss: prelinked (bss materialised) it exceeds a 2 MiB per-core window (PLATFORM.md "Image size limits"),
     // less the 64-byte call trampoline.
     let big = format!(
         "{MINIMAL}\nunsigned char bss[3 << 20];\n__attribute__((used)) void *keep_bss = bss;\n"

@@ -1,4 +1,4 @@
-//! `.kernel_info_table` (seed 001, stage 8): 8-byte entries { big-endian key = spec << 8 |
+//! `.kernel_info_table` (PLATFORM.md "Host ↔ device formats"; "Device load, bind and dispatch"): 8-byte entries { big-endian key = spec << 8 |
 //! opcode, little-endian function VA }; the device dispatcher scans them linearly by key.
 
 /// One entry.

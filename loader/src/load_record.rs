@@ -1,4 +1,5 @@
-//! The 0x1095 load/unload record (seed 001, stage 7): 0x40 bytes the host hands to the device's
+//! The 0x1095 load/unload record (PLATFORM.md "Host ↔ device formats", "Load and unload
+//! sequences"): 0x40 bytes the host hands to the device's
 //! external-library loader. Layout (seed): +0x00 u16 magic 0x1095, +0x0c u8 direction
 //! (1 = load, 2 = unload), +0x10 u64 device_addr, +0x18 u32 library_selector, +0x1c u32
 //! image_size; all other bytes zero. An unload record names only the selector.

@@ -1,4 +1,4 @@
-//! The NEFF-style bundle of a compiled model's custom-op part (seed 000): a tar archive with
+//! The NEFF-style bundle of a compiled model's custom-op part (PLATFORM.md "NEFF bundle"): a tar archive with
 //! `ucode_lib.json`, each library binary as its own member, and `def.json` carrying the same
 //! table under the key `ucode_lib` plus the custom-ops feature bit 0x8.
 //!
@@ -88,7 +88,7 @@ fn append<W: std::io::Write>(
     tar.append_data(&mut h, name, data)
 }
 
-/// The builtin library file names (seed 000): `libbuiltincustomop_cpu0` … `_cpu7`.
+/// The builtin library file names (PLATFORM.md "NEFF bundle"): `libbuiltincustomop_cpu0` … `_cpu7`.
 pub fn builtin_names() -> impl Iterator<Item = String> {
     (0..8).map(|i| format!("libbuiltincustomop_cpu{i}.stripped.so"))
 }

@@ -1,4 +1,4 @@
-//! Packed load-libs (seed 003, §7): a relocatable ELF object whose `.rodata` holds the cleaned
+//! Packed load-libs (examples/sdk/BUILD.md "Strip and pack"): a relocatable ELF object whose `.rodata` holds the cleaned
 //! device image as the `libdata` blob, starting at the exported symbol `lib_func`.
 
 use crate::elf::{ElfError, ElfFile, ElfKind};

@@ -1,16 +1,16 @@
-//! The host prelinker (seed 001, stage 6): validate a device image, load its two PT_LOAD
+//! The host prelinker (PLATFORM.md "Host flow", stage 6): validate a device image, load its two PT_LOAD
 //! segments (zero-filled bss), apply every relocation against the device base — only
 //! self-relative ones are allowed — and emit the UCPL image `[header][code][data]`.
 //!
 //! Device layout: the UCPL image is staged contiguously at the device base, so the code segment
-//! sits at base + 0x20 (the magic's byte 4, seed 001) and the data segment follows at its
+//! sits at base + 0x20 (the magic's byte 4, PLATFORM.md "Host ↔ device formats") and the data segment follows at its
 //! link-time distance from the code (any page gap between them is zero-filled and counted in
 //! `code_seg_len`). Relocation semantics, with `bias` = base + 0x20 − link address of the code
 //! segment: R_XTENSA_NONE does nothing; R_XTENSA_RELATIVE and
 //! R_XTENSA_32 (symbol index 0) add `bias + A` to the word in place — GNU ld writes the
 //! link-time address into the word and leaves r_addend 0, as the Xtensa dynamic loader
 //! expects (`*where += load_bias + r_addend`). Any relocation naming a symbol (`r_info > 0xff`) or of another type is
-//! rejected, naming it: a packaged image must be fully self-relative (seed 001). So is a
+//! rejected, naming it: a packaged image must be fully self-relative (PLATFORM.md "Image size limits"). So is a
 //! relocation whose word is not 4-byte aligned, and an image with PLT relocations (DT_JMPREL):
 //! both mean a link that went wrong — an undefined function is called through a PLT, whose
 //! R_XTENSA_RTLD and R_XTENSA_JMP_SLOT relocations nothing on the device resolves — and the error
@@ -36,7 +36,7 @@ use crate::elf::{ElfError, ElfFile, ElfKind};
 use crate::ktab::{self, KtabTrailer};
 use crate::ucpl::{self, UcplHeader};
 
-/// The byte cap of libraries staged through the EXTISA path (seed 001: `cmpq $0x10001`).
+/// The byte cap of libraries staged through the EXTISA path (PLATFORM.md "Image size limits": `cmpq $0x10001`).
 pub const EXTISA_CAP: u32 = 0x1_0000;
 /// The largest image any device buffer can hold: the single-core image window (PLATFORM.md,
 /// "Image size limits"). Spans beyond it are refused before anything is allocated.

@@ -1,4 +1,5 @@
-//! The compiler-side custom-op library registry and `ucode_lib.json` (seed 000).
+//! The compiler-side custom-op library registry and `ucode_lib.json`
+//! (PLATFORM.md "`ucode_lib.json` and the library registry").
 //!
 //! * `add_lib_file` registers a library by file name; registering it again with the same
 //!   version strings is a no-op, with different ones an error (the dedup + version guard);

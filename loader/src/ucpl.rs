@@ -1,4 +1,4 @@
-//! The UCPL image header (seed 001, stage 6): 0x20 bytes in front of the fully relocated
+//! The UCPL image header (PLATFORM.md "Host ↔ device formats"; stage 6 of "Host flow"): 0x20 bytes in front of the fully relocated
 //! `[code][data]` image that the host stages to the device.
 //!
 //! Seed facts: magic "UCPL " as the qword 0x204c504355, whose byte 4 (0x20, the space) doubles

@@ -1,5 +1,5 @@
-//! Golden byte-exact tests of the host ↔ device formats (seed 001) and `ucode_lib.json`
-//! (seed 000).
+//! Golden byte-exact tests of the host ↔ device formats (PLATFORM.md "Host ↔ device formats")
+//! and `ucode_lib.json` (PLATFORM.md "`ucode_lib.json` and the library registry").
 
 use q7_loader::kernel_table::{self, KernelEntry};
 use q7_loader::load_record::{Direction, LoadRecord, RecordError};

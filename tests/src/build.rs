@@ -132,7 +132,7 @@ pub fn build_user(name: &str, sources: &[(&str, &str)]) -> Option<Program> {
     build(Layout::User, &format!("{name}-user"), sources, &[])
 }
 
-/// The three outputs of a packaged build (seed 003 §8): the linked position-independent image,
+/// The three outputs of a packaged build (examples/sdk/BUILD.md "Outputs"): the linked position-independent image,
 /// its stripped/cleaned copy, and the relocatable load-lib carrying it under `lib_func`.
 #[derive(Debug)]
 pub struct Packaged {
@@ -146,7 +146,7 @@ pub struct Packaged {
     pub dir: TempDir,
 }
 
-/// A linked position-independent device image (seed 003 §5's `<name>.so`), ready for the
+/// A linked position-independent device image (examples/sdk/BUILD.md "Link": `<name>.so`), ready for the
 /// packager (`q7_host::build::pack`, which writes `<name>.stripped.so` and `<name>.packed.so`
 /// beside it; this crate's library does not depend on q7-host, whose tests use it).
 #[derive(Debug)]

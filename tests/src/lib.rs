@@ -1,6 +1,14 @@
 //! Support for the workspace-level tests: locating the windowed Xtensa toolchain installed by
 //! `scripts/setup-toolchain.sh` (with the skip-or-fail rule of `Q7_REQUIRE_TOOLCHAIN`), running
-//! its tools, temporary directories, and a small deterministic PRNG with printed seeds.
+//! its tools, temporary directories, loading ELF programs with `q7emu run-elf`'s guards, and a
+//! small deterministic PRNG with printed seeds.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`build`] | building bare-metal, linux-user, platform and packaged test programs |
+//! | [`doc`] | reading the repository's markdown tables |
+//! | [`lockstep`] | lockstep comparison with QEMU, and runs under `run-elf`'s defaults |
+//! | [`spec`] | the behaviour no oracle covers, asserted directly |
 
 pub mod build;
 pub mod doc;

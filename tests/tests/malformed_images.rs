@@ -1,5 +1,5 @@
 //! Bad device images get a precise error naming what and where, never a panic or a silent wrong
-//! result. Each test starts from a real packed kernel (seed 003 packaging) and breaks exactly one
+//! result. Each test starts from a real packed kernel (examples/sdk/BUILD.md "Strip and pack") and breaks exactly one
 //! thing in it: truncation, ELF identification, the `lib_func` symbol, the program headers, the
 //! relocation table, or the link itself (an undefined function).
 
@@ -191,7 +191,7 @@ fn an_image_spanning_more_than_a_device_window_is_refused_before_allocation() {
             assert_eq!(
                 MAX_IMAGE_BYTES,
                 32 << 20,
-                "the single-core window (seed 001)"
+                "the single-core window (PLATFORM.md \"Image size limits\")"
             );
             assert!(*size > 0x4000_0000, "{err}");
         }

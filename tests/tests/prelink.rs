@@ -1,5 +1,5 @@
-//! The prelinker on images built and packaged with the toolchain (seed 003 packaging, seed 001
-//! prelink): `lib_func` extraction, relocation against a device base, the UCPL image, and
+//! The prelinker on images built and packaged with the toolchain (examples/sdk/BUILD.md
+//! "Strip and pack"; PLATFORM.md "Host flow", stage 6): `lib_func` extraction, relocation against a device base, the UCPL image, and
 //! equivalence with the linker's own output when it links the same image at that base.
 
 use std::process::Command;
@@ -123,7 +123,7 @@ fn prelinked_image_equals_the_linker_output_at_that_base() {
     // Every loaded section holding code or data equals the linker's bytes at that base, after
     // the linker's own relocations (zero bias) are applied the same way. Loader metadata
     // (.dynamic, .hash, .dyn*, .rela.*, .got.loc, headers, and .got whose first word is the
-    // unrelocated address of _DYNAMIC — the packager removes .got, seed 003 §7) is not part of
+    // unrelocated address of _DYNAMIC — the packager removes .got, examples/sdk/BUILD.md "Strip and pack") is not part of
     // the comparison: nothing on the device reads it.
     let theirs = prelink(&atx, code_vaddr - 0x20).unwrap();
     let mut compared = 0;

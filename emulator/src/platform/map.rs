@@ -20,7 +20,7 @@ pub mod queue {
     pub const COUNT: u32 = 2;
 }
 
-/// Size of an ARG_TENSOR descriptor (seed 001).
+/// Size of an ARG_TENSOR descriptor (PLATFORM.md "ARG_TENSOR descriptor").
 pub const ARG_TENSOR_SIZE: u32 = 0x30;
 /// Most ARG_TENSOR descriptors a mailbox holds.
 pub const MAX_ARGS: u32 = 16;

@@ -1,4 +1,5 @@
-//! Compiling one source (seed 003 §3, with GCC in place of the vendor compiler).
+//! Compiling one source (examples/sdk/BUILD.md "Compile", with GCC in place of the vendor
+//! compiler).
 //!
 //! Command: `xtensa-elf-g++ -x <language> <flags of the language> <user cflags>
 //! -I<sdk>/include <user -I dirs> -ffile-prefix-map=… -o <object> <source>`, run in the build

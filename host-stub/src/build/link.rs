@@ -1,4 +1,4 @@
-//! Linking (seed 003 §5–6): the objects become one image `<base>.so` in the 32 MiB single-core
+//! Linking (examples/sdk/BUILD.md "Link"): the objects become one image `<base>.so` in the 32 MiB single-core
 //! window, or, for a multicore library, eight images `<base>_cpu{i}.so`, image *i* in core
 //! *i*'s 2 MiB window — the same objects each time, only the window differs.
 //!
@@ -16,7 +16,7 @@ use q7_emulator::platform::map;
 
 use super::toolchain::{Tool, Toolchain};
 
-/// Images of a multicore library (seed 003: `NUM_CPUS = 8`).
+/// Images of a multicore library (examples/sdk/BUILD.md "Link": eight, one per core).
 pub const NUM_CPUS: u32 = 8;
 
 /// Flags of every link.

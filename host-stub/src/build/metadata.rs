@@ -1,4 +1,4 @@
-//! What a build leaves for its consumers: `ucode_lib.json` (seed 000, written through the
+//! What a build leaves for its consumers: `ucode_lib.json` (PLATFORM.md "`ucode_lib.json` and the library registry", written through the
 //! loader's registry) and `q7build.json` (ours: what `q7emu run` needs to load the images and
 //! marshal an op's arguments).
 //!

@@ -1,5 +1,5 @@
-//! `q7emu build`: a custom-op library from C++ sources, step by step as seed 003's `compile()`
-//! (examples/sdk/BUILD.md describes the flow and every output).
+//! `q7emu build`: a custom-op library from C++ sources, step by step (examples/sdk/BUILD.md
+//! "Steps" describes the flow and every output).
 //!
 //! 1. check the arguments: as many `--fn` as `--schema`, 1 to [`MAX_OPS`] ops, each function
 //!    name a C identifier of at most [`MAX_NAME_LEN`] characters, each schema parsing
@@ -31,7 +31,7 @@ use metadata::BuildInfo;
 use schema::{Schema, SchemaError};
 use toolchain::{run, Tool, ToolError, Toolchain};
 
-/// Longest function name (seed 003: the codegen's 32-character limit).
+/// Longest function name (examples/sdk/BUILD.md "Steps": 32 characters).
 pub const MAX_NAME_LEN: usize = 32;
 /// Most ops in one library (PLATFORM.md, "Dispatch keys").
 pub const MAX_OPS: usize = 10;
@@ -39,7 +39,7 @@ pub const MAX_OPS: usize = 10;
 pub const WRAPPER_FILE: &str = "wrapper.cpp";
 /// The helper archive's file name under `BUILD_DIR/sdk/`.
 pub const HELPERS_ARCHIVE: &str = "libq7helpers.a";
-/// The user cflag that skips strip and pack (seed 003 §7's gate).
+/// The user cflag that skips strip and pack (examples/sdk/BUILD.md "Steps").
 pub const DEBUG_FLAG: &str = "-g";
 
 /// What to build.
@@ -235,7 +235,7 @@ fn is_identifier(s: &str) -> bool {
         && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// The library's base name: `name` without its extension (seed 003: `splitext`).
+/// The library's base name: `name` without its extension (examples/sdk/BUILD.md "Steps").
 pub fn base_name(name: &str) -> Result<String, BuildError> {
     let base = match name.rfind('.') {
         Some(i) if i > 0 => &name[..i],

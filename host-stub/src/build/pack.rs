@@ -1,4 +1,4 @@
-//! The packager (seed 003 §7, done with GNU binutils): a linked device image `<base>.so`
+//! The packager (examples/sdk/BUILD.md "Strip and pack", done with GNU binutils): a linked device image `<base>.so`
 //! becomes the cleaned image `<base>.stripped.so` and the load-lib `<base>.packed.so`.
 //!
 //! 1. `strip` the image;
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use super::toolchain::{run, Tool, ToolError, Toolchain};
 
-/// Sections the packager always removes (seed 003 §7: the overlay path without symbol lookup).
+/// Sections the packager always removes (examples/sdk/BUILD.md "Strip and pack": the overlay path without symbol lookup).
 pub const REMOVED_SECTIONS: [&str; 10] = [
     ".xtensa.info",
     ".xt.lit",

@@ -12,7 +12,7 @@
 //! its own message: other types (`str`, `Tensor?`, lists, …), default values (`int k=3`: every
 //! argument comes from the invocation's descriptors, so a default could never apply),
 //! keyword-only markers (`*`), overload names, a repeated argument name, a return type other
-//! than one `Tensor` (the wrapper always returns one tensor, seed 001). An error names the
+//! than one `Tensor` (the wrapper always returns one tensor, examples/sdk/BUILD.md "The wrapper"). An error names the
 //! schema and the 1-based character position of the offending token.
 
 /// One argument kind: how a schema spells it, what the user's function takes, which

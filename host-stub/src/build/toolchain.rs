@@ -5,7 +5,7 @@
 //! The prefix is `--toolchain PREFIX`, else `$Q7_XTENSA_PREFIX`, else the set-up script's
 //! default `$HOME/.cache/xtensa-dc233c` — the same places the tests look. Every tool of
 //! [`Tool::ALL`] must be present before anything runs; the first missing one is named
-//! ("Could not find xtensa-elf-g++", seed 003's presence check). Tools run from argument lists,
+//! ("Could not find xtensa-elf-g++", examples/sdk/BUILD.md "Steps"). Tools run from argument lists,
 //! never through a shell.
 
 use std::path::{Path, PathBuf};

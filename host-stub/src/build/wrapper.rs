@@ -1,5 +1,5 @@
-//! The wrapper codegen (seeds 001/002/003, in the shape the SDK header `q7/customop_abi.h`
-//! fixes): the translation unit `wrapper.cpp` that binds the runtime's dispatch to the user's
+//! The wrapper codegen (examples/sdk/BUILD.md "The wrapper", in the shape the SDK header
+//! `q7/customop_abi.h` fixes): the translation unit `wrapper.cpp` that binds the runtime's dispatch to the user's
 //! plain C++ functions.
 //!
 //! Once per library: the SDK headers ([`HEADERS`]; `neuron/wrapper_api.h` defines `STACK_SIZE`,

@@ -31,7 +31,8 @@ pub const HBM_SCRATCH: (u64, u64) = (0, PINNED_WINDOWS as u64 * WINDOW_SIZE as u
 /// Size of one core's image window (seed: 2 MiB).
 pub const IMAGE_WINDOW_SIZE: u32 = 0x0020_0000;
 
-/// Per-core image window of core `prid` (seed 001/002/003): inside the pinned windows.
+/// Per-core image window of core `prid` (PLATFORM.md "Translate windows"): inside the pinned
+/// windows.
 pub const fn image_window(prid: u32) -> (u32, u32) {
     (XLATE.0 + prid * IMAGE_WINDOW_SIZE, IMAGE_WINDOW_SIZE)
 }

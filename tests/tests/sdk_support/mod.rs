@@ -18,8 +18,8 @@ pub fn programs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/sdk")
 }
 
-/// The flags every device translation unit is compiled with (the build driver's, seed 003 §3
-/// intent): C++14, size-optimised, flat PIC for the prelinker, freestanding, no exceptions or
+/// The flags every device translation unit is compiled with (the build driver's,
+/// examples/sdk/BUILD.md "Compile"): C++14, size-optimised, flat PIC for the prelinker, freestanding, no exceptions or
 /// RTTI, the SDK's own headers only, warnings as errors.
 pub const DEVICE_CXX_FLAGS: &[&str] = &[
     "-std=c++14",

@@ -4,7 +4,7 @@ use q7_host::build::pack::pack;
 use q7_host::build::toolchain::Toolchain;
 use q7_tests::build::{build_pic, Packaged};
 
-/// [`build_pic`], then packaged by q7emu's packager (seed 003 §7); `None` when the toolchain
+/// [`build_pic`], then packaged by q7emu's packager (examples/sdk/BUILD.md "Strip and pack"); `None` when the toolchain
 /// is absent (and not required).
 pub fn build_packed(name: &str, sources: &[(&str, &str)], flags: &[&str]) -> Option<Packaged> {
     let pic = build_pic(name, sources, flags)?;

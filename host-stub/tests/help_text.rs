@@ -1,0 +1,49 @@
+//! The command line's help cites nothing a user cannot open: no text of `q7emu --help` or of
+//! any subcommand's `--help` names the seed documents the platform facts come from (the
+//! repository restates them: PLATFORM.md, isa/ISA.md, examples/sdk/BUILD.md) or a path
+//! outside the repository.
+
+use std::process::Command;
+
+fn help(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_q7emu"))
+        .args(args)
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "q7emu {args:?} --help");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The subcommands `q7emu --help` lists.
+fn subcommands() -> Vec<String> {
+    help(&[])
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect()
+}
+
+#[test]
+fn no_help_text_cites_a_document_outside_the_repository() {
+    let subs = subcommands();
+    for expected in ["disasm", "run-elf", "run-packed", "build", "run", "inspect"] {
+        assert!(subs.iter().any(|s| s == expected), "{expected} in {subs:?}");
+    }
+    let mut texts = vec![("q7emu".to_string(), help(&[]))];
+    for sub in &subs {
+        texts.push((format!("q7emu {sub}"), help(&[sub])));
+    }
+    for (what, text) in texts {
+        let lower = text.to_lowercase();
+        for outside in ["seed", "../", "shared/"] {
+            assert!(
+                !lower.contains(outside),
+                "`{what} --help` cites {outside:?}:\n{text}"
+            );
+        }
+    }
+}
