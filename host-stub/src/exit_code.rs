@@ -115,21 +115,22 @@ pub const CODES: [Code; 9] = [
                   `assert`, `abort`); stderr holds the report",
     },
     Code {
-        kind: Kind::Runaway,
+        kind: Kind::Interrupted,
         first: 130,
         last: 130,
+        name: "interrupted",
+        commands: "`run-elf`, `run-packed`, `run`",
+        meaning: "Ctrl-C stopped the run (130 = 128 + SIGINT, as shells report an interrupted \
+                  command); stderr holds the report of where each core was (a second Ctrl-C \
+                  ends the process at once, with the same code)",
+    },
+    Code {
+        kind: Kind::Runaway,
+        first: 131,
+        last: 131,
         name: "runaway",
         commands: "`run-elf`, `run-packed`, `run`",
         meaning: "the cycle budget (`--max-cycles`) ran out; stderr holds the report",
-    },
-    Code {
-        kind: Kind::Interrupted,
-        first: 131,
-        last: 131,
-        name: "interrupted",
-        commands: "`run-elf`, `run-packed`, `run`",
-        meaning: "Ctrl-C stopped the run; stderr holds the report of where each core was \
-                  (a second Ctrl-C ends the process at once)",
     },
 ];
 
@@ -256,8 +257,8 @@ mod tests {
             Kind::BuildFailed,
             Kind::StatusDoesNotFit,
             Kind::Fault,
-            Kind::Runaway,
             Kind::Interrupted,
+            Kind::Runaway,
         ]
         .iter()
         .map(|&k| (k, Exit::of(k).code()))
@@ -271,8 +272,8 @@ mod tests {
                 (Kind::BuildFailed, 3),
                 (Kind::StatusDoesNotFit, 128),
                 (Kind::Fault, 129),
-                (Kind::Runaway, 130),
-                (Kind::Interrupted, 131),
+                (Kind::Interrupted, 130),
+                (Kind::Runaway, 131),
             ]
         );
         assert_eq!(STATUS_MAX, 127);

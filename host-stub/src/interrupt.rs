@@ -15,8 +15,9 @@ pub fn stop_request() -> StopRequest {
     STOP.get_or_init(StopRequest::new).clone()
 }
 
-/// Exit status of a process ended by a second Ctrl-C (128 + SIGINT, as shells report it).
-pub const SECOND_INTERRUPT_STATUS: i32 = 130;
+/// Exit status of a process ended by a second Ctrl-C: the interrupted run's code, 128 + SIGINT
+/// as shells report it (README.md "Exit codes").
+pub const SECOND_INTERRUPT_STATUS: i32 = crate::exit_code::Kind::Interrupted.row().first as i32;
 
 /// Routes Ctrl-C (SIGINT) to [`stop_request`]; a second Ctrl-C exits with
 /// [`SECOND_INTERRUPT_STATUS`].

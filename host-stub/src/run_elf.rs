@@ -232,8 +232,8 @@ mod tests {
         assert_eq!(code(&Stop::Exited(-1)), 128);
         assert_eq!(code(&fault(FaultKind::WaitForever)), 129);
         let runaway = fault(FaultKind::BudgetExhausted { max_cycles: 5 });
-        assert_eq!(code(&runaway), 130);
-        assert_eq!(code(&fault(FaultKind::Interrupted)), 131);
+        assert_eq!(code(&runaway), 131);
+        assert_eq!(code(&fault(FaultKind::Interrupted)), 130);
         let overflow = |then: Option<FaultKind>| {
             fault(FaultKind::StackOverflow {
                 sp: 0,
@@ -247,7 +247,7 @@ mod tests {
             code(&overflow(Some(FaultKind::BudgetExhausted {
                 max_cycles: 5
             }))),
-            130,
+            131,
             "a runaway with the stack overflowed is still a runaway"
         );
         assert_eq!(

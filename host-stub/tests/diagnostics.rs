@@ -110,7 +110,7 @@ fn a_fault_is_a_warning_naming_the_core_and_the_cause() {
     let o = vector_add(Some("warn"), &["--max-cycles", "1000"]);
     assert_eq!(
         o.status.code(),
-        Some(130),
+        Some(131),
         "runaway (README.md \"Exit codes\")"
     );
     let err = stderr(&o);

@@ -242,7 +242,7 @@ fn a_kernel_out_of_cycles_is_130() {
         "--max-cycles",
         "1000",
     ]);
-    let err = exits(&out, Kind::Runaway, 130);
+    let err = exits(&out, Kind::Runaway, 131);
     assert!(err.contains("cycle budget of 1000 exhausted"), "{err}");
     let out = q7emu(&[
         "run-packed",
@@ -252,7 +252,7 @@ fn a_kernel_out_of_cycles_is_130() {
         "10",
         &path("examples/kernels/minimal/minimal.so"),
     ]);
-    let err = exits(&out, Kind::Runaway, 130);
+    let err = exits(&out, Kind::Runaway, 131);
     assert!(
         err.contains("faulted while running start symbol")
             && err.contains("cycle budget of 10 exhausted"),

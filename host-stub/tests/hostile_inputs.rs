@@ -513,7 +513,7 @@ fn run_elf_exit_codes_tell_a_status_a_misfit_and_a_fault_apart() {
         .output()
         .unwrap();
     let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert_eq!(out.status.code(), Some(131), "runaway: {err}");
     assert!(err.contains("cycle budget of 1000 exhausted"), "{err}");
 }
 

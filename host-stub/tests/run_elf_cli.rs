@@ -73,7 +73,11 @@ fn a_runaway_program_stops_at_the_cycle_budget_with_a_report() {
         .arg(&prog.elf)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(130));
+    assert_eq!(
+        out.status.code(),
+        Some(131),
+        "runaway (README.md \"Exit codes\")"
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("cycle budget of 100000 exhausted"),

@@ -330,7 +330,7 @@ fn a_faulting_run_still_writes_a_valid_timeline_naming_the_fault() {
     let o = cmd.output().unwrap();
     assert_eq!(
         o.status.code(),
-        Some(130),
+        Some(131),
         "runaway (README.md \"Exit codes\")"
     );
     let doc = read(&path);

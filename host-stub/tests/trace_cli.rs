@@ -333,7 +333,7 @@ fn a_faulting_call_ends_its_trace_with_the_fault() {
     let o = cmd.output().unwrap();
     assert_eq!(
         o.status.code(),
-        Some(130),
+        Some(131),
         "runaway (README.md \"Exit codes\")"
     );
     let lines = jsonl(&out.join("core5.jsonl"));
