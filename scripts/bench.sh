@@ -66,7 +66,7 @@ for p in fib lcg array; do
     for _ in $(seq "$REPEAT"); do
       t0=$(now)
       set +e
-      ./target/release/q7emu run-elf --profile $profile --stats-json "$OUT/$p.json" "$OUT/$p.elf" >/dev/null 2>&1
+      ./target/release/q7emu run-elf --profile $profile --json-file "$OUT/$p.json" "$OUT/$p.elf" >/dev/null 2>&1
       rc=$?
       set -e
       s=$(echo "$(now) - $t0" | bc -l)

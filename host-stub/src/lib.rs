@@ -9,6 +9,7 @@
 //! | [`exit_code`] | the one table of exit codes (README.md "Exit codes") |
 //! | [`firmware`] | the device firmware model: load records, kernel tables, dispatch (PLATFORM.md "Host flow") |
 //! | [`inspect`] | `q7emu inspect`: what an image or a build holds |
+//! | [`json_output`] | `--json` / `--json-file FILE`, the one convention of machine-readable output, files written whole |
 //! | [`interrupt`] | Ctrl-C stopping every core |
 //! | [`nrtucode`] | the nrtucode-style host API: create, stage, load and unload sequences, destroy |
 //! | [`number`] | the one grammar of numeric flags |
@@ -28,6 +29,7 @@ pub mod exit_code;
 pub mod firmware;
 pub mod inspect;
 pub mod interrupt;
+pub mod json_output;
 pub mod nrtucode;
 pub mod number;
 pub mod progress;

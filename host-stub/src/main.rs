@@ -43,9 +43,10 @@ enum Command {
         /// Stop with a report after this many cycles (a runaway program never hangs).
         #[arg(long, default_value_t = q7_emulator::baremetal::DEFAULT_MAX_CYCLES, value_parser = parse_u64)]
         max_cycles: u64,
-        /// Also write instruction count, cycles and the stall breakdown as JSON to this file.
-        #[arg(long)]
-        stats_json: Option<PathBuf>,
+        /// Instruction count, cycles, the stall breakdown and any fault as JSON (the
+        /// program's own output has stdout, so only to a file).
+        #[command(flatten)]
+        report: q7_host::json_output::JsonFile,
         /// Most memory the program may touch, in MiB (counted in 64 KiB granules, its
         /// segments included); a store beyond it stops the run with a report.
         #[arg(long, default_value_t = q7_emulator::baremetal::DEFAULT_MEMORY_LIMIT >> 20, value_parser = parse_u64)]
@@ -86,9 +87,10 @@ enum Command {
         /// Cycle budget of each firmware call before the kernel counts as runaway.
         #[arg(long, default_value_t = q7_host::firmware::CALL_BUDGET, value_parser = parse_u64)]
         max_cycles: u64,
-        /// Also write the results as JSON to this file (and draw no progress line).
-        #[arg(long)]
-        json: Option<PathBuf>,
+        /// The results as JSON: `--json` on stdout instead of the text, `--json-file FILE`
+        /// besides it (and no progress line either way).
+        #[command(flatten)]
+        report: q7_host::json_output::JsonOutput,
         /// A timing profile (.json or .toml) laid over the default timing model.
         #[arg(long, value_name = "FILE")]
         timing: Option<PathBuf>,
@@ -105,9 +107,10 @@ enum Command {
     /// UCPL header and relocations of the prelinked image, the kernel table with its ops, and
     /// the build's q7build.json and ucode_lib.json.
     Inspect {
-        /// Print one JSON document instead of the text.
-        #[arg(long)]
-        json: bool,
+        /// What it holds as one JSON document: `--json` on stdout instead of the text,
+        /// `--json-file FILE` besides it.
+        #[command(flatten)]
+        report: q7_host::json_output::JsonOutput,
         /// Cycle budget of each start symbol run to fill the kernel table.
         #[arg(long, default_value_t = q7_host::firmware::CALL_BUDGET, value_parser = parse_u64)]
         max_cycles: u64,
@@ -219,7 +222,7 @@ fn run(cli: Cli) -> Result<Exit, Failure> {
         Command::RunElf {
             profile,
             max_cycles,
-            stats_json,
+            report,
             max_memory_mib,
             stack,
             timing,
@@ -230,7 +233,7 @@ fn run(cli: Cli) -> Result<Exit, Failure> {
                 stack: stack.unwrap_or(StackCheck::FromSymbols),
             };
             let timing = load_timing(timing.as_deref())?;
-            run_elf(profile, max_cycles, stats_json, bounds, timing, &file)
+            run_elf(profile, max_cycles, report.json_file, bounds, timing, &file)
         }
         Command::RunPacked {
             key,
@@ -240,7 +243,7 @@ fn run(cli: Cli) -> Result<Exit, Failure> {
             dispatches,
             threads,
             max_cycles,
-            json,
+            report,
             timing,
             file,
         } => {
@@ -258,9 +261,9 @@ fn run(cli: Cli) -> Result<Exit, Failure> {
                 threads,
                 call_budget: max_cycles,
                 timing: load_timing(timing.as_deref())?.model,
-                progress: json.is_none(),
+                progress: !report.any(),
             };
-            q7_host::run_packed::run_file(&file, &run, json.as_deref())
+            q7_host::run_packed::run_file(&file, &run, &report)
                 .map_err(|e| Failure::new(e.exit(), e))?;
             Ok(Exit::SUCCESS)
         }
@@ -268,16 +271,33 @@ fn run(cli: Cli) -> Result<Exit, Failure> {
             .map(|()| Exit::SUCCESS)
             .map_err(|e| Failure::new(e.exit(), e)),
         Command::Inspect {
-            json,
+            report: out,
             max_cycles,
             input,
         } => {
             let options = q7_host::inspect::Options {
                 call_budget: max_cycles,
             };
+            let file = out
+                .json_file
+                .as_deref()
+                .map(q7_host::json_output::AtomicFile::create)
+                .transpose()
+                .map_err(Failure::input)?;
             let report = q7_host::inspect::inspect(&input, &options)
                 .map_err(|e| Failure::new(e.exit(), e))?;
-            print!("{}", if json { report.json() } else { report.text() });
+            if let Some(file) = file {
+                file.write_all_and_commit(report.json().as_bytes())
+                    .map_err(Failure::input)?;
+            }
+            print!(
+                "{}",
+                if out.json {
+                    report.json()
+                } else {
+                    report.text()
+                }
+            );
             Ok(Exit::SUCCESS)
         }
         Command::Run(args) => {
@@ -299,7 +319,7 @@ fn load_timing(path: Option<&std::path::Path>) -> Result<Profile, Failure> {
 fn run_elf(
     profile: &'static CoreConfig,
     max_cycles: u64,
-    stats_json: Option<PathBuf>,
+    json_file: Option<PathBuf>,
     bounds: Bounds,
     timing: Profile,
     file: &std::path::Path,
@@ -312,6 +332,12 @@ fn run_elf(
         q7_loader::ElfFile::parse(&data).map_err(|e| Failure::input(format!("{name}: {e}")))?;
     let mut core = q7_host::run_elf::prepare_bounded(&elf, profile, bounds)
         .map_err(|e| Failure::input(format!("{name}: {e}")))?;
+    // A report file that cannot be written is refused before the run, not after it.
+    let json_file = json_file
+        .as_deref()
+        .map(q7_host::json_output::AtomicFile::create)
+        .transpose()
+        .map_err(Failure::input)?;
     core.timing = timing.model.clone();
     let start = std::time::Instant::now();
     let stop = q7_host::run_elf::run(&mut core, max_cycles);
@@ -337,7 +363,7 @@ fn run_elf(
             (None, Some(r.as_ref()))
         }
     };
-    if let Some(path) = stats_json {
+    if let Some(json_file) = json_file {
         let j = q7_host::run_elf::RunStats {
             profile: profile.name,
             instructions: s.instructions,
@@ -348,8 +374,9 @@ fn run_elf(
             fault,
         };
         let text = serde_json::to_string_pretty(&j).map_err(Failure::input)?;
-        std::fs::write(&path, text + "\n")
-            .map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+        json_file
+            .write_all_and_commit((text + "\n").as_bytes())
+            .map_err(Failure::input)?;
     }
     let ending = q7_host::run_elf::Ending::of(&stop);
     if let Some(note) = ending.note() {

@@ -42,7 +42,7 @@ pub enum RunError {
     Setup(#[from] q7_emulator::baremetal::SetupError),
 }
 
-/// Statistics as written by `--stats-json`.
+/// Statistics as written by `--json-file` (README.md "Machine-readable output").
 #[derive(Debug, Serialize)]
 pub struct RunStats<'a> {
     /// Core profile.

@@ -16,6 +16,7 @@ use serde::Serialize;
 
 use crate::exit_code::{Exit, Kind};
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
+use crate::json_output::{AtomicFile, JsonOutput};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
 use crate::progress::{self, Watch};
 use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
@@ -228,8 +229,8 @@ impl<W: Write> JsonReport<W> {
             })
     }
 
-    /// Ends the document, recording `error` when the run failed, and flushes it.
-    pub fn finish(mut self, error: Option<&str>) -> Result<(), ReportError> {
+    /// Ends the document, recording `error` when the run failed, and flushes it; the writer.
+    pub fn finish(mut self, error: Option<&str>) -> Result<W, ReportError> {
         let error = error.map(|e| serde_json::to_string(e).expect("a string serialises"));
         let tail = match (self.written, error) {
             (None, None) => "{}\n".to_string(),
@@ -237,7 +238,8 @@ impl<W: Write> JsonReport<W> {
             (Some(_), None) => "\n  ]\n}\n".to_string(),
             (Some(_), Some(e)) => format!("\n  ],\n  \"error\": {e}\n}}\n"),
         };
-        self.write(&tail)
+        self.write(&tail)?;
+        Ok(self.out)
     }
 }
 
@@ -390,12 +392,14 @@ impl RunFileError {
     }
 }
 
-/// `q7emu run-packed`: reads the packed library at `path` (within the packed-library bound),
-/// runs it, prints the text report to stdout as dispatches complete and, with `json`, streams
-/// the JSON report to that file (closed with the error when the run fails).
-pub fn run_file(path: &Path, run: &RunPacked, json: Option<&Path>) -> Result<(), RunFileError> {
+/// `q7emu run-packed`: reads the packed library at `path` (within the packed-library bound)
+/// and runs it. The report (README.md "Machine-readable output"): the text on stdout as
+/// dispatches complete; with `--json` the JSON document streamed on stdout instead; with
+/// `--json-file FILE` the text and the document written to FILE whole, replacing it only once
+/// complete. The document is closed with the error when the run fails, so it is valid JSON
+/// either way.
+pub fn run_file(path: &Path, run: &RunPacked, out: &JsonOutput) -> Result<(), RunFileError> {
     let packed = input::read_file(path, InputKind::PackedLibrary)?;
-    let text = TextReport::new(std::io::stdout().lock(), "stdout");
     let file = path.display().to_string();
     let failed = |source| match source {
         RunPackedError::Report(e) => RunFileError::Report(e),
@@ -404,18 +408,30 @@ pub fn run_file(path: &Path, run: &RunPacked, json: Option<&Path>) -> Result<(),
             source,
         },
     };
-    let Some(json) = json else {
+    if out.json {
+        let mut report = JsonReport::new(std::io::stdout().lock(), "stdout");
+        let result = run_packed(&packed, run, &mut report);
+        let message = result.as_ref().err().map(|e| e.to_string());
+        drop(report.finish(message.as_deref())?);
+        return result.map_err(failed);
+    }
+    let text = TextReport::new(std::io::stdout().lock(), "stdout");
+    let Some(json) = &out.json_file else {
         return run_packed(&packed, run, &mut { text }).map_err(failed);
     };
     let to = json.display().to_string();
-    let out = std::fs::File::create(json).map_err(|source| ReportError {
+    let report_error = |e: crate::json_output::WriteError| ReportError {
         to: to.clone(),
-        source,
-    })?;
-    let mut reports = (text, JsonReport::new(std::io::BufWriter::new(out), &to));
+        source: e.source,
+    };
+    let mut reports = (
+        text,
+        JsonReport::new(AtomicFile::create(json).map_err(report_error)?, &to),
+    );
     let result = run_packed(&packed, run, &mut reports);
     let message = result.as_ref().err().map(|e| e.to_string());
-    reports.1.finish(message.as_deref())?;
+    let file = reports.1.finish(message.as_deref())?;
+    file.commit().map_err(report_error)?;
     result.map_err(failed)
 }
 

@@ -5,8 +5,10 @@
 
 mod support;
 
+use support::q7emu;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use q7_emulator::platform::{map, Cluster, ClusterConfig};
 use q7_host::build::metadata::BuildInfo;
@@ -21,10 +23,6 @@ const SCALE_FNS: [(&str, &str); 2] = [
     ("scale", "scale(Tensor t, int k) -> Tensor"),
     ("offset", "offset(Tensor t, Scalar s) -> Tensor"),
 ];
-
-fn q7emu() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_q7emu"))
-}
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()

@@ -18,8 +18,10 @@
 
 mod support;
 
+use support::q7emu;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::OnceLock;
 
 use q7_host::firmware::CALL_BUDGET;
@@ -53,10 +55,6 @@ fn kernels() -> PathBuf {
 
 fn updating() -> bool {
     std::env::var_os("Q7_UPDATE_EXAMPLES").is_some_and(|v| !v.is_empty() && v != "0")
-}
-
-fn q7emu() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_q7emu"))
 }
 
 /// The stdout of a command that must succeed (its stderr shown otherwise).

@@ -6,8 +6,9 @@
 
 mod support;
 
+use support::q7emu;
+
 use std::path::Path;
-use std::process::Command;
 
 use q7_tests::TempDir;
 
@@ -40,10 +41,6 @@ fn frame(stderr: &str, n: usize) -> &str {
         .skip_while(|l| !l.starts_with("symbolised backtrace"))
         .find(|l| l.starts_with(&prefix))
         .unwrap_or_else(|| panic!("no symbolised frame #{n} in:\n{stderr}"))
-}
-
-fn q7emu() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_q7emu"))
 }
 
 /// Builds the kernel into `dir/out` with `extra` flags, runs it; the run's stderr.

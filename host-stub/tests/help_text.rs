@@ -3,14 +3,12 @@
 //! repository restates them: PLATFORM.md, isa/ISA.md, examples/sdk/BUILD.md) or a path
 //! outside the repository.
 
-use std::process::Command;
+mod support;
+
+use support::q7emu;
 
 fn help(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_q7emu"))
-        .args(args)
-        .arg("--help")
-        .output()
-        .unwrap();
+    let out = q7emu().args(args).arg("--help").output().unwrap();
     assert!(out.status.success(), "q7emu {args:?} --help");
     String::from_utf8(out.stdout).unwrap()
 }

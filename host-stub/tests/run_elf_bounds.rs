@@ -6,8 +6,10 @@
 
 mod support;
 
+use support::q7emu;
+
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::Duration;
 
 use q7_host::exit_code::{Exit, Kind};
@@ -17,10 +19,6 @@ fn code(kind: Kind) -> Option<i32> {
     Some(i32::from(Exit::of(kind).code()))
 }
 use q7_tests::build::{build_sim, Program};
-
-fn q7emu() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_q7emu"))
-}
 
 fn run_elf(program: &Program, flags: &[&str]) -> Output {
     q7emu()
@@ -189,7 +187,7 @@ fn semihosting_output_is_charged_one_cycle_per_byte_and_cut_at_the_budget() {
     };
     let json = p.dir.join("stats.json");
     let json_flag = json.to_str().unwrap();
-    let out = run_elf(&p, &["--stats-json", json_flag]);
+    let out = run_elf(&p, &["--json-file", json_flag]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let s = stats(&json);
     // Every byte on stdout (the text and the runtime's checksum line) cost one cycle
@@ -199,7 +197,7 @@ fn semihosting_output_is_charged_one_cycle_per_byte_and_cut_at_the_budget() {
     assert!(written > 100_000, "{written}");
     assert_eq!(s["stats"]["stalls"]["host_io"], written);
     // With 20000 cycles the write is cut where the budget ends, and the run is a runaway.
-    let out = run_elf(&p, &["--stats-json", json_flag, "--max-cycles", "20000"]);
+    let out = run_elf(&p, &["--json-file", json_flag, "--max-cycles", "20000"]);
     assert_eq!(out.status.code(), code(Kind::Runaway), "{}", stderr(&out));
     let s = stats(&json);
     let written = out.stdout.len() as u64;

@@ -1,8 +1,10 @@
 //! `q7emu run-elf`: semihosting output on stdout, the program's exit code as the process exit
-//! code, counters on stderr and in `--stats-json`, and a report (not a panic or hang) for a
+//! code, counters on stderr and in `--json-file`, and a report (not a panic or hang) for a
 //! runaway program or a bad file.
 
-use std::process::Command;
+mod support;
+
+use support::q7emu;
 
 use q7_tests::build::build_sim;
 use q7_tests::TempDir;
@@ -14,10 +16,6 @@ int main(void) { xt_write(1, "hello from q7\n", 14); return 42; }
 
 const SPIN: &str = "int main(void) { for (;;) ; }";
 
-fn q7emu() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_q7emu"))
-}
-
 #[test]
 fn runs_a_program_to_its_exit_code_with_stats() {
     let Some(prog) = build_sim("hello", &[("hello.c", HELLO)], &[]) else {
@@ -27,7 +25,7 @@ fn runs_a_program_to_its_exit_code_with_stats() {
     let json = dir.join("stats.json");
     for profile in ["ncore2gp", "dc233c"] {
         let out = q7emu()
-            .args(["run-elf", "--profile", profile, "--stats-json"])
+            .args(["run-elf", "--profile", profile, "--json-file"])
             .arg(&json)
             .arg(&prog.elf)
             .output()

@@ -4,7 +4,7 @@
 
 mod support;
 
-use std::process::Command;
+use support::q7emu;
 
 use q7_tests::TempDir;
 
@@ -12,10 +12,6 @@ const IMAGE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../examples/kernels/minimal/minimal.so"
 );
-
-fn q7emu() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_q7emu"))
-}
 
 /// The stdout of a run that must succeed (its stderr shown otherwise).
 fn success(out: std::process::Output) -> String {
@@ -56,7 +52,7 @@ fn eight_cores_answer_per_core_over_repeated_dispatches() {
         "10",
         "--dispatches",
         "2",
-        "--json",
+        "--json-file",
         &json_arg,
     ]);
     let mut lines = text.lines();

@@ -5,6 +5,10 @@
 //! JSON and TOML for `run`, `run-packed` and `run-elf`; and the progress line, drawn on a
 //! terminal only.
 
+mod support;
+
+use support::q7emu;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -15,10 +19,6 @@ use q7_tests::TempDir;
 use serde_json::Value;
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-
-fn q7emu() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_q7emu"))
-}
 
 /// The committed 8-core ReLU on its committed input, as the README's main job runs it.
 fn relu_multicore() -> Vec<String> {
@@ -534,7 +534,7 @@ fn run_packed_takes_a_profile_too() {
             "0x185",
             "--arg",
             "10",
-            "--json",
+            "--json-file",
             &json.display().to_string(),
         ]);
         if let Some(t) = timing {
@@ -588,7 +588,7 @@ fn run_elf_takes_a_profile_too() {
     let stats = |timing: Option<&str>| -> Value {
         let json = dir.join("s.json");
         let mut cmd = q7emu();
-        cmd.arg("run-elf").arg("--stats-json").arg(&json);
+        cmd.arg("run-elf").arg("--json-file").arg(&json);
         if let Some(t) = timing {
             cmd.args(["--timing", t]);
         }

@@ -11,6 +11,8 @@
 
 mod support;
 
+use support::q7emu;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -23,12 +25,6 @@ const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 fn example(name: &str) -> PathBuf {
     Path::new(ROOT).join("examples/kernels").join(name)
-}
-
-fn q7emu() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7emu"));
-    cmd.env_remove("RUST_LOG");
-    cmd
 }
 
 fn ok(mut cmd: Command) -> Output {

@@ -32,8 +32,25 @@ pub fn toolchain_prefix() -> PathBuf {
 /// that need it instead of skipping them.
 pub const REQUIRE_TOOLCHAIN_ENV: &str = "Q7_REQUIRE_TOOLCHAIN";
 
-/// Path of `xtensa-elf-<tool>` when installed. When it is missing: fails the test if
-/// [`REQUIRE_TOOLCHAIN_ENV`] is set (CI), else prints a notice and returns `None` (skip).
+/// Whether [`REQUIRE_TOOLCHAIN_ENV`] is set to anything but empty or `0`.
+pub fn toolchain_required() -> bool {
+    std::env::var_os(REQUIRE_TOOLCHAIN_ENV).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The one skip-or-fail rule of the tests that need a tool: `missing` (what is not there) fails
+/// the test when [`toolchain_required`] (CI), else a notice says what is skipped and how to get
+/// it (`remedy`).
+pub fn missing_tool(missing: &str, remedy: &str) {
+    assert!(
+        !toolchain_required(),
+        "{REQUIRE_TOOLCHAIN_ENV} is set but {missing}: {remedy}"
+    );
+    eprintln!(
+        "NOTICE: skipping: {missing} ({remedy}; set {REQUIRE_TOOLCHAIN_ENV}=1 to make this a failure)"
+    );
+}
+
+/// Path of `xtensa-elf-<tool>` when installed. When it is missing: [`missing_tool`], `None`.
 pub fn tool(name: &str) -> Option<PathBuf> {
     let p = toolchain_prefix()
         .join("bin")
@@ -41,16 +58,9 @@ pub fn tool(name: &str) -> Option<PathBuf> {
     if p.is_file() {
         return Some(p);
     }
-    let required =
-        std::env::var_os(REQUIRE_TOOLCHAIN_ENV).is_some_and(|v| !v.is_empty() && v != "0");
-    assert!(
-        !required,
-        "{REQUIRE_TOOLCHAIN_ENV} is set but {} is missing: run scripts/setup-toolchain.sh",
-        p.display()
-    );
-    eprintln!(
-        "NOTICE: skipping: {} not found (run scripts/setup-toolchain.sh; set {REQUIRE_TOOLCHAIN_ENV}=1 to make this a failure)",
-        p.display()
+    missing_tool(
+        &format!("{} is missing", p.display()),
+        "run scripts/setup-toolchain.sh",
     );
     None
 }
@@ -143,22 +153,16 @@ pub fn qemu_system_sim() -> Command {
     cmd
 }
 
-/// Whether `qemu-system-xtensa` runs. When it does not: fails the test if
-/// `Q7_REQUIRE_TOOLCHAIN` is set, else prints a notice and returns false (skip).
+/// Whether `qemu-system-xtensa` runs. When it does not: [`missing_tool`], false.
 pub fn qemu_available() -> bool {
     let ok = Command::new("qemu-system-xtensa")
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        let required =
-            std::env::var_os(REQUIRE_TOOLCHAIN_ENV).is_some_and(|v| !v.is_empty() && v != "0");
-        assert!(
-            !required,
-            "{REQUIRE_TOOLCHAIN_ENV} is set but qemu-system-xtensa is missing"
-        );
-        eprintln!(
-            "NOTICE: skipping: qemu-system-xtensa not found (run scripts/setup-toolchain.sh)"
+        missing_tool(
+            "qemu-system-xtensa does not run",
+            "run scripts/setup-toolchain.sh",
         );
     }
     ok

@@ -11,7 +11,7 @@ use crate::trace::{ObserveSpec, PcSelect, Summary, TraceSpec};
 
 /// `q7emu run BUILD_DIR --op NAME --input FILE.npy... [--scalar V]... [--output FILE.npy]
 /// [--out-shape D0,D1,...] [--out-dtype DTYPE] [--threads N] [--max-cycles N]
-/// [--timing FILE] [--json]
+/// [--timing FILE] [--json | --json-file FILE]
 /// [--trace-dir DIR [--trace-cores N,...] [--trace-pc LO..HI | --trace-fn NAME]
 /// [--trace-cycles A..B]] [--timeline FILE.json]`
 #[derive(Debug, clap::Args)]
@@ -48,10 +48,10 @@ pub struct RunArgs {
     /// A timing profile (.json or .toml) laid over the default timing model.
     #[arg(long, value_name = "FILE")]
     pub timing: Option<PathBuf>,
-    /// Print the run report as JSON on stdout instead of the summary (and draw no progress
-    /// line).
-    #[arg(long)]
-    pub json: bool,
+    /// The run report as JSON: `--json` on stdout instead of the summary, `--json-file FILE`
+    /// besides it (README.md "Machine-readable output").
+    #[command(flatten)]
+    pub report: crate::json_output::JsonOutput,
     /// Write an instruction trace of each core into this directory: core0.trace, core1.trace,
     /// ... (text) and core0.jsonl, ... (JSON lines), host-stub/TRACE.md.
     #[arg(long, value_name = "DIR")]
@@ -141,13 +141,16 @@ pub enum RunCliError {
     /// The timing profile.
     #[error(transparent)]
     Timing(#[from] ProfileError),
+    /// The `--json-file` report.
+    #[error(transparent)]
+    Json(#[from] crate::json_output::WriteError),
 }
 
 impl RunCliError {
     /// The exit code it ends `q7emu run` with ([`crate::exit_code`]).
     pub fn exit(&self) -> crate::exit_code::Exit {
         match self {
-            RunCliError::Npy(_) | RunCliError::Timing(_) => {
+            RunCliError::Npy(_) | RunCliError::Timing(_) | RunCliError::Json(_) => {
                 crate::exit_code::Exit::of(crate::exit_code::Kind::BadInput)
             }
             RunCliError::Run(e) => e.exit(),
@@ -169,6 +172,13 @@ pub fn main(a: RunArgs) -> Result<(String, String), RunCliError> {
         .iter()
         .map(|p| npy::read(p))
         .collect::<Result<Vec<_>, _>>()?;
+    // A report file that cannot be written is refused before the run, not after it.
+    let json_file = a
+        .report
+        .json_file
+        .as_deref()
+        .map(crate::json_output::AtomicFile::create)
+        .transpose()?;
     let (result, summary) = run_observed(
         &lib,
         &OpRequest {
@@ -180,17 +190,18 @@ pub fn main(a: RunArgs) -> Result<(String, String), RunCliError> {
             threads: a.threads,
             call_budget: a.max_cycles,
             timing,
-            progress: !a.json,
+            progress: !a.report.any(),
         },
         &spec,
     )?;
     if let Some(path) = &a.output {
         npy::write(path, &result.output)?;
     }
-    let text = if a.json {
-        serde_json::to_string_pretty(&result.json()).expect("JSON values serialize") + "\n"
-    } else {
-        result.text()
-    };
+    let json =
+        || serde_json::to_string_pretty(&result.json()).expect("JSON values serialize") + "\n";
+    if let Some(file) = json_file {
+        file.write_all_and_commit(json().as_bytes())?;
+    }
+    let text = if a.report.json { json() } else { result.text() };
     Ok((text, notes(&summary)))
 }

@@ -9,6 +9,14 @@ use std::time::Duration;
 
 use q7_tests::TempDir;
 
+/// The `q7emu` binary of this build, as a command with no `RUST_LOG` of the caller's (a test
+/// that wants diagnostics sets it).
+pub fn q7emu() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7emu"));
+    cmd.env_remove("RUST_LOG");
+    cmd
+}
+
 /// A toolchain prefix whose `bin` holds an empty file for every tool but `missing`.
 pub fn fake_toolchain(dir: &TempDir, missing: Option<&str>) -> PathBuf {
     let prefix = dir.join("toolchain");
