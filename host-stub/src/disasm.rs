@@ -361,3 +361,30 @@ fn symbolic_text(
     }
     s
 }
+
+// ---------------------------------------------------------------------------------------------
+// The command line.
+
+/// `q7emu disasm [--profile P] [-z] FILE`.
+#[derive(Debug, clap::Args)]
+pub struct DisasmArgs {
+    /// Core profile whose instruction set decodes the file.
+    #[arg(long, default_value = q7_isa::NCORE2GP.name, value_parser = crate::command::profile_parser())]
+    pub profile: &'static CoreConfig,
+    /// Print runs of zero bytes instead of collapsing them to `...` (objdump's -z).
+    #[arg(short = 'z', long)]
+    pub disassemble_zeroes: bool,
+    /// The ELF file.
+    pub file: std::path::PathBuf,
+}
+
+/// Runs `q7emu disasm`: the listing on stdout, as it is produced.
+pub fn run(args: DisasmArgs) -> Result<crate::exit_code::Exit, crate::command::Failure> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let options = Options {
+        zeroes: args.disassemble_zeroes,
+    };
+    disassemble_file(&args.file, args.profile, options, &mut out)
+        .map_err(crate::command::Failure::input)?;
+    Ok(crate::exit_code::Exit::SUCCESS)
+}

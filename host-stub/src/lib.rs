@@ -4,6 +4,7 @@
 //!
 //! | module | what |
 //! |---|---|
+//! | [`command`] | the shape of every subcommand (`Args` and `run`), how a failure is reported |
 //! | [`build`] | `q7emu build`: C++ kernels to packed images, `ucode_lib.json`, `q7build.json` (examples/sdk/BUILD.md) |
 //! | [`disasm`] | `q7emu disasm`: objdump-style disassembly of ELF32-Xtensa files |
 //! | [`exit_code`] | the one table of exit codes (README.md "Exit codes") |
@@ -24,6 +25,7 @@
 //! | [`trace`] | instruction traces and timelines of a run (host-stub/TRACE.md) |
 
 pub mod build;
+pub mod command;
 pub mod disasm;
 pub mod exit_code;
 pub mod firmware;

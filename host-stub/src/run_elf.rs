@@ -128,7 +128,7 @@ pub enum StackCheck {
 pub struct Bounds {
     /// Most bytes of bare-metal memory stores may touch (loaded segments included).
     pub memory_limit: u64,
-    /// The stack region a1 must stay in.
+    /// The stack region the stack pointer must stay in.
     pub stack: StackCheck,
 }
 
@@ -196,8 +196,125 @@ pub fn prepare_bounded(
 }
 
 /// Runs a prepared core; returns how it stopped.
-pub fn run(core: &mut Core<FlatMemory>, max_cycles: u64) -> Stop {
+pub fn run_core(core: &mut Core<FlatMemory>, max_cycles: u64) -> Stop {
     core.run(max_cycles, &mut NoTrace)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command line.
+
+/// `q7emu run-elf [--profile P] [--max-cycles N] [--json-file FILE] [--max-memory-mib N]
+/// [--stack LO..HI|none] [--timing FILE] PROG.elf`.
+#[derive(Debug, clap::Args)]
+pub struct RunElfArgs {
+    /// Core profile.
+    #[arg(long, default_value = q7_isa::NCORE2GP.name, value_parser = crate::command::profile_parser())]
+    pub profile: &'static CoreConfig,
+    /// Stop with a report after this many cycles (a runaway program never hangs).
+    #[arg(long, default_value_t = baremetal::DEFAULT_MAX_CYCLES, value_parser = crate::number::parse_u64)]
+    pub max_cycles: u64,
+    /// Instruction count, cycles, the stall breakdown and any fault as JSON (the program's
+    /// own output has stdout, so only to a file).
+    #[command(flatten)]
+    pub report: crate::json_output::JsonFile,
+    /// Most memory the program may touch, in MiB (counted in 64 KiB granules, its segments
+    /// included); a store beyond it stops the run with a report.
+    #[arg(long, default_value_t = baremetal::DEFAULT_MEMORY_LIMIT >> 20, value_parser = crate::number::parse_u64)]
+    pub max_memory_mib: u64,
+    /// The stack region LO..HI that the stack pointer must stay in, or `none`; by default the
+    /// image's `_stack_top`/`__stack` and `_end`/`end` symbols give it (no check without them).
+    #[arg(long, value_parser = parse_stack)]
+    pub stack: Option<StackCheck>,
+    /// A timing profile (.json or .toml) laid over the default timing model.
+    #[arg(long, value_name = "FILE")]
+    pub timing: Option<std::path::PathBuf>,
+    /// The ELF executable.
+    pub file: std::path::PathBuf,
+}
+
+/// `--stack`: `none` or `LO..HI`.
+fn parse_stack(s: &str) -> Result<StackCheck, String> {
+    if s == "none" {
+        return Ok(StackCheck::Off);
+    }
+    let (bottom, top) = crate::number::parse_range(s)?;
+    Ok(StackCheck::Region(StackRegion { bottom, top }))
+}
+
+/// Runs `q7emu run-elf`: the program's output on stdout and stderr, then q7emu's counters, the
+/// timing model and any fault report on stderr; the exit code tells how the run ended
+/// ([`Ending`]).
+pub fn run(args: RunElfArgs) -> Result<Exit, crate::command::Failure> {
+    use crate::command::Failure;
+    let bounds = Bounds {
+        memory_limit: args.max_memory_mib.saturating_mul(1 << 20),
+        stack: args.stack.unwrap_or(StackCheck::FromSymbols),
+    };
+    let timing = crate::command::load_timing(args.timing.as_deref())?;
+    let (profile, max_cycles, json_file, file) = (
+        args.profile,
+        args.max_cycles,
+        args.report.json_file,
+        &args.file,
+    );
+    let name = file.display();
+    let data = q7_loader::input::read_file(file, q7_loader::input::InputKind::ElfImage)
+        .map_err(Failure::input)?;
+    let elf =
+        q7_loader::ElfFile::parse(&data).map_err(|e| Failure::input(format!("{name}: {e}")))?;
+    let mut core = prepare_bounded(&elf, profile, bounds)
+        .map_err(|e| Failure::input(format!("{name}: {e}")))?;
+    // A report file that cannot be written is refused before the run, not after it.
+    let json_file = json_file
+        .as_deref()
+        .map(crate::json_output::AtomicFile::create)
+        .transpose()
+        .map_err(Failure::input)?;
+    core.timing = timing.model.clone();
+    let start = std::time::Instant::now();
+    let stop = run_core(&mut core, max_cycles);
+    let secs = start.elapsed().as_secs_f64();
+    let s = &core.stats;
+    eprintln!(
+        "q7emu: {s} in {secs:.3} s ({:.1} MIPS)",
+        s.instructions as f64 / secs.max(1e-9) / 1e6
+    );
+    eprintln!("q7emu: {}", core.timing);
+    if timing.source.is_some() {
+        eprintln!("q7emu: {}", timing.summary());
+    }
+    let (code, fault) = match &stop {
+        Stop::Exited(c) => (Some(*c), None),
+        Stop::Fault(r) => {
+            eprint!("q7emu: {r}");
+            let symbols = crate::symbolize::Symbols::from_elf(&data);
+            let symbolised = symbols.report_backtrace(r, "from the ELF");
+            if !symbolised.is_empty() {
+                eprintln!("{}", symbolised.trim_start());
+            }
+            (None, Some(r.as_ref()))
+        }
+    };
+    if let Some(json_file) = json_file {
+        let j = RunStats {
+            profile: profile.name,
+            instructions: s.instructions,
+            cycles: s.cycles,
+            exit_code: code,
+            stats: s,
+            timing: &core.timing,
+            fault,
+        };
+        let text = serde_json::to_string_pretty(&j).map_err(Failure::input)?;
+        json_file
+            .write_all_and_commit((text + "\n").as_bytes())
+            .map_err(Failure::input)?;
+    }
+    let ending = Ending::of(&stop);
+    if let Some(note) = ending.note() {
+        eprintln!("q7emu: {note}");
+    }
+    Ok(ending.exit())
 }
 
 #[cfg(test)]

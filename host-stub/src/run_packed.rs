@@ -435,6 +435,71 @@ pub fn run_file(path: &Path, run: &RunPacked, out: &JsonOutput) -> Result<(), Ru
     result.map_err(failed)
 }
 
+// ---------------------------------------------------------------------------------------------
+// The command line.
+
+/// `q7emu run-packed [--cores 8|1] --key KEY [--arg W0,W1,...]... [--sub-opcode N]
+/// [--dispatches N] [--threads N] [--max-cycles N] [--json | --json-file FILE] [--timing FILE]
+/// LIB.so`.
+#[derive(Debug, clap::Args)]
+pub struct RunPackedArgs {
+    /// Kernel key: spec << 8 | opcode, e.g. 0x185.
+    #[arg(long, value_parser = crate::number::parse_u32)]
+    pub key: u32,
+    /// One ARG_TENSOR descriptor given by its leading 32-bit words, comma-separated
+    /// (repeat for more arguments), e.g. --arg 10 or --arg 0x1000,64.
+    #[arg(long = "arg", value_parser = crate::number::parse_words)]
+    pub args: Vec<Vec<u32>>,
+    /// 8: one instance per core in its 2 MiB window; 1: core 0 in the 32 MiB window.
+    #[arg(long, default_value_t = 8, value_parser = crate::number::parse_u32)]
+    pub cores: u32,
+    /// Sub-opcode of the invocation.
+    #[arg(long, default_value_t = 0, value_parser = crate::number::parse_u32)]
+    pub sub_opcode: u32,
+    /// Dispatch this many times (library state persists between dispatches).
+    #[arg(long, default_value_t = 1, value_parser = crate::number::parse_u32)]
+    pub dispatches: u32,
+    /// Host threads running the cores, at least 1 (results are identical for any count unless
+    /// the cores communicate through HBM within a dispatch).
+    #[arg(long, default_value_t = crate::run_op::DEFAULT_THREADS, value_parser = crate::number::parse_threads)]
+    pub threads: usize,
+    /// Cycle budget of each firmware call before the kernel counts as runaway.
+    #[arg(long, default_value_t = crate::firmware::CALL_BUDGET, value_parser = crate::number::parse_u64)]
+    pub max_cycles: u64,
+    /// The results as JSON: `--json` on stdout instead of the text, `--json-file FILE`
+    /// besides it (and no progress line either way).
+    #[command(flatten)]
+    pub report: JsonOutput,
+    /// A timing profile (.json or .toml) laid over the default timing model.
+    #[arg(long, value_name = "FILE")]
+    pub timing: Option<std::path::PathBuf>,
+    /// The packed library (`.so` made by the packager, with `lib_func`).
+    pub file: std::path::PathBuf,
+}
+
+/// Runs `q7emu run-packed` ([`run_file`]).
+pub fn run(a: RunPackedArgs) -> Result<Exit, crate::command::Failure> {
+    let stem = a
+        .file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "library".to_string());
+    let run = RunPacked {
+        name: stem,
+        cores: a.cores,
+        key: a.key,
+        sub_opcode: a.sub_opcode,
+        args: a.args,
+        dispatches: a.dispatches,
+        threads: a.threads,
+        call_budget: a.max_cycles,
+        timing: crate::command::load_timing(a.timing.as_deref())?.model,
+        progress: !a.report.any(),
+    };
+    run_file(&a.file, &run, &a.report).map_err(|e| crate::command::Failure::new(e.exit(), e))?;
+    Ok(Exit::SUCCESS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,12 +63,19 @@ impl From<BuildArgs> for Options {
     }
 }
 
-/// Runs `q7emu build`: builds, then prints one line per image written.
-pub fn run(args: BuildArgs) -> Result<(), BuildError> {
+/// Builds, then prints one line per image written.
+pub fn build_and_list(args: BuildArgs) -> Result<(), BuildError> {
     let opts = Options::from(args);
     let info = build(&opts)?;
     for image in &info.images {
         println!("{}", opts.build_dir.join(image).display());
     }
     Ok(())
+}
+
+/// Runs `q7emu build` ([`build_and_list`]); a failed step exits with the build-failed code, bad input
+/// with the bad-input one.
+pub fn run(args: BuildArgs) -> Result<crate::exit_code::Exit, crate::command::Failure> {
+    build_and_list(args).map_err(|e| crate::command::Failure::new(e.exit(), e))?;
+    Ok(crate::exit_code::Exit::SUCCESS)
 }

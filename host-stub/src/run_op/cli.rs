@@ -158,8 +158,16 @@ impl RunCliError {
     }
 }
 
-/// Runs the command; the text to print on stdout and the notes for stderr.
-pub fn main(a: RunArgs) -> Result<(String, String), RunCliError> {
+/// Runs `q7emu run`: the summary (or the JSON report) on stdout, the trace notes on stderr.
+pub fn run(a: RunArgs) -> Result<crate::exit_code::Exit, crate::command::Failure> {
+    let (text, notes) = report(a).map_err(|e| crate::command::Failure::new(e.exit(), e))?;
+    print!("{text}");
+    eprint!("{notes}");
+    Ok(crate::exit_code::Exit::SUCCESS)
+}
+
+/// Runs the op; the text to print on stdout and the notes for stderr.
+pub fn report(a: RunArgs) -> Result<(String, String), RunCliError> {
     let timing = match &a.timing {
         Some(path) => Profile::load(path)?,
         None => Profile::default(),

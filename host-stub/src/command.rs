@@ -1,0 +1,53 @@
+//! The shape every `q7emu` subcommand has: a module with its arguments (`<Name>Args`, clap
+//! derive) and `run(args) -> Result<Exit, Failure>`; `main.rs` only parses and dispatches.
+//! What the subcommands share lives here: how a failure is reported ([`Failure`]: the message
+//! after `q7emu: error: ` and the exit code of README.md "Exit codes"), the core-profile
+//! parser and the `--timing` loader.
+
+use std::path::Path;
+
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use q7_isa::CoreConfig;
+
+use crate::exit_code::{Exit, Kind};
+use crate::timing_profile::Profile;
+
+/// Why a command failed: the message after `q7emu: error: ` and the exit code.
+#[derive(Debug)]
+pub struct Failure {
+    /// The process exit.
+    pub exit: Exit,
+    /// What went wrong, naming what and where.
+    pub message: String,
+}
+
+impl Failure {
+    /// A failure with `exit`.
+    pub fn new(exit: Exit, message: impl std::fmt::Display) -> Failure {
+        Failure {
+            exit,
+            message: message.to_string(),
+        }
+    }
+
+    /// A failure on bad input (exit code 1).
+    pub fn input(message: impl std::fmt::Display) -> Failure {
+        Failure::new(Exit::of(Kind::BadInput), message)
+    }
+}
+
+/// The built-in profiles of `q7_isa`, by name, for `--profile`.
+pub fn profile_parser() -> impl TypedValueParser<Value = &'static CoreConfig> {
+    let names = q7_isa::PROFILES
+        .iter()
+        .map(|c| PossibleValue::new(c.name).help(c.summary));
+    PossibleValuesParser::new(names).map(|name| {
+        CoreConfig::by_name(&name).expect("the parser accepts only built-in profile names")
+    })
+}
+
+/// The timing profile of `--timing`, or the defaults.
+pub fn load_timing(path: Option<&Path>) -> Result<Profile, Failure> {
+    path.map_or_else(|| Ok(Profile::default()), Profile::load)
+        .map_err(Failure::input)
+}
