@@ -36,6 +36,13 @@ impl Failure {
     }
 }
 
+impl<E: crate::exit_code::Outcome> From<E> for Failure {
+    /// The error's message and the exit code of its outcome.
+    fn from(e: E) -> Failure {
+        Failure::new(e.exit(), e)
+    }
+}
+
 /// The built-in profiles of `q7_isa`, by name, for `--profile`.
 pub fn profile_parser() -> impl TypedValueParser<Value = &'static CoreConfig> {
     let names = q7_isa::PROFILES

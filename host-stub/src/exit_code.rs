@@ -134,6 +134,19 @@ pub const CODES: [Code; 9] = [
     },
 ];
 
+/// An error of a subcommand that names the outcome it ends the command with: the one mapping
+/// from error types to exit codes (each error says which [`Kind`] it is; [`CODES`] gives the
+/// code). `q7_host::command::Failure` converts any of them with `?`.
+pub trait Outcome: std::fmt::Display {
+    /// The outcome this error is.
+    fn kind(&self) -> Kind;
+
+    /// Its exit code.
+    fn exit(&self) -> Exit {
+        Exit::of(self.kind())
+    }
+}
+
 impl Kind {
     /// This outcome's row of [`CODES`].
     pub const fn row(self) -> &'static Code {

@@ -24,7 +24,7 @@ use q7_loader::ktab::KtabTrailer;
 use q7_loader::load_record::{Direction, LoadRecord, RecordError};
 use q7_loader::ucpl::{UcplError, UcplHeader};
 
-use crate::exit_code::{Exit, Kind};
+use crate::exit_code::{Kind, Outcome};
 
 /// The line the SDK runtime prints before writing MBOX_ABORT (PLATFORM.md "Runtime errors").
 pub const RUNTIME_ERROR_PREFIX: &str = "q7 runtime error:";
@@ -210,16 +210,16 @@ fn interrupted_text(what: &str, reports: &[FaultReport], finished: &[u32]) -> St
     out
 }
 
-impl FirmwareError {
-    /// The exit code it ends a command with ([`crate::exit_code`]): a runaway (the call
+impl Outcome for FirmwareError {
+    /// The outcome it ends a command with ([`crate::exit_code`]): a runaway (the call
     /// budget ran out), an interrupt (Ctrl-C) and a fault or runtime error each have theirs; the rest is an image,
     /// key or argument the device refused.
-    pub fn exit(&self) -> Exit {
+    fn kind(&self) -> Kind {
         match self {
-            FirmwareError::Fault { report, .. } => Exit::of(Kind::of_fault(&report.kind)),
-            FirmwareError::Interrupted { .. } => Exit::of(Kind::Interrupted),
-            FirmwareError::Aborted { .. } => Exit::of(Kind::Fault),
-            _ => Exit::of(Kind::BadInput),
+            FirmwareError::Fault { report, .. } => Kind::of_fault(&report.kind),
+            FirmwareError::Interrupted { .. } => Kind::Interrupted,
+            FirmwareError::Aborted { .. } => Kind::Fault,
+            _ => Kind::BadInput,
         }
     }
 }

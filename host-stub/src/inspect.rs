@@ -113,11 +113,11 @@ pub enum InspectError {
     },
 }
 
-impl InspectError {
-    /// The exit code it ends `q7emu inspect` with ([`crate::exit_code`]): every failure is bad
+impl crate::exit_code::Outcome for InspectError {
+    /// The outcome it ends `q7emu inspect` with ([`crate::exit_code`]): every failure is bad
     /// input.
-    pub fn exit(&self) -> crate::exit_code::Exit {
-        crate::exit_code::Exit::of(crate::exit_code::Kind::BadInput)
+    fn kind(&self) -> crate::exit_code::Kind {
+        crate::exit_code::Kind::BadInput
     }
 }
 
@@ -1073,7 +1073,7 @@ pub fn run(args: InspectArgs) -> Result<crate::exit_code::Exit, crate::command::
     let options = Options {
         call_budget: args.max_cycles,
     };
-    let report = inspect(&args.input, &options).map_err(|e| Failure::new(e.exit(), e))?;
+    let report = inspect(&args.input, &options)?;
     if let Some(file) = file {
         file.write_all_and_commit(report.json().as_bytes())
             .map_err(Failure::input)?;

@@ -89,13 +89,13 @@ pub enum RunPackedError {
     Report(#[from] ReportError),
 }
 
-impl RunPackedError {
-    /// The exit code it ends `run-packed` with ([`crate::exit_code`]): the device's, or bad
+impl crate::exit_code::Outcome for RunPackedError {
+    /// The outcome it ends `run-packed` with ([`crate::exit_code`]): the device's, or bad
     /// input.
-    pub fn exit(&self) -> Exit {
+    fn kind(&self) -> Kind {
         match self {
-            RunPackedError::Device(e) => e.exit(),
-            _ => Exit::of(Kind::BadInput),
+            RunPackedError::Device(e) => e.kind(),
+            _ => Kind::BadInput,
         }
     }
 }
@@ -382,12 +382,12 @@ pub enum RunFileError {
     Report(#[from] ReportError),
 }
 
-impl RunFileError {
-    /// The exit code it ends `run-packed` with ([`crate::exit_code`]).
-    pub fn exit(&self) -> Exit {
+impl crate::exit_code::Outcome for RunFileError {
+    /// The outcome it ends `run-packed` with ([`crate::exit_code`]).
+    fn kind(&self) -> Kind {
         match self {
-            RunFileError::Run { source, .. } => source.exit(),
-            _ => Exit::of(Kind::BadInput),
+            RunFileError::Run { source, .. } => source.kind(),
+            _ => Kind::BadInput,
         }
     }
 }
@@ -496,7 +496,7 @@ pub fn run(a: RunPackedArgs) -> Result<Exit, crate::command::Failure> {
         timing: crate::command::load_timing(a.timing.as_deref())?.model,
         progress: !a.report.any(),
     };
-    run_file(&a.file, &run, &a.report).map_err(|e| crate::command::Failure::new(e.exit(), e))?;
+    run_file(&a.file, &run, &a.report)?;
     Ok(Exit::SUCCESS)
 }
 

@@ -26,7 +26,7 @@ pub mod wrapper;
 
 use std::path::{Path, PathBuf};
 
-use crate::exit_code::{Exit, Kind};
+use crate::exit_code::{Kind, Outcome};
 use metadata::BuildInfo;
 use schema::{Schema, SchemaError};
 use toolchain::{run, Tool, ToolError, Toolchain};
@@ -207,18 +207,18 @@ pub enum BuildError {
     },
 }
 
-impl BuildError {
-    /// The exit code it ends `q7emu build` with ([`crate::exit_code`]): a tool missing or
+impl Outcome for BuildError {
+    /// The outcome it ends `q7emu build` with ([`crate::exit_code`]): a tool missing or
     /// failing is a failed build; arguments, sources, the SDK directory and files are bad
     /// input.
-    pub fn exit(&self) -> Exit {
+    fn kind(&self) -> Kind {
         match self {
             BuildError::Tool(_)
             | BuildError::Compile { .. }
             | BuildError::Link { .. }
             | BuildError::Archive(_)
-            | BuildError::Pack(_) => Exit::of(Kind::BuildFailed),
-            _ => Exit::of(Kind::BadInput),
+            | BuildError::Pack(_) => Kind::BuildFailed,
+            _ => Kind::BadInput,
         }
     }
 }

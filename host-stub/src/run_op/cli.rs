@@ -146,21 +146,21 @@ pub enum RunCliError {
     Json(#[from] crate::json_output::WriteError),
 }
 
-impl RunCliError {
-    /// The exit code it ends `q7emu run` with ([`crate::exit_code`]).
-    pub fn exit(&self) -> crate::exit_code::Exit {
+impl crate::exit_code::Outcome for RunCliError {
+    /// The outcome it ends `q7emu run` with: the run's, or bad input.
+    fn kind(&self) -> crate::exit_code::Kind {
         match self {
             RunCliError::Npy(_) | RunCliError::Timing(_) | RunCliError::Json(_) => {
-                crate::exit_code::Exit::of(crate::exit_code::Kind::BadInput)
+                crate::exit_code::Kind::BadInput
             }
-            RunCliError::Run(e) => e.exit(),
+            RunCliError::Run(e) => e.kind(),
         }
     }
 }
 
 /// Runs `q7emu run`: the summary (or the JSON report) on stdout, the trace notes on stderr.
 pub fn run(a: RunArgs) -> Result<crate::exit_code::Exit, crate::command::Failure> {
-    let (text, notes) = report(a).map_err(|e| crate::command::Failure::new(e.exit(), e))?;
+    let (text, notes) = report(a)?;
     print!("{text}");
     eprint!("{notes}");
     Ok(crate::exit_code::Exit::SUCCESS)

@@ -22,7 +22,7 @@ use q7_loader::input::{self, InputError, InputKind};
 
 use crate::build::metadata::{BuildInfo, OpInfo, BUILD_INFO_FILE};
 use crate::build::schema::ArgKind;
-use crate::exit_code::{Exit, Kind};
+use crate::exit_code::{Kind, Outcome};
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
 use crate::progress::{self, Watch};
@@ -195,13 +195,13 @@ pub enum RunError {
     },
 }
 
-impl RunError {
-    /// The exit code it ends `q7emu run` with ([`crate::exit_code`]): the device's, or bad
+impl Outcome for RunError {
+    /// The outcome it ends `q7emu run` with ([`crate::exit_code`]): the device's, or bad
     /// input.
-    pub fn exit(&self) -> Exit {
+    fn kind(&self) -> Kind {
         match self {
-            RunError::Device { source, .. } => source.exit(),
-            _ => Exit::of(Kind::BadInput),
+            RunError::Device { source, .. } => source.kind(),
+            _ => Kind::BadInput,
         }
     }
 }
