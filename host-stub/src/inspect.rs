@@ -726,7 +726,7 @@ fn device_report(
                 ),
                 None,
             ),
-            Err(e) => (None, Some(e)),
+            Err(e) => (None, Some(e.to_string())),
         };
         KernelTableReport {
             addr: t.addr,
@@ -771,26 +771,36 @@ fn device_report(
     })
 }
 
+/// Why the kernel table could not be bound: the step that failed and its error.
+#[derive(Debug, thiserror::Error)]
+enum BindError {
+    /// The emulated cluster could not be made.
+    #[error("cluster: {0}")]
+    Cluster(#[from] q7_emulator::platform::HbmError),
+    /// The library could not be created (prelinked and staged).
+    #[error(transparent)]
+    Create(#[from] NrtError),
+    /// The firmware refused a load record, or the start symbol failed.
+    #[error(transparent)]
+    Load(#[from] FirmwareError),
+}
+
 /// Loads `source` on `core` of a fresh emulated cluster as `q7emu run` does and returns the
-/// kernel table the firmware bound after the start symbol; the error's text otherwise.
+/// kernel table the firmware bound after the start symbol.
 fn bind(
     source: Source<'_>,
     core: u32,
     single_core: bool,
     options: &Options,
-) -> Result<Vec<KernelEntry>, String> {
-    let cluster = Cluster::new(&ClusterConfig::default()).map_err(|e| format!("cluster: {e}"))?;
+) -> Result<Vec<KernelEntry>, BindError> {
+    let cluster = Cluster::new(&ClusterConfig::default())?;
     let mut device = Firmware::new(cluster);
     device.single_core = single_core;
     device.call_budget = options.call_budget;
     let mut ctx = Context::new(device);
-    let mut lib = ctx
-        .create(coretype::CAYMAN, core, Some(SELECTOR), "inspect", source)
-        .map_err(|e: NrtError| e.to_string())?;
+    let mut lib = ctx.create(coretype::CAYMAN, core, Some(SELECTOR), "inspect", source)?;
     for record in ctx.load_sequence(&mut lib, None) {
-        ctx.device
-            .process(core, &record)
-            .map_err(|e: FirmwareError| e.to_string())?;
+        ctx.device.process(core, &record)?;
     }
     Ok(ctx
         .device
