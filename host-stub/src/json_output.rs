@@ -119,8 +119,8 @@ impl AtomicFile {
     }
 }
 
-/// Writes `text` to `path` whole ([`AtomicFile`]).
-pub fn write_file(path: &Path, text: &str) -> Result<(), WriteError> {
+#[cfg(test)]
+fn write_file(path: &Path, text: &str) -> Result<(), WriteError> {
     AtomicFile::create(path)?.write_all_and_commit(text.as_bytes())
 }
 

@@ -144,12 +144,7 @@ impl Default for Bounds {
 /// The stack region an image's link symbols give, if they give one
 /// ([`baremetal::stack_region`]: `_stack_top`/`__stack` above `_end`/`end`).
 pub fn stack_region_of(elf: &ElfFile<'_>) -> Option<StackRegion> {
-    baremetal::stack_region(|name| {
-        elf.symbols
-            .iter()
-            .find(|s| s.name == name && s.global)
-            .map(|s| s.value)
-    })
+    baremetal::stack_region(|name| elf.global_symbol(name))
 }
 
 /// Loads `elf`, which must be an executable (ET_EXEC), for `config`, with the default

@@ -226,6 +226,14 @@ pub struct ElfFile<'data> {
 }
 
 impl<'data> ElfFile<'data> {
+    /// The value of the global symbol `name`, if the file has one.
+    pub fn global_symbol(&self, name: &str) -> Option<u32> {
+        self.symbols
+            .iter()
+            .find(|s| s.name == name && s.global)
+            .map(|s| s.value)
+    }
+
     /// Parses and validates `data` (identification, class, byte order, machine, tables).
     pub fn parse(data: &'data [u8]) -> Result<Self, ElfError> {
         if data.len() < 52 {

@@ -199,12 +199,7 @@ pub fn load_elf(
         .collect();
     let mut core = q7_emulator::baremetal::load(config, &segments, file.entry)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    core.stack_region = q7_emulator::baremetal::stack_region(|name| {
-        file.symbols
-            .iter()
-            .find(|s| s.name == name && s.global)
-            .map(|s| s.value)
-    });
+    core.stack_region = q7_emulator::baremetal::stack_region(|name| file.global_symbol(name));
     core
 }
 
