@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// Timing parameters. Every field documents its default and its source or the reason for it.
 ///
-/// A timing profile (`q7emu run --timing FILE`, README.md "Timing profiles") is this struct
+/// A timing profile (`q7emu run --timing FILE`, docs/timing.md) is this struct
 /// in JSON or TOML: each key a field name below, each value an unsigned 32-bit integer; keys it
 /// leaves out keep their defaults, and any other key is refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -316,7 +316,7 @@ impl std::fmt::Display for Stalls {
 /// Per-core execution statistics. Every cycle is a stall of one category or the issue cycle of
 /// a completed instruction or of an exception entry, save for a semihosting exit, which counts
 /// as an instruction and stops the core before its cycle: a run that ends in an exit has
-/// `cycles = issue × (instructions + exceptions − 1) + stalls.total()` (README.md "Run reports").
+/// `cycles = issue × (instructions + exceptions − 1) + stalls.total()` (docs/run-report.md).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Stats {
     /// Instructions that completed (an instruction that raised an exception does not count;

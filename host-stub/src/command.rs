@@ -1,7 +1,7 @@
 //! The shape every `q7emu` subcommand has: a module with its arguments (`<Name>Args`, clap
 //! derive) and `run(args) -> Result<Exit, Failure>`; `main.rs` only parses and dispatches.
 //! What the subcommands share lives here: how a failure is reported ([`Failure`]: the message
-//! after `q7emu: error: ` and the exit code of README.md "Exit codes"), the core-profile
+//! after `q7emu: error: ` and the exit code of docs/exit-codes.md), the core-profile
 //! parser and the `--timing` loader.
 
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! The process exit codes of `q7emu`, for every subcommand: one table, [`CODES`]. The command
 //! line (`main.rs`) exits with what the subcommand's outcome or error maps to here
-//! ([`Exit`]); README.md "Exit codes" is this table, checked row for row by
+//! ([`Exit`]); docs/exit-codes.md is this table, checked row for row by
 //! `host-stub/tests/exit_codes.rs`. A new outcome is a new [`Kind`] and a new row.
 
 use std::process::ExitCode;
@@ -42,11 +42,11 @@ pub struct Code {
     pub name: &'static str,
     /// The subcommands that can exit with it.
     pub commands: &'static str,
-    /// What it means (README.md's wording).
+    /// What it means (docs/exit-codes.md's wording).
     pub meaning: &'static str,
 }
 
-/// Every exit code of `q7emu`, in README.md's order.
+/// Every exit code of `q7emu`, in the order of docs/exit-codes.md.
 pub const CODES: [Code; 9] = [
     Code {
         kind: Kind::Success,
@@ -180,7 +180,7 @@ impl Kind {
 }
 
 impl Code {
-    /// The code as README.md writes it: `129`, or `0..=127` for a range.
+    /// The code as docs/exit-codes.md writes it: `129`, or `0..=127` for a range.
     pub fn text(&self) -> String {
         if self.first == self.last {
             self.first.to_string()
@@ -242,7 +242,7 @@ impl From<Exit> for ExitCode {
     }
 }
 
-/// README.md "Exit codes": the table of [`CODES`] as markdown, one row per code.
+/// docs/exit-codes.md: the table of [`CODES`] as markdown, one row per code.
 pub fn markdown() -> String {
     let mut out = String::from("| code | name | commands | meaning |\n|---|---|---|---|\n");
     for c in &CODES {

@@ -16,7 +16,7 @@ pub fn stop_request() -> StopRequest {
 }
 
 /// Exit status of a process ended by a second Ctrl-C: the interrupted run's code, 128 + SIGINT
-/// as shells report it (README.md "Exit codes").
+/// as shells report it (docs/exit-codes.md).
 pub const SECOND_INTERRUPT_STATUS: i32 = crate::exit_code::Kind::Interrupted.row().first as i32;
 
 /// Routes Ctrl-C (SIGINT) to [`stop_request`]; a second Ctrl-C exits with

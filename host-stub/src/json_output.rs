@@ -1,5 +1,5 @@
 //! The one convention for the machine-readable output of every subcommand that reports
-//! (README.md "Machine-readable output"): `--json` prints the report as one JSON document on
+//! (docs/cli.md "Conventions"): `--json` prints the report as one JSON document on
 //! stdout instead of the text, `--json-file FILE` writes that document to FILE and leaves the
 //! text on stdout. A file is written whole: into a temporary file beside it, renamed over FILE
 //! once complete, so an interrupted or failed write never leaves a half document where the

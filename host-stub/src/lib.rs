@@ -7,7 +7,7 @@
 //! | [`command`] | the shape of every subcommand (`Args` and `run`), how a failure is reported |
 //! | [`build`] | `q7emu build`: C++ kernels to packed images, `ucode_lib.json`, `q7build.json` (examples/sdk/BUILD.md) |
 //! | [`disasm`] | `q7emu disasm`: objdump-style disassembly of ELF32-Xtensa files |
-//! | [`exit_code`] | the one table of exit codes (README.md "Exit codes") |
+//! | [`exit_code`] | the one table of exit codes (docs/exit-codes.md) |
 //! | [`firmware`] | the device firmware model: load records, kernel tables, dispatch (PLATFORM.md "Host flow") |
 //! | [`inspect`] | `q7emu inspect`: what an image or a build holds |
 //! | [`json_output`] | `--json` / `--json-file FILE`, the one convention of machine-readable output, files written whole |
@@ -20,9 +20,9 @@
 //! | [`run_packed`] | `q7emu run-packed`: a packed library through the whole host and device path |
 //! | [`symbolize`] | `function+offset (file:line)` of fault reports, from ELF symbols and DWARF |
 //! | [`tensor`] | host tensors: dtypes, ARG_TENSOR descriptors, `.npy` files |
-//! | [`testing`] | snapshot tests of kernels: build, run, summarise (README.md "Snapshot-test your kernel") |
+//! | [`testing`] | snapshot tests of kernels: build, run, summarise (docs/testing.md) |
 //! | [`timing_profile`] | `--timing` profiles over the cycle model |
-//! | [`trace`] | instruction traces and timelines of a run (host-stub/TRACE.md) |
+//! | [`trace`] | instruction traces and timelines of a run (docs/tracing.md) |
 
 pub mod build;
 pub mod command;

@@ -6,7 +6,7 @@
 //! fault (reported with registers and backtrace), or the cycle budget.
 //!
 //! The process exit code says which ([`Ending::exit`], from the table of
-//! [`crate::exit_code`], README.md "Exit codes"): a guest status that fits 0..=[`STATUS_MAX`]
+//! [`crate::exit_code`], docs/exit-codes.md): a guest status that fits 0..=[`STATUS_MAX`]
 //! is passed through; a guest status that does not fit, a fault and a runaway each have a code
 //! of their own.
 
@@ -42,7 +42,7 @@ pub enum RunError {
     Setup(#[from] q7_emulator::baremetal::SetupError),
 }
 
-/// Statistics as written by `--json-file` (README.md "Machine-readable output").
+/// Statistics as written by `--json-file` (docs/cli.md "Conventions").
 #[derive(Debug, Serialize)]
 pub struct RunStats<'a> {
     /// Core profile.

@@ -393,7 +393,7 @@ impl crate::exit_code::Outcome for RunFileError {
 }
 
 /// `q7emu run-packed`: reads the packed library at `path` (within the packed-library bound)
-/// and runs it. The report (README.md "Machine-readable output"): the text on stdout as
+/// and runs it. The report (docs/cli.md "Conventions"): the text on stdout as
 /// dispatches complete; with `--json` the JSON document streamed on stdout instead; with
 /// `--json-file FILE` the text and the document written to FILE whole, replacing it only once
 /// complete. The document is closed with the error when the run fails, so it is valid JSON

@@ -1,5 +1,5 @@
-//! Timing profiles: `--timing FILE` of `q7emu run`, `run-elf` and `run-packed` (README.md
-//! "Timing profiles"). A profile is a JSON object or a TOML table (by the file's extension,
+//! Timing profiles: `--timing FILE` of `q7emu run`, `run-elf` and `run-packed`
+//! (docs/timing.md). A profile is a JSON object or a TOML table (by the file's extension,
 //! `.json` or `.toml`) whose keys are fields of [`TimingModel`], each with an unsigned 32-bit
 //! value; it is laid over the defaults, so a key it leaves out keeps its default. A key the model
 //! does not have is refused naming it and the file, and a value of the wrong type naming the key

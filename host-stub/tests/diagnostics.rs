@@ -1,4 +1,4 @@
-//! Diagnostics on stderr (README.md "Trace a run"): `RUST_LOG` selects them through
+//! Diagnostics on stderr (docs/tracing.md "Trace a run"): `RUST_LOG` selects them through
 //! tracing-subscriber's `EnvFilter`; without it `q7emu` prints nothing of them. Spans name the
 //! library load, each firmware record, the dispatch and each core's run; faults are warnings.
 //! Runs the committed vector_add build (no toolchain needed).

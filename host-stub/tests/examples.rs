@@ -10,9 +10,9 @@
 //! - each README `q7emu run` command, run in-process through `q7_host::testing`, matches its
 //!   snapshot `snapshots/examples__<example>-<op>.snap` (output digest, samples, statistics,
 //!   per-core instructions and cycles);
-//! - the repository README's main job and its walk-through ("Write your first kernel", then
-//!   "Trace a run" of that kernel) run as written, and its "Snapshot-test your kernel" section shows the worked example of
-//!   `examples/snapshot-test` as it is.
+//! - the repository README's main job (also shown whole by docs/run-report.md) and its
+//!   walk-through ("Your first kernel": build, run, trace) run as written, and its snapshot
+//!   step shows the worked example of `examples/snapshot-test` as it is.
 //!
 //! `Q7_UPDATE_EXAMPLES=1` rewrites the committed inputs and builds instead of failing on them.
 
@@ -29,6 +29,7 @@ use q7_host::run_op::{self, Library, OpRequest, OpRun};
 use q7_host::tensor::dtype::Dtype;
 use q7_host::tensor::{npy, HostTensor};
 use q7_host::testing::{Run, Summary};
+use q7_tests::doc::{fenced, first_fenced, q7emu_commands, section, words};
 use q7_tests::{Rng, TempDir};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -75,67 +76,6 @@ fn readme(example: &str) -> String {
 // ---------------------------------------------------------------------------------------------
 // Commands as the READMEs write them.
 
-/// `s` split into words as a shell would: whitespace separates, double quotes group (and go).
-fn words(s: &str) -> Vec<String> {
-    let (mut out, mut word, mut quoted, mut started) = (Vec::new(), String::new(), false, false);
-    for c in s.chars() {
-        match c {
-            '"' => (quoted, started) = (!quoted, true),
-            c if c.is_whitespace() && !quoted => {
-                if started {
-                    out.push(std::mem::take(&mut word));
-                    started = false;
-                }
-            }
-            c => {
-                word.push(c);
-                started = true;
-            }
-        }
-    }
-    if started {
-        out.push(word);
-    }
-    out
-}
-
-/// The commands of the ```sh blocks of `text`, continuation lines joined, comments skipped,
-/// each as its words.
-fn shell_commands(text: &str) -> Vec<Vec<String>> {
-    let (mut out, mut in_sh, mut line) = (Vec::new(), false, String::new());
-    for l in text.lines() {
-        // A block may sit indented in a list item.
-        let l = l.trim_start();
-        if l.starts_with("```") {
-            in_sh = l == "```sh";
-            continue;
-        }
-        if !in_sh || l.trim_start().starts_with('#') {
-            continue;
-        }
-        if let Some(head) = l.strip_suffix('\\') {
-            line.push_str(head);
-            line.push(' ');
-            continue;
-        }
-        line.push_str(l);
-        let w = words(&std::mem::take(&mut line));
-        if !w.is_empty() {
-            out.push(w);
-        }
-    }
-    out
-}
-
-/// The arguments of the `q7emu SUB …` commands of `text` (the words after `q7emu`).
-fn q7emu_commands(text: &str, sub: &str) -> Vec<Vec<String>> {
-    shell_commands(text)
-        .into_iter()
-        .filter(|w| w.len() > 1 && w[0] == "q7emu" && w[1] == sub)
-        .map(|w| w[1..].to_vec())
-        .collect()
-}
-
 /// The values of every `flag` in `args`.
 fn values<'a>(args: &'a [String], flag: &str) -> Vec<&'a str> {
     args.windows(2)
@@ -146,26 +86,31 @@ fn values<'a>(args: &'a [String], flag: &str) -> Vec<&'a str> {
 
 /// The lines of every ```text block of `text`.
 fn text_blocks(text: &str) -> Vec<Vec<String>> {
-    let (mut out, mut block) = (Vec::new(), None::<Vec<String>>);
-    for l in text.lines() {
-        match (&mut block, l) {
-            (None, "```text") => block = Some(Vec::new()),
-            (Some(_), "```") => out.push(block.take().unwrap()),
-            (Some(b), l) => b.push(l.to_string()),
-            (None, _) => {}
-        }
-    }
-    out
+    fenced(text, "text")
+        .iter()
+        .map(|b| b.lines().map(str::to_string).collect())
+        .collect()
 }
 
 /// Whether `shown` is what `printed` says, line for line, but for the host's wall time.
 fn same_but_wall(shown: &[String], printed: &str) -> bool {
     let printed: Vec<&str> = printed.lines().collect();
-    shown.len() == printed.len()
-        && shown
-            .iter()
-            .zip(&printed)
-            .all(|(s, p)| s == p || (s.starts_with("wall ") && p.starts_with("wall ")))
+    let same = |s: &[String], p: &[&str]| {
+        s.len() == p.len()
+            && s.iter()
+                .zip(p)
+                .all(|(s, p)| s == p || (s.starts_with("wall ") && p.starts_with("wall ")))
+    };
+    match shown.iter().position(|l| l == "…") {
+        // An elided block: what it shows before the "…" begins the output, what after ends it.
+        Some(at) => {
+            let (head, tail) = (&shown[..at], &shown[at + 1..]);
+            head.len() + tail.len() < printed.len()
+                && same(head, &printed[..head.len()])
+                && same(tail, &printed[printed.len() - tail.len()..])
+        }
+        None => same(shown, &printed),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -664,14 +609,17 @@ fn relu_variants_cost_cycles_in_the_tutorials_order() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The repository README.
+// The repository README and docs/run-report.md.
 
 fn root_readme() -> String {
-    std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap()
+    q7_tests::doc::read("README.md")
 }
 
+/// The main job, as README.md's set-up gives it (`cargo run --release -p q7-host -- ARGS`) and
+/// as docs/run-report.md gives it (`q7emu ARGS`), prints what the two documents show after
+/// it — README.md an elided block, docs/run-report.md every line — but for the wall time.
 #[test]
-fn the_readme_main_job_prints_what_the_8_core_relu_computed() {
+fn the_main_job_prints_what_the_readme_and_the_run_report_doc_show() {
     let readme = root_readme();
     let prefix = "cargo run --release -p q7-host -- ";
     let commands: Vec<&str> = readme.lines().filter(|l| l.starts_with(prefix)).collect();
@@ -682,53 +630,59 @@ fn the_readme_main_job_prints_what_the_8_core_relu_computed() {
         ["run", "examples/kernels/relu_multicore/build"],
         "the main job runs the committed 8-core ReLU"
     );
+    let report_doc = q7_tests::doc::read("docs/run-report.md");
+    assert_eq!(
+        q7emu_commands(&report_doc, "run"),
+        [args.clone()],
+        "docs/run-report.md runs the main job"
+    );
     let text = success(
         q7emu().current_dir(ROOT).args(&args).output().unwrap(),
         commands[0],
     );
     let lines: Vec<&str> = text.lines().collect();
-    // The op, its values, 5 lines per core (README.md "Run reports"), wall time, timing.
+    // The op, its values, 5 lines per core (docs/run-report.md), wall time, timing.
     assert_eq!(lines.len(), 2 + 8 * 5 + 2, "{text}");
     assert!(lines[42].starts_with("wall "), "{text}");
     assert_eq!(lines[43], "timing: default");
-    // The README shows the output that follows the command; all of it but the wall time.
-    let after = &readme[readme.find(commands[0]).unwrap()..];
-    let shown = &text_blocks(after)[0];
+    for (doc, text_of_doc) in [("README.md", &readme), ("docs/run-report.md", &report_doc)] {
+        // The block that follows the command.
+        let shown = &text_blocks(text_of_doc)[0];
+        assert!(
+            same_but_wall(shown, &text),
+            "{doc} shows the main job printing\n{}\nbut it prints\n{text}",
+            shown.join("\n")
+        );
+    }
     assert!(
-        same_but_wall(shown, &text),
-        "README shows the main job printing\n{}\nbut it prints\n{text}",
-        shown.join("\n")
+        !text_blocks(&report_doc)[0].contains(&"…".to_string()),
+        "docs/run-report.md shows it all"
     );
 }
 
-/// The section of `text` under the heading `heading`, up to the next heading of its level.
-fn section<'a>(text: &'a str, heading: &str) -> &'a str {
-    let start = text
-        .find(&format!("\n{heading}\n"))
-        .unwrap_or_else(|| panic!("no section {heading:?}"));
-    let body = &text[start + heading.len() + 2..];
-    let level = heading.split(' ').next().unwrap();
-    let end = body.find(&format!("\n{level} ")).unwrap_or(body.len());
-    &body[..end]
-}
-
-/// The walk-through of README.md for a newcomer, as written: "Write your first kernel" builds
-/// and runs `affine` (its output checked against the reference), and "Trace a run" traces the
-/// same kernel and takes its timeline (the trace files parsed, the timeline held to the
-/// trace-event rules with the kernel's phases in order). Its snapshot step is the worked
-/// example crate (`examples/snapshot-test`), whose test runs in the suite and whose README block
-/// `the_readmes_snapshot_section_is_the_worked_example_as_it_is` checks.
+/// The walk-through of README.md for a newcomer, as written: "Your first kernel" builds and
+/// runs `affine` (its output checked against the reference), then traces the same kernel and
+/// takes its timeline (the trace files parsed, the timeline held to the trace-event rules with
+/// the kernel's phases in order). Its snapshot step is the worked example crate
+/// (`examples/snapshot-test`), whose test runs in the suite and whose README block
+/// `the_readmes_snapshot_step_is_the_worked_example_as_it_is` checks.
 #[test]
 fn a_newcomer_follows_the_readme_from_first_kernel_to_its_timeline() {
     if q7_tests::tool("g++").is_none() {
         return;
     }
     let readme = root_readme();
-    let text = section(&readme, "## Write your first kernel");
-    let source = fenced(text, "cpp");
+    let text = section(&readme, "## Your first kernel");
+    let source = first_fenced(text, "cpp");
     let builds = q7emu_commands(text, "build");
-    let runs = q7emu_commands(text, "run");
-    assert_eq!((builds.len(), runs.len()), (1, 1), "one build, one run");
+    let (traced, runs): (Vec<Vec<String>>, Vec<Vec<String>>) = q7emu_commands(text, "run")
+        .into_iter()
+        .partition(|a| a.iter().any(|w| w == "--trace-dir"));
+    assert_eq!(
+        (builds.len(), runs.len(), traced.len()),
+        (1, 1, 1),
+        "one build, one run, one traced run"
+    );
     let file = builds[0].last().unwrap();
     // The commands run from the repository root: a directory with its examples.
     let dir = TempDir::new("first-kernel");
@@ -757,14 +711,10 @@ fn a_newcomer_follows_the_readme_from_first_kernel_to_its_timeline() {
         "README's first kernel",
     );
 
-    // "Trace a run": the command for the newcomer's own build.
+    // "Trace it": the newcomer's own build.
     let build_dir = values(&builds[0], "-o")[0].to_string();
-    let traced: Vec<Vec<String>> = q7emu_commands(section(&readme, "## Trace a run"), "run")
-        .into_iter()
-        .filter(|a| a[1] == build_dir)
-        .collect();
-    assert_eq!(traced.len(), 1, "README traces {build_dir}");
     let args = &traced[0];
+    assert_eq!(args[1], build_dir, "README traces {build_dir}");
     success(
         q7emu().current_dir(&root).args(args).output().unwrap(),
         &format!("q7emu {}", args.join(" ")),
@@ -794,41 +744,23 @@ fn a_newcomer_follows_the_readme_from_first_kernel_to_its_timeline() {
     assert_eq!(phases, ["setup", "marshal", "compute", "return", "cleanup"]);
 }
 
-/// The lines of the first ````lang` block of `text`, each ending in a newline.
-fn fenced(text: &str, lang: &str) -> String {
-    let open = format!("```{lang}");
-    text.lines()
-        .skip_while(|l| *l != open)
-        .skip(1)
-        .take_while(|l| *l != "```")
-        .map(|l| format!("{l}\n"))
-        .collect()
-}
-
+/// README.md's snapshot step shows `examples/snapshot-test` as it is — its test, its kernel
+/// (the README's first kernel) and its accepted snapshot — and docs/testing.md states the
+/// summary's limits of the code.
 #[test]
-fn the_readmes_snapshot_section_is_the_worked_example_as_it_is() {
+fn the_readmes_snapshot_step_is_the_worked_example_as_it_is() {
     let readme = root_readme();
-    let text = section(&readme, "## Snapshot-test your kernel");
-    use q7_host::testing::{HEAD_TAIL, LISTED_ELEMENTS};
-    for limit in [
-        format!("more than {LISTED_ELEMENTS} elements"),
-        format!("first and last {HEAD_TAIL} values"),
-    ] {
-        assert!(
-            text.replace('\n', " ").contains(&limit),
-            "README.md says {limit:?}"
-        );
-    }
+    let text = section(&readme, "## Your first kernel");
     let example = Path::new(ROOT).join("examples/snapshot-test");
     let test = std::fs::read_to_string(example.join("tests/affine.rs")).unwrap();
     assert_eq!(
-        fenced(text, "rust"),
+        first_fenced(text, "rust"),
         test,
         "README.md shows examples/snapshot-test/tests/affine.rs"
     );
     assert_eq!(
         std::fs::read_to_string(example.join("affine.cpp")).unwrap(),
-        fenced(section(&readme, "## Write your first kernel"), "cpp"),
+        first_fenced(text, "cpp"),
         "examples/snapshot-test/affine.cpp is the README's first kernel"
     );
     let snap =
@@ -839,10 +771,20 @@ fn the_readmes_snapshot_section_is_the_worked_example_as_it_is() {
         .map(|(_, body)| body)
         .expect("an insta header");
     assert_eq!(
-        fenced(text, "text"),
+        first_fenced(text, "text"),
         body,
         "README.md shows snapshots/affine__affine.snap"
     );
+
+    use q7_host::testing::{HEAD_TAIL, LISTED_ELEMENTS};
+    let testing = q7_tests::doc::read("docs/testing.md").replace('\n', " ");
+    for limit in [
+        format!("more than {LISTED_ELEMENTS} elements"),
+        format!("first and last {HEAD_TAIL} values"),
+        format!("up to {LISTED_ELEMENTS}, every value is listed"),
+    ] {
+        assert!(testing.contains(&limit), "docs/testing.md says {limit:?}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -919,21 +861,24 @@ fn every_example_rebuilds_byte_identical_with_its_readmes_command() {
 }
 
 #[test]
-fn readme_commands_split_into_words_as_a_shell_would() {
-    let text = "```sh\n# a comment\nq7emu build --schema \"f(Tensor t) -> Tensor\" \\\n  \
-                -o out f.cpp\n```\n```text\nq7emu run not-a-command\n```\n";
-    assert_eq!(
-        q7emu_commands(text, "build"),
-        [[
-            "build",
-            "--schema",
-            "f(Tensor t) -> Tensor",
-            "-o",
-            "out",
-            "f.cpp"
-        ]]
-    );
-    assert!(q7emu_commands(text, "run").is_empty());
-    assert_eq!(text_blocks(text), [["q7emu run not-a-command"]]);
-    assert_eq!(words("a \"\" b"), ["a", "", "b"]);
+fn a_shown_output_matches_but_for_the_wall_time_and_an_elision() {
+    let printed = "op\ncore 0\ncore 1\nwall 0.1 s\ntiming: default\n";
+    let shown = |t: &str| text_blocks(&format!("```text\n{t}```\n")).remove(0);
+    assert!(same_but_wall(
+        &shown("op\ncore 0\ncore 1\nwall 9 s\ntiming: default\n"),
+        printed
+    ));
+    assert!(same_but_wall(
+        &shown("op\ncore 0\n…\nwall 2 s\ntiming: default\n"),
+        printed
+    ));
+    assert!(!same_but_wall(
+        &shown("op\ncore 1\n…\ntiming: default\n"),
+        printed
+    ));
+    assert!(!same_but_wall(
+        &shown("op\ncore 0\ncore 1\n…\nwall 2 s\ntiming: default\n"),
+        printed
+    ));
+    assert!(!same_but_wall(&shown("op\ncore 0\n"), printed));
 }

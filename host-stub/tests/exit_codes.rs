@@ -1,4 +1,4 @@
-//! The exit codes of `q7emu` (README.md "Exit codes", the table of `q7_host::exit_code`): the
+//! The exit codes of `q7emu` (docs/exit-codes.md, the table of `q7_host::exit_code`): the
 //! README's table is the code's, and every code comes out of a real command — here for every
 //! subcommand but `run-elf`, whose guest statuses, misfit status, fault and runaway
 //! `hostile_inputs.rs` runs on crafted programs.
@@ -41,19 +41,14 @@ fn exits(out: &Output, kind: Kind, number: i32) -> String {
 }
 
 #[test]
-fn the_readme_section_is_the_table() {
-    let readme = std::fs::read_to_string(path("README.md")).unwrap();
-    let section = readme
-        .split("\n## Exit codes\n")
-        .nth(1)
-        .expect("README.md has an \"Exit codes\" section");
-    let section = section.split("\n## ").next().unwrap();
+fn docs_exit_codes_md_is_the_table() {
+    let section = q7_tests::doc::read("docs/exit-codes.md");
     assert!(
         section.contains(&exit_code::markdown()),
-        "README.md \"Exit codes\" is not the table of q7_host::exit_code; it should read:\n{}",
+        "docs/exit-codes.md is not the table of q7_host::exit_code; it should read:\n{}",
         exit_code::markdown()
     );
-    let rows = q7_tests::doc::table_after(section, "| code | name |");
+    let rows = q7_tests::doc::table_after(&section, "| code | name |");
     assert_eq!(rows.len(), CODES.len());
     assert_eq!(
         rows[0],

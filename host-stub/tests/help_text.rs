@@ -1,7 +1,7 @@
 //! The command line's help cites nothing a user cannot open: no text of `q7emu --help` or of
 //! any subcommand's `--help` names the seed documents the platform facts come from (the
 //! repository restates them: PLATFORM.md, isa/ISA.md, examples/sdk/BUILD.md) or a path
-//! outside the repository.
+//! outside the repository; and `docs/cli.md` shows each help text as the binary prints it.
 
 mod support;
 
@@ -44,4 +44,17 @@ fn no_help_text_cites_a_document_outside_the_repository() {
             );
         }
     }
+}
+
+#[test]
+fn docs_cli_md_shows_every_help_text_as_the_binary_prints_it() {
+    let mut blocks = vec![("q7emu --help".to_string(), help(&[]))];
+    for sub in subcommands() {
+        blocks.push((format!("q7emu {sub} --help"), help(&[&sub])));
+    }
+    q7_tests::doc::check_generated(
+        "docs/cli.md",
+        &blocks,
+        "Q7_UPDATE_DOCS=1 cargo test -p q7-host --test help_text",
+    );
 }

@@ -486,7 +486,7 @@ fn a_jump_into_memory_no_image_occupies_says_so() {
 }
 
 // Item 10: a fault, a runaway and a guest status that does not fit have exit codes of their own
-// (README.md "Exit codes").
+// (docs/exit-codes.md).
 
 #[test]
 fn run_elf_exit_codes_tell_a_status_a_misfit_and_a_fault_apart() {

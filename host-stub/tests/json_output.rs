@@ -1,5 +1,4 @@
-//! One convention for the JSON reports of every subcommand (README.md "Machine-readable
-//! output"): `--json` prints the document on stdout instead of the text, `--json-file FILE`
+//! One convention for the JSON reports of every subcommand (docs/cli.md "Conventions"): `--json` prints the document on stdout instead of the text, `--json-file FILE`
 //! writes the same document to FILE and leaves the text on stdout; `run-elf`, whose stdout is
 //! the program's, has `--json-file` only (and its former `--stats-json`). Run on committed
 //! images, no toolchain needed.

@@ -1,5 +1,4 @@
-//! `q7emu run-elf` keeps a runaway program bounded and says what it did (README.md "run-elf
-//! bounds"): a stack that leaves its region is reported as a stack overflow, stores stop at a
+//! `q7emu run-elf` keeps a runaway program bounded and says what it did (docs/run-elf.md "Bounds"): a stack that leaves its region is reported as a stack overflow, stores stop at a
 //! documented memory limit, guest output is charged to the cycle budget and cut at its end,
 //! and Ctrl-C stops the core with a report of where it was. Programs are built with the
 //! project's bare-metal runtime (examples/bare-metal/rt), so these tests need the toolchain.
@@ -14,7 +13,7 @@ use std::time::Duration;
 
 use q7_host::exit_code::{Exit, Kind};
 
-/// The exit code of `kind` (README.md "Exit codes").
+/// The exit code of `kind` (docs/exit-codes.md).
 fn code(kind: Kind) -> Option<i32> {
     Some(i32::from(Exit::of(kind).code()))
 }
@@ -238,8 +237,8 @@ fn ctrl_c_stops_the_core_and_reports_where_it_was() {
 }
 
 #[test]
-fn the_readme_states_the_bounds_of_the_code() {
-    let readme = include_str!("../../README.md");
+fn docs_run_elf_md_states_the_bounds_of_the_code() {
+    let doc = include_str!("../../docs/run-elf.md");
     let poll = q7_emulator::stop_request::POLL_CYCLES;
     let mib = q7_emulator::baremetal::DEFAULT_MEMORY_LIMIT >> 20;
     let per_byte = q7_emulator::TimingModel::default().semihost_write_byte;
@@ -255,6 +254,6 @@ fn the_readme_states_the_bounds_of_the_code() {
             q7_emulator::bus::TOUCH_GRANULE >> 10
         ),
     ] {
-        assert!(readme.contains(&fact), "README.md lacks {fact:?}");
+        assert!(doc.contains(&fact), "docs/run-elf.md lacks {fact:?}");
     }
 }

@@ -161,18 +161,20 @@ fn misuse_and_bad_files_are_errors_naming_the_cause() {
 
 #[test]
 fn the_minimal_examples_readme_command_runs_and_prints_every_core() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let readme =
-        std::fs::read_to_string(format!("{root}/examples/kernels/minimal/README.md")).unwrap();
-    let prefix = "cargo run --release -p q7-host -- ";
-    let commands: Vec<&str> = readme
-        .lines()
-        .filter_map(|l| l.trim_start().strip_prefix(prefix))
+    let readme = q7_tests::doc::read("examples/kernels/minimal/README.md");
+    let commands: Vec<Vec<String>> = q7_tests::doc::shell_commands(&readme)
+        .into_iter()
+        .filter_map(|w| {
+            w.strip_prefix(
+                &["cargo", "run", "--release", "-p", "q7-host", "--"].map(String::from)[..],
+            )
+            .map(<[String]>::to_vec)
+        })
         .collect();
     assert_eq!(commands.len(), 1, "the README has one run-packed command");
     let out = q7emu()
-        .current_dir(root)
-        .args(commands[0].split_whitespace())
+        .current_dir(q7_tests::doc::root())
+        .args(&commands[0])
         .output()
         .unwrap();
     let text = success(out);

@@ -1,7 +1,7 @@
-//! The `q7emu run` report (README.md "Run reports") on the committed builds of
+//! The `q7emu run` report (docs/run-report.md) on the committed builds of
 //! `examples/kernels` (no toolchain needed): every per-core counter of the 8-core ReLU, the
 //! identities that tie the counters together, the bytes the kernel's DMA moves, its stack depth
-//! against the firmware's limit; timing profiles (`--timing`, README.md "Timing profiles") in
+//! against the firmware's limit; timing profiles (`--timing`, docs/timing.md) in
 //! JSON and TOML for `run`, `run-packed` and `run-elf`; and the progress line, drawn on a
 //! terminal only.
 
@@ -478,15 +478,15 @@ fn a_model_outside_its_bounds_is_refused_before_the_run() {
 }
 
 #[test]
-fn the_readme_states_the_bounds_of_the_code() {
+fn docs_timing_md_states_the_bounds_of_the_code() {
     use q7_emulator::timing::bounds::{MAX_ICACHE_BYTES, MAX_ICACHE_LINE, MAX_ICACHE_WAYS};
-    let readme = include_str!("../../README.md").replace('\n', " ");
+    let doc = include_str!("../../docs/timing.md").replace('\n', " ");
     let stated = format!(
         "`icache_line` a power of two up to {MAX_ICACHE_LINE}, `icache_ways` 1 to \
          {MAX_ICACHE_WAYS}, `icache_bytes` a multiple of line × ways up to {} MiB",
         MAX_ICACHE_BYTES >> 20
     );
-    assert!(readme.contains(&stated), "README.md lacks {stated:?}");
+    assert!(doc.contains(&stated), "docs/timing.md lacks {stated:?}");
 }
 
 #[test]
@@ -698,34 +698,22 @@ fn run_packed_draws_the_line_per_dispatch_on_a_terminal_only() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// README.md "Timing profiles".
-
-/// The section of README.md under `heading`, up to the next `## ` heading.
-fn readme_section(heading: &str) -> String {
-    let text = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
-    let start = text
-        .find(&format!("\n{heading}\n"))
-        .unwrap_or_else(|| panic!("README.md has no {heading:?}"));
-    let body = &text[start + heading.len() + 2..];
-    body[..body.find("\n## ").unwrap_or(body.len())].to_string()
-}
-
-/// The body of the first ````lang` block of `text`.
-fn block(text: &str, lang: &str) -> String {
-    text.lines()
-        .skip_while(|l| *l != format!("```{lang}"))
-        .skip(1)
-        .take_while(|l| *l != "```")
-        .map(|l| format!("{l}\n"))
-        .collect()
-}
+// docs/timing.md.
 
 #[test]
-fn the_readmes_toml_and_json_profiles_are_one_model_and_its_error_is_printed() {
-    let section = readme_section("## Timing profiles");
+fn docs_timing_md_profiles_are_one_model_and_its_error_is_printed() {
+    let section = q7_tests::doc::read("docs/timing.md");
     let dir = TempDir::new("timing-readme");
-    let toml = profile(&dir, "readme.toml", &block(&section, "toml"));
-    let json = profile(&dir, "readme.json", &block(&section, "json"));
+    let toml = profile(
+        &dir,
+        "readme.toml",
+        &q7_tests::doc::first_fenced(&section, "toml"),
+    );
+    let json = profile(
+        &dir,
+        "readme.json",
+        &q7_tests::doc::first_fenced(&section, "json"),
+    );
     let want = TimingModel {
         hbm_latency: 200,
         load_use: 2,
@@ -750,6 +738,6 @@ fn the_readmes_toml_and_json_profiles_are_one_model_and_its_error_is_printed() {
     let error = String::from_utf8(out.stderr).unwrap();
     assert!(
         section.contains(&format!("`` {} ``", error.trim_end())),
-        "README.md \"Timing profiles\" does not quote {error:?}"
+        "docs/timing.md does not quote {error:?}"
     );
 }

@@ -1,4 +1,4 @@
-//! `q7emu run --timeline FILE.json` (README.md "Trace a run", host-stub/TRACE.md "Timeline"):
+//! `q7emu run --timeline FILE.json` (docs/tracing.md "Trace a run", docs/tracing.md "Timeline"):
 //! Chrome trace-event JSON, checked by a strict checker of the format's rules written here
 //! (and shown to reject each kind of breach), on the committed example builds:
 //!
@@ -364,21 +364,8 @@ fn a_timeline_that_cannot_be_written_is_refused_before_the_run() {
 
 /// A 1-D float32 `.npy` of `values`.
 fn npy(values: &[f32]) -> Vec<u8> {
-    let mut h = format!(
-        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({},), }}",
-        values.len()
-    );
-    while !(10 + h.len() + 1).is_multiple_of(64) {
-        h.push(' ');
-    }
-    h.push('\n');
-    let mut f = b"\x93NUMPY\x01\x00".to_vec();
-    f.extend_from_slice(&(h.len() as u16).to_le_bytes());
-    f.extend_from_slice(h.as_bytes());
-    for v in values {
-        f.extend_from_slice(&v.to_le_bytes());
-    }
-    f
+    let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    q7_tests::npy_1d("<f4", 4, &data)
 }
 
 #[test]

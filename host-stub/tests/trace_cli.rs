@@ -1,4 +1,4 @@
-//! `q7emu run --trace-dir` (README.md "Trace a run", host-stub/TRACE.md "Instruction traces"),
+//! `q7emu run --trace-dir` (docs/tracing.md "Trace a run", docs/tracing.md "Instruction traces"),
 //! on the committed example builds (no toolchain needed, but for `--trace-fn`, which needs a
 //! build's unstripped images and builds one when the toolchain is there):
 //!
@@ -563,48 +563,38 @@ fn trace_fn_keeps_the_instructions_of_one_function_named_from_the_symbols() {
         .contains("--trace-fn no_such_function: core 0's image has no function of that name"));
 }
 
-/// The words of the first `sh` block of README.md's section `heading`, continuation lines
-/// joined.
-fn readme_command(heading: &str) -> Vec<String> {
-    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
-    let section = readme
-        .split("\n## ")
-        .find(|s| s.starts_with(heading))
-        .unwrap_or_else(|| panic!("README.md has no section {heading:?}"));
-    let block = section
-        .split("```sh\n")
-        .nth(1)
-        .and_then(|b| b.split("```").next())
-        .unwrap();
-    block
-        .replace("\\\n", " ")
-        .split_whitespace()
-        .map(str::to_string)
-        .collect()
-}
-
+/// The trace command of docs/tracing.md "Trace a run", run as written from a directory that
+/// has the repository's examples (so that what it writes lands there): it writes the traces of
+/// cores 0 and 3 and a timeline that keeps the trace-event rules.
 #[test]
-fn the_readme_trace_command_runs_as_written() {
-    let words = readme_command("Trace a run");
-    assert_eq!(words[..2], ["q7emu", "run"]);
-    let dir = TempDir::new("trace-readme");
-    let out = dir.join("trace");
+fn the_docs_trace_command_runs_as_written() {
+    let doc = q7_tests::doc::read("docs/tracing.md");
+    let commands =
+        q7_tests::doc::q7emu_commands(q7_tests::doc::section(&doc, "## Trace a run"), "run");
+    assert_eq!(commands.len(), 1, "one q7emu run in \"Trace a run\"");
+    let args = &commands[0];
+    let dir = TempDir::new("trace-doc");
+    let root = dir.join("");
+    std::os::unix::fs::symlink(Path::new(ROOT).join("examples"), root.join("examples")).unwrap();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7emu"));
-    cmd.current_dir(ROOT).env_remove("RUST_LOG");
-    let mut args = words[1..].iter();
-    while let Some(w) = args.next() {
-        cmd.arg(w);
-        if w == "--trace-dir" {
-            assert_eq!(args.next().map(String::as_str), Some("trace"));
-            cmd.arg(&out);
-        }
-    }
+    cmd.current_dir(&root).env_remove("RUST_LOG").args(args);
     ok(cmd);
+    let value = |flag: &str| {
+        let at = args
+            .iter()
+            .position(|a| a == flag)
+            .unwrap_or_else(|| panic!("{flag}"));
+        root.join(&args[at + 1])
+    };
+    let out = value("--trace-dir");
     let names: Vec<(String, usize)> = files(&out).into_iter().map(|(n, b)| (n, b.len())).collect();
     assert_eq!(
         names.iter().map(|n| n.0.as_str()).collect::<Vec<_>>(),
         ["core0.jsonl", "core0.trace", "core3.jsonl", "core3.trace"]
     );
+    let timeline: Value =
+        serde_json::from_slice(&std::fs::read(value("--timeline")).unwrap()).unwrap();
+    assert_eq!(support::timeline::breaches(&timeline), Vec::<String>::new());
     for l in of_type(&jsonl(&out.join("core3.jsonl")), "insn") {
         assert!(u64_of(&l["cycle"]) < 100_000, "{l}");
     }

@@ -18,8 +18,8 @@ use super::trace_port::TracePort;
 use crate::bus::{Bus, BusFault, DataLatency, Images};
 use crate::timing::TimingModel;
 
-/// How the I-cache served instruction fetches from the translate windows (README.md "Run
-/// reports"). The fetch unit looks a line up as execution enters it, and the instructions
+/// How the I-cache served instruction fetches from the translate windows (docs/run-report.md).
+/// The fetch unit looks a line up as execution enters it, and the instructions
 /// after it in the same line come from its fetch buffer: a lookup is a fetch from a window in
 /// another line than the last one fetched from a window. Fetches from local memory bypass the
 /// cache and are not counted.

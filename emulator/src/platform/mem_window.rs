@@ -17,8 +17,7 @@ pub struct Window {
     pub enabled: bool,
 }
 
-/// How a core used the translate windows (PLATFORM.md "Translate windows", README.md "Run
-/// reports").
+/// How a core used the translate windows (PLATFORM.md "Translate windows", docs/run-report.md).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct WindowCounters {
     /// Hits in the dynamic windows (2..4): loads and stores that went through one to HBM —

@@ -49,11 +49,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub timing: Option<PathBuf>,
     /// The run report as JSON: `--json` on stdout instead of the summary, `--json-file FILE`
-    /// besides it (README.md "Machine-readable output").
+    /// besides it (docs/cli.md "Conventions").
     #[command(flatten)]
     pub report: crate::json_output::JsonOutput,
     /// Write an instruction trace of each core into this directory: core0.trace, core1.trace,
-    /// ... (text) and core0.jsonl, ... (JSON lines), host-stub/TRACE.md.
+    /// ... (text) and core0.jsonl, ... (JSON lines), docs/tracing.md.
     #[arg(long, value_name = "DIR")]
     pub trace_dir: Option<PathBuf>,
     /// Trace only these cores (comma-separated PRIDs; default every core the library runs on).
@@ -71,7 +71,7 @@ pub struct RunArgs {
     pub trace_cycles: Option<(u64, u64)>,
     /// Write the run's timeline as Chrome trace-event JSON (Perfetto, chrome://tracing): per
     /// core its calls, kernel phases, function spans, SDMA transfers, exceptions and runtime
-    /// events, host-stub/TRACE.md.
+    /// events, docs/tracing.md.
     #[arg(long, value_name = "FILE.json")]
     pub timeline: Option<PathBuf>,
 }

@@ -323,7 +323,7 @@ pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
     run_observed(lib, req, &ObserveSpec::default()).map(|(run, _)| run)
 }
 
-/// [`run`], observed as `spec` asks (host-stub/TRACE.md): traces and timeline are written
+/// [`run`], observed as `spec` asks (docs/tracing.md): traces and timeline are written
 /// whether the run succeeds or fails (a failed run's error wins over one writing them).
 pub fn run_observed(
     lib: &Library,

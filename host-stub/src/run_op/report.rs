@@ -1,5 +1,5 @@
 //! What `q7emu run` prints: a human summary and the JSON run report, with the same facts per
-//! core (README.md "Run reports" documents every field).
+//! core (docs/run-report.md documents every field).
 
 use q7_emulator::platform::sdma::QueueCounters;
 use serde_json::{json, Value};

@@ -1,4 +1,4 @@
-//! Instruction traces (host-stub/TRACE.md "Instruction traces"): what one core executed, one
+//! Instruction traces (docs/tracing.md "Instruction traces"): what one core executed, one
 //! line per instruction — its cycle, PC, `function+offset`, disassembly, the registers it wrote
 //! with their new values and the memory it read and wrote — plus the exceptions delivered, the
 //! start of each firmware call and how each ended; as text (`core<N>.trace`) and as JSON lines
@@ -178,7 +178,7 @@ struct Mem {
     write: bool,
 }
 
-/// One JSON line (host-stub/TRACE.md "JSON lines").
+/// One JSON line (docs/tracing.md "JSON lines").
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Line<'a> {

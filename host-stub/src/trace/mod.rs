@@ -1,4 +1,4 @@
-//! Observing a run (host-stub/TRACE.md): instruction traces of the cores (`--trace-dir`,
+//! Observing a run (docs/tracing.md): instruction traces of the cores (`--trace-dir`,
 //! [`insn`], written by [`writer`]) and the run's timeline (`--timeline`, [`timeline`]). The
 //! firmware hands every core it runs a [`CoreTracer`] made by the run's [`Observer`] and gives
 //! it back when the core stops. Observing never changes what a core computes or a cycle it

@@ -1,4 +1,4 @@
-//! The run's timeline (`--timeline FILE.json`, host-stub/TRACE.md "Timeline"): Chrome
+//! The run's timeline (`--timeline FILE.json`, docs/tracing.md "Timeline"): Chrome
 //! trace-event JSON, which Perfetto and `chrome://tracing` open. One process, the cluster; per
 //! core a track of its firmware calls with the kernel's phases inside and instants for what its
 //! runtime reports, exceptions and translate-window programming; a track of its function calls

@@ -41,7 +41,7 @@ pub fn interrupt_after(child: Child, after: Duration) -> Output {
 }
 
 /// Each core's (instructions, cycles) from the first line of its block in `q7emu run`'s
-/// report: `core N: I instructions, C cycles, IPC …` (README.md "Run reports").
+/// report: `core N: I instructions, C cycles, IPC …` (docs/run-report.md).
 pub fn core_counters(stdout: &str) -> Vec<(u64, u64)> {
     stdout
         .lines()

@@ -1,5 +1,5 @@
 //! The trace-event format's rules, strictly: the checker of `q7emu run --timeline` output
-//! (host-stub/TRACE.md "Timeline").
+//! (docs/tracing.md "Timeline").
 
 use std::collections::{BTreeMap, BTreeSet};
 
