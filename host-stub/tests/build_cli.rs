@@ -644,3 +644,37 @@ fn the_repository_sdk_builds_a_library_once_its_runtime_exists() {
         assert_eq!(ctx.device.loaded_on(0).len(), 1);
     }
 }
+
+/// The example of examples/sdk/BUILD.md, run as written from a directory holding the
+/// repository's examples, prints the eight images it wrote, as the page says.
+#[test]
+fn the_build_pages_example_prints_the_eight_images() {
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let page = q7_tests::doc::read("examples/sdk/BUILD.md");
+    let builds = q7_tests::doc::q7emu_commands(&page, "build");
+    assert_eq!(builds.len(), 1, "examples/sdk/BUILD.md has one example");
+    let dir = TempDir::new("build-page");
+    let root = dir.join("");
+    std::os::unix::fs::symlink(
+        q7_tests::doc::root().join("examples"),
+        root.join("examples"),
+    )
+    .unwrap();
+    let out = q7emu()
+        .current_dir(&root)
+        .args(&builds[0])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let images: Vec<String> = (0..8)
+        .map(|i| format!("build/relu/relu_cpu{i}.packed.so"))
+        .collect();
+    assert_eq!(printed.lines().collect::<Vec<_>>(), images);
+    assert!(page.contains(&format!("(`{}` …)", images[0])));
+    for image in &images {
+        assert!(root.join(image).is_file(), "{image}");
+    }
+}
