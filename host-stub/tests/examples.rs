@@ -633,7 +633,7 @@ fn the_main_job_prints_what_the_readme_and_the_run_report_doc_show() {
     let report_doc = q7_tests::doc::read("docs/run-report.md");
     assert_eq!(
         q7emu_commands(&report_doc, "run"),
-        [args.clone()],
+        std::slice::from_ref(&args),
         "docs/run-report.md runs the main job"
     );
     let text = success(
