@@ -5,7 +5,7 @@
 
 mod support;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
@@ -13,7 +13,7 @@ const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 /// and the extra arguments.
 fn vector_add(log: Option<&str>, extra: &[&str]) -> Output {
     let k = format!("{ROOT}/examples/kernels/vector_add");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7emu"));
+    let mut cmd = support::q7emu();
     cmd.arg("run")
         .arg(format!("{k}/build"))
         .args(["--op", "vector_add", "--input"])

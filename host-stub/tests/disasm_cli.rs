@@ -1,6 +1,8 @@
 //! `q7emu disasm` prints what `xtensa-elf-objdump -d -z` prints for a compiled program: same
 //! sections, labels, instruction words, text, symbol annotations and literal pools.
 
+mod support;
+
 use std::process::Command;
 
 use q7_tests::{run, tool, TempDir};
@@ -35,7 +37,7 @@ fn disasm_matches_objdump_on_a_compiled_program() {
         .arg(dir.join("prog.c")));
     let theirs =
         String::from_utf8(run(Command::new(objdump).args(["-d", "-z"]).arg(&elf))).unwrap();
-    let ours = String::from_utf8(run(Command::new(env!("CARGO_BIN_EXE_q7emu"))
+    let ours = String::from_utf8(run(support::q7emu()
         .args(["disasm", "-z", "--profile", "dc233c"])
         .arg(&elf)))
     .unwrap();
@@ -65,7 +67,7 @@ fn disasm_reports_a_precise_error_for_a_non_elf_file() {
     let dir = TempDir::new("disasm-bad");
     let bad = dir.join("bad.elf");
     std::fs::write(&bad, b"\x7fELF\x02\x01\x01").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_q7emu"))
+    let out = support::q7emu()
         .args(["disasm"])
         .arg(&bad)
         .output()
@@ -102,7 +104,7 @@ fn zero_runs_collapse_exactly_where_objdump_collapses_them() {
         .arg(dir.join("zeros.o")));
     for flags in [&["-d"][..], &["-d", "-z"][..]] {
         let theirs = String::from_utf8(run(Command::new(&objdump).args(flags).arg(&elf))).unwrap();
-        let ours = String::from_utf8(run(Command::new(env!("CARGO_BIN_EXE_q7emu"))
+        let ours = String::from_utf8(run(support::q7emu()
             .args(["disasm", "--profile", "dc233c"])
             .args(&flags[1..])
             .arg(&elf)))

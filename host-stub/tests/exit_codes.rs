@@ -6,7 +6,7 @@
 mod support;
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use q7_host::exit_code::{self, Kind, CODES};
 use q7_tests::TempDir;
@@ -14,10 +14,7 @@ use q7_tests::TempDir;
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 fn q7emu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_q7emu"))
-        .args(args)
-        .output()
-        .unwrap()
+    support::q7emu().args(args).output().unwrap()
 }
 
 fn path(rel: &str) -> String {
@@ -175,10 +172,7 @@ fn a_build_whose_tools_are_missing_or_do_not_run_is_3() {
             &src.display().to_string(),
         ]
         .map(str::to_string);
-        Command::new(env!("CARGO_BIN_EXE_q7emu"))
-            .args(args)
-            .output()
-            .unwrap()
+        support::q7emu().args(args).output().unwrap()
     };
     let prefix = support::fake_toolchain(&dir, Some("xtensa-elf-g++"));
     let err = exits(&build(&prefix), Kind::BuildFailed, 3);

@@ -4,8 +4,10 @@
 //! `q7_loader::prelink`, the KTAB trailer, the kernel table the firmware binds after the start
 //! symbol, op names from `q7build.json` — and bad input gets the loader's errors.
 
+mod support;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use q7_emulator::platform::{map, Cluster, ClusterConfig};
 use q7_host::build::metadata::BuildInfo;
@@ -31,7 +33,7 @@ const BUILDS: [&str; 5] = [
 
 /// `q7emu inspect ARGS`, run in the repository root.
 fn inspect(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_q7emu"))
+    support::q7emu()
         .current_dir(ROOT)
         .arg("inspect")
         .args(args)

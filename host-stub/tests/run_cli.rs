@@ -2,8 +2,11 @@
 //! errors with the runtime's own line (PLATFORM.md "Runtime errors"), on the committed example
 //! builds (no toolchain needed).
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use q7_tests::TempDir;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -19,11 +22,7 @@ fn example(rel: &str) -> String {
 
 /// Runs `q7emu run ARGS`; exit success and stderr.
 fn q7emu_run(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_q7emu"))
-        .arg("run")
-        .args(args)
-        .output()
-        .unwrap();
+    let out = support::q7emu().arg("run").args(args).output().unwrap();
     (out.status.success(), String::from_utf8(out.stderr).unwrap())
 }
 
@@ -33,9 +32,8 @@ fn fails_with(args: &[&str], want: &str) {
     assert_eq!(err.trim_end(), format!("q7emu: error: {want}"), "{args:?}");
 }
 
-fn scratch(name: &str, bytes: &[u8]) -> String {
-    let dir = std::env::temp_dir().join(format!("q7-run-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// `bytes` written to `name` in `dir`; its path.
+fn scratch(dir: &TempDir, name: &str, bytes: &[u8]) -> String {
     let p = dir.join(name);
     std::fs::write(&p, bytes).unwrap();
     p.display().to_string()
@@ -70,7 +68,8 @@ fn the_tensor_count_must_match_the_schema() {
 
 #[test]
 fn a_malformed_npy_is_named() {
-    let bad = scratch("bad.npy", b"garbage");
+    let dir = TempDir::new("run-cli");
+    let bad = scratch(&dir, "bad.npy", b"garbage");
     let (ok, err) = q7emu_run(&[
         &example("relu_tcm/build"),
         "--op",
@@ -87,7 +86,8 @@ fn a_malformed_npy_is_named() {
 
 #[test]
 fn a_tensor_of_the_wrong_dtype_stops_the_kernel_with_the_runtimes_message() {
-    let ints = scratch("i32.npy", &npy("<i4", 1024, 4, 1));
+    let dir = TempDir::new("run-cli");
+    let ints = scratch(&dir, "i32.npy", &npy("<i4", 1024, 4, 1));
     fails_with(
         &[
             &example("vector_add/build"),
@@ -105,7 +105,8 @@ fn a_tensor_of_the_wrong_dtype_stops_the_kernel_with_the_runtimes_message() {
 
 #[test]
 fn a_returned_tensor_unlike_the_output_is_a_named_mismatch() {
-    let short = scratch("short.npy", &npy("<f4", 3, 4, 0));
+    let dir = TempDir::new("run-cli");
+    let short = scratch(&dir, "short.npy", &npy("<f4", 3, 4, 0));
     fails_with(
         &[
             &example("relu_tcm/build"),
@@ -123,12 +124,13 @@ fn a_returned_tensor_unlike_the_output_is_a_named_mismatch() {
 
 #[test]
 fn a_runaway_kernel_is_stopped_by_its_cycle_budget() {
+    let dir = TempDir::new("run-cli");
     let (ok, err) = q7emu_run(&[
         &example("relu_tcm/build"),
         "--op",
         "relu_forward",
         "--input",
-        &scratch("one.npy", &npy("<f4", 1, 4, 0)),
+        &scratch(&dir, "one.npy", &npy("<f4", 1, 4, 0)),
         "--max-cycles",
         "1000",
     ]);

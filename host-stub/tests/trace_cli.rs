@@ -27,7 +27,7 @@ fn example(name: &str) -> PathBuf {
 /// `q7emu run` of the committed vector_add example with `extra` arguments.
 fn vector_add(extra: &[&str]) -> Command {
     let k = example("vector_add");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7emu"));
+    let mut cmd = support::q7emu();
     cmd.arg("run")
         .arg(k.join("build"))
         .args(["--op", "vector_add", "--input"])
@@ -42,7 +42,7 @@ fn vector_add(extra: &[&str]) -> Command {
 /// `q7emu run` of the README's 8-core ReLU with `extra` arguments.
 fn relu_multicore(extra: &[&str]) -> Command {
     let k = example("relu_multicore");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7emu"));
+    let mut cmd = support::q7emu();
     cmd.arg("run")
         .arg(k.join("build"))
         .args(["--op", "relu_forward", "--input"])
@@ -520,7 +520,7 @@ fn trace_fn_keeps_the_instructions_of_one_function_named_from_the_symbols() {
     let dir = TempDir::new("trace-fn");
     let build = support::build_k(&dir, support::ADD_ONE_KERNEL, "build", &[]);
     let out = dir.join("t");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7emu"));
+    let mut cmd = support::q7emu();
     cmd.arg("run")
         .arg(&build)
         .args(["--op", "k", "--input"])
@@ -550,7 +550,7 @@ fn trace_fn_keeps_the_instructions_of_one_function_named_from_the_symbols() {
     assert_eq!(insns[0]["func"], "k(at::Tensor const&)", "its entry first");
     assert!(insns[0]["insn"].as_str().unwrap().starts_with("entry a1, "));
 
-    let mut bad = Command::new(env!("CARGO_BIN_EXE_q7emu"));
+    let mut bad = support::q7emu();
     bad.arg("run")
         .arg(&build)
         .args(["--op", "k", "--input"])
@@ -576,7 +576,7 @@ fn the_docs_trace_command_runs_as_written() {
     let dir = TempDir::new("trace-doc");
     let root = dir.join("");
     std::os::unix::fs::symlink(Path::new(ROOT).join("examples"), root.join("examples")).unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7emu"));
+    let mut cmd = support::q7emu();
     cmd.current_dir(&root).env_remove("RUST_LOG").args(args);
     ok(cmd);
     let value = |flag: &str| {

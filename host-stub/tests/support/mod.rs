@@ -77,7 +77,7 @@ pub fn build_k(dir: &TempDir, source: &str, out: &str, extra: &[&str]) -> PathBu
     let src = dir.join("k.cpp");
     std::fs::write(&src, source).unwrap();
     let build = dir.join(out);
-    let o = Command::new(env!("CARGO_BIN_EXE_q7emu"))
+    let o = q7emu()
         .args(["build", "--name", "k", "--fn", "k"])
         .args(["--schema", "k(Tensor x) -> Tensor"])
         .arg("--toolchain")
