@@ -18,10 +18,9 @@
 
 mod support;
 
-use support::q7emu;
+use support::{q7emu, success};
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::sync::OnceLock;
 
 use q7_host::firmware::CALL_BUDGET;
@@ -56,17 +55,6 @@ fn kernels() -> PathBuf {
 
 fn updating() -> bool {
     std::env::var_os("Q7_UPDATE_EXAMPLES").is_some_and(|v| !v.is_empty() && v != "0")
-}
-
-/// The stdout of a command that must succeed (its stderr shown otherwise).
-fn success(out: Output, what: &str) -> String {
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 fn readme(example: &str) -> String {

@@ -4,7 +4,7 @@
 
 mod support;
 
-use support::q7emu;
+use support::{q7emu, success};
 
 use q7_tests::TempDir;
 
@@ -12,16 +12,6 @@ const IMAGE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../examples/kernels/minimal/minimal.so"
 );
-
-/// The stdout of a run that must succeed (its stderr shown otherwise).
-fn success(out: std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// `q7emu run-packed ARGS... minimal.so`, which must succeed; its stdout.
 fn run_minimal(args: &[&str]) -> String {
@@ -32,6 +22,7 @@ fn run_minimal(args: &[&str]) -> String {
             .arg(IMAGE)
             .output()
             .unwrap(),
+        "q7emu run-packed",
     )
 }
 
@@ -177,7 +168,7 @@ fn the_minimal_examples_readme_command_runs_and_prints_every_core() {
         .args(&commands[0])
         .output()
         .unwrap();
-    let text = success(out);
+    let text = success(out, "q7emu run-packed");
     assert_eq!(
         text.lines().count(),
         9,

@@ -7,10 +7,10 @@
 
 mod support;
 
-use support::q7emu;
+use support::{q7emu, success};
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use q7_emulator::TimingModel;
 use q7_host::firmware::{CALL_SP, STACK_LIMIT};
@@ -34,17 +34,6 @@ fn relu_multicore() -> Vec<String> {
     .to_vec()
 }
 
-/// The stdout of a command that must succeed (its stderr shown otherwise).
-fn success(out: Output, what: &str) -> String {
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// `q7emu ARGS... --json` from the repository root: the report.
 fn json_report(args: &[String]) -> Value {
     let out = q7emu()
@@ -61,19 +50,15 @@ fn u(v: &Value) -> u64 {
         .unwrap_or_else(|| panic!("{v} is not an unsigned integer"))
 }
 
-/// The stall categories of a core's report, in the order of `Stalls::list`.
-const STALLS: [&str; 10] = [
-    "load_use",
-    "taken_branch",
-    "multiply",
-    "divide",
-    "hbm",
-    "sram",
-    "exception",
-    "fetch",
-    "device_wait",
-    "host_io",
-];
+/// The stall categories of a core's report (its JSON keys), in the order of `Stalls::list`:
+/// each label with dashes for underscores.
+static STALLS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+    q7_emulator::Stalls::default()
+        .list()
+        .iter()
+        .map(|(label, _)| label.replace('-', "_"))
+        .collect()
+});
 
 fn stalls(core: &Value) -> Vec<u64> {
     STALLS
@@ -107,7 +92,7 @@ fn the_8_core_relu_reports_every_counter_of_every_core() {
         assert_eq!(u(&core["stall_cycles"]), stalls(core).iter().sum::<u64>());
         // SRAM accesses and I-cache refills cost `sram_latency`, 0 by default; no HBM access
         // goes through a window; ReLU does not multiply, nor print.
-        let by_name: Vec<(&str, u64)> = STALLS.iter().copied().zip(stalls(core)).collect();
+        let by_name: Vec<(&str, u64)> = STALLS.iter().map(String::as_str).zip(stalls(core)).collect();
         for zero in ["multiply", "hbm", "sram", "fetch", "host_io"] {
             assert!(by_name.contains(&(zero, 0)), "core {n}: {by_name:?}");
         }

@@ -11,44 +11,16 @@
 
 mod support;
 
+use support::{example, ok, relu_multicore};
+
 use support::q7emu;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 use q7_emulator::platform::map::CLOCK_HZ;
 use q7_tests::TempDir;
 use serde_json::{json, Value};
-
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-
-fn example(name: &str) -> PathBuf {
-    Path::new(ROOT).join("examples/kernels").join(name)
-}
-
-fn ok(mut cmd: Command) -> Output {
-    let o = cmd.output().unwrap();
-    assert!(
-        o.status.success(),
-        "{cmd:?} failed ({}):\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
-
-/// `q7emu run` of the README's 8-core ReLU with `extra` arguments.
-fn relu_multicore(extra: &[&str]) -> Command {
-    let k = example("relu_multicore");
-    let mut cmd = q7emu();
-    cmd.arg("run")
-        .arg(k.join("build"))
-        .args(["--op", "relu_forward", "--input"])
-        .arg(k.join("input.npy"))
-        .args(extra);
-    cmd
-}
 
 /// A document of `events` for the checker's own tests.
 fn doc_of(events: Value) -> Value {

@@ -12,17 +12,15 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use support::{example, ok, relu_multicore};
+
+use std::path::Path;
 use std::process::{Command, Output};
 
 use q7_tests::TempDir;
 use serde_json::Value;
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-
-fn example(name: &str) -> PathBuf {
-    Path::new(ROOT).join("examples/kernels").join(name)
-}
 
 /// `q7emu run` of the committed vector_add example with `extra` arguments.
 fn vector_add(extra: &[&str]) -> Command {
@@ -37,30 +35,6 @@ fn vector_add(extra: &[&str]) -> Command {
         .args(extra)
         .env_remove("RUST_LOG");
     cmd
-}
-
-/// `q7emu run` of the README's 8-core ReLU with `extra` arguments.
-fn relu_multicore(extra: &[&str]) -> Command {
-    let k = example("relu_multicore");
-    let mut cmd = support::q7emu();
-    cmd.arg("run")
-        .arg(k.join("build"))
-        .args(["--op", "relu_forward", "--input"])
-        .arg(k.join("input.npy"))
-        .args(extra)
-        .env_remove("RUST_LOG");
-    cmd
-}
-
-fn ok(mut cmd: Command) -> Output {
-    let o = cmd.output().unwrap();
-    assert!(
-        o.status.success(),
-        "{cmd:?} failed ({}):\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
 }
 
 fn text(b: &[u8]) -> String {

@@ -3,7 +3,7 @@
 
 pub mod timeline;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output};
 use std::time::Duration;
 
@@ -15,6 +15,50 @@ pub fn q7emu() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_q7emu"));
     cmd.env_remove("RUST_LOG");
     cmd
+}
+
+/// `examples/kernels/<name>` of the repository.
+pub fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/kernels")
+        .join(name)
+}
+
+/// `q7emu run` of the committed 8-core ReLU on its committed input (README.md's main job) with
+/// `extra` arguments.
+pub fn relu_multicore(extra: &[&str]) -> Command {
+    let k = example("relu_multicore");
+    let mut cmd = q7emu();
+    cmd.arg("run")
+        .arg(k.join("build"))
+        .args(["--op", "relu_forward", "--input"])
+        .arg(k.join("input.npy"))
+        .args(extra);
+    cmd
+}
+
+/// Runs `cmd`, which must succeed (its stderr shown otherwise); its output.
+pub fn ok(mut cmd: Command) -> Output {
+    let o = cmd.output().unwrap();
+    assert!(
+        o.status.success(),
+        "{cmd:?} failed ({}):\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+/// The stdout of `out`, a command (`what`) that must have succeeded (its stderr shown
+/// otherwise).
+pub fn success(out: Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
 }
 
 /// A toolchain prefix whose `bin` holds an empty file for every tool but `missing`.
