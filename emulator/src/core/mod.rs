@@ -461,7 +461,7 @@ impl<B: Bus> Core<B> {
     #[inline(never)]
     fn gated(&mut self, op: &Op) -> Exc {
         if op.gate.group() > self.window_limit {
-            return Exc::Overflow(u32::from(self.window_limit) + 1);
+            return Exc::overflow(u32::from(self.window_limit) + 1);
         }
         self.interlock(op);
         Exc::general(Reason::Privileged {
