@@ -1,8 +1,9 @@
 //! Decode once, execute many: a direct-mapped cache of decoded instructions keyed by PC, with
 //! the per-instruction facts execution needs (window-check group and privilege, source
-//! registers, MAC16 variant) worked out once. Facts of the opcode alone, such as its latency
-//! class, need no entry: the core's dispatch makes them constants per opcode. Stores into
-//! memory that holds decoded code invalidate the affected entries.
+//! registers, MAC16 variant) worked out once. Facts of the opcode alone — its family and latency
+//! class, columns of the opcode table — need no entry: the core's dispatch has one arm per
+//! opcode, in which they are constants. Stores into memory that holds decoded code invalidate
+//! the affected entries.
 
 use q7_isa::sreg::SPECIAL_REGISTERS;
 use q7_isa::{decode, CoreConfig, DecodeError, Decoded, Insn, Opcode, OperandKind};
@@ -122,7 +123,7 @@ pub struct Mac16 {
 impl Mac16 {
     /// The variant of `opcode`, `None` unless it is a MAC16 instruction.
     pub fn of(opcode: Opcode) -> Option<Mac16> {
-        if !opcode.info().options.contains(q7_isa::Options::MAC16) {
+        if opcode.family() != q7_isa::Family::Mac16 {
             return None;
         }
         let mnemonic = opcode.mnemonic();

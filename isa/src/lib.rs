@@ -7,7 +7,9 @@
 //! * [`decode`] — bytes at a PC → [`Decoded`] (an [`Insn`] or an opaque ncore2gp FLIX bundle),
 //!   or a typed [`DecodeError`]; the length is always known when the bytes allow;
 //! * [`encode`] — the exact inverse;
-//! * `Display` — the text GNU objdump prints.
+//! * `Display` — the text GNU objdump prints;
+//! * each opcode's [`Family`] (routed on by [`dispatch_by_family!`]) and [`Latency`] class:
+//!   columns of the table, stated by every row (`isa/ISA.md` §2).
 //!
 //! Which rows decode is decided by a [`CoreConfig`]'s [`Options`]: see [`NCORE2GP`] and
 //! [`DC233C`]. Pure: no I/O.
@@ -27,5 +29,5 @@ pub use decode::{
 };
 pub use display::{disassemble_one, write_operand, DisasmLine, MnemonicText};
 pub use encode::{encode, EncodeError, Encoded};
-pub use opcode::{Opcode, OpcodeInfo, OPCODES};
+pub use opcode::{Family, Latency, Opcode, OpcodeInfo, OPCODES};
 pub use operand::{OperandKind, OperandStyle};

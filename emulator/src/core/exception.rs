@@ -1,8 +1,10 @@
-//! Exceptions: what an instruction raises ([`Exc`]; a general exception's [`Reason`] gives its
-//! cause and address, and is put into words only when a report is made), the XEA2 vectors
-//! ([`Vector`]: each one's offset and what it is taken for, in one place), exception entry, and
-//! the exception family of instructions — the returns RFE, RFDE, RFWO, RFWU and RFI, SYSCALL,
-//! SIMCALL, BREAK, ILL, WAITI and the debug-mode returns.
+//! Exceptions: what keeps an instruction from completing ([`Exc`]: an architectural [`Trap`]
+//! taken through a vector, or a [`Halt`] that ends the run; a general exception's [`Reason`]
+//! gives its cause and address, and is put into words only when a report is made), the XEA2
+//! vectors ([`Vector`]: each one's offset and what it is taken for, in one place), exception
+//! entry (which only ever sees traps), and the exception family of instructions — the returns
+//! RFE, RFDE, RFWO, RFWU and RFI, SYSCALL, SIMCALL, BREAK, ILL, WAITI and the debug-mode
+//! returns.
 
 use q7_isa::sreg::sr;
 use q7_isa::{CoreConfig, Opcode};
@@ -140,38 +142,77 @@ impl WindowTrap {
     }
 }
 
-/// An exception raised by an instruction (before any of its effects). Kept to two words so
-/// the per-instruction `Result` travels in registers; the rare detailed cases are boxed.
+/// What keeps an instruction from completing, raised before any of its effects: an
+/// architectural trap, which exception entry ([`Core::take`]) takes through a [`Vector`], or an
+/// emulator stop, which ends the run with a [`Stop`] instead. Kept to two words so the
+/// per-instruction `Result` travels in registers (a test holds it to that).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Exc {
-    /// A general exception.
+    /// An architectural exception: the core takes it through its vector.
+    Trap(Trap),
+    /// The run ends here (boxed: it happens at most once per run).
+    Halt(Box<Halt>),
+}
+
+/// An architectural exception: what exception entry takes through a vector (isa/ISA.md §3.8,
+/// §5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Trap {
+    /// A general exception: the kernel, user or double exception vector, by PS (§5.3).
     General(Box<Reason>),
-    /// A window overflow before an instruction naming registers of the frame `n` groups up.
-    Overflow(u32),
-    /// A window underflow on a return to a spilled frame of call increment `n`.
-    Underflow(u32),
-    /// A fault no handler can take: it stops the core.
-    Fatal(Box<(FaultKind, Option<u32>)>),
-    /// Semihosting exit with this status.
+    /// A window overflow before an instruction naming registers of the frame `n` groups up
+    /// (§3.3), or a window underflow on a return to a spilled frame of call increment `n`
+    /// (§3.5): the window vector of `trap` for the frame the handler spills or restores, the
+    /// window rotated `n` groups up or down.
+    Window { trap: WindowTrap, n: u32 },
+}
+
+/// An emulator stop: no handler can take it, and the run ends with a [`Stop`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Halt {
+    /// A fault that stops the core, with its address if it has one.
+    Fatal(FaultKind, Option<u32>),
+    /// Semihosting exit with this status (isa/ISA.md §2.4).
     Exit(i32),
 }
 
 impl Exc {
     /// A general exception for `reason`.
     pub(crate) fn general(reason: Reason) -> Exc {
-        Exc::General(Box::new(reason))
+        Exc::Trap(Trap::General(Box::new(reason)))
+    }
+
+    /// A window overflow spilling the live frame `n` groups up.
+    pub(crate) fn overflow(n: u32) -> Exc {
+        Exc::Trap(Trap::Window {
+            trap: WindowTrap::Overflow,
+            n,
+        })
+    }
+
+    /// A window underflow restoring the spilled caller of call increment `n`.
+    pub(crate) fn underflow(n: u32) -> Exc {
+        Exc::Trap(Trap::Window {
+            trap: WindowTrap::Underflow,
+            n,
+        })
     }
 
     /// A fault that stops the core, with its address if it has one.
     pub(crate) fn fatal(kind: FaultKind, address: Option<u32>) -> Exc {
-        Exc::Fatal(Box::new((kind, address)))
+        Exc::Halt(Box::new(Halt::Fatal(kind, address)))
+    }
+
+    /// Semihosting exit with status `code`.
+    pub(crate) fn exit(code: i32) -> Exc {
+        Exc::Halt(Box::new(Halt::Exit(code)))
     }
 
     /// EXCCAUSE of a general exception.
     #[cfg(test)]
     pub(crate) fn cause(&self) -> Option<ExcCause> {
         match self {
-            Exc::General(r) => Some(r.cause()),
+            Exc::Trap(Trap::General(r)) => Some(r.cause()),
             _ => None,
         }
     }
@@ -180,7 +221,7 @@ impl Exc {
     #[cfg(test)]
     pub(crate) fn describe(&self, config: &CoreConfig) -> String {
         match self {
-            Exc::General(r) => r.describe(config),
+            Exc::Trap(Trap::General(r)) => r.describe(config),
             other => format!("{other:?}"),
         }
     }
@@ -345,7 +386,8 @@ impl<B: Bus> Core<B> {
         }
     }
 
-    /// Takes exception `e` raised by the instruction at `pc`; `Some` when the core stops.
+    /// Takes exception `e` raised by the instruction at `pc`; `Some` when the core stops: a
+    /// trap goes through its vector ([`Core::trap`]), a halt ends the run.
     #[cold]
     #[inline(never)]
     pub(super) fn take<T: Tracer>(
@@ -355,49 +397,60 @@ impl<B: Bus> Core<B> {
         e: Exc,
         tracer: &mut T,
     ) -> Option<Stop> {
-        let e = match e {
-            Exc::Exit(code) => {
-                self.stats.instructions += 1;
-                return Some(Stop::Exited(code));
-            }
-            Exc::Fatal(f) => {
-                let (kind, address) = *f;
-                return Some(Stop::Fault(Box::new(self.report_op(pc, op, kind, address))));
-            }
-            e => e,
-        };
-        let vector = match &e {
-            Exc::Exit(_) | Exc::Fatal(_) => unreachable!("handled above"),
-            Exc::Overflow(n) => {
-                // The frame in the way is as large as the distance to the live frame above it.
-                let s = &self.state;
-                let new_wb = s.windowbase() + n;
-                let frame = if s.ws_bit(new_wb + 1) {
-                    4
-                } else if s.ws_bit(new_wb + 2) {
-                    8
-                } else {
-                    12
-                };
-                Vector::window_trap(WindowTrap::Overflow, frame)
-            }
-            Exc::Underflow(n) => Vector::window_trap(WindowTrap::Underflow, 4 * n),
-            Exc::General(_) => Vector::general(self.state.ps()),
-        };
-        let target = self.state.sr(sr::VECBASE).wrapping_add(vector.offset());
+        match e {
+            Exc::Trap(trap) => self.trap(pc, op, trap, tracer),
+            Exc::Halt(halt) => Some(match *halt {
+                Halt::Exit(code) => {
+                    self.stats.instructions += 1;
+                    Stop::Exited(code)
+                }
+                Halt::Fatal(kind, address) => {
+                    Stop::Fault(Box::new(self.report_op(pc, op, kind, address)))
+                }
+            }),
+        }
+    }
+
+    /// Exception entry: takes trap `t`, raised by the instruction at `pc`, through its vector;
+    /// `Some` when the core stops instead, because no handler is installed at the vector or
+    /// the stack is outside its region.
+    fn trap<T: Tracer>(&mut self, pc: u32, op: &Op, t: Trap, tracer: &mut T) -> Option<Stop> {
         // An exception taken with the stack outside its region is the overflow's doing: the
         // core stops rather than run a handler on the wrecked stack (a window trap is the
         // overflow itself; a general exception is reported as what it went on to cause).
         let overflow = self.stack_overflow();
-        if let (Some(kind), Some(_)) = (&overflow, vector.window()) {
-            let kind = kind.clone();
-            return Some(Stop::Fault(Box::new(self.report_op(pc, op, kind, None))));
-        }
-        if !self.installed(target) || overflow.is_some() {
-            let (kind, address) = match (&e, vector.window()) {
-                (Exc::General(reason), _) => {
+        let ps = self.state.ps();
+        let (vector, target) = match t {
+            Trap::Window { trap, n } => {
+                let frame = self.window_frame(trap, n);
+                let vector = Vector::window_trap(trap, frame);
+                let target = self.vector_address(vector);
+                let stop = overflow.or_else(|| {
+                    (!self.installed(target)).then_some(FaultKind::WindowException {
+                        kind: trap.name(),
+                        frame,
+                        vector: target,
+                    })
+                });
+                if let Some(kind) = stop {
+                    return Some(Stop::Fault(Box::new(self.report_op(pc, op, kind, None))));
+                }
+                let wb = self.state.windowbase();
+                self.state
+                    .set_sr(sr::PS, (ps & !ps::OWB) | (wb << ps::OWB_SHIFT) | ps::EXCM);
+                self.rotate(match trap {
+                    WindowTrap::Overflow => n as i32,
+                    WindowTrap::Underflow => -(n as i32),
+                });
+                self.state.set_sr(sr::EPC1, pc);
+                (vector, target)
+            }
+            Trap::General(reason) => {
+                let vector = Vector::general(ps);
+                let target = self.vector_address(vector);
+                if !self.installed(target) || overflow.is_some() {
                     let (cause, mut detail) = (reason.cause(), reason.describe(self.config));
-                    if let Some(region) = self.fetched_from_vacant(reason, pc) {
+                    if let Some(region) = self.fetched_from_vacant(&reason, pc) {
                         detail = format!(
                             "instruction fetch at {pc:#010x} hit {region}: no code there ({detail})"
                         );
@@ -407,35 +460,9 @@ impl<B: Bus> Core<B> {
                     } else {
                         FaultKind::Exception { cause, detail }
                     };
-                    (kind, reason.vaddr())
+                    let address = reason.vaddr();
+                    return Some(Stop::Fault(Box::new(self.report_op(pc, op, kind, address))));
                 }
-                (_, Some((trap, frame))) => (
-                    FaultKind::WindowException {
-                        kind: trap.name(),
-                        frame,
-                        vector: target,
-                    },
-                    None,
-                ),
-                (_, None) => unreachable!("window exceptions have window vectors"),
-            };
-            return Some(Stop::Fault(Box::new(self.report_op(pc, op, kind, address))));
-        }
-        match e {
-            Exc::Overflow(n) | Exc::Underflow(n) => {
-                let wb = self.state.windowbase();
-                let ps = self.state.ps();
-                self.state
-                    .set_sr(sr::PS, (ps & !ps::OWB) | (wb << ps::OWB_SHIFT) | ps::EXCM);
-                let rotation = if matches!(e, Exc::Overflow(_)) {
-                    n as i32
-                } else {
-                    -(n as i32)
-                };
-                self.rotate(rotation);
-                self.state.set_sr(sr::EPC1, pc);
-            }
-            Exc::General(reason) => {
                 self.state.set_sr(sr::EXCCAUSE, reason.cause().code());
                 if let Some(v) = reason.vaddr() {
                     self.state.set_sr(sr::EXCVADDR, v);
@@ -447,10 +474,35 @@ impl<B: Bus> Core<B> {
                 };
                 self.state.set_sr(epc, pc);
                 self.state.set_sr(sr::PS, self.state.sr(sr::PS) | ps::EXCM);
+                (vector, target)
             }
-            Exc::Exit(_) | Exc::Fatal(_) => unreachable!("returned above"),
-        }
+        };
         self.enter(target, vector, tracer)
+    }
+
+    /// Where `vector` is: its offset from VECBASE.
+    fn vector_address(&self, vector: Vector) -> u32 {
+        self.state.sr(sr::VECBASE).wrapping_add(vector.offset())
+    }
+
+    /// The size in registers (4, 8 or 12) of the frame a window trap spills or restores: for
+    /// an underflow the call increment's; for an overflow the distance from the frame `n`
+    /// groups up to the live frame above it (isa/ISA.md §3.8).
+    fn window_frame(&self, trap: WindowTrap, n: u32) -> u32 {
+        match trap {
+            WindowTrap::Underflow => 4 * n,
+            WindowTrap::Overflow => {
+                let s = &self.state;
+                let new_wb = s.windowbase() + n;
+                if s.ws_bit(new_wb + 1) {
+                    4
+                } else if s.ws_bit(new_wb + 2) {
+                    8
+                } else {
+                    12
+                }
+            }
+        }
     }
 
     fn enter<T: Tracer>(&mut self, target: u32, vector: Vector, tracer: &mut T) -> Option<Stop> {
@@ -568,7 +620,7 @@ impl<B: Bus> Core<B> {
         let bus = &mut self.bus;
         let read = |addr: u32| bus.load(addr, 1, now).ok().map(|v| v as u8);
         match semihost::simcall(call, args, room, read, &mut self.console) {
-            Outcome::Exit(code) => Err(Exc::Exit(code)),
+            Outcome::Exit(code) => Err(Exc::exit(code)),
             Outcome::Return { value, errno } => {
                 if call == semihost::SYS_WRITE && errno == 0 {
                     let cost = u64::from(value) * per_byte;
@@ -605,6 +657,24 @@ mod tests {
         assert_eq!(Vector::general(ps::EXCM | ps::UM), Vector::Double);
         assert_eq!(Vector::general(ps::UM), Vector::User);
         assert_eq!(Vector::general(0), Vector::Kernel);
+    }
+
+    #[test]
+    fn an_exception_stays_two_words() {
+        // The per-instruction `Result` travels in registers.
+        assert!(std::mem::size_of::<Exc>() <= 16);
+    }
+
+    #[test]
+    fn a_halt_ends_the_run_without_a_vector() {
+        let mut c = core_with(&DC233C, &[]);
+        c.handler_code = std::iter::once(0..0x1000).collect();
+        assert_eq!(take(&mut c, 0x1000, Exc::exit(3)), Some(Stop::Exited(3)));
+        let Some(Stop::Fault(r)) = take(&mut c, 0x1000, Exc::fatal(FaultKind::WaitForever, None))
+        else {
+            panic!()
+        };
+        assert_eq!((r.kind, c.stats.exceptions), (FaultKind::WaitForever, 0));
     }
 
     #[test]
@@ -670,7 +740,7 @@ mod tests {
         let mut c = core_with(&DC233C, &[]);
         c.state.set_sr(sr::VECBASE, 0x2000);
         c.state.set_sr(sr::WINDOWSTART, 0b1001);
-        let Some(Stop::Fault(r)) = take(&mut c, 0x1000, Exc::Overflow(2)) else {
+        let Some(Stop::Fault(r)) = take(&mut c, 0x1000, Exc::overflow(2)) else {
             panic!()
         };
         assert_eq!(

@@ -39,19 +39,6 @@ use self::exception::{Exc, Reason};
 
 type Res<T = ()> = Result<T, Exc>;
 
-/// `match` on an opcode with one arm per listed opcode: each family's list of opcodes maps to
-/// one call, in which the closure-like parameter names that arm's opcode as a constant.
-macro_rules! dispatch {
-    ($opcode:expr; $($($name:ident)|+ => |$k:ident| $call:expr;)*) => {
-        match $opcode {
-            $($(Opcode::$name => {
-                let $k = Opcode::$name;
-                $call
-            })+)*
-        }
-    };
-}
-
 /// How an instruction continues: the target of a taken branch, jump, call or return, and the
 /// cycles it takes beyond its issue cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -461,7 +448,7 @@ impl<B: Bus> Core<B> {
     #[inline(never)]
     fn gated(&mut self, op: &Op) -> Exc {
         if op.gate.group() > self.window_limit {
-            return Exc::Overflow(u32::from(self.window_limit) + 1);
+            return Exc::overflow(u32::from(self.window_limit) + 1);
         }
         self.interlock(op);
         Exc::general(Reason::Privileged {
@@ -494,15 +481,17 @@ impl<B: Bus> Core<B> {
     }
 
     /// Marks logical register `r` (just written by an instruction of `opcode`) as usable only
-    /// after the opcode's latency. `opcode` is a constant of the dispatch, so the class is too.
+    /// after the latency of the opcode's class (a column of the opcode table). `opcode` is a
+    /// constant of the dispatch, so the class is too.
     #[inline(always)]
     fn late_result(&mut self, opcode: Opcode, r: u32) {
-        let (extra, kind) = match Latency::of(opcode) {
-            Latency::Load => (self.timing.load_use, StallKind::Load),
-            Latency::Multiply => (self.timing.mul_use, StallKind::Multiply),
-            Latency::MultiplyHigh => (self.timing.mul_high_use, StallKind::Multiply),
+        let class = opcode.latency();
+        let kind = match class {
+            Latency::Load => StallKind::Load,
+            Latency::Multiply | Latency::MultiplyHigh => StallKind::Multiply,
             Latency::Single | Latency::Divide => return,
         };
+        let extra = self.timing.result_delay(class);
         if extra != 0 {
             let ready = self.stats.cycles + u64::from(self.timing.issue + extra);
             self.pending[1] = self.pending[0];
@@ -526,51 +515,17 @@ impl<B: Bus> Core<B> {
         }
         self.interlock(op);
         let next = pc.wrapping_add(u32::from(op.insn.len));
-        // One arm per opcode, each handing its family the opcode as a constant, so the
-        // family's own match folds away and this is the only dispatch.
-        let flow = dispatch! { op.insn.opcode;
-            Add | AddN | Addx2 | Addx4 | Addx8 | Sub | Subx2 | Subx4 | Subx8 | And | Or | Xor
-            | Neg | Abs | Addi | Addmi | AddiN | Movi | MoviN | MovN | Moveqz | Movnez | Movltz
-            | Movgez | Salt | Saltu | Const16 | Nop | NopN | Extui | Slli | Srli | Srai | Sll
-            | Srl | Sra | Src | Ssr | Ssl | Ssa8l | Ssa8b | Ssai | Mul16u | Mul16s | Mull
-            | Muluh | Mulsh | Quos | Quou | Rems | Remu | Nsa | Nsau | Min | Max | Minu | Maxu
-            | Sext | Clamps | Andb | Andbc | Orb | Orbc | Xorb | Any4 | All4 | Any8 | All8
-            | Movf | Movt => |k| self.alu(k, op)?;
-
-            L8ui | L16ui | L16si | L32i | L32iN | L32ai | L32r | S8i | S16i | S32i | S32iN
-            | S32ri | S32nb | S32c1i | L32ex | S32ex | Getex | Clrex | L32e | S32e | Memw
-            | Extw | Isync | Rsync | Esync | Dsync | Ipf | Ihi | Dhwb | Dhwbi | Dpfr | Dpfw
-            | Dpfro | Dpfwo | Iii | Ipfl | Ihu | Iiu | Lict | Licw | Sict | Sicw | Diwb | Diwbi
-            | Dhi | Dii | Dpfl | Dhu | Diu | Sdct | Ldct | Idtlb | Pdtlb | Rdtlb0 | Rdtlb1
-            | Wdtlb | Iitlb | Pitlb | Ritlb0 | Ritlb1 | Witlb | Ldpte | Hwwitlba
-            | Hwwdtlba => |k| self.memory::<T>(k, op, pc)?;
-
-            Beq | Bne | Blt | Bge | Bltu | Bgeu | Bany | Bnone | Ball | Bnall | Bbc | Bbs
-            | Bbci | Bbsi | Beqi | Bnei | Blti | Bgei | Bltui | Bgeui | Beqz | BeqzN | Bnez
-            | BnezN | Bltz | Bgez | Bf | Bt | J | Jx | Call0 | Callx0 | Ret | RetN | Loop
-            | Loopnez | Loopgtz => |k| self.branch(k, op, next);
-
-            Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 | Entry | Retw | RetwN | Movsp
-            | Rotw => |k| self.window(k, op, next)?;
-
-            Rsr | Wsr | Xsr | Rur | Wur | Rsil | Rer | Wer | ReadImpwire | SetbExpstate
-            | ClrbExpstate | WrmskExpstate => |k| self.registers(k, op);
-
-            Rfe | Rfde | Rfwo | Rfwu | Rfi | Excw | Waiti | Syscall | Simcall | Break | BreakN
-            | Ill | IllN | Rfdo | Rfdd => |k| self.exception(k, op)?;
-
-            MulAaLl | MulAaHl | MulAaLh | MulAaHh | UmulAaLl | UmulAaHl | UmulAaLh | UmulAaHh
-            | MulAdLl | MulAdHl | MulAdLh | MulAdHh | MulDaLl | MulDaHl | MulDaLh | MulDaHh
-            | MulDdLl | MulDdHl | MulDdLh | MulDdHh | MulaAaLl | MulaAaHl | MulaAaLh | MulaAaHh
-            | MulsAaLl | MulsAaHl | MulsAaLh | MulsAaHh | MulaAdLl | MulaAdHl | MulaAdLh
-            | MulaAdHh | MulsAdLl | MulsAdHl | MulsAdLh | MulsAdHh | MulaDaLl | MulaDaHl
-            | MulaDaLh | MulaDaHh | MulsDaLl | MulsDaHl | MulsDaLh | MulsDaHh | MulaDdLl
-            | MulaDdHl | MulaDdLh | MulaDdHh | MulsDdLl | MulsDdHl | MulsDdLh | MulsDdHh
-            | MulaDaLlLddec | MulaDaLlLdinc | MulaDaHlLddec | MulaDaHlLdinc | MulaDaLhLddec
-            | MulaDaLhLdinc | MulaDaHhLddec | MulaDaHhLdinc | MulaDdLlLddec | MulaDdLlLdinc
-            | MulaDdHlLddec | MulaDdHlLdinc | MulaDdLhLddec | MulaDdLhLdinc | MulaDdHhLddec
-            | MulaDdHhLdinc | Lddec | Ldinc => |_k| self.mac16::<T>(op)?;
-        };
+        // One arm per opcode, each handing the family the opcode table names for it the opcode
+        // as a constant, so the family's own match folds away and this is the only dispatch.
+        let flow = q7_isa::dispatch_by_family!(op.insn.opcode, |k| {
+            Alu => self.alu(k, op)?,
+            Memory => self.memory::<T>(k, op, pc)?,
+            Branch => self.branch(k, op, next),
+            Window => self.window(k, op, next)?,
+            Register => self.registers(k, op),
+            Exception => self.exception(k, op)?,
+            Mac16 => self.mac16::<T>(op)?,
+        });
 
         // Completion: cycles, PC and the zero-overhead loop-back.
         let mut cost = u64::from(self.timing.issue + flow.extra);
@@ -595,8 +550,9 @@ impl<B: Bus> Core<B> {
     }
 }
 
-/// An opcode reached a family that does not implement it: the dispatch in `execute` and the
-/// family disagree (a bug, caught by the test that runs every opcode).
+/// An opcode reached a family that does not implement it: the opcode table's family column
+/// (which routes the dispatch in `execute`) and the family's own `match` disagree (a bug,
+/// caught by the test that runs every opcode).
 #[cold]
 #[inline(never)]
 fn not_in_family(family: &str, op: &Op) -> ! {

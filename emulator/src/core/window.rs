@@ -146,7 +146,7 @@ impl<B: Bus> Core<B> {
         }
         let callinc = (st.ps() & ps::CALLINC) >> ps::CALLINC_SHIFT;
         if let Some(n) = self.overflow_needed(callinc) {
-            return Err(Exc::Overflow(n));
+            return Err(Exc::overflow(n));
         }
         let sp = self.a(s).wrapping_sub(frame);
         if s == 1 {
@@ -180,7 +180,7 @@ impl<B: Bus> Core<B> {
             }));
         }
         if !st.ws_bit(wb.wrapping_sub(n)) {
-            return Err(Exc::Underflow(n));
+            return Err(Exc::underflow(n));
         }
         let ret = (self.state.pc & 0xc000_0000) | (a0 & 0x3fff_ffff);
         self.state
@@ -234,12 +234,12 @@ mod tests {
         c.set(0, 0x8000_1003);
         c.state.set_sr(sr::WINDOWSTART, 0b100);
         c.refresh();
-        assert_eq!(exec(&mut c, Opcode::Retw, &[]), Err(Exc::Underflow(2)));
+        assert_eq!(exec(&mut c, Opcode::Retw, &[]), Err(Exc::underflow(2)));
         c.state.set_windowbase(0);
         c.state.set_sr(sr::WINDOWSTART, 0b101);
         c.state.set_sr(sr::PS, ps::WOE | 2 << ps::CALLINC_SHIFT);
         c.refresh();
-        assert_eq!(exec(&mut c, Opcode::Entry, &[1, 32]), Err(Exc::Overflow(2)));
+        assert_eq!(exec(&mut c, Opcode::Entry, &[1, 32]), Err(Exc::overflow(2)));
     }
 
     #[test]
