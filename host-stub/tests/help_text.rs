@@ -55,6 +55,6 @@ fn docs_cli_md_shows_every_help_text_as_the_binary_prints_it() {
     q7_tests::doc::check_generated(
         "docs/cli.md",
         &blocks,
-        "Q7_UPDATE_DOCS=1 cargo test -p q7-host --test help_text",
+        &q7_tests::generated::regenerate("q7-host", "help_text"),
     );
 }

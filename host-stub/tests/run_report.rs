@@ -92,7 +92,11 @@ fn the_8_core_relu_reports_every_counter_of_every_core() {
         assert_eq!(u(&core["stall_cycles"]), stalls(core).iter().sum::<u64>());
         // SRAM accesses and I-cache refills cost `sram_latency`, 0 by default; no HBM access
         // goes through a window; ReLU does not multiply, nor print.
-        let by_name: Vec<(&str, u64)> = STALLS.iter().map(String::as_str).zip(stalls(core)).collect();
+        let by_name: Vec<(&str, u64)> = STALLS
+            .iter()
+            .map(String::as_str)
+            .zip(stalls(core))
+            .collect();
         for zero in ["multiply", "hbm", "sram", "fetch", "host_io"] {
             assert!(by_name.contains(&(zero, 0)), "core {n}: {by_name:?}");
         }

@@ -157,12 +157,6 @@ pub fn q7emu_commands(text: &str, sub: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Whether the tests that keep generated blocks or files should rewrite them instead of failing
-/// (`Q7_UPDATE_DOCS=1`).
-pub fn updating_docs() -> bool {
-    std::env::var_os("Q7_UPDATE_DOCS").is_some_and(|v| !v.is_empty() && v != "0")
-}
-
 /// The marker line that introduces the generated block `name` of a document.
 fn marker(name: &str) -> String {
     format!("<!-- generated: {name} -->")
@@ -198,8 +192,9 @@ pub fn with_generated(text: &str, name: &str, body: &str) -> String {
 }
 
 /// Checks the generated blocks of the repository document `path` against `blocks` (name,
-/// body), every block of the document named there (in any order): rewrites them under `Q7_UPDATE_DOCS=1`,
-/// fails naming the first that differs otherwise. `regenerate` is the command to give.
+/// body), every block of the document named there (in any order), by the rule of
+/// [`crate::generated`]: rewrites them under its variable, fails naming the first that differs
+/// otherwise. `regenerate` is the command to give.
 pub fn check_generated(path: &str, blocks: &[(String, String)], regenerate: &str) {
     let text = read(path);
     let mut names = generated_names(&text);
@@ -210,7 +205,7 @@ pub fn check_generated(path: &str, blocks: &[(String, String)], regenerate: &str
     for (name, body) in blocks {
         expected = with_generated(&expected, name, body);
     }
-    if updating_docs() {
+    if crate::generated::updating() {
         if expected != text {
             std::fs::write(root().join(path), &expected).unwrap();
         }

@@ -12,6 +12,7 @@
 
 pub mod build;
 pub mod doc;
+pub mod generated;
 pub mod lockstep;
 pub mod spec;
 

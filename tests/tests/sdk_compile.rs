@@ -49,7 +49,9 @@ const C_HEADERS: &[&str] = &[
     "stdlib.h",
     "string.h",
     "q7/customop_abi.h",
+    "q7/customop_abi_tables.h",
     "q7/platform.h",
+    "q7/platform_map.h",
     "q7/rt_state.h",
 ];
 

@@ -11,6 +11,9 @@
 //! 5. unless `-g` is among the user's cflags, strip and pack every image ([`pack`]);
 //! 6. write `ucode_lib.json` and `q7build.json` ([`metadata`]).
 //!
+//! [`build`] is that list: each step is one function of the private `steps` module, and
+//! [`cli`] is the `q7emu build` command line.
+//!
 //! Identical inputs give byte-identical outputs: fixed orders everywhere, no timestamps, and
 //! no absolute path in any object (see [`compile`]).
 
@@ -21,15 +24,16 @@ pub mod metadata;
 pub mod pack;
 pub mod schema;
 pub mod sdk;
+mod steps;
 pub mod toolchain;
 pub mod wrapper;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::exit_code::{Kind, Outcome};
 use metadata::BuildInfo;
 use schema::{Schema, SchemaError};
-use toolchain::{run, Tool, ToolError, Toolchain};
+use toolchain::ToolError;
 
 /// Longest function name (examples/sdk/BUILD.md "Steps": 32 characters).
 pub const MAX_NAME_LEN: usize = 32;
@@ -223,11 +227,6 @@ impl Outcome for BuildError {
     }
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError {
-    let path = path.to_path_buf();
-    move |source| BuildError::Io { path, source }
-}
-
 fn is_identifier(s: &str) -> bool {
     let mut c = s.chars();
     c.next()
@@ -295,244 +294,29 @@ pub fn ops(fns: &[String], schemas: &[String]) -> Result<Vec<Op>, BuildError> {
     Ok(ops)
 }
 
-/// A source to compile: as given (for messages), absolute, and its object.
-#[derive(Debug, Clone)]
-struct Unit {
-    given: PathBuf,
-    source: PathBuf,
-    object: PathBuf,
-}
-
-/// Everything one build shares.
-struct Ctx<'a> {
-    opts: &'a Options,
-    tools: Toolchain,
-    dir: PathBuf,
-    sdk: PathBuf,
-    prefix_maps: Vec<String>,
-    sdk_include: PathBuf,
-    user_includes: Vec<PathBuf>,
-}
-
-impl Ctx<'_> {
-    fn compile(
-        &self,
-        unit: &Unit,
-        cflags: &[String],
-        includes: &[PathBuf],
-    ) -> Result<(), BuildError> {
-        let mut cmd = compile::command(
-            &self.tools,
-            &compile::Compilation {
-                source: &unit.source,
-                object: &unit.object,
-                cflags,
-                includes,
-                prefix_maps: &self.prefix_maps,
-                cwd: &self.dir,
-            },
-        )
-        .ok_or_else(|| BuildError::SourceType(unit.given.clone()))?;
-        match run(&mut cmd, self.opts.verbose) {
-            Ok(_) => Ok(()),
-            Err(ToolError::Failed { output, .. }) => Err(BuildError::Compile {
-                source_file: unit.given.clone(),
-                output: self.opts.verbose.then_some(output),
-            }),
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    fn all_includes(&self, user: bool) -> Vec<PathBuf> {
-        let mut v = vec![self.sdk_include.clone()];
-        if user {
-            v.extend(self.user_includes.iter().cloned());
-        }
-        v
-    }
-}
-
-fn absolute(p: &Path) -> Result<PathBuf, BuildError> {
-    std::path::absolute(p).map_err(io(p))
-}
-
-/// Builds the library `opts` describes; its `q7build.json` contents on success.
+/// Builds the library `opts` describes, one step after the other (examples/sdk/BUILD.md
+/// "Steps"); its `q7build.json` contents on success. The first step that fails ends the build
+/// with its error; outputs of the steps before it stay in the build directory.
 pub fn build(opts: &Options) -> Result<BuildInfo, BuildError> {
     // 1. arguments
-    let base = base_name(&opts.name)?;
-    let ops = ops(&opts.fns, &opts.schemas)?;
-    if opts.sources.is_empty() {
-        return Err(BuildError::NoSources);
-    }
-    // 2. tools, sources, SDK
-    let prefix = opts
-        .toolchain
-        .clone()
-        .unwrap_or_else(toolchain::default_prefix);
-    let tools = Toolchain::find(&prefix)?;
-    let mut units: Vec<Unit> = Vec::new();
-    for given in &opts.sources {
-        if !given.is_file() {
-            return Err(BuildError::MissingSource(given.clone()));
-        }
-        if compile::Lang::of(given).is_none() {
-            return Err(BuildError::SourceType(given.clone()));
-        }
-        let source = std::fs::canonicalize(given).map_err(io(given))?;
-        let stem = given
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        units.push(Unit {
-            given: given.clone(),
-            source,
-            object: PathBuf::from(format!("{stem}.o")),
-        });
-    }
-    let wrapper_object = Path::new(WRAPPER_FILE).with_extension("o");
-    for (i, u) in units.iter().enumerate() {
-        let clash = units[..i]
-            .iter()
-            .find(|v| v.object == u.object)
-            .map(|v| v.given.clone())
-            .or_else(|| (u.object == wrapper_object).then(|| PathBuf::from(WRAPPER_FILE)));
-        if let Some(first) = clash {
-            return Err(BuildError::ObjectClash {
-                object: u.object.display().to_string(),
-                first,
-                second: u.given.clone(),
-            });
-        }
-    }
-    let sdk_dir = sdk::locate(opts.sdk.as_deref());
-    let sdk_dir = std::fs::canonicalize(&sdk_dir).map_err(|_| BuildError::Sdk {
-        dir: sdk_dir.clone(),
-        what: "the directory".into(),
-    })?;
-    let script = sdk_dir.join(link::SCRIPT);
-    for (what, p) in [
-        ("include/", sdk_dir.join("include")),
-        (link::SCRIPT, script.clone()),
-    ] {
-        if !p.exists() {
-            return Err(BuildError::Sdk {
-                dir: sdk_dir.clone(),
-                what: what.to_string(),
-            });
-        }
-    }
-    std::fs::create_dir_all(&opts.build_dir).map_err(io(&opts.build_dir))?;
-    let dir = std::fs::canonicalize(&opts.build_dir).map_err(io(&opts.build_dir))?;
-    for u in &mut units {
-        u.object = dir.join(&u.object);
-    }
-    let user_includes = opts
-        .includes
-        .iter()
-        .map(|i| absolute(i))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut read_dirs: Vec<PathBuf> = units
-        .iter()
-        .filter_map(|u| u.source.parent().map(Path::to_path_buf))
-        .collect();
-    read_dirs.extend(user_includes.iter().cloned());
-    let ctx = Ctx {
-        opts,
-        tools,
-        prefix_maps: compile::prefix_maps(&read_dirs, &dir, &sdk_dir),
-        sdk_include: sdk_dir.join("include"),
-        sdk: sdk_dir,
-        dir,
-        user_includes,
-    };
-
+    let (base, ops) = steps::check_arguments(opts)?;
+    // 2. tools, sources, SDK, build directory
+    let tools = steps::find_toolchain(opts)?;
+    let units = steps::source_units(&opts.sources)?;
+    let sdk_dir = steps::locate_sdk(opts.sdk.as_deref())?;
+    let ctx = steps::prepare(opts, tools, sdk_dir, units)?;
     // 3. compile: user sources, wrapper, SDK runtime
-    let mut objects = Vec::new();
-    for u in &units {
-        ctx.compile(u, &opts.cflags, &ctx.all_includes(true))?;
-        objects.push(u.object.clone());
-    }
     let cpu_count = if opts.multicore { link::NUM_CPUS } else { 1 };
-    let wrapper_path = ctx.dir.join(WRAPPER_FILE);
-    std::fs::write(&wrapper_path, wrapper::generate(&base, &ops, cpu_count))
-        .map_err(io(&wrapper_path))?;
-    let wrapper_unit = Unit {
-        given: wrapper_path.clone(),
-        source: wrapper_path.clone(),
-        object: ctx.dir.join(&wrapper_object),
-    };
-    ctx.compile(&wrapper_unit, &opts.cflags, &ctx.all_includes(false))?;
-    objects.push(wrapper_unit.object.clone());
-    let mut archives = Vec::new();
-    for part in sdk::Part::ALL {
-        let rel_sources = sdk::sources(&ctx.sdk, part).map_err(io(&ctx.sdk.join(part.dir())))?;
-        if rel_sources.is_empty() {
-            continue;
-        }
-        let obj_dir = ctx.dir.join("sdk").join(part.name());
-        std::fs::create_dir_all(&obj_dir).map_err(io(&obj_dir))?;
-        let mut part_objects = Vec::new();
-        for rel in &rel_sources {
-            let source = ctx.sdk.join(part.dir()).join(rel);
-            let unit = Unit {
-                given: source.clone(),
-                source,
-                object: obj_dir.join(sdk::object_name(rel)),
-            };
-            ctx.compile(&unit, &[], &ctx.all_includes(false))?;
-            part_objects.push(unit.object);
-        }
-        match part {
-            sdk::Part::Customop => objects.extend(part_objects),
-            sdk::Part::Helpers => {
-                let archive = ctx.dir.join("sdk").join(HELPERS_ARCHIVE);
-                if archive.exists() {
-                    std::fs::remove_file(&archive).map_err(io(&archive))?;
-                }
-                let mut ar = ctx.tools.command(Tool::Ar);
-                ar.current_dir(&ctx.dir)
-                    .arg("rcsD")
-                    .arg(&archive)
-                    .args(&part_objects);
-                run(&mut ar, opts.verbose).map_err(BuildError::Archive)?;
-                archives.push(archive);
-            }
-        }
-    }
-
+    let mut objects = ctx.compile_sources()?;
+    objects.push(ctx.compile_wrapper(&base, &ops, cpu_count)?);
+    let (runtime, archives) = ctx.compile_sdk()?;
+    objects.extend(runtime);
     // 4. link
-    let targets = link::targets(&base, opts.multicore);
-    let mut linked = Vec::new();
-    for t in &targets {
-        let out = ctx.dir.join(&t.so_name);
-        let mut cmd = link::command(&ctx.tools, &script, t, &objects, &archives, &out, &ctx.dir);
-        run(&mut cmd, opts.verbose).map_err(|e| match e {
-            ToolError::Failed { output, .. } => BuildError::Link {
-                image: out.clone(),
-                output,
-            },
-            other => other.into(),
-        })?;
-        linked.push(out);
-    }
-
+    let linked = ctx.link(&base, &objects, &archives)?;
     // 5. strip and pack, unless the user asked for debug information
     let packed = !opts.cflags.iter().any(|f| f == DEBUG_FLAG);
-    let mut images = Vec::new();
-    for so in &linked {
-        if packed {
-            let p = pack::pack(&ctx.tools, so, opts.verbose)?;
-            images.push(file_name(&p.packed));
-        } else {
-            images.push(file_name(so));
-        }
-    }
-
+    let images = ctx.pack(&linked, packed)?;
     // 6. metadata
-    let registry = metadata::registry(&images, &ops)?;
-    let ucode = ctx.dir.join(metadata::UCODE_LIB_FILE);
-    let text = registry.to_json().unwrap_or_default();
-    std::fs::write(&ucode, text).map_err(io(&ucode))?;
     let info = BuildInfo {
         library: base,
         multicore: opts.multicore,
@@ -540,17 +324,10 @@ pub fn build(opts: &Options) -> Result<BuildInfo, BuildError> {
         packed,
         ops: metadata::op_infos(&ops),
         images,
-        linked: linked.iter().map(|p| file_name(p)).collect(),
+        linked: linked.iter().map(|p| steps::file_name(p)).collect(),
     };
-    let info_path = ctx.dir.join(metadata::BUILD_INFO_FILE);
-    std::fs::write(&info_path, info.to_json()).map_err(io(&info_path))?;
+    ctx.write_metadata(&info, &ops)?;
     Ok(info)
-}
-
-fn file_name(p: &Path) -> String {
-    p.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 /* q7/customop_abi.h - the custom-op ABI between a library built by `q7emu build`, the SDK
  * runtime (examples/sdk/rt/customop), the firmware and the host (PLATFORM.md "Custom-op ABI").
- * C and C++. Every value here is one row of a PLATFORM.md table; tests/tests/sdk_abi.rs checks
- * them against it.
+ * C and C++. The values the host, the firmware and the emulator define are
+ * q7/customop_abi_tables.h, generated from their Rust tables (tests/tests/sdk_headers.rs); every
+ * other value here is one row of a PLATFORM.md table, and tests/tests/sdk_abi.rs checks them
+ * against it.
  *
  * What the generated wrapper (wrapper.cpp) defines, and the runtime reads:
  *
@@ -54,6 +56,7 @@
 #define Q7_CUSTOMOP_ABI_H
 
 #include <stdint.h>
+#include <q7/customop_abi_tables.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,8 +64,7 @@ extern "C" {
 
 /* ---- dispatch keys and the kernel table ------------------------------------------------ */
 
-#define Q7_CUSTOM_OP_OPCODE 0x85u         /* the custom-op opcode, 133 */
-#define Q7_MAX_FUNCS        10u           /* ops per library (public API limit) */
+/* Q7_CUSTOM_OP_OPCODE, Q7_MAX_FUNCS, Q7_KENTRY_BYTES: q7/customop_abi_tables.h. */
 /* Dispatch key of the op with FunctionId `fid` (its index in get_func_*). */
 #define Q7_KEY(fid)         (((uint32_t)(fid) << 8) | Q7_CUSTOM_OP_OPCODE)
 
@@ -93,46 +95,18 @@ void register_funcs(void);
 
 /* ---- ISA dtype codes (PLATFORM.md "ISA dtype codes") ------------------------------------ */
 
-/* X(code, ISA name, bytes, accepted by the marshalling gate) */
-#define Q7_DTYPES(X)                  \
-	X(0x0, FP8_EXP3, 1, 0)        \
-	X(0x1, FP8_EXP4, 1, 0)        \
-	X(0x2, INT8, 1, 1)            \
-	X(0x3, UINT8, 1, 1)           \
-	X(0x4, INT16, 2, 1)           \
-	X(0x5, UINT16, 2, 0)          \
-	X(0x6, INT32, 4, 1)           \
-	X(0x7, INT64, 8, 1)           \
-	X(0x8, FP16, 2, 1)            \
-	X(0x9, FP8_EXP5, 1, 0)        \
-	X(0xA, BFLOAT16, 2, 1)        \
-	X(0xB, FP32R, 4, 0)           \
-	X(0xC, FP32, 4, 1)            \
-	X(0xD, UINT32, 4, 0)          \
-	X(0xE, UINT64, 8, 0)          \
-	X(0xF, INVALID, 0, 0)
-
+/* Q7_DTYPES(X): q7/customop_abi_tables.h. */
 enum q7_dtype {
 #define Q7_DTYPE_ENUM(code, name, bytes, ok) Q7_DTYPE_##name = code,
 	Q7_DTYPES(Q7_DTYPE_ENUM)
 #undef Q7_DTYPE_ENUM
-	Q7_DTYPE_COUNT = 16
+	Q7_DTYPE_COUNT /* codes run 0.. in order: one past the last */
 };
 
 /* ---- ARG_TENSOR descriptor (0x30 bytes) -------------------------------------------------- */
 
-#define Q7_ARG_BYTES        0x30u
-#define Q7_MAX_ARGS         16u           /* MBOX_NARGS bound, the OUTPUT descriptor included */
-
-#define Q7_LOC_HBM          0u
-#define Q7_LOC_LOCAL        1u
-#define Q7_LOC_SCALAR       2u
-
-#define Q7_ARG_OUTPUT       0x01u         /* flags bit 0 */
-#define Q7_ARG_WIDE_SHAPE   0x02u         /* flags bit 1 */
-
-#define Q7_MAX_RANK         8u
-#define Q7_MAX_RANK_WIDE    4u
+/* Q7_ARG_BYTES, Q7_MAX_ARGS, the field offsets Q7_ARG_*_OFFSET, the locations Q7_LOC_*, the
+ * flags Q7_ARG_OUTPUT and Q7_ARG_WIDE_SHAPE, Q7_MAX_RANK(_WIDE): q7/customop_abi_tables.h. */
 
 /* Scalars: the value's encoding in `addr`. */
 #define Q7_SCALAR_DOUBLE    Q7_DTYPE_FP32  /* 0xC: IEEE double bits */
@@ -155,24 +129,13 @@ struct q7_arg_tensor {
 
 /* ---- runtime errors (MBOX_ABORT codes) --------------------------------------------------- */
 
-#define Q7_ERRORS(X)                  \
-	X(1, BAD_DESCRIPTOR)          \
-	X(2, BAD_DTYPE)               \
-	X(3, ARG_KIND)                \
-	X(4, RETURN_MISMATCH)         \
-	X(5, OUT_OF_MEMORY)           \
-	X(6, ASSERT)                  \
-	X(7, ABORT)
-
+/* Q7_ERRORS(X) and Q7_ERROR_PREFIX: q7/customop_abi_tables.h. */
 enum q7_error {
 #define Q7_ERROR_ENUM(code, name) Q7_ERR_##name = code,
 	Q7_ERRORS(Q7_ERROR_ENUM)
 #undef Q7_ERROR_ENUM
 	Q7_ERR_COUNT
 };
-
-/* Prefix of the console line printed before MBOX_ABORT is written. */
-#define Q7_ERROR_PREFIX     "q7 runtime error: "
 
 /* Prints `Q7_ERROR_PREFIX` + the formatted message + "\n" to the console, then writes `code` to
  * MBOX_ABORT (the core stops). For the runtime and the compiler helper routines (operator new
@@ -184,33 +147,8 @@ __attribute__((noreturn, format(printf, 2, 3))) void q7_fatal(int code, const ch
 
 /* ---- annotation port (TRACE) ------------------------------------------------------------- */
 
-#define Q7_EV_PHASE_BEGIN   1u
-#define Q7_EV_PHASE_END     2u
-#define Q7_EV_ALLOC         3u
-#define Q7_EV_FREE          4u
-#define Q7_EV_TENSOR_BIND   5u
-#define Q7_EV_STACK_SWITCH  6u
-#define Q7_EV_STACK_RETURN  7u
-#define Q7_EV_ACCESSOR      8u
-
-#define Q7_PHASE_SETUP      1u
-#define Q7_PHASE_MARSHAL    2u
-#define Q7_PHASE_COMPUTE    3u
-#define Q7_PHASE_RETURN     4u
-#define Q7_PHASE_CLEANUP    5u
-
-#define Q7_HEAP_HBM         1u
-#define Q7_HEAP_DATARAM     2u
-#define Q7_HEAP_TCM         3u
-#define Q7_HEAP_LIBC        4u
-#define Q7_HEAP_HBM_STACK   5u
-
-#define Q7_ACC_ELEMENT      1u
-#define Q7_ACC_TCM          2u
-#define Q7_ACC_READ_STREAM  3u
-#define Q7_ACC_WRITE_STREAM 4u
-
-#define Q7_BIND_OUTPUT      0xFFu         /* TENSOR_BIND argument index of the output */
+/* The event codes Q7_EV_*, the phases Q7_PHASE_*, heaps Q7_HEAP_* and accessor kinds Q7_ACC_*
+ * of their arguments, Q7_BIND_OUTPUT: q7/customop_abi_tables.h. */
 
 /* ---- runtime memory (per core) ----------------------------------------------------------- */
 
@@ -222,17 +160,13 @@ __attribute__((noreturn, format(printf, 2, 3))) void q7_fatal(int code, const ch
 #define Q7_TCM_POOL_SIZE    0x00004000u
 #define Q7_DATARAM_HEAP_ADDR 0x00086000u  /* neuron_dataram_allocate */
 #define Q7_DATARAM_HEAP_SIZE 0x0000A000u
-#define Q7_TRAMPOLINE_BYTES 64u           /* the call trampoline at the image window's end */
-
-#define Q7_FW_CALL_SP       0x020FFFE0u   /* SP the firmware sets before each call */
-#define Q7_FW_STACK_LIMIT   0x020F8000u   /* ISL the firmware sets before each call */
+/* Q7_TRAMPOLINE_BYTES, Q7_FW_CALL_SP, Q7_FW_STACK_LIMIT: q7/customop_abi_tables.h. */
 
 #define Q7_MAX_STACK_SIZE   0x00400000u   /* largest HBM stack */
 #define Q7_DEFAULT_STACK_SIZE 4196u       /* STACK_SIZE when the build gives none */
 
-/* Translate windows: 0 and 1 pinned by the platform, 2..4 the TLB's dynamic records. */
-#define Q7_TLB_RECORDS      5u
-#define Q7_TLB_PINNED       2u
+/* Translate windows: Q7_TLB_RECORDS of them, the first Q7_TLB_PINNED pinned by the platform,
+ * the rest the TLB's dynamic records (q7/customop_abi_tables.h). */
 
 /* ---- assert ------------------------------------------------------------------------------ */
 
@@ -244,16 +178,27 @@ __attribute__((noreturn)) void __q7_assert_fail(const char *expr, const char *fi
 }
 #endif
 
+/* The structures above have the sizes and field offsets of q7/customop_abi_tables.h. */
 #ifdef __cplusplus
-static_assert(sizeof(struct q7_arg_tensor) == Q7_ARG_BYTES, "ARG_TENSOR is 0x30 bytes");
-static_assert(__builtin_offsetof(struct q7_arg_tensor, addr) == 0x08, "addr at +0x08");
-static_assert(__builtin_offsetof(struct q7_arg_tensor, num_elem) == 0x10, "num_elem at +0x10");
-static_assert(__builtin_offsetof(struct q7_arg_tensor, shape) == 0x18, "shape at +0x18");
-static_assert(__builtin_offsetof(struct q7_arg_tensor, reserved1) == 0x28, "reserved at +0x28");
-static_assert(sizeof(struct q7_kentry) == 8, "kernel table entry is 8 bytes");
+#define Q7_STATIC_ASSERT static_assert
 #else
-_Static_assert(sizeof(struct q7_arg_tensor) == Q7_ARG_BYTES, "ARG_TENSOR is 0x30 bytes");
-_Static_assert(sizeof(struct q7_kentry) == 8, "kernel table entry is 8 bytes");
+#define Q7_STATIC_ASSERT _Static_assert
 #endif
+#define Q7_ARG_FIELD_AT(field, NAME)                                                          \
+	Q7_STATIC_ASSERT(__builtin_offsetof(struct q7_arg_tensor, field) == Q7_ARG_##NAME##_OFFSET, \
+			 "ARG_TENSOR " #field " at Q7_ARG_" #NAME "_OFFSET");
+Q7_STATIC_ASSERT(sizeof(struct q7_kentry) == Q7_KENTRY_BYTES, "kernel table entry size");
+Q7_STATIC_ASSERT(sizeof(struct q7_arg_tensor) == Q7_ARG_BYTES, "ARG_TENSOR size");
+Q7_ARG_FIELD_AT(location, LOCATION)
+Q7_ARG_FIELD_AT(dtype, DTYPE)
+Q7_ARG_FIELD_AT(rank, RANK)
+Q7_ARG_FIELD_AT(flags, FLAGS)
+Q7_ARG_FIELD_AT(reserved0, RESERVED0)
+Q7_ARG_FIELD_AT(addr, ADDR)
+Q7_ARG_FIELD_AT(num_elem, NUM_ELEM)
+Q7_ARG_FIELD_AT(shape, SHAPE)
+Q7_ARG_FIELD_AT(reserved1, RESERVED1)
+#undef Q7_ARG_FIELD_AT
+#undef Q7_STATIC_ASSERT
 
 #endif

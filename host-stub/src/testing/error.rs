@@ -1,0 +1,48 @@
+//! Why a kernel could not be built, a tensor made or an op run: the one error of the testing
+//! API (docs/testing.md).
+
+use crate::build::BuildError;
+use crate::run_op::RunError;
+use crate::tensor::dtype::Dtype;
+
+/// Why a kernel could not be built, a tensor made or an op run.
+#[derive(Debug, thiserror::Error)]
+pub enum TestingError {
+    /// Values that do not fill the shape.
+    #[error("shape {shape:?} holds {want} elements, {got} given")]
+    Shape {
+        /// The shape.
+        shape: Vec<u64>,
+        /// Its element count (`more than …` when that overflows a `usize`).
+        want: String,
+        /// Elements given.
+        got: usize,
+    },
+    /// Bytes that are not a whole number of the dtype's elements for the shape.
+    #[error("shape {shape:?} of {dtype} takes {want} bytes, {got} given")]
+    Bytes {
+        /// The shape.
+        shape: Vec<u64>,
+        /// The dtype.
+        dtype: Dtype,
+        /// Bytes the shape takes (`more than …` when that overflows a `usize`).
+        want: String,
+        /// Bytes given.
+        got: usize,
+    },
+    /// A dtype the marshalling gate refuses.
+    #[error("{0} is not a dtype the runtime marshals (PLATFORM.md \"ISA dtype codes\")")]
+    Dtype(Dtype),
+    /// A kernel without an op.
+    #[error("kernel {0} has no op: give one with Kernel::op")]
+    NoOp(String),
+    /// A kernel without a source.
+    #[error("a kernel needs a source file")]
+    NoSource,
+    /// The build failed.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// The run failed.
+    #[error(transparent)]
+    Run(#[from] RunError),
+}

@@ -1,0 +1,157 @@
+//! Building the library under test: [`Kernel`] runs the build driver of [`crate::build`] (the
+//! same steps and outputs as `q7emu build`, examples/sdk/BUILD.md), and
+//! [`toolchain_installed`] says whether the Xtensa toolchain it needs is there.
+
+use std::path::Path;
+
+use super::{Library, TestingError};
+use crate::build::schema;
+use crate::build::toolchain::{default_prefix, Toolchain};
+use crate::build::{self, BuildError};
+
+/// Set (to anything but empty or `0`), a missing toolchain fails [`toolchain_installed`]
+/// instead of skipping.
+pub const REQUIRE_TOOLCHAIN_ENV: &str = "Q7_REQUIRE_TOOLCHAIN";
+
+/// Whether the Xtensa toolchain [`Kernel::build`] needs is installed at its default prefix
+/// (`$Q7_XTENSA_PREFIX`, else `~/.cache/xtensa-dc233c`). When it is not, prints a notice and
+/// returns false, so that a test can skip — or, with [`REQUIRE_TOOLCHAIN_ENV`] set, panics
+/// naming the missing tool, so that CI fails instead.
+pub fn toolchain_installed() -> bool {
+    let Err(e) = Toolchain::find(&default_prefix()) else {
+        return true;
+    };
+    let required =
+        std::env::var_os(REQUIRE_TOOLCHAIN_ENV).is_some_and(|v| !v.is_empty() && v != "0");
+    assert!(!required, "{REQUIRE_TOOLCHAIN_ENV} is set: {e}");
+    eprintln!("NOTICE: skipping: {e} (set {REQUIRE_TOOLCHAIN_ENV}=1 to make this a failure)");
+    false
+}
+
+/// A library to build from C++ sources, as `q7emu build` does (examples/sdk/BUILD.md).
+#[derive(Debug, Clone, Default)]
+pub struct Kernel {
+    name: Option<String>,
+    schemas: Vec<String>,
+    options: build::Options,
+}
+
+impl Kernel {
+    /// A kernel of `source` (a `.cpp`, `.cc`, `.cxx`, `.c` or `.S` file); the library is named
+    /// after its stem unless [`Kernel::name`] says otherwise.
+    pub fn new(source: impl AsRef<Path>) -> Kernel {
+        Kernel::default().source(source)
+    }
+
+    /// Another source.
+    pub fn source(mut self, source: impl AsRef<Path>) -> Kernel {
+        self.options.sources.push(source.as_ref().to_path_buf());
+        self
+    }
+
+    /// An op, by its schema (`affine(Tensor x, float a) -> Tensor`): the function is the one
+    /// the schema names; ops take FunctionIds in the order given.
+    pub fn op(mut self, schema: impl Into<String>) -> Kernel {
+        self.schemas.push(schema.into());
+        self
+    }
+
+    /// The library's name (`--name`).
+    pub fn name(mut self, name: impl Into<String>) -> Kernel {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Eight per-core images (`--multicore`).
+    pub fn multicore(mut self) -> Kernel {
+        self.options.multicore = true;
+        self
+    }
+
+    /// A compiler flag (`--cflag`).
+    pub fn cflag(mut self, flag: impl Into<String>) -> Kernel {
+        self.options.cflags.push(flag.into());
+        self
+    }
+
+    /// An include directory (`-I`).
+    pub fn include(mut self, dir: impl AsRef<Path>) -> Kernel {
+        self.options.includes.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// The toolchain prefix (`--toolchain`).
+    pub fn toolchain(mut self, prefix: impl AsRef<Path>) -> Kernel {
+        self.options.toolchain = Some(prefix.as_ref().to_path_buf());
+        self
+    }
+
+    /// The SDK directory (`--sdk`).
+    pub fn sdk(mut self, dir: impl AsRef<Path>) -> Kernel {
+        self.options.sdk = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Echo every command and show the compiler's output on failure (`--verbose`).
+    pub fn verbose(mut self) -> Kernel {
+        self.options.verbose = true;
+        self
+    }
+
+    /// Builds into `build_dir` (created if missing; what is there is overwritten) and opens
+    /// the result.
+    pub fn build(self, build_dir: impl AsRef<Path>) -> Result<Library, TestingError> {
+        let first = self.options.sources.first().ok_or(TestingError::NoSource)?;
+        let name = match &self.name {
+            Some(n) => n.clone(),
+            None => first
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        };
+        if self.schemas.is_empty() {
+            return Err(TestingError::NoOp(name));
+        }
+        let fns = self
+            .schemas
+            .iter()
+            .map(|s| schema::parse(s).map(|p| p.name).map_err(BuildError::Schema))
+            .collect::<Result<Vec<_>, _>>()?;
+        let opts = build::Options {
+            name,
+            fns,
+            schemas: self.schemas,
+            build_dir: build_dir.as_ref().to_path_buf(),
+            ..self.options
+        };
+        build::build(&opts)?;
+        Ok(Library::open(&opts.build_dir)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernels_need_a_source_and_an_op_with_a_schema() {
+        let dir = std::env::temp_dir().join("q7-testing-unbuilt");
+        assert_eq!(
+            Kernel::new("k.cpp").build(&dir).unwrap_err().to_string(),
+            "kernel k has no op: give one with Kernel::op"
+        );
+        assert_eq!(
+            Kernel::default()
+                .op("f() -> Tensor")
+                .build(&dir)
+                .unwrap_err()
+                .to_string(),
+            "a kernel needs a source file"
+        );
+        assert!(matches!(
+            Kernel::new("k.cpp").op("f(Tensor x -> Tensor").build(&dir),
+            Err(TestingError::Build(BuildError::Schema(_)))
+        ));
+        assert!(!dir.exists(), "nothing is built before the arguments check");
+    }
+}
