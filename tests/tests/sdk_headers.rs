@@ -231,13 +231,7 @@ fn platform_map_h() -> String {
         "q7/platform.h",
     );
     h.section("address map (PLATFORM.md \"Per-core address map\")");
-    for (name, (base, size)) in [
-        ("IRAM", map::IRAM),
-        ("DATARAM", map::DATARAM),
-        ("FWDATA", map::FWDATA),
-        ("MMIO", map::MMIO),
-        ("XLATE", map::XLATE),
-    ] {
+    for (name, (base, size)) in map::REGIONS {
         h.define(&format!("Q7_{name}_BASE"), &hex32(base), "");
         h.define(&format!("Q7_{name}_SIZE"), &hex32(size), "");
     }

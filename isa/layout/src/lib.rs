@@ -25,6 +25,16 @@ pub const PINNED_WINDOWS: u32 = 2;
 /// The translate windows, back to back.
 pub const XLATE: (u32, u32) = (0x8400_0000, WINDOWS * WINDOW_SIZE);
 
+/// Every region of the per-core address map by its PLATFORM.md name, in address order: what
+/// the documents and the SDK header list.
+pub const REGIONS: [(&str, (u32, u32)); 5] = [
+    ("IRAM", IRAM),
+    ("DATARAM", DATARAM),
+    ("FWDATA", FWDATA),
+    ("MMIO", MMIO),
+    ("XLATE", XLATE),
+];
+
 /// HBM scratch: the region the pinned windows map, from HBM offset 0.
 pub const HBM_SCRATCH: (u64, u64) = (0, PINNED_WINDOWS as u64 * WINDOW_SIZE as u64);
 
