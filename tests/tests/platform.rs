@@ -225,9 +225,14 @@ fn console_ring_keeps_the_newest_bytes() {
     assert!(kept.ends_with(b"<end>"));
     // The oldest kept byte is byte 5005 - 4096 = 909 of the stream: 'a' + 909 % 26.
     assert_eq!(kept[0], b'a' + (909 % 26) as u8);
+    // The 909 bytes overwritten are counted and marked where the ring is printed.
+    assert_eq!(ring.dropped(), 909);
     // Printed after the run: core 0 by default; every core, labelled, on request.
+    assert!(c.console_output(false).starts_with("… 909 bytes dropped\n"));
     assert!(c.console_output(false).ends_with("<end>"));
-    assert!(c.console_output(true).starts_with("[core 0] "));
+    assert!(c
+        .console_output(true)
+        .starts_with("[core 0] … 909 bytes dropped\n[core 0] "));
 }
 
 #[test]

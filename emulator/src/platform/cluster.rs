@@ -285,7 +285,8 @@ impl Cluster {
             if prid != 0 && !all_cores {
                 continue;
             }
-            let text = String::from_utf8_lossy(&core.bus.console.contents()).into_owned();
+            // A ring that overwrote bytes starts with the line saying how many.
+            let text = core.bus.console.text();
             if all_cores {
                 for line in text.lines() {
                     out.push_str(&format!("[core {prid}] {line}\n"));

@@ -1,5 +1,6 @@
 //! The console (PLATFORM.md "Console"): CONSOLE_PUTC appends a byte to the core's ring, which
-//! keeps the newest bytes written.
+//! keeps the newest bytes written and counts the oldest it overwrote ([`ConsoleRing::dropped`]),
+//! so that whoever prints it can mark the loss ([`ConsoleRing::text`]).
 
 use super::device::{Device, DeviceCtx};
 use super::map::{self, reg, reg::console as regs, reg::Decoded};
@@ -55,6 +56,29 @@ impl ConsoleRing {
     pub fn written(&self) -> u64 {
         self.written
     }
+
+    /// Bytes overwritten: written but no longer held, the oldest first.
+    pub fn dropped(&self) -> u64 {
+        self.written.saturating_sub(self.buf.len() as u64)
+    }
+
+    /// The retained bytes as text (invalid UTF-8 replaced by U+FFFD), after a line marking
+    /// the loss when bytes were overwritten ([`dropped_line`]).
+    pub fn text(&self) -> String {
+        let mut out = dropped_line(self.dropped());
+        out.push_str(&String::from_utf8_lossy(&self.contents()));
+        out
+    }
+}
+
+/// The line that marks `dropped` overwritten bytes where a console is printed:
+/// `… 1234 bytes dropped` and a newline; empty when nothing was dropped.
+pub fn dropped_line(dropped: u64) -> String {
+    match dropped {
+        0 => String::new(),
+        1 => "… 1 byte dropped\n".to_string(),
+        n => format!("… {n} bytes dropped\n"),
+    }
 }
 
 impl Device for ConsoleRing {
@@ -104,5 +128,24 @@ mod tests {
         }
         assert_eq!(ring.contents().len(), map::DEFAULT_CONSOLE);
         assert_eq!(ring.contents()[0], 1);
+        assert_eq!(ring.dropped(), 1);
+    }
+
+    #[test]
+    fn overwritten_bytes_are_counted_and_marked_where_the_text_is_printed() {
+        let mut ring = ConsoleRing::new(4).unwrap();
+        for b in *b"abc" {
+            ring.push(b);
+        }
+        assert_eq!((ring.dropped(), ring.text().as_str()), (0, "abc"));
+        for b in *b"defgh" {
+            ring.push(b);
+        }
+        assert_eq!(ring.written(), 8);
+        assert_eq!(ring.dropped(), 4);
+        assert_eq!(ring.text(), "… 4 bytes dropped\nefgh");
+        ring.push(b'i');
+        assert_eq!(ring.text(), "… 5 bytes dropped\nfghi");
+        assert_eq!(dropped_line(1), "… 1 byte dropped\n");
     }
 }
