@@ -74,8 +74,8 @@ pub const CODES: [Code; 9] = [
         meaning: "q7emu could not use what it was given: a file missing, unreadable, not a \
                   regular file, over its size limit or malformed, a flag value wrong for the \
                   files (an unknown op or key, more or fewer tensors than the op's schema takes, \
-                  a `.npy` dtype q7emu does not read), an output it could not write; stderr: \
-                  `q7emu: error: …`",
+                  a `.npy` dtype q7emu does not read), an output it could not write or that \
+                  names the file of an input or of another output; stderr: `q7emu: error: …`",
     },
     Code {
         kind: Kind::Usage,

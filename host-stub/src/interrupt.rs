@@ -19,12 +19,15 @@ pub fn stop_request() -> StopRequest {
 /// as shells report it (docs/exit-codes.md).
 pub const SECOND_INTERRUPT_STATUS: i32 = crate::exit_code::Kind::Interrupted.row().first as i32;
 
-/// Routes Ctrl-C (SIGINT) to [`stop_request`]; a second Ctrl-C exits with
+/// Routes Ctrl-C (SIGINT) to [`stop_request`]; a second Ctrl-C removes the temporary files of
+/// outputs being written ([`crate::output::remove_temporaries`]) and exits with
 /// [`SECOND_INTERRUPT_STATUS`].
 pub fn install_ctrl_c() -> Result<(), ctrlc::Error> {
     let stop = stop_request();
     ctrlc::set_handler(move || {
         if stop.is_requested() {
+            // Outputs not yet renamed into place are thrown away, not left beside the files.
+            crate::output::remove_temporaries();
             std::process::exit(SECOND_INTERRUPT_STATUS);
         }
         eprintln!("q7emu: interrupted: stopping every core");

@@ -10,7 +10,8 @@
 //! | [`exit_code`] | the one table of exit codes (docs/exit-codes.md) |
 //! | [`firmware`] | the device firmware model: load records, kernel tables, dispatch (PLATFORM.md "Host flow") |
 //! | [`inspect`] | `q7emu inspect`: what an image or a build holds |
-//! | [`json_output`] | `--json` / `--json-file FILE`, the one convention of machine-readable output, files written whole |
+//! | [`json_output`] | `--json` / `--json-file FILE`, the one convention of machine-readable output |
+//! | [`output`] | every output file written whole, and never onto an input or another output |
 //! | [`interrupt`] | Ctrl-C stopping every core |
 //! | [`nrtucode`] | the nrtucode-style host API: create, stage, load and unload sequences, destroy |
 //! | [`number`] | the one grammar of numeric flags |
@@ -18,6 +19,7 @@
 //! | [`run_elf`] | `q7emu run-elf`: a bare-metal executable on one core, and its bounds |
 //! | [`run_op`] | `q7emu run`: an op of a built library on `.npy` tensors, and its report |
 //! | [`run_packed`] | `q7emu run-packed`: a packed library through the whole host and device path |
+//! | [`terminal`] | guest text on a terminal: control characters shown escaped |
 //! | [`symbolize`] | `function+offset (file:line)` of fault reports, from ELF symbols and DWARF |
 //! | [`tensor`] | host tensors: dtypes, ARG_TENSOR descriptors, `.npy` files |
 //! | [`testing`] | snapshot tests of kernels: build, run, summarise (docs/testing.md) |
@@ -34,12 +36,14 @@ pub mod interrupt;
 pub mod json_output;
 pub mod nrtucode;
 pub mod number;
+pub mod output;
 pub mod progress;
 pub mod run_elf;
 pub mod run_op;
 pub mod run_packed;
 pub mod symbolize;
 pub mod tensor;
+pub mod terminal;
 pub mod testing;
 pub mod timing_profile;
 pub mod trace;

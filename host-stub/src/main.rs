@@ -79,7 +79,8 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(exit) => exit.into(),
         Err(Failure { exit, message }) => {
-            eprintln!("q7emu: error: {message}");
+            // The message may carry guest text (a kernel's console): escaped on a terminal.
+            eprintln!("q7emu: error: {}", q7_host::terminal::for_stderr(&message));
             exit.into()
         }
     }

@@ -2,8 +2,9 @@
 //!
 //! Every PT_LOAD segment is loaded at its address into a flat 4 GiB memory; the core starts in
 //! QEMU's reset state (at the reset vector when the image has code there, else at the ELF
-//! entry). Semihosting output goes to stdout/stderr; the run ends at the semihosting exit, a
-//! fault (reported with registers and backtrace), or the cycle budget.
+//! entry). Semihosting output goes to stdout/stderr (on a terminal with its control characters
+//! shown escaped, [`crate::terminal`]); the run ends at the semihosting exit, a fault (reported
+//! with registers and backtrace), or the cycle budget.
 //!
 //! The process exit code says which ([`Ending::exit`], from the table of
 //! [`crate::exit_code`], docs/exit-codes.md): a guest status that fits 0..=[`STATUS_MAX`]
@@ -253,6 +254,14 @@ pub fn run(args: RunElfArgs) -> Result<Exit, crate::command::Failure> {
         &args.file,
     );
     let name = file.display();
+    // The report may not replace the program or the timing profile (docs/cli.md "Output
+    // files").
+    if let Some(json) = &json_file {
+        use crate::output::{check_distinct, Named};
+        let mut inputs = vec![Named::new("FILE", file)];
+        inputs.extend(args.timing.iter().map(|p| Named::new("--timing", p)));
+        check_distinct(&inputs, &[Named::new("--json-file", json)]).map_err(Failure::input)?;
+    }
     let data = q7_loader::input::read_file(file, q7_loader::input::InputKind::ElfImage)
         .map_err(Failure::input)?;
     let elf =
@@ -266,6 +275,10 @@ pub fn run(args: RunElfArgs) -> Result<Exit, crate::command::Failure> {
         .transpose()
         .map_err(Failure::input)?;
     core.timing = timing.model.clone();
+    core.console = q7_emulator::semihost::Console {
+        stdout: crate::terminal::guest_stdout(),
+        stderr: crate::terminal::guest_stderr(),
+    };
     let start = std::time::Instant::now();
     let stop = run_core(&mut core, max_cycles);
     let secs = start.elapsed().as_secs_f64();

@@ -380,6 +380,9 @@ pub enum RunFileError {
     /// A report could not be written.
     #[error(transparent)]
     Report(#[from] ReportError),
+    /// The report names the file of an input.
+    #[error(transparent)]
+    SamePath(#[from] crate::output::PathClash),
 }
 
 impl crate::exit_code::Outcome for RunFileError {
@@ -479,6 +482,14 @@ pub struct RunPackedArgs {
 
 /// Runs `q7emu run-packed` ([`run_file`]).
 pub fn run(a: RunPackedArgs) -> Result<Exit, crate::command::Failure> {
+    // The report may not replace the library or the timing profile (docs/cli.md "Output
+    // files").
+    if let Some(json) = &a.report.json_file {
+        use crate::output::{check_distinct, Named};
+        let mut inputs = vec![Named::new("FILE", &a.file)];
+        inputs.extend(a.timing.iter().map(|p| Named::new("--timing", p)));
+        check_distinct(&inputs, &[Named::new("--json-file", json)]).map_err(RunFileError::from)?;
+    }
     let stem = a
         .file
         .file_stem()

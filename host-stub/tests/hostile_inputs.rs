@@ -1,6 +1,8 @@
 //! Hostile and malformed inputs to `q7emu disasm`, `run-elf` and `run-packed` (no toolchain
 //! needed): each gets a precise error naming what and where, or is handled in bounded memory
-//! with its output streamed. One test per class; the crafted files are built here.
+//! with its output streamed. One test per class; the crafted files are built here. Then what
+//! the user owns (docs/cli.md "Output files": outputs written whole, never onto an input or
+//! another output, on the committed vector_add) and their terminal (docs/cli.md "Guest text").
 
 mod support;
 
@@ -598,4 +600,270 @@ fn a_semihosting_write_of_4_gib_from_0x100_fails_with_efault_in_bounded_memory()
     let out = q7emu().arg("run-elf").arg(&path).output().unwrap();
     assert_eq!(out.status.code(), Some(14), "EFAULT: {out:?}");
     assert!(out.stdout.is_empty(), "nothing written");
+}
+
+// Issue 18 §4: nothing the user owns is destroyed. Every output is written whole (a temporary
+// file beside it, renamed into place), and no output may name an input's file or another
+// output's (docs/cli.md "Output files").
+
+/// A copy of the committed vector_add example in `dir`: its build directory and inputs.
+fn vector_add_copy(dir: &TempDir) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    let k = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/vector_add");
+    let build = dir.join("build");
+    std::fs::create_dir_all(&build).unwrap();
+    for f in ["q7build.json", "ucode_lib.json", "vector_add.packed.so"] {
+        std::fs::copy(k.join("build").join(f), build.join(f)).unwrap();
+    }
+    let (a, b) = (dir.join("a.npy"), dir.join("b.npy"));
+    std::fs::copy(k.join("a.npy"), &a).unwrap();
+    std::fs::copy(k.join("b.npy"), &b).unwrap();
+    (build, a, b)
+}
+
+/// Every file under `dir` (recursively) with its bytes, sorted by path.
+fn tree(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(tree(&p));
+        } else {
+            out.push((p.clone(), std::fs::read(&p).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn an_output_onto_an_input_or_another_output_is_refused_before_the_run_naming_both() {
+    let dir = TempDir::new("hostile-same-path");
+    let (build, a, b) = vector_add_copy(&dir);
+    let traces = dir.join("traces");
+    std::fs::create_dir_all(&traces).unwrap();
+    std::fs::copy(&a, traces.join("core0.trace")).unwrap();
+    let show = |p: &std::path::Path| p.display().to_string();
+    let (a_s, b_s, t_s) = (show(&a), show(&b), show(&traces.join("core0.trace")));
+    // `a.npy` named another way: through `..`.
+    let a_again = show(&dir.join("traces/../a.npy"));
+    let report = show(&dir.join("r.json"));
+    let traces_s = show(&traces);
+    let info = show(&build.join("q7build.json"));
+    let image = show(&build.join("vector_add.packed.so"));
+    let cases: Vec<(Vec<&str>, &str, String)> = vec![
+        (
+            vec!["--timeline", &a_again],
+            &a_s,
+            format!("--timeline {a_again} is the same file as --input {a_s}: an output must not replace an input; write it elsewhere"),
+        ),
+        (
+            vec!["--timeline", &report, "--output", &report],
+            &a_s,
+            format!("--output {report} and --timeline {report} are the same file: each output needs a file of its own"),
+        ),
+        (
+            vec!["--json-file", &info],
+            &a_s,
+            format!("--json-file {info} is the same file as BUILD_DIR {info}: an output must not replace an input; write it elsewhere"),
+        ),
+        (
+            vec!["--output", &image],
+            &a_s,
+            format!("--output {image} is the same file as BUILD_DIR {image}: an output must not replace an input; write it elsewhere"),
+        ),
+        (
+            vec!["--output", &b_s],
+            &a_s,
+            format!("--output {b_s} is the same file as --input {b_s}: an output must not replace an input; write it elsewhere"),
+        ),
+        (
+            vec!["--trace-dir", &traces_s],
+            &t_s,
+            format!("--trace-dir {t_s} is the same file as --input {t_s}: an output must not replace an input; write it elsewhere"),
+        ),
+    ];
+    let before = tree(&dir.join(""));
+    for (extra, first, want) in cases {
+        let out = q7emu()
+            .arg("run")
+            .arg(&build)
+            .args(["--op", "vector_add", "--input", first, "--input", &b_s])
+            .args(&extra)
+            .output()
+            .unwrap();
+        let err = failure(out);
+        assert_eq!(err, format!("q7emu: error: {want}\n"), "{extra:?}");
+        assert_eq!(
+            tree(&dir.join("")),
+            before,
+            "{extra:?}: every file as it was"
+        );
+    }
+
+    // run-elf, run-packed and inspect: the report onto the file they read.
+    let prog = dir.join("prog.elf");
+    std::fs::write(&prog, elf(2, &exit_with(0), 0x1000)).unwrap();
+    let lib = dir.join("lib.so");
+    std::fs::copy(MINIMAL, &lib).unwrap();
+    let (prog_s, lib_s) = (show(&prog), show(&lib));
+    let before = tree(&dir.join(""));
+    for (args, path) in [
+        (vec!["run-elf", "--json-file", &prog_s, &prog_s], &prog_s),
+        (
+            vec![
+                "run-packed",
+                "--key",
+                "0x185",
+                "--json-file",
+                &lib_s,
+                &lib_s,
+            ],
+            &lib_s,
+        ),
+        (vec!["inspect", "--json-file", &lib_s, &lib_s], &lib_s),
+    ] {
+        let err = failure(q7emu().args(&args).output().unwrap());
+        assert_eq!(
+            err,
+            format!("q7emu: error: --json-file {path} is the same file as FILE {path}: an output must not replace an input; write it elsewhere\n")
+                .replace("FILE", if args[0] == "inspect" { "IMAGE|BUILD_DIR" } else { "FILE" }),
+            "{args:?}"
+        );
+        assert_eq!(tree(&dir.join("")), before, "{args:?}");
+    }
+}
+
+/// `cmd` limited to files of at most `bytes` bytes (RLIMIT_FSIZE), a write past it failing
+/// with EFBIG rather than ending the process: a disk that fills up midway through a write.
+fn with_file_size_limit(cmd: &mut std::process::Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec the closure calls only setrlimit and signal, both
+    // async-signal-safe, on values it owns, and allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+}
+
+#[test]
+fn a_write_that_fails_midway_leaves_the_existing_output_as_it_was() {
+    let dir = TempDir::new("hostile-full-disk");
+    let (build, a, b) = vector_add_copy(&dir);
+    let out_path = dir.join("out.npy");
+    std::fs::write(&out_path, b"the user's tensor").unwrap();
+    // The output is a 4224-byte .npy (1024 float32 and its header); the "disk" takes 2048.
+    let mut cmd = q7emu();
+    cmd.arg("run")
+        .arg(&build)
+        .args(["--op", "vector_add", "--input"])
+        .arg(&a)
+        .arg("--input")
+        .arg(&b)
+        .arg("--output")
+        .arg(&out_path);
+    with_file_size_limit(&mut cmd, 2048);
+    let err = failure(cmd.output().unwrap());
+    assert_eq!(
+        err,
+        format!(
+            "q7emu: error: {}: File too large (os error 27)\n",
+            out_path.display()
+        )
+    );
+    assert_eq!(std::fs::read(&out_path).unwrap(), b"the user's tensor");
+    let mut names: Vec<String> = std::fs::read_dir(dir.join(""))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["a.npy", "b.npy", "build", "out.npy"],
+        "no temporary file left behind"
+    );
+}
+
+#[test]
+fn an_output_that_cannot_be_written_is_refused_before_the_run() {
+    let dir = TempDir::new("hostile-unwritable");
+    let (build, a, b) = vector_add_copy(&dir);
+    // A path under a regular file: no directory to create it in (refused even for root).
+    let under_file = a.join("out.npy");
+    let cases = [
+        (
+            "--output",
+            under_file.display().to_string(),
+            "Not a directory (os error 20)",
+        ),
+        (
+            "--timeline",
+            dir.join("build").display().to_string(),
+            "is a directory",
+        ),
+    ];
+    for (flag, path, why) in cases {
+        let out = q7emu()
+            .arg("run")
+            .arg(&build)
+            .args(["--op", "vector_add", "--input"])
+            .arg(&a)
+            .arg("--input")
+            .arg(&b)
+            .args([flag, &path])
+            .output()
+            .unwrap();
+        assert!(out.stdout.is_empty(), "{flag}: nothing ran");
+        assert_eq!(
+            failure(out),
+            format!("q7emu: error: {path}: {why}\n"),
+            "{flag}"
+        );
+    }
+}
+
+// Issue 18 §3: guest text reaches a terminal with its control characters escaped, and a file
+// or a pipe byte for byte.
+
+#[test]
+fn semihosting_output_is_escaped_on_a_terminal_and_exact_in_a_pipe() {
+    // write(1, 0x418, 15) of the bytes after the code, then exit(0); loaded at 0x400.
+    let mut code = vec![
+        0x22, 0xa0, 0x04, // movi a2, 4 (SYS_WRITE)
+        0x32, 0xa0, 0x01, // movi a3, 1
+        0x42, 0xa4, 0x18, // movi a4, 0x418
+        0x52, 0xa0, 0x0f, // movi a5, 15
+        0x00, 0x51, 0x00, // simcall
+        0x22, 0xa0, 0x01, // movi a2, 1 (SYS_EXIT)
+        0x32, 0xa0, 0x00, // movi a3, 0
+        0x00, 0x51, 0x00, // simcall
+    ];
+    let text = b"\x1b]0;pwned\x07hi\t\x9b\n";
+    code.extend_from_slice(text);
+    let dir = TempDir::new("hostile-terminal");
+    let prog = dir.join("prog.elf");
+    std::fs::write(&prog, elf(2, &code, 0x400)).unwrap();
+
+    let piped = q7emu().arg("run-elf").arg(&prog).output().unwrap();
+    assert_eq!(piped.status.code(), Some(0));
+    assert_eq!(piped.stdout, text, "a pipe gets the bytes exactly");
+
+    let mut cmd = q7emu();
+    cmd.arg("run-elf").arg(&prog);
+    let (code, shown) = support::on_terminal(cmd);
+    assert_eq!(code, Some(0));
+    let shown = String::from_utf8(shown).unwrap();
+    assert!(
+        shown.starts_with("\\x1b]0;pwned\\x07hi\t\\x9b\n"),
+        "the title sequence is shown, not obeyed: {shown:?}"
+    );
+    assert!(!shown.contains('\x1b'), "{shown:?}");
 }

@@ -1,6 +1,8 @@
 //! `q7emu run` refuses bad requests naming what and where, and reports a kernel's runtime
 //! errors with the runtime's own line (PLATFORM.md "Runtime errors"), on the committed example
-//! builds (no toolchain needed).
+//! builds (no toolchain needed); and reports what a kernel printed in every outcome
+//! (docs/run-report.md "The console", with a kernel built here: needs the toolchain, skips or
+//! fails as `Q7_REQUIRE_TOOLCHAIN` says).
 
 mod support;
 
@@ -139,4 +141,111 @@ fn a_runaway_kernel_is_stopped_by_its_cycle_budget() {
         err.contains("core 0 stopped at pc ") && err.contains("cycle budget of 1000 exhausted"),
         "{err}"
     );
+}
+
+/// A kernel that prints 200 numbered lines and then a terminal-title sequence (more than the
+/// 4 KiB console ring holds), then by its input's first element returns (0), stores to
+/// unmapped memory (1) or spins until its cycle budget runs out (2).
+const PRINTING_KERNEL: &str = "\
+#include <torch/torch.h>
+#include <stdio.h>
+
+torch::Tensor k(const torch::Tensor &x)
+{
+\tauto in = x.accessor<float, 1>();
+\tfloat mode = in[0];
+\tfor (int i = 0; i < 200; i++)
+\t\tprintf(\"line %03d of what the kernel printed\\n\", i);
+\tprintf(\"\\x1b]0;pwned\\x07\\n\");
+\tif (mode == 1.0f)
+\t\t*(volatile int *)0x10000000 = 7;
+\tvolatile int spin = mode == 2.0f;
+\twhile (spin)
+\t\t;
+\treturn x;
+}
+";
+
+/// Everything [`PRINTING_KERNEL`] prints.
+fn printed() -> String {
+    let mut s: String = (0..200)
+        .map(|i| format!("line {i:03} of what the kernel printed\n"))
+        .collect();
+    s.push_str("\x1b]0;pwned\x07\n");
+    s
+}
+
+#[test]
+fn a_kernels_console_is_in_every_report_marked_where_bytes_were_dropped_and_escaped_on_a_terminal()
+{
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let dir = TempDir::new("run-console");
+    let build = support::build_k(&dir, PRINTING_KERNEL, "build", &[]);
+    let input = |mode: f32| {
+        let p = dir.join(&format!("mode{mode}.npy"));
+        std::fs::write(
+            &p,
+            q7_tests::npy_1d("<f4", 4, &[mode.to_le_bytes(); 4].concat()),
+        )
+        .unwrap();
+        p
+    };
+    let run = |mode: f32, extra: &[&str]| {
+        let mut cmd = support::q7emu();
+        cmd.arg("run")
+            .arg(&build)
+            .args(["--op", "k", "--input"])
+            .arg(input(mode))
+            .args(extra);
+        cmd
+    };
+    // The 4 KiB ring (PLATFORM.md "Console") keeps the newest 4096 bytes.
+    let all = printed();
+    let dropped = all.len() - 4096;
+    let kept = &all[dropped..];
+    let shown = format!("console of core 0:\n… {dropped} bytes dropped\n{kept}");
+
+    // Success: the summary ends with the console, exact in a pipe; the JSON report has the
+    // bytes the ring holds and how many it dropped.
+    let o = run(0.0, &[]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8(o.stdout).unwrap().ends_with(&shown));
+    let o = run(0.0, &["--json"]).output().unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["cores"][0]["console"], kept);
+    assert_eq!(doc["cores"][0]["console_dropped"], dropped);
+
+    // A fault and a runaway: the error report ends with the console, with --json too.
+    for (mode, extra, code) in [
+        (1.0, vec![], 129),
+        (1.0, vec!["--json"], 129),
+        (2.0, vec!["--max-cycles", "0x800000"], 131),
+    ] {
+        let o = run(mode, &extra).output().unwrap();
+        assert_eq!(o.status.code(), Some(code), "mode {mode} {extra:?}");
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(
+            err.starts_with("q7emu: error: core 0 faulted while running kernel:\n"),
+            "{err}"
+        );
+        assert!(
+            err.ends_with(&format!("{shown}\n")),
+            "mode {mode} {extra:?}: {err}"
+        );
+        assert!(o.stdout.is_empty());
+    }
+
+    // On a terminal the title sequence is shown, not obeyed: in the summary and in an error.
+    for (mode, code) in [(0.0, 0), (1.0, 129)] {
+        let (status, out) = support::on_terminal(run(mode, &[]));
+        assert_eq!(status, Some(code));
+        let out = String::from_utf8(out).unwrap();
+        assert!(!out.contains('\x1b'), "mode {mode}: {out:?}");
+        assert!(
+            out.contains("line 199 of what the kernel printed\n\\x1b]0;pwned\\x07\n"),
+            "mode {mode}: {out:?}"
+        );
+    }
 }

@@ -438,10 +438,86 @@ fn the_notes_on_stderr_name_the_directory_and_the_sizes() {
 }
 
 #[test]
+fn a_cores_trace_stops_at_its_cap_with_a_notice_in_both_files_and_on_stderr() {
+    // docs/tracing.md "Size cap": the whole trace of vector_add's core 0 is some 73 MB; a cap of
+    // 100,000 bytes keeps its start and ends both files with the notice.
+    let dir = TempDir::new("trace-cap");
+    let out = dir.join("t");
+    let plain = ok(vector_add(&[]));
+    let mut cmd = vector_add(&["--trace-max-bytes", "100000", "--trace-dir"]);
+    cmd.arg(&out);
+    let o = ok(cmd);
+    assert_eq!(
+        counters(&text(&o.stdout)),
+        counters(&text(&plain.stdout)),
+        "the run itself is unchanged"
+    );
+    let files = files(&out);
+    let bytes: usize = files.iter().map(|(_, b)| b.len()).sum();
+    assert!(bytes <= 100_000, "{bytes} bytes over the cap");
+    assert!(bytes > 100_000 - 1000, "{bytes}: filled up to the cap");
+
+    let lines = jsonl(&out.join("core0.jsonl"));
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"], "truncated");
+    assert_eq!(last["cap"], 100_000);
+    let cycle = u64_of(&last["cycle"]);
+    let t = text(&std::fs::read(out.join("core0.trace")).unwrap());
+    assert_eq!(
+        t.lines().last().unwrap(),
+        format!(
+            "# truncated at cycle {cycle}: core 0's trace reached its cap of 100000 bytes \
+             (--trace-max-bytes); nothing more of core 0 is traced"
+        )
+    );
+    // `bytes` is what the two files held before the notice.
+    let notice =
+        t.lines().last().unwrap().len() + 1 + serde_json::to_string(last).unwrap().len() + 1;
+    assert_eq!(u64_of(&last["bytes"]) as usize, bytes - notice);
+    assert_eq!(of_type(&lines, "stop").len(), 0, "nothing after the notice");
+    let last_insn = of_type(&lines, "insn")
+        .last()
+        .map(|l| u64_of(&l["cycle"]))
+        .unwrap();
+    assert!(last_insn < cycle);
+
+    let err = text(&o.stderr);
+    let events = of_type(&lines, "insn").len() + of_type(&lines, "exception").len();
+    assert_eq!(
+        err,
+        format!(
+            "q7emu: trace of core 0 truncated at cycle {cycle}: its two files reached the cap of \
+             100000 bytes (--trace-max-bytes BYTES or none; --trace-cores, --trace-pc, \
+             --trace-fn and --trace-cycles narrow a trace)\n\
+             q7emu: trace of 1 core(s) in {}: {events} events, {} bytes of text, {} bytes of JSON lines\n",
+            out.display(),
+            files[1].1.len(),
+            files[0].1.len(),
+        )
+    );
+
+    // A trace that fits is refused nothing and has no notice: `none` and a cap above its size.
+    for cap in ["none", "0x100000"] {
+        let mut cmd = vector_add(&[
+            "--trace-cycles",
+            "0..2000",
+            "--trace-max-bytes",
+            cap,
+            "--trace-dir",
+        ]);
+        cmd.arg(&out);
+        ok(cmd);
+        let lines = jsonl(&out.join("core0.jsonl"));
+        assert_eq!(lines.last().unwrap()["type"], "stop", "{cap}");
+        assert_eq!(of_type(&lines, "truncated").len(), 0, "{cap}");
+    }
+}
+
+#[test]
 fn trace_flags_are_refused_naming_the_problem() {
     let dir = TempDir::new("trace-refused");
     let out = dir.join("t");
-    let cases: [(Vec<&str>, i32, &str); 5] = [
+    let cases: [(Vec<&str>, i32, &str); 7] = [
         (
             vec!["--trace-fn", "vector_add"],
             1,
@@ -466,6 +542,16 @@ fn trace_flags_are_refused_naming_the_problem() {
             vec!["--trace-cycles", "x..9"],
             2,
             "\"x\": invalid digit found in string (expected a 64-bit number, decimal or 0x-hex)",
+        ),
+        (
+            vec!["--trace-max-bytes", "0"],
+            2,
+            "error: invalid value '0' for '--trace-max-bytes <BYTES|none>': 0 bytes: a trace cap is at least 4096 bytes (the header lines and the notice of a truncated trace must fit), or `none` for no cap",
+        ),
+        (
+            vec!["--trace-max-bytes", "1G"],
+            2,
+            "error: invalid value '1G' for '--trace-max-bytes <BYTES|none>': \"1G\": invalid digit found in string (expected a 64-bit number, decimal or 0x-hex)",
         ),
     ];
     for (args, code, message) in cases {

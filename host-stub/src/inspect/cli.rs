@@ -24,6 +24,16 @@ pub struct InspectArgs {
 /// Runs `q7emu inspect`: the text (or the JSON) on stdout; with `--json-file`, the JSON there.
 pub fn run(args: InspectArgs) -> Result<crate::exit_code::Exit, crate::command::Failure> {
     use crate::command::Failure;
+    use crate::output::{build_dir_files, check_distinct, Named};
+    // The report may not replace the image or a file of the build it inspects.
+    if let Some(json) = &args.report.json_file {
+        let inputs = if args.input.is_dir() {
+            build_dir_files("IMAGE|BUILD_DIR", &args.input)
+        } else {
+            vec![Named::new("IMAGE|BUILD_DIR", &args.input)]
+        };
+        check_distinct(&inputs, &[Named::new("--json-file", json)]).map_err(Failure::input)?;
+    }
     let file = args
         .report
         .json_file
@@ -44,6 +54,7 @@ pub fn run(args: InspectArgs) -> Result<crate::exit_code::Exit, crate::command::
     } else {
         report.text()
     };
-    print!("{text}");
+    // Names and strings from the image: escaped on a terminal.
+    print!("{}", crate::terminal::for_stdout(&text));
     Ok(crate::exit_code::Exit::SUCCESS)
 }

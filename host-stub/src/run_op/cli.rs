@@ -4,16 +4,17 @@ use std::path::PathBuf;
 
 use super::{run_observed, Library, OpRequest, RunError};
 use crate::number::{parse_cycle_range, parse_range, parse_threads, parse_u32, parse_u64};
+use crate::output::{build_dir_files, check_distinct, AtomicFile, Named, PathClash};
 use crate::tensor::dtype::Dtype;
 use crate::tensor::npy::{self, NpyError};
 use crate::timing_profile::{Profile, ProfileError};
-use crate::trace::{ObserveSpec, PcSelect, Summary, TraceSpec};
+use crate::trace::{parse_max_bytes, writer, MaxBytes, ObserveSpec, PcSelect, Summary, TraceSpec};
 
 /// `q7emu run BUILD_DIR --op NAME --input FILE.npy... [--scalar V]... [--output FILE.npy]
 /// [--out-shape D0,D1,...] [--out-dtype DTYPE] [--threads N] [--max-cycles N]
 /// [--timing FILE] [--json | --json-file FILE]
 /// [--trace-dir DIR [--trace-cores N,...] [--trace-pc LO..HI | --trace-fn NAME]
-/// [--trace-cycles A..B]] [--timeline FILE.json]`
+/// [--trace-cycles A..B] [--trace-max-bytes BYTES|none]] [--timeline FILE.json]`
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     /// The build directory (`q7emu build -o`).
@@ -28,7 +29,7 @@ pub struct RunArgs {
     /// A scalar argument (repeat, in schema order): an integer, a float, or true/false.
     #[arg(long = "scalar", value_name = "V", allow_hyphen_values = true)]
     pub scalars: Vec<String>,
-    /// Write the output tensor here.
+    /// Write the output tensor here (replaced only once written whole).
     #[arg(long, value_name = "FILE.npy")]
     pub output: Option<PathBuf>,
     /// The output's shape (default: the first tensor argument's).
@@ -69,6 +70,11 @@ pub struct RunArgs {
     /// Trace only the instructions that start at cycle A <= cycle < B of their core.
     #[arg(long, value_name = "A..B", value_parser = parse_cycle_range, requires = "trace_dir")]
     pub trace_cycles: Option<(u64, u64)>,
+    /// Most bytes of each traced core's two files together, at least 4096, or `none` for no
+    /// cap (default 1 GiB, 0x40000000); a core's trace that reaches it ends with a
+    /// `truncated` notice, said on stderr too.
+    #[arg(long, value_name = "BYTES|none", value_parser = parse_max_bytes, requires = "trace_dir")]
+    pub trace_max_bytes: Option<MaxBytes>,
     /// Write the run's timeline as Chrome trace-event JSON (Perfetto, chrome://tracing): per
     /// core its calls, kernel phases, function spans, SDMA transfers, exceptions and runtime
     /// events, docs/tracing.md.
@@ -77,6 +83,42 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
+    /// The files the run reads, each named by its flag: the build directory's, the tensors,
+    /// the timing profile.
+    fn input_files(&self, lib: &Library) -> Vec<Named> {
+        let mut files = build_dir_files("BUILD_DIR", &self.build_dir);
+        let dir = |f: &String| Named::new("BUILD_DIR", self.build_dir.join(f));
+        files.extend(lib.info.images.iter().chain(&lib.info.linked).map(dir));
+        files.extend(self.inputs.iter().map(|p| Named::new("--input", p)));
+        files.extend(self.timing.iter().map(|p| Named::new("--timing", p)));
+        files
+    }
+
+    /// The files the run writes, each named by its flag: the output tensor, the report, the
+    /// timeline and the trace files of each core that may be traced.
+    fn output_files(&self, lib: &Library) -> Vec<Named> {
+        let mut files: Vec<Named> = [
+            ("--output", &self.output),
+            ("--json-file", &self.report.json_file),
+            ("--timeline", &self.timeline),
+        ]
+        .into_iter()
+        .filter_map(|(flag, p)| Some(Named::new(flag, p.as_ref()?)))
+        .collect();
+        if let Some(dir) = &self.trace_dir {
+            let cores: Vec<u32> = match &self.trace_cores {
+                Some(list) => list.clone(),
+                None => (0..lib.images.len() as u32).collect(),
+            };
+            for core in cores {
+                for ext in ["trace", "jsonl"] {
+                    files.push(Named::new("--trace-dir", writer::path(dir, core, ext)));
+                }
+            }
+        }
+        files
+    }
+
     /// What the trace flags ask to observe.
     pub fn observe(&self) -> ObserveSpec {
         ObserveSpec {
@@ -89,6 +131,7 @@ impl RunArgs {
                     (None, None) => None,
                 },
                 cycles: self.trace_cycles,
+                max_bytes: self.trace_max_bytes.unwrap_or_default(),
             }),
             timeline: self.timeline.clone(),
         }
@@ -141,28 +184,34 @@ pub enum RunCliError {
     /// The timing profile.
     #[error(transparent)]
     Timing(#[from] ProfileError),
-    /// The `--json-file` report.
+    /// The `--json-file` report or the `--output` tensor could not be written.
     #[error(transparent)]
     Json(#[from] crate::json_output::WriteError),
+    /// An output names the file of an input or of another output.
+    #[error(transparent)]
+    SamePath(#[from] PathClash),
 }
 
 impl crate::exit_code::Outcome for RunCliError {
     /// The outcome it ends `q7emu run` with: the run's, or bad input.
     fn kind(&self) -> crate::exit_code::Kind {
         match self {
-            RunCliError::Npy(_) | RunCliError::Timing(_) | RunCliError::Json(_) => {
-                crate::exit_code::Kind::BadInput
-            }
+            RunCliError::Npy(_)
+            | RunCliError::Timing(_)
+            | RunCliError::Json(_)
+            | RunCliError::SamePath(_) => crate::exit_code::Kind::BadInput,
             RunCliError::Run(e) => e.kind(),
         }
     }
 }
 
-/// Runs `q7emu run`: the summary (or the JSON report) on stdout, the trace notes on stderr.
+/// Runs `q7emu run`: the summary (or the JSON report) on stdout, the trace notes on stderr;
+/// on a terminal the kernel's console in the summary is shown escaped
+/// ([`crate::terminal`]).
 pub fn run(a: RunArgs) -> Result<crate::exit_code::Exit, crate::command::Failure> {
     let (text, notes) = report(a)?;
-    print!("{text}");
-    eprint!("{notes}");
+    print!("{}", crate::terminal::for_stdout(&text));
+    eprint!("{}", crate::terminal::for_stderr(&notes));
     Ok(crate::exit_code::Exit::SUCCESS)
 }
 
@@ -175,17 +224,21 @@ pub fn report(a: RunArgs) -> Result<(String, String), RunCliError> {
     let spec = a.observe();
     let lib = Library::open(&a.build_dir)?;
     lib.op(&a.op)?;
+    // No output may replace an input or another output (docs/cli.md "Output files").
+    check_distinct(&a.input_files(&lib), &a.output_files(&lib))?;
     let inputs = a
         .inputs
         .iter()
         .map(|p| npy::read(p))
         .collect::<Result<Vec<_>, _>>()?;
-    // A report file that cannot be written is refused before the run, not after it.
+    // An output file that cannot be written is refused before the run, not after it: each is
+    // started as a temporary file beside it and renamed into place once written whole.
+    let output = a.output.as_deref().map(AtomicFile::create).transpose()?;
     let json_file = a
         .report
         .json_file
         .as_deref()
-        .map(crate::json_output::AtomicFile::create)
+        .map(AtomicFile::create)
         .transpose()?;
     let (result, summary) = run_observed(
         &lib,
@@ -202,8 +255,8 @@ pub fn report(a: RunArgs) -> Result<(String, String), RunCliError> {
         },
         &spec,
     )?;
-    if let Some(path) = &a.output {
-        npy::write(path, &result.output)?;
+    if let Some(file) = output {
+        npy::write_whole(file, &result.output)?;
     }
     let json =
         || serde_json::to_string_pretty(&result.json()).expect("JSON values serialize") + "\n";

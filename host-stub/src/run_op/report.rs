@@ -124,7 +124,8 @@ impl OpRun {
 
     /// The human summary: the output, then each core's lines ([`core_text`]), the wall time
     /// and aggregate MIPS, the timing profile, then the console of core 0 (as hardware prints
-    /// in multicore mode) when it printed anything.
+    /// in multicore mode) when it printed anything, after a line marking the bytes its ring
+    /// overwrote (`… N bytes dropped`).
     pub fn text(&self) -> String {
         let o = &self.output;
         let mut out = format!(
@@ -145,17 +146,15 @@ impl OpRun {
         ));
         out.push_str(&self.timing.summary());
         out.push('\n');
-        if let Some((core, text)) = self.console.first().filter(|(_, t)| !t.is_empty()) {
-            out.push_str(&format!("console of core {core}:\n{text}"));
-            if !text.ends_with('\n') {
-                out.push('\n');
-            }
+        if let Some(c) = self.console.first().filter(|c| !c.is_empty()) {
+            out.push_str(&c.printed());
         }
         out
     }
 
     /// The JSON run report: op, output (dtype, shape, preview), per-core counters
-    /// ([`core_json`]) and console, wall time, aggregate MIPS and the timing profile.
+    /// ([`core_json`]) and console (`console`, the bytes the ring holds, and `console_dropped`,
+    /// the bytes it overwrote), wall time, aggregate MIPS and the timing profile.
     pub fn json(&self) -> Value {
         json!({
             "op": self.op.name,
@@ -168,7 +167,9 @@ impl OpRun {
             },
             "cores": self.cores.iter().map(|c| {
                 let mut j = core_json(c);
-                j["console"] = json!(self.console.iter().find(|(k, _)| *k == c.core).map(|(_, t)| t.as_str()));
+                let console = self.console.iter().find(|k| k.core == c.core);
+                j["console"] = json!(console.map_or("", |k| k.text.as_str()));
+                j["console_dropped"] = json!(console.map_or(0, |k| k.dropped));
                 j
             }).collect::<Vec<_>>(),
             "instructions": self.instructions(),

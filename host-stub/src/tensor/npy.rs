@@ -3,7 +3,7 @@
 //! `.npy` form; bfloat16 travels as `<u2` raw bits. C order only. A file is read only when it is
 //! a regular file of at most [`MAX_NPY_BYTES`] (opened through [`q7_loader::input`]).
 
-use std::io::{BufReader, BufWriter, Read};
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use npyz::WriterBuilder;
@@ -142,10 +142,27 @@ pub fn from_reader(r: impl Read, path: &Path) -> Result<HostTensor, NpyError> {
     Ok(HostTensor { dtype, shape, data })
 }
 
-/// Writes `t` as a `.npy` file (C order; bfloat16 as `<u2`).
+/// Writes `t` as a `.npy` file (C order; bfloat16 as `<u2`), whole: into a temporary file
+/// beside `path`, renamed over it once complete ([`crate::output::AtomicFile`]), so a failed
+/// write leaves what was at `path` as it was.
 pub fn write(path: &Path, t: &HostTensor) -> Result<(), NpyError> {
-    let file = std::fs::File::create(path).map_err(io(path))?;
-    to_writer(BufWriter::new(file), t).map_err(io(path))
+    write_whole(crate::output::AtomicFile::create(path)?, t)
+}
+
+/// Writes `t` in `.npy` form into `file` and renames it into place.
+pub fn write_whole(mut file: crate::output::AtomicFile, t: &HostTensor) -> Result<(), NpyError> {
+    let path = file.path().to_path_buf();
+    to_writer(&mut file, t).map_err(io(&path))?;
+    Ok(file.commit()?)
+}
+
+impl From<crate::output::WriteError> for NpyError {
+    fn from(e: crate::output::WriteError) -> NpyError {
+        NpyError::Io {
+            path: e.path,
+            source: e.source,
+        }
+    }
 }
 
 /// Writes `t` in `.npy` form to `w`.

@@ -3,7 +3,9 @@
 //! with their new values and the memory it read and wrote — plus the exceptions delivered, the
 //! start of each firmware call and how each ended; as text (`core<N>.trace`) and as JSON lines
 //! (`core<N>.jsonl`) with the same events. Lines are formatted on the core's own thread and
-//! handed to the writer thread in chunks ([`super::writer`]).
+//! handed to the writer thread in chunks ([`super::writer`]). A core's two files together stay
+//! under its cap ([`CoreCap`], `--trace-max-bytes`): the event that would pass it is replaced
+//! by a `truncated` notice and nothing more of that core is traced.
 
 use std::fmt::Write as _;
 
@@ -24,6 +26,49 @@ use crate::symbolize::Symbols;
 pub const FORMAT_VERSION: u32 = 1;
 /// The `header` line's `format`.
 pub const FORMAT: &str = "q7emu-instruction-trace";
+
+/// Room kept under a core's cap for the notice that ends a truncated trace (its text line and
+/// its JSON line, whatever the numbers in them): the files never pass the cap.
+pub const NOTICE_MAX: u64 = 512;
+
+/// The byte cap of one core's trace and how much of it is used, carried from one firmware
+/// call of the core to the next.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CoreCap {
+    /// Most bytes of the core's two files together (no cap when `None`).
+    pub limit: Option<u64>,
+    /// Bytes of the core's two files so far.
+    pub used: u64,
+    /// The cycle at which the cap was reached, when it was: nothing after it is traced.
+    pub truncated: Option<u64>,
+}
+
+impl CoreCap {
+    /// A fresh cap of `limit` bytes (none when `None`).
+    pub fn new(limit: Option<u64>) -> CoreCap {
+        CoreCap {
+            limit,
+            ..CoreCap::default()
+        }
+    }
+}
+
+/// The notice ending the trace of `core`, which reached its cap of `limit` bytes at `cycle`
+/// with `used` bytes written: its text line and its JSON line, together at most
+/// [`NOTICE_MAX`] bytes.
+pub fn notice(core: u32, cycle: u64, limit: u64, used: u64) -> (String, String) {
+    let text = format!(
+        "# truncated at cycle {cycle}: core {core}'s trace reached its cap of {limit} bytes \
+         (--trace-max-bytes); nothing more of core {core} is traced\n"
+    );
+    let line = Line::Truncated {
+        cycle,
+        cap: limit,
+        bytes: used,
+    };
+    let json = serde_json::to_string(&line).expect("a notice serialises") + "\n";
+    (text, json)
+}
 
 /// Which events of one core a trace keeps: an instruction (and an exception it raises) when
 /// its PC is in `pc` and the cycle it starts at is in `cycles`, both half-open; the start and
@@ -220,6 +265,8 @@ enum Line<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         vaddr: Option<u32>,
     },
+    /// The core's trace reached its cap: nothing after this line.
+    Truncated { cycle: u64, cap: u64, bytes: u64 },
     /// The firmware call ended: the core exited or stopped.
     Stop {
         cycle: u64,
@@ -264,12 +311,14 @@ pub struct Sink<'a> {
     chunk: Chunk,
     current: Option<Current>,
     before: Box<CoreState>,
+    cap: CoreCap,
     /// Instructions written so far by this sink.
     pub kept: u64,
 }
 
 impl<'a> Sink<'a> {
-    /// The trace of `core`, whose state is `start`, for one firmware call.
+    /// The trace of `core`, whose state is `start`, for one firmware call, with what is left
+    /// of its cap.
     pub fn new(
         core: u32,
         filter: CoreFilter,
@@ -277,6 +326,7 @@ impl<'a> Sink<'a> {
         names: &'a RegisterNames,
         tx: Sender<Chunk>,
         start: &CoreState,
+        cap: CoreCap,
     ) -> Sink<'a> {
         Sink {
             core,
@@ -290,16 +340,68 @@ impl<'a> Sink<'a> {
             },
             current: None,
             before: Box::new(start.clone()),
+            cap,
             kept: 0,
         }
+    }
+
+    /// Whether the core's trace has ended at its cap.
+    fn ended(&self) -> bool {
+        self.cap.truncated.is_some()
+    }
+
+    /// Where the chunk's text and JSON end now.
+    fn mark(&self) -> (usize, usize) {
+        (self.chunk.text.len(), self.chunk.json.len())
+    }
+
+    /// The event formatted since `mark`, which happened at `cycle`, is kept when it fits under
+    /// the cap with room for the notice; else it is taken out again, the notice is written in
+    /// its place and the core's trace ends. Whether it was kept.
+    fn settle(&mut self, mark: (usize, usize), cycle: u64) -> bool {
+        let (text, json) = self.mark();
+        let added = (text - mark.0 + json - mark.1) as u64;
+        match self.cap.limit {
+            Some(limit) if self.cap.used + added + NOTICE_MAX > limit => {
+                self.chunk.text.truncate(mark.0);
+                self.chunk.json.truncate(mark.1);
+                self.truncate(cycle, limit);
+                false
+            }
+            _ => {
+                self.cap.used += added;
+                true
+            }
+        }
+    }
+
+    /// Writes the notice that the trace reached its cap of `limit` bytes at `cycle` and sends
+    /// everything: nothing more of the core is traced.
+    fn truncate(&mut self, cycle: u64, limit: u64) {
+        let (text, json) = notice(self.core, cycle, limit, self.cap.used);
+        self.chunk.text.push_str(&text);
+        self.chunk.json.push_str(&json);
+        self.cap.used += (text.len() + json.len()) as u64;
+        self.cap.truncated = Some(cycle);
+        self.current = None;
+        self.send();
     }
 
     /// The call `what` starts at `cycle`: writes the file headers first when `header` names
     /// the image (the core's first call), then the `run` event.
     pub fn start(&mut self, header: Option<&str>, what: &str, cycle: u64) {
         if let Some(image) = header {
+            if self.ended() {
+                return;
+            }
+            let mark = self.mark();
             self.header(image);
+            self.settle(mark, cycle);
         }
+        if self.ended() {
+            return;
+        }
+        let mark = self.mark();
         let (core, pc) = (self.core, self.before.pc);
         let _ = writeln!(
             self.chunk.text,
@@ -307,6 +409,7 @@ impl<'a> Sink<'a> {
             self.func(pc).map(|f| format!(" {f}")).unwrap_or_default()
         );
         self.json(&Line::Run { what, cycle, pc });
+        self.settle(mark, cycle);
     }
 
     fn header(&mut self, image: &str) {
@@ -393,6 +496,9 @@ impl<'a> Sink<'a> {
     /// The core is about to execute `op` at `state.pc` from `cycle`.
     #[inline]
     pub fn before(&mut self, state: &CoreState, op: &Op, cycle: u64) {
+        if self.ended() {
+            return;
+        }
         let kept = self.filter.keeps(state.pc, cycle);
         if kept {
             (*self.before).clone_from(state);
@@ -413,6 +519,7 @@ impl<'a> Sink<'a> {
         let regs = written(self.names, &c.op, &self.before, state);
         let insn = disassembly(&c.op, c.pc);
         let func = self.func(c.pc);
+        let mark = self.mark();
         self.head(&c, &insn, func.as_deref());
         let t = &mut self.chunk.text;
         for (name, v) in &regs {
@@ -441,8 +548,10 @@ impl<'a> Sink<'a> {
             regs: Registers(&regs),
             mem,
         });
-        self.kept += 1;
-        self.maybe_send();
+        if self.settle(mark, c.cycle) {
+            self.kept += 1;
+            self.maybe_send();
+        }
     }
 
     /// The instruction begun raised an exception, delivered through `vector` (entry done at
@@ -457,6 +566,7 @@ impl<'a> Sink<'a> {
         let cause = general.then(|| state.sr(sr::EXCCAUSE));
         let cause_name = cause.and_then(ExcCause::from_code).map(ExcCause::name);
         let vaddr = general.then(|| state.sr(sr::EXCVADDR));
+        let mark = self.mark();
         self.head(&c, &insn, func.as_deref());
         let t = &mut self.chunk.text;
         let _ = write!(t, " ! exception {}", vector.name());
@@ -480,12 +590,20 @@ impl<'a> Sink<'a> {
             cause_name,
             vaddr,
         });
-        self.kept += 1;
-        self.maybe_send();
+        if self.settle(mark, c.cycle) {
+            self.kept += 1;
+            self.maybe_send();
+        }
     }
 
-    /// The firmware call ended with `stop` at `cycle`; sends everything not yet sent.
-    pub fn stop(mut self, stop: &Stop, cycle: u64) -> u64 {
+    /// The firmware call ended with `stop` at `cycle`; sends everything not yet sent. The
+    /// events kept and the core's cap as it is now, for its next call.
+    pub fn stop(mut self, stop: &Stop, cycle: u64) -> (u64, CoreCap) {
+        if self.ended() {
+            self.send();
+            return (self.kept, self.cap);
+        }
+        let mark = self.mark();
         let current = self.current.take();
         let (pc, insn) = match (stop, &current) {
             (Stop::Fault(r), _) => (r.pc, current.map(|c| disassembly(&c.op, c.pc))),
@@ -520,8 +638,9 @@ impl<'a> Sink<'a> {
             exit,
             fault,
         });
+        self.settle(mark, cycle);
         self.send();
-        self.kept
+        (self.kept, self.cap)
     }
 }
 
@@ -584,6 +703,83 @@ mod tests {
             written(&names, &insn(Wsr, &[5, u32::from(sr::SAR)]), &s, &s),
             [("sar".to_string(), 0)],
             "wsr.sar a5 of 0"
+        );
+    }
+
+    /// Runs `insns` NOPs through a sink of core 3 with `cap`, as one call starting at cycle
+    /// `from`: what it sent (text, JSON), the instructions kept and the cap after.
+    fn nops(cap: CoreCap, from: u64, insns: u64, header: bool) -> (String, String, u64, CoreCap) {
+        let (names, symbols) = (RegisterNames::of(&q7_isa::NCORE2GP), Symbols::default());
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let state = CoreState::reset(&q7_isa::NCORE2GP, 0, 0, 0);
+        let filter = CoreFilter {
+            pc: None,
+            cycles: None,
+        };
+        let nop = Op::from_insn(q7_isa::Insn::new(q7_isa::Opcode::Nop, &[]));
+        let mut sink = Sink::new(3, filter, &symbols, &names, tx, &state, cap);
+        sink.start(header.then_some("k.packed.so"), "kernel of key 0x85", from);
+        for cycle in from..from + insns {
+            sink.before(&state, &nop, cycle);
+            sink.after(&state, cycle + 1, &[]);
+        }
+        let (kept, cap) = sink.stop(&Stop::Exited(0), from + insns);
+        let (mut text, mut json) = (String::new(), String::new());
+        for c in rx.try_iter() {
+            text.push_str(&c.text);
+            json.push_str(&c.json);
+        }
+        (text, json, kept, cap)
+    }
+
+    #[test]
+    fn a_cores_trace_ends_with_a_notice_at_its_cap_and_never_passes_it() {
+        let limit = 8192;
+        let (text, json, kept, cap) = nops(CoreCap::new(Some(limit)), 100, 1000, true);
+        let bytes = (text.len() + json.len()) as u64;
+        assert!(bytes <= limit, "{bytes} bytes");
+        assert_eq!(cap.used, bytes, "every byte sent is counted");
+        let at = cap.truncated.expect("1000 NOPs do not fit 8 KiB");
+        let insn_lines = text.lines().filter(|l| !l.starts_with('#')).count() as u64;
+        assert_eq!(
+            kept, insn_lines,
+            "the event that did not fit is not in the files"
+        );
+        assert_eq!(at, 100 + kept, "cut at the first event left out");
+        assert_eq!(
+            text.lines().last().unwrap(),
+            format!(
+                "# truncated at cycle {at}: core 3's trace reached its cap of 8192 bytes \
+                 (--trace-max-bytes); nothing more of core 3 is traced"
+            )
+        );
+        let last: serde_json::Value = serde_json::from_str(json.lines().last().unwrap()).unwrap();
+        let notice_bytes = |t: &str| t.lines().last().unwrap().len() as u64 + 1;
+        let before = bytes - notice_bytes(&text) - notice_bytes(&json);
+        assert_eq!(
+            last,
+            serde_json::json!({"type": "truncated", "cycle": at, "cap": 8192, "bytes": before})
+        );
+        assert!(!json.contains("\"stop\""), "nothing after the notice");
+
+        // The core's next call adds nothing.
+        let (text, json, kept, after) = nops(cap, 5000, 10, false);
+        assert_eq!((text.as_str(), json.as_str(), kept), ("", "", 0));
+        assert_eq!(after, cap);
+
+        // Without a cap, or with room, every event is there and ends with the stop.
+        let (text, _, kept, cap) = nops(CoreCap::new(None), 100, 1000, true);
+        assert_eq!((kept, cap.truncated), (1000, None));
+        assert!(text.lines().last().unwrap().ends_with("! exit 0"));
+    }
+
+    #[test]
+    fn the_notice_fits_its_room_whatever_its_numbers() {
+        let (text, json) = notice(u32::MAX, u64::MAX, u64::MAX, u64::MAX);
+        assert!(
+            (text.len() + json.len()) as u64 <= NOTICE_MAX,
+            "{} bytes",
+            text.len() + json.len()
         );
     }
 

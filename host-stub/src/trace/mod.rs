@@ -17,10 +17,43 @@ use q7_emulator::platform::PlatformBus;
 use q7_emulator::trace::{Event, Tracer};
 use q7_emulator::{Core, Stop};
 
-use self::insn::{CoreFilter, RegisterNames, Sink};
+use self::insn::{CoreCap, CoreFilter, RegisterNames, Sink};
 use self::timeline::{CoreTimeline, Timeline};
 use self::writer::{CoreFiles, Writer};
+use crate::output::{AtomicFile, WriteError};
 use crate::symbolize::Symbols;
+
+/// The cap of each traced core's two files together unless `--trace-max-bytes` says
+/// otherwise: 1 GiB (a whole trace of one core of the 8-core ReLU, 137 MB, fits seven times).
+pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
+/// The smallest cap `--trace-max-bytes` takes: room for the header lines, the first events and
+/// the notice of a truncated trace.
+pub const MIN_MAX_BYTES: u64 = 4096;
+
+/// `--trace-max-bytes`: a cap of at least [`MIN_MAX_BYTES`] bytes (decimal or `0x` hex), or
+/// `none` for no cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MaxBytes(pub Option<u64>);
+
+impl Default for MaxBytes {
+    fn default() -> Self {
+        MaxBytes(Some(DEFAULT_MAX_BYTES))
+    }
+}
+
+/// Parses `--trace-max-bytes`: `none`, or a number of bytes of at least [`MIN_MAX_BYTES`].
+pub fn parse_max_bytes(s: &str) -> Result<MaxBytes, String> {
+    if s.trim() == "none" {
+        return Ok(MaxBytes(None));
+    }
+    let n = crate::number::parse_u64(s)?;
+    if n < MIN_MAX_BYTES {
+        return Err(format!(
+            "{n} bytes: a trace cap is at least {MIN_MAX_BYTES} bytes (the header lines and the notice of a truncated trace must fit), or `none` for no cap"
+        ));
+    }
+    Ok(MaxBytes(Some(n)))
+}
 
 /// Which instructions `--trace-pc` or `--trace-fn` select.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +75,8 @@ pub struct TraceSpec {
     pub pc: Option<PcSelect>,
     /// `[A, B)` of the cycles traced (all when `None`).
     pub cycles: Option<(u64, u64)>,
+    /// Most bytes of each traced core's two files together (`--trace-max-bytes`).
+    pub max_bytes: MaxBytes,
 }
 
 /// What a run observes.
@@ -113,6 +148,15 @@ pub enum TraceError {
     },
 }
 
+impl From<WriteError> for TraceError {
+    fn from(e: WriteError) -> TraceError {
+        TraceError::Io {
+            path: e.path,
+            source: e.source,
+        }
+    }
+}
+
 /// What the instruction traces of a run hold, once written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TraceSummary {
@@ -120,6 +164,8 @@ pub struct TraceSummary {
     pub files: Vec<CoreFiles>,
     /// Events (instructions and exceptions) kept, over all cores.
     pub kept: u64,
+    /// The cores whose trace reached its cap, with the cycle at which it did.
+    pub truncated: Vec<(u32, u64)>,
 }
 
 /// What a run observed, once written.
@@ -138,6 +184,8 @@ struct InsnTraces {
     filters: Vec<Option<CoreFilter>>,
     /// By core: whether its files have their header.
     headed: Vec<AtomicBool>,
+    /// By core: its cap and the bytes used, between its calls.
+    caps: Vec<Mutex<CoreCap>>,
     writer: Mutex<Option<Writer>>,
     /// A sender kept for making tracers (taken when the traces are finished).
     tx: Mutex<Option<crossbeam_channel::Sender<writer::Chunk>>>,
@@ -154,7 +202,8 @@ pub struct Observer {
     /// By core: its image's file name.
     images: Vec<String>,
     insn: Option<InsnTraces>,
-    timeline: Option<(PathBuf, Mutex<Timeline>)>,
+    /// The timeline: its path, what it records, and the file it goes to (taken when written).
+    timeline: Option<(PathBuf, Mutex<Timeline>, Mutex<Option<AtomicFile>>)>,
 }
 
 /// The PC range of `--trace-fn name` in `symbols` of `core`.
@@ -221,6 +270,9 @@ impl Observer {
                 Some(InsnTraces {
                     filters,
                     headed: (0..cores).map(|_| AtomicBool::new(false)).collect(),
+                    caps: (0..cores)
+                        .map(|_| Mutex::new(CoreCap::new(t.max_bytes.0)))
+                        .collect(),
                     tx: Mutex::new(Some(writer.sender())),
                     writer: Mutex::new(Some(writer)),
                     kept: AtomicU64::new(0),
@@ -230,13 +282,15 @@ impl Observer {
         let timeline = match &spec.timeline {
             None => None,
             Some(path) => {
-                // Made now, so that a path that cannot be written fails before the run.
-                std::fs::File::create(path).map_err(|source| TraceError::Io {
-                    path: path.clone(),
-                    source,
-                })?;
+                // Started now (a temporary file beside it), so that a path that cannot be
+                // written fails before the run; renamed over it once written whole.
+                let file = AtomicFile::create(path).map_err(TraceError::from)?;
                 let has = symbols.iter().map(|s| !s.is_empty()).collect();
-                Some((path.clone(), Mutex::new(Timeline::new(images.clone(), has))))
+                Some((
+                    path.clone(),
+                    Mutex::new(Timeline::new(images.clone(), has)),
+                    Mutex::new(Some(file)),
+                ))
             }
         };
         Ok(Observer {
@@ -275,6 +329,9 @@ impl Observer {
             let tx = t.tx.lock().unwrap_or_else(|p| p.into_inner()).clone()?;
             let first = !t.headed[prid as usize].swap(true, Ordering::Relaxed);
             let image = first.then(|| self.images[prid as usize].as_str());
+            let cap = *t.caps[prid as usize]
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
             let mut sink = Sink::new(
                 prid,
                 filter,
@@ -282,6 +339,7 @@ impl Observer {
                 &self.names,
                 tx,
                 &core.state,
+                cap,
             );
             sink.start(image, what, cycle);
             Some(sink)
@@ -297,9 +355,12 @@ impl Observer {
     pub fn finish(&self, tracer: CoreTracer<'_>, stop: &Stop, core: &mut Core<PlatformBus>) {
         let cycle = core.stats.cycles;
         if let (Some(sink), Some(t)) = (tracer.insn, &self.insn) {
-            t.kept.fetch_add(sink.stop(stop, cycle), Ordering::Relaxed);
+            let prid = core.bus.prid() as usize;
+            let (kept, cap) = sink.stop(stop, cycle);
+            t.kept.fetch_add(kept, Ordering::Relaxed);
+            *t.caps[prid].lock().unwrap_or_else(|p| p.into_inner()) = cap;
         }
-        if let (Some(ct), Some((_, tl))) = (tracer.timeline, &self.timeline) {
+        if let (Some(ct), Some((_, tl, _))) = (tracer.timeline, &self.timeline) {
             let done = ct.finish(stop, cycle, &mut core.bus);
             tl.lock().unwrap_or_else(|p| p.into_inner()).add(done);
         }
@@ -308,7 +369,7 @@ impl Observer {
     /// The firmware pulled a `bytes`-byte image into `core`'s window from cycle `start` to
     /// `end`.
     pub fn image_pull(&self, core: u32, start: u64, end: u64, bytes: u32) {
-        if let Some((_, tl)) = &self.timeline {
+        if let Some((_, tl, _)) = &self.timeline {
             tl.lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .image_pull(core, start, end, bytes);
@@ -316,26 +377,54 @@ impl Observer {
     }
 
     /// Writes what is left once every tracer is back: waits for the trace writer, writes the
-    /// timeline file.
+    /// timeline file. Says on stderr which cores' traces reached their cap
+    /// ([`truncation_note`]), whether the run succeeded or not.
     pub fn close(&self) -> Result<Summary, TraceError> {
         let mut summary = Summary::default();
         if let Some(t) = &self.insn {
             drop(t.tx.lock().unwrap_or_else(|p| p.into_inner()).take());
             let writer = t.writer.lock().unwrap_or_else(|p| p.into_inner()).take();
+            let caps: Vec<CoreCap> = t
+                .caps
+                .iter()
+                .map(|c| *c.lock().unwrap_or_else(|p| p.into_inner()))
+                .collect();
+            let truncated: Vec<(u32, u64)> = caps
+                .iter()
+                .enumerate()
+                .filter_map(|(core, c)| Some((core as u32, c.truncated?)))
+                .collect();
+            for &(core, cycle) in &truncated {
+                let limit = caps[core as usize].limit.unwrap_or(0);
+                eprintln!("{}", truncation_note(core, cycle, limit));
+            }
             if let Some(w) = writer {
                 summary.trace = Some(TraceSummary {
                     files: w.finish()?,
                     kept: t.kept.load(Ordering::Relaxed),
+                    truncated,
                 });
             }
         }
-        if let Some((path, tl)) = &self.timeline {
-            let tl = tl.lock().unwrap_or_else(|p| p.into_inner());
-            let (bytes, counts) = tl.write(path)?;
-            summary.timeline = Some((path.clone(), bytes, counts));
+        if let Some((path, tl, file)) = &self.timeline {
+            let file = file.lock().unwrap_or_else(|p| p.into_inner()).take();
+            if let Some(file) = file {
+                let tl = tl.lock().unwrap_or_else(|p| p.into_inner());
+                let (bytes, counts) = tl.write(file)?;
+                summary.timeline = Some((path.clone(), bytes, counts));
+            }
         }
         Ok(summary)
     }
+}
+
+/// The line on stderr saying that `core`'s trace reached its cap of `limit` bytes at `cycle`.
+pub fn truncation_note(core: u32, cycle: u64, limit: u64) -> String {
+    format!(
+        "q7emu: trace of core {core} truncated at cycle {cycle}: its two files reached the cap of \
+         {limit} bytes (--trace-max-bytes BYTES or none; --trace-cores, --trace-pc, --trace-fn \
+         and --trace-cycles narrow a trace)"
+    )
 }
 
 /// One core's tracer for one firmware call: feeds its instruction trace and its timeline.

@@ -6,8 +6,6 @@
 //! core's own cycle count from its boot, converted at the clock of PLATFORM.md "Cores".
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::Path;
 
 use q7_emulator::platform::map::{self, CLOCK_HZ};
 use q7_emulator::platform::mem_window::WindowEvent;
@@ -22,6 +20,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::TraceError;
+use crate::output::AtomicFile;
 use crate::symbolize::Symbols;
 
 /// The `otherData.format` of the file.
@@ -441,21 +440,18 @@ impl Timeline {
         (doc, counts)
     }
 
-    /// Writes the timeline to `path`: its size in bytes and its event counts.
-    pub fn write(&self, path: &Path) -> Result<(u64, Counts), TraceError> {
+    /// Writes the timeline to `file` whole and renames it into place: its size in bytes and
+    /// its event counts.
+    pub fn write(&self, file: AtomicFile) -> Result<(u64, Counts), TraceError> {
         let (doc, counts) = self.document();
-        let io = |source| TraceError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
         let mut text = serde_json::to_vec(&doc).map_err(|source| TraceError::Json {
-            path: path.to_path_buf(),
+            path: file.path().to_path_buf(),
             source,
         })?;
         text.push(b'\n');
-        let mut f = std::fs::File::create(path).map_err(io)?;
-        f.write_all(&text).map_err(io)?;
-        Ok((text.len() as u64, counts))
+        let bytes = text.len() as u64;
+        file.write_all_and_commit(&text)?;
+        Ok((bytes, counts))
     }
 }
 

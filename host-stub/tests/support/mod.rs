@@ -135,3 +135,62 @@ pub fn build_k(dir: &TempDir, source: &str, out: &str, extra: &[&str]) -> PathBu
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     build
 }
+
+/// Runs `cmd` with its stdout and stderr on a pseudo-terminal (as a user's shell runs it): its
+/// exit code and what reached the terminal, with the terminal's own newline translation
+/// (`\n` shown as `\r\n`) undone.
+pub fn on_terminal(mut cmd: Command) -> (Option<i32>, Vec<u8>) {
+    use std::io::Read;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    use std::os::unix::fs::OpenOptionsExt;
+    // SAFETY: posix_openpt, grantpt, unlockpt and ptsname have no preconditions beyond a valid
+    // descriptor, which each result is checked to be before the next call uses it; ptsname's
+    // buffer is copied out at once, before any other call could reuse it.
+    let (master, name) = unsafe {
+        let fd = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+        assert!(fd >= 0, "posix_openpt: {}", std::io::Error::last_os_error());
+        let master = OwnedFd::from_raw_fd(fd);
+        assert_eq!(libc::grantpt(fd), 0);
+        assert_eq!(libc::unlockpt(fd), 0);
+        let name = libc::ptsname(fd);
+        assert!(!name.is_null());
+        let name = std::ffi::CStr::from_ptr(name).to_str().unwrap().to_string();
+        (master, name)
+    };
+    let slave = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOCTTY)
+        .open(&name)
+        .unwrap();
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(slave.try_clone().unwrap())
+        .stderr(slave);
+    let mut child = cmd.spawn().unwrap();
+    drop(cmd);
+    let mut master = std::fs::File::from(master);
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let mut buf = [0u8; 4096];
+        // Until every copy of the other side is closed (EIO on Linux).
+        while let Ok(n) = master.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            out.extend_from_slice(&buf[..n]);
+        }
+        out
+    });
+    let status = child.wait().unwrap();
+    let raw = reader.join().unwrap();
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i] == b'\r' && raw.get(i + 1) == Some(&b'\n') {
+            i += 1;
+        }
+        out.push(raw[i]);
+        i += 1;
+    }
+    (status.code(), out)
+}
