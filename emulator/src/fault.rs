@@ -251,8 +251,12 @@ pub struct FaultReport {
     pub windowstart: u32,
     /// SAR.
     pub sar: u32,
-    /// Call chain, innermost first.
+    /// Call chain, innermost first, each frame once.
     pub backtrace: Vec<Frame>,
+    /// When the chain loops (a corrupted stack whose saved frame leads back to one already
+    /// listed): the index in `backtrace` of the frame it returns to; the walk stops there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backtrace_loop: Option<usize>,
     /// Cycle count when it stopped.
     pub cycles: u64,
 }
@@ -285,8 +289,16 @@ impl fmt::Display for FaultReport {
         for (i, fr) in self.backtrace.iter().enumerate() {
             writeln!(f, "    #{i} pc {:#010x} sp {:#010x}", fr.pc, fr.sp)?;
         }
+        if let Some(to) = self.backtrace_loop {
+            writeln!(f, "    {}", loop_note(to))?;
+        }
         Ok(())
     }
+}
+
+/// The line that ends a backtrace which loops back to frame `to`.
+pub fn loop_note(to: usize) -> String {
+    format!("… then frame #{to} again: the chain loops (a corrupted stack), each frame shown once")
 }
 
 /// Why `run` returned.

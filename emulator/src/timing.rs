@@ -107,16 +107,82 @@ impl Default for TimingModel {
     }
 }
 
-/// The bounds a usable [`TimingModel`] keeps, checked by [`TimingModel::check`]: every
-/// instruction takes at least one cycle (so a cycle budget always ends), and the I-cache
-/// geometry is one the model can build in bounded memory.
+/// The bounds a usable [`TimingModel`] keeps, checked by [`TimingModel::check`]: every key has
+/// a least and a greatest value ([`bounds::KEYS`], the one table docs/timing.md "Bounds"
+/// restates), and the I-cache geometry one rule more.
+///
+/// Why these bounds: every instruction takes at least one cycle (so a cycle budget always
+/// ends); a cycle key charges at most [`bounds::MAX_CYCLES`] per event, so one instruction
+/// costs at most a few million cycles, every per-instruction sum is exact in 32 bits and every
+/// counter exact in 64 — the stall identities of docs/run-report.md hold for any model that
+/// passes; the I-cache is one the model can build in bounded memory.
 pub mod bounds {
+    use super::TimingModel;
+
+    /// Most cycles a cycle key charges for one event: 1,000,000 (0.7 ms at the 1.4 GHz
+    /// clock, four orders of magnitude past the slowest event modelled, an HBM round trip).
+    pub const MAX_CYCLES: u32 = 1_000_000;
+    /// Most SDMA bytes per cycle: 1 MiB (the ncore2gp moves 64).
+    pub const MAX_SDMA_BYTES_PER_CYCLE: u32 = 1 << 20;
     /// Largest I-cache modelled: 16 MiB (the ncore2gp has 16 KiB).
     pub const MAX_ICACHE_BYTES: u32 = 16 << 20;
+    /// Most I-cache lines (`icache_bytes / icache_line`): 262,144, 16 MiB of 64-byte lines (the
+    /// ncore2gp has 256). The model keeps 24 bytes per set: 6 MiB per core at most.
+    pub const MAX_ICACHE_LINES: u32 = 1 << 18;
     /// Largest I-cache line: 4096 bytes.
     pub const MAX_ICACHE_LINE: u32 = 4096;
     /// Most I-cache ways: 64.
     pub const MAX_ICACHE_WAYS: u32 = 64;
+
+    /// One key of a timing profile and the values it may take.
+    #[derive(Debug, Clone, Copy)]
+    pub struct Key {
+        /// The key: a field of [`TimingModel`].
+        pub key: &'static str,
+        /// Its least value.
+        pub min: u32,
+        /// Its greatest value.
+        pub max: u32,
+        /// Why a value below `min` is refused, when `min` is not 0.
+        pub why_min: &'static str,
+        /// The key's value in a model.
+        pub get: fn(&TimingModel) -> u32,
+    }
+
+    macro_rules! keys {
+        ($($field:ident $min:expr, $max:expr, $why:expr;)*) => {
+            /// Every key with its bounds, in the field order of [`TimingModel`].
+            pub const KEYS: [Key; [$(stringify!($field)),*].len()] = [$(Key {
+                key: stringify!($field),
+                min: $min,
+                max: $max,
+                why_min: $why,
+                get: |m| m.$field,
+            }),*];
+        };
+    }
+
+    const NO_CYCLE: &str = "an instruction that takes no cycle would never end a budget";
+
+    keys! {
+        issue 1, MAX_CYCLES, NO_CYCLE;
+        load_use 0, MAX_CYCLES, "";
+        taken_branch 0, MAX_CYCLES, "";
+        mul_use 0, MAX_CYCLES, "";
+        mul_high_use 0, MAX_CYCLES, "";
+        divide 0, MAX_CYCLES, "";
+        exception_entry 0, MAX_CYCLES, "";
+        exception_return 0, MAX_CYCLES, "";
+        loop_back 0, MAX_CYCLES, "";
+        hbm_latency 0, MAX_CYCLES, "";
+        sram_latency 0, MAX_CYCLES, "";
+        sdma_latency 0, MAX_CYCLES, "";
+        sdma_bytes_per_cycle 1, MAX_SDMA_BYTES_PER_CYCLE, "a transfer that moves nothing would never end";
+        semihost_write_byte 0, MAX_CYCLES, "";
+        icache_bytes 1, MAX_ICACHE_BYTES, "";
+        icache_ways 1, MAX_ICACHE_WAYS, "";
+        icache_line 1, MAX_ICACHE_LINE, "";
+    }
 }
 
 /// Why a timing model cannot be used: the key and what it must be.
@@ -132,22 +198,11 @@ pub struct TimingError {
 }
 
 impl TimingModel {
-    /// Checks the [`bounds`]: `issue` at least 1; `sdma_bytes_per_cycle` at least 1;
-    /// `icache_line` a power of two up to [`bounds::MAX_ICACHE_LINE`]; `icache_ways` 1 to
-    /// [`bounds::MAX_ICACHE_WAYS`]; `icache_bytes` a multiple of `icache_line × icache_ways` up
-    /// to [`bounds::MAX_ICACHE_BYTES`].
+    /// Checks the [`bounds`]: each key of [`bounds::KEYS`] from its least to its greatest
+    /// value; `icache_line` a power of two; `icache_bytes` a multiple of `icache_line ×
+    /// icache_ways` of at most [`bounds::MAX_ICACHE_LINES`] lines.
     pub fn check(&self) -> Result<(), TimingError> {
         let fail = |key, value, must: String| Err(TimingError { key, value, must });
-        if self.issue == 0 {
-            return fail(
-                "issue",
-                0,
-                "at least 1 (an instruction that takes no cycle would never end a budget)".into(),
-            );
-        }
-        if self.sdma_bytes_per_cycle == 0 {
-            return fail("sdma_bytes_per_cycle", 0, "at least 1".into());
-        }
         let line = self.icache_line;
         if !line.is_power_of_two() || line > bounds::MAX_ICACHE_LINE {
             return fail(
@@ -175,6 +230,34 @@ impl TimingModel {
                     bounds::MAX_ICACHE_BYTES
                 ),
             );
+        }
+        if bytes / line > bounds::MAX_ICACHE_LINES {
+            return fail(
+                "icache_bytes",
+                bytes,
+                format!(
+                    "at most {} lines of icache_line ({line}) bytes, {} bytes",
+                    bounds::MAX_ICACHE_LINES,
+                    u64::from(bounds::MAX_ICACHE_LINES) * u64::from(line)
+                ),
+            );
+        }
+        for k in &bounds::KEYS {
+            let value = (k.get)(self);
+            if value < k.min {
+                let why = match k.why_min {
+                    "" => String::new(),
+                    why => format!(" ({why})"),
+                };
+                return fail(k.key, value, format!("at least {}{why}", k.min));
+            }
+            if value > k.max {
+                return fail(
+                    k.key,
+                    value,
+                    format!("at most {} (docs/timing.md \"Bounds\")", k.max),
+                );
+            }
         }
         Ok(())
     }
@@ -391,9 +474,92 @@ mod tests {
         );
         assert_eq!(
             with(|m| m.sdma_bytes_per_cycle = 0),
-            Err("`sdma_bytes_per_cycle` is 0: at least 1".into())
+            Err(
+                "`sdma_bytes_per_cycle` is 0: at least 1 (a transfer that moves nothing would \
+                 never end)"
+                    .into()
+            )
         );
         assert_eq!(with(|m| m.icache_bytes = 1 << 24), Ok(()));
+        assert_eq!(
+            with(|m| {
+                m.icache_line = 32;
+                m.icache_bytes = 1 << 24;
+            }),
+            Err(
+                "`icache_bytes` is 16777216: at most 262144 lines of icache_line (32) bytes, \
+                 8388608 bytes"
+                    .into()
+            )
+        );
+        assert_eq!(
+            with(|m| m.load_use = u32::MAX),
+            Err("`load_use` is 4294967295: at most 1000000 (docs/timing.md \"Bounds\")".into())
+        );
+        assert_eq!(
+            with(|m| m.sdma_bytes_per_cycle = (1 << 20) + 1),
+            Err(
+                "`sdma_bytes_per_cycle` is 1048577: at most 1048576 (docs/timing.md \"Bounds\")"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn the_bounds_table_has_every_key_in_field_order() {
+        let json = serde_json::to_value(TimingModel::default()).unwrap();
+        let mut fields: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
+        let mut keys: Vec<&str> = bounds::KEYS.iter().map(|k| k.key).collect();
+        assert_eq!(keys.len(), fields.len());
+        fields.sort_unstable();
+        keys.sort_unstable();
+        assert_eq!(keys, fields);
+        // Each key reads its own field.
+        for k in &bounds::KEYS {
+            let mut v = serde_json::to_value(TimingModel::default()).unwrap();
+            v[k.key] = serde_json::json!(12345);
+            let m: TimingModel = serde_json::from_value(v).unwrap();
+            assert_eq!((k.get)(&m), 12345, "{}", k.key);
+        }
+    }
+
+    #[test]
+    fn every_key_at_either_bound_is_usable_and_one_past_it_is_not() {
+        for k in &bounds::KEYS {
+            let set = |value: u32| {
+                let mut v = serde_json::to_value(TimingModel::default()).unwrap();
+                v[k.key] = serde_json::json!(value);
+                serde_json::from_value::<TimingModel>(v).unwrap()
+            };
+            if k.key.starts_with("icache_") {
+                continue; // the geometry's own rule, tested above
+            }
+            assert_eq!(set(k.min).check(), Ok(()), "{} at {}", k.key, k.min);
+            assert_eq!(set(k.max).check(), Ok(()), "{} at {}", k.key, k.max);
+            assert_eq!(set(k.max + 1).check().unwrap_err().key, k.key);
+            assert_eq!(set(u32::MAX).check().unwrap_err().key, k.key);
+            if k.min > 0 {
+                assert_eq!(set(k.min - 1).check().unwrap_err().key, k.key);
+            }
+        }
+        let mut all = TimingModel::default();
+        for k in &bounds::KEYS {
+            if !k.key.starts_with("icache_") {
+                let mut v = serde_json::to_value(&all).unwrap();
+                v[k.key] = serde_json::json!(k.max);
+                all = serde_json::from_value(v).unwrap();
+            }
+        }
+        assert_eq!(
+            all.check(),
+            Ok(()),
+            "every key at its greatest value together"
+        );
     }
 
     #[test]

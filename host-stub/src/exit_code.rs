@@ -119,10 +119,11 @@ pub const CODES: [Code; 9] = [
         first: 130,
         last: 130,
         name: "interrupted",
-        commands: "`run-elf`, `run-packed`, `run`",
+        commands: "`build`, `run-elf`, `run-packed`, `run`",
         meaning: "Ctrl-C stopped the run (130 = 128 + SIGINT, as shells report an interrupted \
                   command); stderr holds the report of where each core was (a second Ctrl-C \
-                  ends the process at once, with the same code)",
+                  ends the process at once, with the same code); a build stops and installs \
+                  nothing",
     },
     Code {
         kind: Kind::Runaway,

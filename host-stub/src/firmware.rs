@@ -274,6 +274,50 @@ pub struct CoreResult {
     pub stack: StackUse,
 }
 
+impl CoreResult {
+    /// The identities docs/run-report.md states between the counters of a completed dispatch
+    /// run under `model`, each one that does not hold described (empty when all hold):
+    /// cycles − stall cycles = `issue` × (instructions + exceptions − 1); hbm stalls = HBM
+    /// window hits × `hbm_latency`; sram stalls = SRAM window hits × `sram_latency`; fetch
+    /// stalls = I-cache misses × `sram_latency` (kernel code runs from its image window). They
+    /// hold for every model [`q7_emulator::TimingModel::check`] accepts (docs/timing.md
+    /// "Bounds").
+    pub fn broken_identities(&self, model: &q7_emulator::TimingModel) -> Vec<String> {
+        let s = &self.stats;
+        let w = &self.platform.windows;
+        let mut broken = Vec::new();
+        let stalled = s.stalls.total();
+        let issued = (s.instructions + s.exceptions)
+            .checked_sub(1)
+            .and_then(|n| n.checked_mul(u64::from(model.issue)));
+        if s.cycles.checked_sub(stalled) != issued || issued.is_none() {
+            broken.push(format!(
+                "core {}: {} cycles − {stalled} stall cycles ≠ issue {} × ({} instructions + {} \
+                 exceptions − 1)",
+                self.core, s.cycles, model.issue, s.instructions, s.exceptions
+            ));
+        }
+        for (what, stalls, hits, latency) in [
+            ("hbm", s.stalls.hbm, w.hbm_accesses, model.hbm_latency),
+            ("sram", s.stalls.sram, w.sram_accesses, model.sram_latency),
+            (
+                "fetch",
+                s.stalls.fetch,
+                self.platform.icache.misses,
+                model.sram_latency,
+            ),
+        ] {
+            if hits.checked_mul(u64::from(latency)) != Some(stalls) {
+                broken.push(format!(
+                    "core {}: {stalls} {what} stall cycles ≠ {hits} × {latency}",
+                    self.core
+                ));
+            }
+        }
+        broken
+    }
+}
+
 /// The firmware of every core of a cluster.
 #[derive(Debug)]
 pub struct Firmware {

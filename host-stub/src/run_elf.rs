@@ -343,6 +343,7 @@ mod tests {
             windowstart: 0,
             sar: 0,
             backtrace: Vec::new(),
+            backtrace_loop: None,
             cycles: 0,
         }))
     }

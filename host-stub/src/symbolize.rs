@@ -137,14 +137,16 @@ impl Symbols {
         inside.then_some((*start, name.as_str()))
     }
 
-    /// The address ranges `[start, end)` of the functions called `name`: by their demangled
-    /// name (`k(at::Tensor const&)`), or by that name without its parameter list (`k`); a
-    /// function of size 0 ends at the next symbol (or covers its first byte when last).
+    /// The address ranges `[start, end)` of the functions called `name`: by one of the
+    /// [`spellings`] of their demangled name (`k(at::Tensor const&)`, `k`, and for a function
+    /// of an anonymous namespace `(anonymous namespace)::k(at::Tensor const&)` and
+    /// `(anonymous namespace)::k` too); a function of size 0 ends at the next symbol (or
+    /// covers its first byte when last).
     pub fn find(&self, name: &str) -> Vec<(u32, u32, &str)> {
         self.funcs
             .iter()
             .enumerate()
-            .filter(|(_, (_, _, n))| n == name || n.split_once('(').is_some_and(|(b, _)| b == name))
+            .filter(|(_, (_, _, n))| spellings(n).iter().any(|s| s == name))
             .map(|(i, (start, size, n))| {
                 let end = match *size {
                     0 => self.funcs.get(i + 1).map_or(start + 1, |next| next.0),
@@ -211,7 +213,8 @@ impl Symbols {
 impl Symbols {
     /// The backtrace of `report` under a heading naming `source`: one line per frame,
     /// `function+0xoff (file:line)` where the image has the symbol and line (a frame outside
-    /// every function shows its address alone); empty when the image has no symbols.
+    /// every function shows its address alone), and the line saying so when the chain loops
+    /// back to an earlier frame; empty when the image has no symbols.
     pub fn report_backtrace(&self, report: &q7_emulator::FaultReport, source: &str) -> String {
         if self.is_empty() {
             return String::new();
@@ -225,8 +228,62 @@ impl Symbols {
                 out.push_str(&format!(" in {frame}"));
             }
         }
+        if let Some(to) = report.backtrace_loop {
+            out.push_str(&format!("\n  {}", q7_emulator::fault::loop_note(to)));
+        }
         out
     }
+}
+
+/// The qualifier of a name in an anonymous namespace, as demanglers write it.
+const ANONYMOUS_NAMESPACE: &str = "(anonymous namespace)::";
+
+/// A demangled function name without its parameter list and what follows it (cv- and
+/// ref-qualifiers): `ns::k<int (*)(int)>(at::Tensor const&) const` → `ns::k<int (*)(int)>`.
+/// The list is the parenthesised group that ends the name, found by matching parentheses from
+/// the end, so that parentheses before it (`(anonymous namespace)::k(int)`, a template
+/// argument's) stay. `None` when the name has no parameter list (a C function).
+pub fn without_parameters(name: &str) -> Option<&str> {
+    let mut end = name.trim_end();
+    while let Some(rest) = [" const", " volatile", " &&", " &"]
+        .iter()
+        .find_map(|q| end.strip_suffix(q))
+    {
+        end = rest.trim_end();
+    }
+    if !end.ends_with(')') {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (i, c) in end.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&name[..i]).filter(|base| !base.is_empty());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The names `--trace-fn` matches a function by (docs/tracing.md "Filters"): its demangled
+/// name, that name without its parameter list ([`without_parameters`]), and each of them
+/// without its `(anonymous namespace)::` qualifiers.
+pub fn spellings(demangled: &str) -> Vec<String> {
+    let mut names = vec![demangled.to_string()];
+    if let Some(base) = without_parameters(demangled) {
+        names.push(base.to_string());
+    }
+    for i in 0..names.len() {
+        if names[i].contains(ANONYMOUS_NAMESPACE) {
+            names.push(names[i].replace(ANONYMOUS_NAMESPACE, ""));
+        }
+    }
+    names
 }
 
 /// The source line of `addr` in `context`.
@@ -285,6 +342,91 @@ mod tests {
         assert_eq!(s.frame(0x8400_0030, true).as_deref(), Some("a+0x10"));
         assert_eq!(s.frame(0x8400_0030, false).as_deref(), Some("b"));
         assert_eq!(s.line(0x8400_0020), None, "no line tables");
+    }
+
+    #[test]
+    fn a_looping_backtrace_is_symbolised_once_and_says_it_loops() {
+        let s = Symbols {
+            funcs: vec![(0x8400_0020, 0x40, "k".into())],
+            lines: None,
+        };
+        let frame = |pc, sp| q7_emulator::Frame { pc, sp };
+        let report = q7_emulator::FaultReport {
+            core: 2,
+            pc: 0x8400_0024,
+            kind: q7_emulator::FaultKind::Interrupted,
+            address: None,
+            disassembly: String::new(),
+            registers: [0; 16],
+            ps: 0,
+            windowbase: 0,
+            windowstart: 1,
+            sar: 0,
+            backtrace: vec![frame(0x8400_0024, 0x100), frame(0x8400_0034, 0x140)],
+            backtrace_loop: Some(1),
+            cycles: 0,
+        };
+        assert_eq!(
+            s.report_backtrace(&report, "core 2"),
+            "\nsymbolised backtrace (core 2):\n  #0 0x84000024 in k+0x4\n  #1 0x84000034 in \
+             k+0x14\n  … then frame #1 again: the chain loops (a corrupted stack), each frame \
+             shown once"
+        );
+    }
+
+    #[test]
+    fn a_function_is_found_by_each_spelling_of_its_demangled_name() {
+        assert_eq!(
+            without_parameters("(anonymous namespace)::k(at::Tensor const&)"),
+            Some("(anonymous namespace)::k")
+        );
+        assert_eq!(
+            without_parameters("ns::k<int (*)(int)>(at::Tensor const&) const &"),
+            Some("ns::k<int (*)(int)>")
+        );
+        assert_eq!(without_parameters("get_func_cnt"), None);
+        assert_eq!(without_parameters("(anonymous namespace)"), None);
+        assert_eq!(
+            spellings("(anonymous namespace)::k(at::Tensor const&)"),
+            [
+                "(anonymous namespace)::k(at::Tensor const&)",
+                "(anonymous namespace)::k",
+                "k(at::Tensor const&)",
+                "k"
+            ]
+        );
+        let s = Symbols {
+            funcs: vec![
+                (
+                    0x8400_0020,
+                    0x10,
+                    "(anonymous namespace)::k(at::Tensor const&)".into(),
+                ),
+                (0x8400_0030, 0x10, "relu_forward(at::Tensor const&)".into()),
+                (0x8400_0040, 0x10, "get_func_cnt".into()),
+            ],
+            lines: None,
+        };
+        for name in [
+            "k",
+            "(anonymous namespace)::k",
+            "k(at::Tensor const&)",
+            "(anonymous namespace)::k(at::Tensor const&)",
+        ] {
+            assert_eq!(
+                s.find(name),
+                [(
+                    0x8400_0020,
+                    0x8400_0030,
+                    "(anonymous namespace)::k(at::Tensor const&)"
+                )],
+                "{name}"
+            );
+        }
+        assert_eq!(s.find("relu_forward").len(), 1);
+        assert_eq!(s.find("get_func_cnt").len(), 1);
+        assert_eq!(s.find("(anonymous namespace)").len(), 0);
+        assert_eq!(s.find(""), []);
     }
 
     #[test]

@@ -142,6 +142,181 @@ fn a_missing_source_has_the_seed_message() {
     );
 }
 
+/// `q7emu build` of the sources `sources` with a fake toolchain (every tool present, none
+/// run): the sources are checked before anything runs.
+fn build_sources(dir: &TempDir, sources: &[&Path]) -> Output {
+    let prefix = support::fake_toolchain(dir, None);
+    q7emu()
+        .args([
+            "build",
+            "--name",
+            "k",
+            "--fn",
+            "k",
+            "--schema",
+            "k() -> Tensor",
+        ])
+        .arg("--toolchain")
+        .arg(&prefix)
+        .arg("-o")
+        .arg(dir.join("out"))
+        .args(sources)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_source_that_is_no_regular_file_is_named_as_what_it_is() {
+    let dir = TempDir::new("build-src-kind");
+    let sub = dir.join("kernel.cpp");
+    std::fs::create_dir_all(&sub).unwrap();
+    let fifo = dir.join("pipe.cpp");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    for (src, what) in [
+        (
+            sub.as_path(),
+            "is a directory, not a source file".to_string(),
+        ),
+        (
+            Path::new("/dev/null"),
+            "is a character device, not a source file (a source is a regular .c, .cc, .cpp, \
+             .cxx or .S file)"
+                .to_string(),
+        ),
+        (
+            fifo.as_path(),
+            "is a FIFO, not a source file (a source is a regular .c, .cc, .cpp, .cxx or .S file)"
+                .to_string(),
+        ),
+    ] {
+        let o = build_sources(&dir, &[src]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert_eq!(
+            stderr(&o),
+            format!("q7emu: error: {}: {what}\n", src.display())
+        );
+    }
+    assert!(
+        !dir.join("out").exists(),
+        "refused before the build directory is made"
+    );
+}
+
+#[test]
+fn a_source_named_like_the_generated_wrapper_is_named_with_it() {
+    let dir = TempDir::new("build-src-wrapper");
+    let src = dir.join("wrapper.cpp");
+    std::fs::write(&src, "").unwrap();
+    let o = build_sources(&dir, &[&src]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "q7emu: error: {} would compile to wrapper.o, the object of the wrapper the build \
+             generates ({}): rename the source\n",
+            src.display(),
+            dir.join("out").join("wrapper.cpp").display()
+        )
+    );
+}
+
+#[test]
+fn a_library_name_that_names_no_file_is_refused_once_its_extension_goes() {
+    for (name, base) in [(".", "."), ("..", "."), ("..so", ".")] {
+        let o = build_args(&[
+            "--name",
+            name,
+            "--fn",
+            "k",
+            "--schema",
+            "k() -> Tensor",
+            "-o",
+            "out",
+            "k.cpp",
+        ]);
+        assert_eq!(o.status.code(), Some(1));
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "q7emu: error: library name {name:?} leaves the base name {base:?} (the name \
+                 without its extension), which cannot name the library's files: it must start \
+                 with a letter, digit, '_' or '-'\n"
+            )
+        );
+    }
+    let o = build_args(&[
+        "--name",
+        "../x",
+        "--fn",
+        "k",
+        "--schema",
+        "k() -> Tensor",
+        "-o",
+        "out",
+        "k.cpp",
+    ]);
+    assert_eq!(
+        stderr(&o),
+        "q7emu: error: library name \"../x\" must be letters, digits, '_', '-' or '.'\n"
+    );
+}
+
+#[test]
+fn a_schema_no_invocation_can_carry_is_refused_at_build_time() {
+    // PLATFORM.md "ARG_TENSOR descriptor": 16 descriptors, the output's included.
+    let args: Vec<String> = (0..16).map(|i| format!("Tensor t{i}")).collect();
+    let schema = format!("k({}) -> Tensor", args.join(", "));
+    let o = build_args(&[
+        "--name", "k", "--fn", "k", "--schema", &schema, "-o", "out", "k.cpp",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "q7emu: error: bad schema {schema:?} at character {}: more than 15 arguments: an \
+             invocation carries at most 16 descriptors, the output's included (PLATFORM.md \
+             \"ARG_TENSOR descriptor\")\n",
+            schema.find("Tensor t15").unwrap() + 1
+        )
+    );
+    let o = build_args(&[
+        "--name",
+        "k",
+        "--fn",
+        "k",
+        "--schema",
+        "k(Tensor x, float default) -> Tensor",
+        "-o",
+        "out",
+        "k.cpp",
+    ]);
+    assert_eq!(
+        stderr(&o),
+        "q7emu: error: bad schema \"k(Tensor x, float default) -> Tensor\" at character 19: \
+         argument name `default` is a C++ keyword: the wrapper declares the function with it, \
+         so rename the argument\n"
+    );
+    let o = build_args(&[
+        "--name",
+        "k",
+        "--fn",
+        "new",
+        "--schema",
+        "new() -> Tensor",
+        "-o",
+        "out",
+        "k.cpp",
+    ]);
+    assert_eq!(
+        stderr(&o),
+        "q7emu: error: function name \"new\" is a C++ keyword: rename the function\n"
+    );
+}
+
 #[test]
 fn a_function_name_over_32_characters_is_refused() {
     let long = "a".repeat(33);
@@ -248,7 +423,7 @@ const BROKEN: &str =
     "#include <neuron/wrapper_api.h>\nat::Tensor k(const at::Tensor& x) { return undeclared_name; }\n";
 
 #[test]
-fn a_compile_error_without_verbose_hints_at_it() {
+fn a_compile_error_shows_the_compilers_first_lines() {
     if !toolchain_present() {
         return;
     }
@@ -259,13 +434,33 @@ fn a_compile_error_without_verbose_hints_at_it() {
         Some(3),
         "a failed build step (README.md \"Exit codes\")"
     );
+    let err = stderr(&o);
+    let (head, compiler) = err.split_once('\n').unwrap();
     assert_eq!(
-        stderr(&o),
-        format!(
-            "q7emu: error: Error compiling {} (run with --verbose to see the compiler's output)\n",
-            src.display()
-        )
+        head,
+        format!("q7emu: error: Error compiling {}:", src.display())
     );
+    // examples/sdk/BUILD.md "Steps" 3: the first lines, at most 10, then what is left out.
+    assert!(
+        compiler.contains("'undeclared_name' was not declared"),
+        "{err}"
+    );
+    let lines: Vec<&str> = compiler.lines().collect();
+    assert!(
+        lines.len() <= q7_host::build::compile::EXCERPT_LINES + 1,
+        "{err}"
+    );
+    assert!(
+        !err.contains("+ "),
+        "only --verbose echoes the commands: {err}"
+    );
+    // The build directory is as it was: a failed build installs nothing.
+    let out = dir.join("out");
+    let left: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, [".q7build.lock"], "nothing but the lock file");
 }
 
 #[test]
@@ -574,6 +769,248 @@ fn identical_inputs_give_byte_identical_outputs_wherever_they_live() {
             name.display()
         );
     }
+}
+
+#[test]
+fn a_build_never_removes_what_it_did_not_create() {
+    if !toolchain_present() {
+        return;
+    }
+    // The packager's scratch directory used to be BUILD_DIR/.pack-<base>/, removed whole
+    // after packing; a directory of that name is the user's.
+    let dir = TempDir::new("build-keeps");
+    let sdk = test_sdk(&dir, "sdk");
+    let out = dir.join("out");
+    let mine = out.join(".pack-scale");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(mine.join("notes.txt"), "mine").unwrap();
+    std::fs::write(out.join("README"), "mine too").unwrap();
+    let o = build_scale(&sdk, &scale_source(), &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(mine.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("README")).unwrap(),
+        "mine too"
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    // examples/sdk/BUILD.md "Outputs", the lock file and the user's two, nothing else: the
+    // build's private directory is gone.
+    assert_eq!(
+        names,
+        [
+            ".pack-scale",
+            ".q7build.lock",
+            "README",
+            "q7build.json",
+            "scale.o",
+            "scale.packed.so",
+            "scale.so",
+            "scale.stripped.so",
+            "sdk",
+            "ucode_lib.json",
+            "wrapper.cpp",
+            "wrapper.o"
+        ]
+    );
+
+    // A rebuild that fails leaves the outputs of the last one as they were.
+    let before: Vec<(PathBuf, Vec<u8>)> = {
+        let mut f = Vec::new();
+        files(&out, Path::new(""), &mut f);
+        f.sort();
+        f.into_iter()
+            .map(|n| (n.clone(), std::fs::read(out.join(&n)).unwrap()))
+            .collect()
+    };
+    let broken = dir.join("scale.cpp");
+    std::fs::write(&broken, BROKEN).unwrap();
+    let o = build_scale(&sdk, &broken, &out, &[]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let mut after = Vec::new();
+    files(&out, Path::new(""), &mut after);
+    after.sort();
+    assert_eq!(
+        after,
+        before.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>()
+    );
+    for (n, bytes) in &before {
+        assert!(
+            std::fs::read(out.join(n)).unwrap() == *bytes,
+            "{} changed",
+            n.display()
+        );
+    }
+}
+
+#[test]
+fn a_build_waits_for_another_holding_the_build_directory() {
+    if !toolchain_present() {
+        return;
+    }
+    use std::io::{BufRead, BufReader};
+    let dir = TempDir::new("build-lock");
+    let sdk = test_sdk(&dir, "sdk");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    // Another build's lock (examples/sdk/BUILD.md "Steps" 2), held by this test.
+    let lock = std::fs::File::create(out.join(".q7build.lock")).unwrap();
+    lock.lock().unwrap();
+    let mut cmd = q7emu();
+    cmd.args(["build", "--name", "scale"]);
+    for (f, s) in SCALE_FNS {
+        cmd.args(["--fn", f, "--schema", s]);
+    }
+    let mut child = cmd
+        .arg("--toolchain")
+        .arg(q7_tests::toolchain_prefix())
+        .arg("--sdk")
+        .arg(&sdk)
+        .arg("-o")
+        .arg(&out)
+        .arg(scale_source())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert_eq!(
+        line,
+        format!(
+            "q7emu: waiting for another build into {} to end (it holds {})\n",
+            std::fs::canonicalize(&out).unwrap().display(),
+            std::fs::canonicalize(&out)
+                .unwrap()
+                .join(".q7build.lock")
+                .display()
+        )
+    );
+    // It waits on the lock: nothing is built while this test holds it.
+    assert!(child.try_wait().unwrap().is_none());
+    assert!(!out.join("q7build.json").exists());
+    lock.unlock().unwrap();
+    let status = child.wait().unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    assert!(status.success(), "{rest}");
+    assert_eq!(info(&out).images, ["scale.packed.so"]);
+}
+
+#[test]
+fn ctrl_c_stops_a_build_waiting_for_the_lock() {
+    if !toolchain_present() {
+        return;
+    }
+    use std::io::{BufRead, BufReader};
+    let dir = TempDir::new("build-lock-int");
+    let sdk = test_sdk(&dir, "sdk");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let lock = std::fs::File::create(out.join(".q7build.lock")).unwrap();
+    lock.lock().unwrap();
+    let mut child = q7emu()
+        .args([
+            "build",
+            "--name",
+            "k",
+            "--fn",
+            "k",
+            "--schema",
+            "k() -> Tensor",
+        ])
+        .arg("--toolchain")
+        .arg(q7_tests::toolchain_prefix())
+        .arg("--sdk")
+        .arg(&sdk)
+        .arg("-o")
+        .arg(&out)
+        .arg(scale_source())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert!(
+        line.starts_with("q7emu: waiting for another build into "),
+        "{line}"
+    );
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = child.wait().unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    assert_eq!(status.code(), Some(130), "docs/exit-codes.md: interrupted");
+    assert!(
+        rest.ends_with(
+            "q7emu: error: interrupted (Ctrl-C): the build stopped and installed nothing\n"
+        ),
+        "{rest}"
+    );
+    let left: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, [".q7build.lock"]);
+}
+
+#[test]
+fn two_builds_into_one_directory_both_succeed_one_after_the_other() {
+    if !toolchain_present() {
+        return;
+    }
+    let dir = TempDir::new("build-concurrent");
+    let sdk = test_sdk(&dir, "sdk");
+    let out = dir.join("out");
+    let spawn = |multicore: bool| {
+        let mut cmd = q7emu();
+        cmd.args(["build", "--name", "scale"]);
+        for (f, s) in SCALE_FNS {
+            cmd.args(["--fn", f, "--schema", s]);
+        }
+        if multicore {
+            cmd.arg("--multicore");
+        }
+        cmd.arg("--toolchain")
+            .arg(q7_tests::toolchain_prefix())
+            .arg("--sdk")
+            .arg(&sdk)
+            .arg("-o")
+            .arg(&out)
+            .arg(scale_source())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn(true), spawn(true));
+    for child in [a, b] {
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let i = info(&out);
+    assert_eq!(i.images.len(), 8);
+    for image in &i.images {
+        assert!(out.join(image).is_file(), "{image}");
+    }
+    let mut left = Vec::new();
+    files(&out, Path::new(""), &mut left);
+    assert!(
+        left.iter()
+            .all(|n| !n.to_string_lossy().starts_with(".q7build-")),
+        "no private directory is left: {left:?}"
+    );
 }
 
 #[test]

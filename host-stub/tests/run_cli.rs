@@ -249,3 +249,113 @@ fn a_kernels_console_is_in_every_report_marked_where_bytes_were_dropped_and_esca
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Scalars (docs/cli.md "Scalars").
+
+/// `q7emu run` of the committed scaled_transpose build, `(Tensor x, Scalar scale, int bias)`,
+/// with `scalars` (as its README runs it): success and stderr.
+fn scaled_transpose(scalars: &[&str]) -> (bool, String) {
+    let x = example("scaled_transpose/x.npy");
+    let mut args = vec![
+        example("scaled_transpose/build"),
+        "--op".into(),
+        "scaled_transpose".into(),
+        "--input".into(),
+        x,
+    ];
+    for s in scalars {
+        args.extend(["--scalar".to_string(), s.to_string()]);
+    }
+    args.extend(["--out-shape".to_string(), "40,24".to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    q7emu_run(&args)
+}
+
+#[test]
+fn docs_cli_md_scalars_table_is_the_grammar_of_each_type() {
+    use q7_host::build::schema::ArgKind;
+    let doc = q7_tests::doc::read("docs/cli.md");
+    let rows = q7_tests::doc::table_after(&doc, "**Scalars.**");
+    let ours: Vec<(String, String)> =
+        [ArgKind::Int, ArgKind::Float, ArgKind::Bool, ArgKind::Scalar]
+            .into_iter()
+            .map(|k| {
+                let spelled: Vec<String> = k.spellings().iter().map(|s| format!("`{s}`")).collect();
+                let name = match spelled.as_slice() {
+                    [one] => one.clone(),
+                    [first, rest @ ..] => format!("{first} ({})", rest.join(", ")),
+                    [] => unreachable!(),
+                };
+                (name, q7_host::number::accepted_forms(k).to_string())
+            })
+            .collect();
+    let theirs: Vec<(String, String)> = rows.iter().map(|r| (r[0].clone(), r[1].clone())).collect();
+    assert_eq!(theirs, ours);
+}
+
+#[test]
+fn a_scalar_out_of_its_type_is_refused_as_docs_cli_md_quotes() {
+    let (ok, err) = scaled_transpose(&["1e400", "1"]);
+    assert!(!ok);
+    let doc = q7_tests::doc::read("docs/cli.md");
+    let quoted = q7_tests::doc::fenced(q7_tests::doc::section(&doc, "## Conventions"), "text");
+    assert_eq!(
+        quoted,
+        std::slice::from_ref(&err),
+        "docs/cli.md quotes {err:?}"
+    );
+    let (ok, err) = scaled_transpose(&["2", "0.5"]);
+    assert!(!ok);
+    assert_eq!(
+        err.trim_end(),
+        "q7emu: error: op scaled_transpose(Tensor x, Scalar scale, int bias) -> Tensor: argument \
+         bias (int) cannot be \"0.5\": not an integer: an int is an integer, decimal or 0x hex \
+         with an optional sign (-3, 0x10, -0x10), from -9223372036854775808 to \
+         9223372036854775807"
+    );
+}
+
+#[test]
+fn hex_integers_and_booleans_are_scalars_where_the_type_takes_them() {
+    // README.md: every numeric value takes 0x hex; a Scalar takes true (the int64 1).
+    let (ok, err) = scaled_transpose(&["true", "0x10"]);
+    assert!(ok, "{err}");
+    let (ok, err) = scaled_transpose(&["0x2", "-0x10"]);
+    assert!(ok, "{err}");
+}
+
+/// A `q7build.json` whose op lists other arguments than its schema declares is refused naming
+/// both, rather than counted by one and named by the other ("takes 0 tensor argument(s)" for
+/// an op whose schema has two).
+#[test]
+fn an_ops_args_that_differ_from_its_schema_are_refused_naming_both() {
+    let dir = TempDir::new("run-op-args");
+    let build = dir.join("build");
+    std::fs::create_dir_all(&build).unwrap();
+    for f in std::fs::read_dir(example("vector_add/build")).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, build.join(f.file_name().unwrap())).unwrap();
+    }
+    let info = build.join("q7build.json");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&info).unwrap()).unwrap();
+    json["ops"][0]["args"] = serde_json::json!([]);
+    std::fs::write(&info, json.to_string()).unwrap();
+    fails_with(
+        &[
+            &build.display().to_string(),
+            "--op",
+            "vector_add",
+            "--input",
+            &example("vector_add/a.npy"),
+            "--input",
+            &example("vector_add/b.npy"),
+        ],
+        &format!(
+            "{}: op \"vector_add\": `args` lists no arguments but its `schema` \
+             \"vector_add(Tensor a, Tensor b) -> Tensor\" declares Tensor a, Tensor b",
+            info.display()
+        ),
+    );
+}

@@ -768,3 +768,183 @@ fn docs_timing_md_profiles_are_one_model_and_its_error_is_printed() {
         "docs/timing.md does not quote {error:?}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// docs/timing.md "Bounds": the identities under any accepted profile.
+
+#[test]
+fn docs_timing_md_bounds_table_is_the_codes() {
+    use q7_emulator::timing::bounds::KEYS;
+    let doc = q7_tests::doc::read("docs/timing.md");
+    let rows = q7_tests::doc::table_after(&doc, "## Bounds");
+    let theirs: Vec<(String, String, String)> = rows
+        .iter()
+        .map(|r| {
+            let greatest = r[2].split(' ').next().unwrap().to_string();
+            (r[0].clone(), r[1].clone(), greatest)
+        })
+        .collect();
+    let ours: Vec<(String, String, String)> = KEYS
+        .iter()
+        .map(|k| (format!("`{}`", k.key), k.min.to_string(), k.max.to_string()))
+        .collect();
+    assert_eq!(theirs, ours);
+}
+
+#[test]
+fn a_key_past_its_bound_is_refused_as_docs_timing_md_quotes() {
+    let doc = q7_tests::doc::read("docs/timing.md").replace('\n', " ");
+    let dir = TempDir::new("timing-past-bound");
+    profile(&dir, "p.toml", "load_use = 4294967295\n");
+    let root = Path::new(ROOT);
+    let out = q7emu()
+        .current_dir(dir.join(""))
+        .arg("run")
+        .arg(root.join("examples/kernels/relu_multicore/build"))
+        .args(["--op", "relu_forward", "--input"])
+        .arg(root.join("examples/kernels/relu_multicore/input.npy"))
+        .args(["--timing", "p.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let error = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        error,
+        "q7emu: error: p.toml: `load_use` is 4294967295: at most 1000000 (docs/timing.md \
+         \"Bounds\")\n"
+    );
+    assert!(
+        doc.contains(&format!("`` {} ``", error.trim_end())),
+        "docs/timing.md does not quote {error:?}"
+    );
+}
+
+/// A deterministic generator of profile values (xorshift64*), so that the sampled profiles
+/// are the same on every run.
+struct Sampler(u64);
+
+impl Sampler {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A value of `lo..=hi`: either bound, or one between.
+    fn within(&mut self, lo: u32, hi: u32) -> u32 {
+        match self.next() % 3 {
+            0 => lo,
+            1 => hi,
+            _ => lo + (self.next() % (u64::from(hi - lo) + 1)) as u32,
+        }
+    }
+}
+
+/// `model` with key `key` set to `value`.
+fn with_key(model: &TimingModel, key: &str, value: u32) -> TimingModel {
+    let mut v = serde_json::to_value(model).unwrap();
+    v[key] = serde_json::json!(value);
+    serde_json::from_value(v).unwrap()
+}
+
+/// The extreme profiles: every key at its least, every key at its greatest, each cycle key
+/// alone at its greatest, and sampled ones (each key at a bound or between, the I-cache
+/// geometry a valid one).
+fn extreme_profiles() -> Vec<TimingModel> {
+    use q7_emulator::timing::bounds::{KEYS, MAX_ICACHE_BYTES, MAX_ICACHE_LINES};
+    let geometry = |m: &TimingModel, line: u32, ways: u32, sets: u32| {
+        let m = with_key(m, "icache_line", line);
+        let m = with_key(&m, "icache_ways", ways);
+        with_key(&m, "icache_bytes", line * ways * sets)
+    };
+    let cycle_keys: Vec<_> = KEYS
+        .iter()
+        .filter(|k| !k.key.starts_with("icache_"))
+        .collect();
+    let mut least = TimingModel::default();
+    let mut greatest = TimingModel::default();
+    for k in &cycle_keys {
+        least = with_key(&least, k.key, k.min);
+        greatest = with_key(&greatest, k.key, k.max);
+    }
+    let mut profiles = vec![
+        TimingModel::default(),
+        geometry(&least, 1, 1, 1),
+        geometry(&greatest, 4096, 64, 64),
+        geometry(&greatest, 1, 1, MAX_ICACHE_LINES),
+        geometry(&least, 64, 1, MAX_ICACHE_LINES),
+    ];
+    for k in &cycle_keys {
+        profiles.push(with_key(&TimingModel::default(), k.key, k.max));
+    }
+    let mut s = Sampler(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..12 {
+        let mut m = TimingModel::default();
+        for k in &cycle_keys {
+            let v = s.within(k.min, k.max);
+            m = with_key(&m, k.key, v);
+        }
+        let line = 1 << s.within(0, 12);
+        let ways = s.within(1, 64);
+        let lines = (MAX_ICACHE_BYTES / line).min(MAX_ICACHE_LINES);
+        let sets = s.within(1, lines / ways);
+        profiles.push(geometry(&m, line, ways, sets));
+    }
+    for m in &profiles {
+        assert_eq!(m.check(), Ok(()), "{m}");
+    }
+    profiles
+}
+
+#[test]
+fn the_run_report_identities_hold_under_every_extreme_accepted_profile() {
+    // docs/run-report.md's identities, on the element-accessor ReLU (HBM through a dynamic
+    // window, its runtime in SRAM, SDMA, exceptions) and the 8-core TCM ReLU (SDMA waits), on
+    // small inputs, under each profile of `extreme_profiles`, with a budget no profile meets.
+    use q7_host::run_op::{self, Library, OpRequest};
+    use q7_host::testing::tensor;
+    let x = tensor(&[2, 4], &[1.0f32, -2.0, 3.0, -4.0, 5.0, 6.0, -7.0, 8.0]).unwrap();
+    let wide: Vec<f32> = (0..32 * 64).map(|i| i as f32 - 1000.0).collect();
+    let tcm_in = tensor(&[32, 64], &wide).unwrap();
+    let root = Path::new(ROOT);
+    let cases = [
+        (
+            Library::open(&root.join("examples/kernels/relu_element/build")).unwrap(),
+            "relu_backward",
+            vec![x.clone(), x],
+        ),
+        (
+            Library::open(&root.join("examples/kernels/relu_tcm/build")).unwrap(),
+            "relu_forward",
+            vec![tcm_in],
+        ),
+    ];
+    for model in extreme_profiles() {
+        for (lib, op, inputs) in &cases {
+            let req = OpRequest {
+                op: op.to_string(),
+                inputs: inputs.clone(),
+                scalars: vec![],
+                out_dtype: None,
+                out_shape: None,
+                threads: 2,
+                call_budget: u64::MAX / 4,
+                timing: Profile {
+                    source: None,
+                    model: model.clone(),
+                },
+                progress: false,
+            };
+            let run = run_op::run(lib, &req).unwrap_or_else(|e| panic!("{op} under {model}: {e}"));
+            for core in &run.cores {
+                assert_eq!(
+                    core.broken_identities(&model),
+                    Vec::<String>::new(),
+                    "{op} under {model}"
+                );
+                assert!(core.stats.instructions > 1000, "{op}: a whole kernel ran");
+            }
+        }
+    }
+}

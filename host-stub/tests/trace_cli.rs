@@ -623,6 +623,61 @@ fn trace_fn_keeps_the_instructions_of_one_function_named_from_the_symbols() {
         .contains("--trace-fn no_such_function: core 0's image has no function of that name"));
 }
 
+/// docs/tracing.md "Filters": a function of an anonymous namespace, demangled
+/// `(anonymous namespace)::add_one(float)`, is found by its name with or without the
+/// qualifier and the parameter list — the parentheses of the qualifier are not its list.
+#[test]
+fn trace_fn_finds_a_function_of_an_anonymous_namespace() {
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let source = "\
+#include <torch/torch.h>
+
+namespace {
+__attribute__((noinline)) float add_one(float v) { return v + 1.0f; }
+}
+
+torch::Tensor k(const torch::Tensor &x)
+{
+\ttorch::Tensor y = torch::empty_like(x);
+\tauto in = x.accessor<float, 1>();
+\tauto out = y.accessor<float, 1>();
+\tfor (int64_t i = 0; i < x.size(0); i++)
+\t\tout[i] = add_one(in[i]);
+\treturn y;
+}
+";
+    let dir = TempDir::new("trace-fn-anonymous");
+    let build = support::build_k(&dir, source, "build", &[]);
+    for (i, name) in [
+        "add_one",
+        "(anonymous namespace)::add_one",
+        "(anonymous namespace)::add_one(float)",
+        "add_one(float)",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = dir.join(&format!("t{i}"));
+        let mut cmd = support::q7emu();
+        cmd.arg("run")
+            .arg(&build)
+            .args(["--op", "k", "--input"])
+            .arg(example("vector_add").join("a.npy"))
+            .args(["--trace-fn", name, "--trace-dir"])
+            .arg(&out);
+        ok(cmd);
+        let lines = jsonl(&out.join("core0.jsonl"));
+        let insns = of_type(&lines, "insn");
+        assert!(insns.len() >= 1024, "{name}: one call per element");
+        assert_eq!(
+            insns[0]["func"], "(anonymous namespace)::add_one(float)",
+            "{name}"
+        );
+    }
+}
+
 /// The trace command of docs/tracing.md "Trace a run", run as written from a directory that
 /// has the repository's examples (so that what it writes lands there): it writes the traces of
 /// cores 0 and 3 and a timeline that keeps the trace-event rules.

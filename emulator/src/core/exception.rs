@@ -508,7 +508,7 @@ impl<B: Bus> Core<B> {
     fn enter<T: Tracer>(&mut self, target: u32, vector: Vector, tracer: &mut T) -> Option<Stop> {
         self.refresh();
         self.stats.exceptions += 1;
-        let cost = u64::from(self.timing.issue + self.timing.exception_entry);
+        let cost = u64::from(self.timing.issue) + u64::from(self.timing.exception_entry);
         self.stats.cycles += cost;
         self.stats.stalls.exception += u64::from(self.timing.exception_entry);
         if T::ENABLED {

@@ -493,7 +493,7 @@ impl<B: Bus> Core<B> {
         };
         let extra = self.timing.result_delay(class);
         if extra != 0 {
-            let ready = self.stats.cycles + u64::from(self.timing.issue + extra);
+            let ready = self.stats.cycles + u64::from(self.timing.issue) + u64::from(extra);
             self.pending[1] = self.pending[0];
             self.pending[0] = Pending {
                 mask: 1 << r,
@@ -528,7 +528,7 @@ impl<B: Bus> Core<B> {
         });
 
         // Completion: cycles, PC and the zero-overhead loop-back.
-        let mut cost = u64::from(self.timing.issue + flow.extra);
+        let mut cost = u64::from(self.timing.issue) + u64::from(flow.extra);
         let npc = match flow.target {
             Some(t) => {
                 cost += u64::from(self.timing.taken_branch);
@@ -745,6 +745,67 @@ mod tests {
         core.timing.loop_back = 1;
         assert_eq!(core.run(1000, &mut NoTrace), Stop::Exited(3));
         assert_eq!((core.stats.cycles, core.stats.stalls.taken_branch), (10, 2));
+    }
+
+    #[test]
+    fn every_cycle_key_at_its_bound_is_charged_in_full() {
+        // A load, a multiply and a high multiply each used by the next instruction, a divide
+        // and a taken jump: each charges its key exactly, whatever the keys are within their
+        // bounds (docs/timing.md "Bounds"), and every cycle is an issue cycle or a stall.
+        let code = [
+            (Opcode::Movi, vec![4, 0x200]),
+            (Opcode::L32i, vec![3, 4, 0]),
+            (Opcode::Add, vec![5, 3, 3]),
+            (Opcode::Mull, vec![6, 5, 5]),
+            (Opcode::Add, vec![7, 6, 6]),
+            (Opcode::Muluh, vec![8, 5, 5]),
+            (Opcode::Add, vec![9, 8, 8]),
+            (Opcode::Movi, vec![10, 3]),
+            (Opcode::Quou, vec![11, 5, 10]),
+            (Opcode::J, vec![CODE + 30]),
+        ];
+        let max = crate::timing::bounds::MAX_CYCLES;
+        let at_max = TimingModel {
+            issue: max,
+            load_use: max,
+            taken_branch: max,
+            mul_use: max,
+            mul_high_use: max,
+            divide: max,
+            ..TimingModel::default()
+        };
+        for m in [
+            at_max.clone(),
+            TimingModel {
+                issue: 1,
+                ..at_max.clone()
+            },
+            TimingModel {
+                issue: 7,
+                load_use: max - 1,
+                divide: 3,
+                ..at_max
+            },
+        ] {
+            assert_eq!(m.check(), Ok(()));
+            let mut core = core_exiting(&q7_isa::NCORE2GP, &code, 10);
+            core.timing = m.clone();
+            assert_eq!(core.run(u64::MAX / 2, &mut NoTrace), Stop::Exited(3));
+            let s = &core.stats;
+            assert_eq!(s.instructions, 13);
+            assert_eq!(s.stalls.load_use, u64::from(m.load_use));
+            assert_eq!(
+                s.stalls.multiply,
+                u64::from(m.mul_use) + u64::from(m.mul_high_use)
+            );
+            assert_eq!(s.stalls.divide, u64::from(m.divide.saturating_sub(m.issue)));
+            assert_eq!(s.stalls.taken_branch, u64::from(m.taken_branch));
+            assert_eq!(
+                s.cycles - s.stalls.total(),
+                u64::from(m.issue) * (s.instructions + s.exceptions - 1),
+                "{m}"
+            );
+        }
     }
 
     #[test]

@@ -40,6 +40,7 @@ impl<B: Bus> Core<B> {
             }
             _ => kind,
         };
+        let (backtrace, backtrace_loop) = backtrace(s, pc, |addr| self.bus.peek(addr));
         FaultReport {
             core: s.sr(sr::PRID),
             pc,
@@ -54,7 +55,8 @@ impl<B: Bus> Core<B> {
             windowbase: s.windowbase(),
             windowstart: s.windowstart(),
             sar: s.sar(),
-            backtrace: backtrace(s, pc, |addr| self.bus.peek(addr)),
+            backtrace,
+            backtrace_loop,
             cycles: self.stats.cycles,
         }
     }
@@ -72,8 +74,14 @@ fn disassembly(op: &Op, pc: u32, config: &CoreConfig) -> String {
 
 /// The a0 chain from `pc`: each windowed frame's a0 holds its return address (window increment
 /// in bits 31:30) and a1 its SP; a caller still in the register file is read there, a spilled
-/// one from the base save area [SP − 16, SP − 12] of its callee (read with `peek`).
-fn backtrace(s: &CoreState, pc: u32, peek: impl Fn(u32) -> Option<u32>) -> Vec<Frame> {
+/// one from the base save area [SP − 16, SP − 12] of its callee (read with `peek`). At most 65
+/// frames, each once: a frame (PC and SP) already listed ends the walk, and its index is
+/// returned as the loop's.
+fn backtrace(
+    s: &CoreState,
+    pc: u32,
+    peek: impl Fn(u32) -> Option<u32>,
+) -> (Vec<Frame>, Option<usize>) {
     let mut frames = vec![Frame { pc, sp: s.a(1) }];
     let mut wb = s.windowbase();
     let mut a0 = s.a(0);
@@ -99,12 +107,16 @@ fn backtrace(s: &CoreState, pc: u32, peek: impl Fn(u32) -> Option<u32>) -> Vec<F
                 }
             }
         };
-        frames.push(Frame { pc: ret, sp: c_sp });
+        let frame = Frame { pc: ret, sp: c_sp };
+        if let Some(i) = frames.iter().position(|f| *f == frame) {
+            return (frames, Some(i));
+        }
+        frames.push(frame);
         wb = caller_wb;
         a0 = c_a0;
         sp = c_sp;
     }
-    frames
+    (frames, None)
 }
 
 #[cfg(test)]
@@ -128,7 +140,8 @@ mod tests {
             0x7ef4 => Some(0x8000), // its SP
             _ => None,
         };
-        let frames = backtrace(&s, 0x3000, memory);
+        let (frames, looped) = backtrace(&s, 0x3000, memory);
+        assert_eq!(looped, None);
         let got: Vec<(u32, u32)> = frames.iter().map(|f| (f.pc, f.sp)).collect();
         assert_eq!(got, [(0x3000, 0x7e00), (0x2000, 0x7f00), (0x1000, 0x8000)]);
     }
@@ -139,9 +152,54 @@ mod tests {
         s.set_a(0, 0x4000_1234);
         s.set_a(1, 0x100);
         s.set_sr(sr::WINDOWSTART, 1);
-        let frames = backtrace(&s, 0x2000, |_| None);
+        let (frames, _) = backtrace(&s, 0x2000, |_| None);
         assert_eq!(frames.len(), 2);
         assert_eq!((frames[1].pc, frames[1].sp), (0x1234, 0));
+    }
+
+    #[test]
+    fn a_chain_that_loops_lists_each_frame_once_and_says_where_it_loops() {
+        // The current frame returns into a spilled caller whose save area points at itself:
+        // its a0 is its own return address and its a1 its own SP.
+        let mut s = CoreState::reset(&DC233C, 0, 0, 0);
+        s.set_a(0, 0x8000_1000);
+        s.set_a(1, 0x7e00);
+        s.set_sr(sr::WINDOWSTART, 1);
+        let memory = |addr: u32| match addr {
+            0x7df0 => Some(0x8000_1000),
+            0x7df4 => Some(0x7f00),
+            0x7ef0 => Some(0x8000_1000),
+            0x7ef4 => Some(0x7f00),
+            _ => None,
+        };
+        let (frames, looped) = backtrace(&s, 0x3000, memory);
+        let got: Vec<(u32, u32)> = frames.iter().map(|f| (f.pc, f.sp)).collect();
+        assert_eq!(got, [(0x3000, 0x7e00), (0x1000, 0x7f00)]);
+        assert_eq!(looped, Some(1));
+        let report = FaultReport {
+            core: 0,
+            pc: 0x3000,
+            kind: FaultKind::Interrupted,
+            address: None,
+            disassembly: String::new(),
+            registers: [0; 16],
+            ps: 0,
+            windowbase: 0,
+            windowstart: 1,
+            sar: 0,
+            backtrace: frames,
+            backtrace_loop: looped,
+            cycles: 0,
+        };
+        let text = report.to_string();
+        assert!(
+            text.ends_with(
+                "  backtrace:\n    #0 pc 0x00003000 sp 0x00007e00\n    #1 pc 0x00001000 sp \
+                 0x00007f00\n    … then frame #1 again: the chain loops (a corrupted stack), each \
+                 frame shown once\n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

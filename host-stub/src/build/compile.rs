@@ -145,6 +145,50 @@ pub fn command(tools: &Toolchain, c: &Compilation<'_>) -> Option<Command> {
     Some(cmd)
 }
 
+/// Lines of the compiler's output a failed compilation shows without `--verbose`.
+pub const EXCERPT_LINES: usize = 10;
+/// Characters of one line shown; a longer line is cut.
+pub const EXCERPT_LINE_CHARS: usize = 300;
+
+/// What a failed compilation shows of the compiler's `output`: all of it when `verbose`, else
+/// its first [`EXCERPT_LINES`] lines — from two lines before the first `error` line when that
+/// comes later — each cut at [`EXCERPT_LINE_CHARS`] characters, and how many lines are left
+/// out.
+pub fn excerpt(output: &str, verbose: bool) -> String {
+    let output = output.trim_end();
+    if output.is_empty() {
+        return "(the compiler printed nothing)".to_string();
+    }
+    if verbose {
+        return output.to_string();
+    }
+    let lines: Vec<&str> = output.lines().collect();
+    let first_error = lines.iter().position(|l| l.contains("error"));
+    let start = match first_error {
+        Some(e) if e >= EXCERPT_LINES => e - 2,
+        _ => 0,
+    };
+    let shown = &lines[start..lines.len().min(start + EXCERPT_LINES)];
+    let mut out = String::new();
+    if start > 0 {
+        out.push_str(&format!("… {start} lines before\n"));
+    }
+    for l in shown {
+        match l.char_indices().nth(EXCERPT_LINE_CHARS) {
+            Some((cut, _)) => out.push_str(&format!("{}…", &l[..cut])),
+            None => out.push_str(l),
+        }
+        out.push('\n');
+    }
+    let rest = lines.len() - start - shown.len();
+    if rest > 0 || start > 0 {
+        out.push_str(&format!(
+            "… {rest} more lines (run with --verbose to see the compiler's whole output)"
+        ));
+    }
+    out.trim_end().to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,6 +201,30 @@ mod tests {
         assert_eq!(Lang::of(Path::new("k.S")), Some(Lang::Asm));
         assert_eq!(Lang::of(Path::new("k.s")), None);
         assert_eq!(Lang::of(Path::new("k.h")), None);
+    }
+
+    #[test]
+    fn an_excerpt_starts_near_the_first_error_and_cuts_long_lines() {
+        assert_eq!(excerpt("k.cpp:1: error: x\n", false), "k.cpp:1: error: x");
+        assert_eq!(excerpt("", false), "(the compiler printed nothing)");
+        let mut lines: Vec<String> = (0..15)
+            .map(|i| format!("In file included from h{i}.h"))
+            .collect();
+        lines.push("k.cpp: In function 'k':".into());
+        lines.push(format!("k.cpp:3: error: {}", "x".repeat(400)));
+        lines.extend((0..20).map(|i| format!("note {i}")));
+        let text = excerpt(&lines.join("\n"), false);
+        let shown: Vec<&str> = text.lines().collect();
+        assert_eq!(shown[0], "… 14 lines before");
+        assert_eq!(shown[1], "In file included from h14.h");
+        assert_eq!(shown[2], "k.cpp: In function 'k':");
+        assert_eq!(shown[3], format!("k.cpp:3: error: {}…", "x".repeat(284)));
+        assert_eq!(shown.len(), 1 + EXCERPT_LINES + 1);
+        assert_eq!(
+            shown[EXCERPT_LINES + 1],
+            "… 13 more lines (run with --verbose to see the compiler's whole output)"
+        );
+        assert_eq!(excerpt(&lines.join("\n"), true), lines.join("\n"));
     }
 
     #[test]

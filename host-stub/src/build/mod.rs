@@ -41,6 +41,11 @@ pub const MAX_NAME_LEN: usize = 32;
 pub const MAX_OPS: usize = 10;
 /// The wrapper's file name in the build directory.
 pub const WRAPPER_FILE: &str = "wrapper.cpp";
+/// The wrapper's object's file name in the build directory.
+pub const WRAPPER_OBJECT: &str = "wrapper.o";
+/// The lock file a build holds in its build directory while it runs (examples/sdk/BUILD.md
+/// "Steps").
+pub const LOCK_FILE: &str = ".q7build.lock";
 /// The helper archive's file name under `BUILD_DIR/sdk/`.
 pub const HELPERS_ARCHIVE: &str = "libq7helpers.a";
 /// The user cflag that skips strip and pack (examples/sdk/BUILD.md "Steps").
@@ -108,12 +113,31 @@ pub enum BuildError {
     /// A source does not exist (the seed's text).
     #[error("Cant find source file {}", .0.display())]
     MissingSource(PathBuf),
+    /// A source that is a directory.
+    #[error("{}: is a directory, not a source file", .0.display())]
+    SourceIsDirectory(PathBuf),
+    /// A source that is a device, FIFO or socket.
+    #[error("{}: is {what}, not a source file (a source is a regular .c, .cc, .cpp, .cxx or .S file)", .path.display())]
+    SourceNotFile {
+        /// The source as given.
+        path: PathBuf,
+        /// What it is instead: "a character device", "a FIFO", …
+        what: &'static str,
+    },
     /// A source of an unknown language.
     #[error("{}: not a source the build compiles (.c, .cc, .cpp, .cxx or .S)", .0.display())]
     SourceType(PathBuf),
     /// No sources.
     #[error("no source files given")]
     NoSources,
+    /// A source would write the object of the generated wrapper.
+    #[error("{} would compile to {WRAPPER_OBJECT}, the object of the wrapper the build generates ({}): rename the source", .source_file.display(), .wrapper.display())]
+    WrapperClash {
+        /// The source as given.
+        source_file: PathBuf,
+        /// The generated wrapper's path in the build directory.
+        wrapper: PathBuf,
+    },
     /// Two sources would write the same object.
     #[error("{} and {} would both compile to {object}: rename one", .first.display(), .second.display())]
     ObjectClash {
@@ -146,6 +170,14 @@ pub enum BuildError {
     /// A function name that is not a C identifier.
     #[error("function name {0:?} is not a C identifier")]
     BadName(String),
+    /// A function name the wrapper cannot declare or would clash with.
+    #[error("function name {name:?} is {why}: rename the function")]
+    ReservedName {
+        /// The name.
+        name: String,
+        /// Why it cannot be used.
+        why: String,
+    },
     /// The same function twice.
     #[error("function {0:?} is given twice")]
     DuplicateOp(String),
@@ -165,6 +197,22 @@ pub enum BuildError {
     /// A library name that cannot name files.
     #[error("library name {0:?} must be letters, digits, '_', '-' or '.'")]
     LibraryName(String),
+    /// A library name whose base name (without its extension) cannot name the library's files.
+    #[error("library name {name:?} leaves the base name {base:?} (the name without its extension), which cannot name the library's files: it must start with a letter, digit, '_' or '-'")]
+    LibraryBase {
+        /// The name as given.
+        name: String,
+        /// Its base name.
+        base: String,
+    },
+    /// The library name derived from a source cannot name the library's files.
+    #[error("the library name {derived:?} derived from the source {} cannot name the library's files: give one (Kernel::name)", .source_file.display())]
+    DerivedName {
+        /// The source it was derived from.
+        source_file: PathBuf,
+        /// The derived name.
+        derived: String,
+    },
     /// The SDK directory lacks something.
     #[error("SDK {}: {what} not found (set --sdk or $Q7_SDK)", .dir.display())]
     Sdk {
@@ -173,16 +221,27 @@ pub enum BuildError {
         /// What is missing.
         what: String,
     },
-    /// A compilation failed (the seed's text; the compiler's output with `--verbose`).
-    #[error("Error compiling {}{}", .source_file.display(), match .output {
-        Some(o) => format!(":\n{o}"),
-        None => " (run with --verbose to see the compiler's output)".to_string(),
-    })]
+    /// A compilation failed (the seed's text), with the compiler's first error lines, or its
+    /// whole output with `--verbose` ([`compile::excerpt`]).
+    #[error("Error compiling {}:\n{}", .source_file.display(), compile::excerpt(.output, *.verbose))]
     Compile {
         /// The source as given.
         source_file: PathBuf,
-        /// The compiler's output, when verbose.
-        output: Option<String>,
+        /// The compiler's output.
+        output: String,
+        /// Whether the whole output is shown.
+        verbose: bool,
+    },
+    /// Ctrl-C stopped the build (the build directory is as it was).
+    #[error("interrupted (Ctrl-C): the build stopped and installed nothing")]
+    Interrupted,
+    /// Another build holds the build directory's lock and it cannot be waited for.
+    #[error("{}: cannot lock the build directory: {source}", .path.display())]
+    Lock {
+        /// The lock file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
     },
     /// A link failed.
     #[error("Error linking {}:\n{output}", .image.display())]
@@ -214,9 +273,10 @@ pub enum BuildError {
 impl Outcome for BuildError {
     /// The outcome it ends `q7emu build` with ([`crate::exit_code`]): a tool missing or
     /// failing is a failed build; arguments, sources, the SDK directory and files are bad
-    /// input.
+    /// input; Ctrl-C is an interruption.
     fn kind(&self) -> Kind {
         match self {
+            BuildError::Interrupted => Kind::Interrupted,
             BuildError::Tool(_)
             | BuildError::Compile { .. }
             | BuildError::Link { .. }
@@ -234,20 +294,51 @@ fn is_identifier(s: &str) -> bool {
         && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// Whether `c` may be in a library name.
+fn library_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
+}
+
 /// The library's base name: `name` without its extension (examples/sdk/BUILD.md "Steps").
+/// The name is letters, digits, `_`, `-` and `.`; the base name starts with a letter, digit,
+/// `_` or `-` (so neither `.`, `..` nor a hidden file).
 pub fn base_name(name: &str) -> Result<String, BuildError> {
+    if name.is_empty() || !name.chars().all(library_char) {
+        return Err(BuildError::LibraryName(name.to_string()));
+    }
     let base = match name.rfind('.') {
         Some(i) if i > 0 => &name[..i],
         _ => name,
     };
-    let ok = !base.is_empty()
-        && base
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-    if !ok {
-        return Err(BuildError::LibraryName(name.to_string()));
+    if base.is_empty() || base.starts_with('.') {
+        return Err(BuildError::LibraryBase {
+            name: name.to_string(),
+            base: base.to_string(),
+        });
     }
     Ok(base.to_string())
+}
+
+/// The library name of a kernel whose first source is `source`, when none is given (the
+/// testing API's `Kernel`, docs/testing.md): the source's stem with each character a library
+/// name cannot hold made `_` (`my kernel.cpp` → `my_kernel`, examples/sdk/BUILD.md "Steps"); a
+/// [`BuildError::DerivedName`] naming the source when even that cannot name the library.
+pub fn library_name_from(source: &std::path::Path) -> Result<String, BuildError> {
+    let stem = source
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let derived: String = stem
+        .chars()
+        .map(|c| if library_char(c) { c } else { '_' })
+        .collect();
+    match base_name(&derived) {
+        Ok(_) => Ok(derived),
+        Err(_) => Err(BuildError::DerivedName {
+            source_file: source.to_path_buf(),
+            derived,
+        }),
+    }
 }
 
 /// The ops of `fns` paired with `schemas`, checked (step 1).
@@ -273,6 +364,15 @@ pub fn ops(fns: &[String], schemas: &[String]) -> Result<Vec<Op>, BuildError> {
         if !is_identifier(name) {
             return Err(BuildError::BadName(name.clone()));
         }
+        if let Some(why) = schema::cxx_reserved(name)
+            .map(str::to_string)
+            .or_else(|| wrapper::clash(name, fns))
+        {
+            return Err(BuildError::ReservedName {
+                name: name.clone(),
+                why,
+            });
+        }
         if ops.iter().any(|o| &o.name == name) {
             return Err(BuildError::DuplicateOp(name.clone()));
         }
@@ -295,14 +395,28 @@ pub fn ops(fns: &[String], schemas: &[String]) -> Result<Vec<Op>, BuildError> {
 }
 
 /// Builds the library `opts` describes, one step after the other (examples/sdk/BUILD.md
-/// "Steps"); its `q7build.json` contents on success. The first step that fails ends the build
-/// with its error; outputs of the steps before it stay in the build directory.
+/// "Steps"); its `q7build.json` contents on success. The build runs in a private directory of
+/// its own inside the build directory, holding the build directory's lock ([`LOCK_FILE`]); its
+/// outputs are renamed into the build directory once every step has succeeded. The first step
+/// that fails ends the build with its error and leaves the build directory as it was (but for
+/// the lock file).
 pub fn build(opts: &Options) -> Result<BuildInfo, BuildError> {
+    // A tool killed by Ctrl-C fails its step: the build reports the interruption instead.
+    build_steps(opts).map_err(|e| {
+        if crate::interrupt::stop_request().is_requested() {
+            BuildError::Interrupted
+        } else {
+            e
+        }
+    })
+}
+
+fn build_steps(opts: &Options) -> Result<BuildInfo, BuildError> {
     // 1. arguments
     let (base, ops) = steps::check_arguments(opts)?;
     // 2. tools, sources, SDK, build directory
     let tools = steps::find_toolchain(opts)?;
-    let units = steps::source_units(&opts.sources)?;
+    let units = steps::source_units(&opts.sources, &opts.build_dir)?;
     let sdk_dir = steps::locate_sdk(opts.sdk.as_deref())?;
     let ctx = steps::prepare(opts, tools, sdk_dir, units)?;
     // 3. compile: user sources, wrapper, SDK runtime
@@ -327,6 +441,8 @@ pub fn build(opts: &Options) -> Result<BuildInfo, BuildError> {
         linked: linked.iter().map(|p| steps::file_name(p)).collect(),
     };
     ctx.write_metadata(&info, &ops)?;
+    // Every output into the build directory, the metadata last.
+    ctx.install()?;
     Ok(info)
 }
 
@@ -405,27 +521,115 @@ mod tests {
         assert_eq!(base_name("relu").unwrap(), "relu");
         assert_eq!(base_name("relu.so").unwrap(), "relu");
         assert_eq!(base_name("lib.relu.so").unwrap(), "lib.relu");
+        assert_eq!(base_name("-x").unwrap(), "-x");
         assert!(base_name("a/b").is_err());
         assert!(base_name("").is_err());
     }
 
     #[test]
-    fn compile_errors_hint_at_verbose() {
-        let quiet = BuildError::Compile {
-            source_file: "k.cpp".into(),
-            output: None,
+    fn a_name_that_leaves_no_file_name_is_refused_after_the_extension_goes() {
+        for name in ["../x", "a/b", "x y", "k\u{e9}"] {
+            assert_eq!(
+                base_name(name).unwrap_err().to_string(),
+                format!("library name {name:?} must be letters, digits, '_', '-' or '.'")
+            );
+        }
+        for (name, base) in [
+            (".", "."),
+            ("..", "."),
+            ("...", ".."),
+            (".so", ".so"),
+            ("..so", "."),
+        ] {
+            assert_eq!(
+                base_name(name).unwrap_err().to_string(),
+                format!(
+                    "library name {name:?} leaves the base name {base:?} (the name without its \
+                     extension), which cannot name the library's files: it must start with a \
+                     letter, digit, '_' or '-'"
+                ),
+            );
+        }
+    }
+
+    #[test]
+    fn a_library_name_derived_from_a_source_keeps_what_names_files() {
+        use std::path::Path;
+        assert_eq!(
+            library_name_from(Path::new("src/my kernel.cpp")).unwrap(),
+            "my_kernel"
+        );
+        assert_eq!(library_name_from(Path::new("k\u{e9}.cpp")).unwrap(), "k_");
+        assert_eq!(library_name_from(Path::new("relu.cpp")).unwrap(), "relu");
+        assert_eq!(
+            library_name_from(Path::new("d/..cpp"))
+                .unwrap_err()
+                .to_string(),
+            "the library name \".\" derived from the source d/..cpp cannot name the library's \
+             files: give one (Kernel::name)"
+        );
+    }
+
+    #[test]
+    fn function_names_cxx_or_the_wrapper_cannot_take_are_refused() {
+        let refused = |f: &str| {
+            ops(&strings(&[f]), &[format!("{f}() -> Tensor")])
+                .unwrap_err()
+                .to_string()
         };
         assert_eq!(
+            refused("delete"),
+            "function name \"delete\" is a C++ keyword: rename the function"
+        );
+        assert_eq!(
+            refused("output"),
+            "function name \"output\" is the name of a local of the generated wrapper: rename \
+             the function"
+        );
+        assert_eq!(
+            refused("get_func_cnt"),
+            "function name \"get_func_cnt\" is a function the generated wrapper defines: rename \
+             the function"
+        );
+        let two = ops(
+            &strings(&["f", "f_wrapper"]),
+            &strings(&["f() -> Tensor", "f_wrapper() -> Tensor"]),
+        );
+        assert_eq!(
+            two.unwrap_err().to_string(),
+            "function name \"f_wrapper\" is the wrapper the generated wrapper.cpp defines for op \
+             \"f\": rename the function"
+        );
+    }
+
+    #[test]
+    fn compile_errors_show_the_compilers_first_lines() {
+        let output: String = (1..=30)
+            .map(|i| format!("k.cpp:{i}: error: e{i}\n"))
+            .collect();
+        let quiet = BuildError::Compile {
+            source_file: "k.cpp".into(),
+            output: output.clone(),
+            verbose: false,
+        };
+        let want: String = (1..=compile::EXCERPT_LINES)
+            .map(|i| format!("k.cpp:{i}: error: e{i}\n"))
+            .collect();
+        assert_eq!(
             quiet.to_string(),
-            "Error compiling k.cpp (run with --verbose to see the compiler's output)"
+            format!(
+                "Error compiling k.cpp:\n{want}… 20 more lines (run with --verbose to see the \
+                 compiler's whole output)"
+            )
         );
         let loud = BuildError::Compile {
             source_file: "k.cpp".into(),
-            output: Some("k.cpp:1: error: x".into()),
+            output: output.clone(),
+            verbose: true,
         };
         assert_eq!(
             loud.to_string(),
-            "Error compiling k.cpp:\nk.cpp:1: error: x"
+            format!("Error compiling k.cpp:\n{}", output.trim_end())
         );
     }
 }

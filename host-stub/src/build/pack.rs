@@ -11,7 +11,8 @@
 //!    blob: `<base>.packed.so`.
 //!
 //! `<base>.stripped.so` is byte for byte the blob embedded under `lib_func`. The intermediate
-//! files live in a scratch directory beside the outputs, removed afterwards; no path or time
+//! files live in a private scratch directory beside the outputs (`.pack-<base>-XXXXXX`, a new
+//! one each time, so nothing of anyone else's is in it), removed afterwards; no path or time
 //! lands in an output, so the same image always packs to the same bytes.
 
 use std::path::{Path, PathBuf};
@@ -71,6 +72,24 @@ pub enum PackError {
     },
 }
 
+impl PackError {
+    /// The error with each path it names mapped by `shown` (a build shows the paths its
+    /// outputs are installed at).
+    pub fn shown_as(self, shown: impl Fn(&Path) -> PathBuf) -> PackError {
+        match self {
+            PackError::Name(p) => PackError::Name(shown(&p)),
+            PackError::Tool { so, source } => PackError::Tool {
+                so: shown(&so),
+                source,
+            },
+            PackError::Io { path, source } => PackError::Io {
+                path: shown(&path),
+                source,
+            },
+        }
+    }
+}
+
 /// The output paths for `so` = `<dir>/<base>.so`: `<dir>/<base>.stripped.so` and
 /// `<dir>/<base>.packed.so`.
 pub fn outputs(so: &Path) -> Result<Packed, PackError> {
@@ -118,18 +137,19 @@ pub fn pack(tools: &Toolchain, so: &Path, verbose: bool) -> Result<Packed, PackE
         .and_then(|n| n.to_str())
         .and_then(|n| n.strip_suffix(".so"))
         .unwrap_or_default();
-    let scratch = so
-        .parent()
-        .unwrap_or(Path::new(""))
-        .join(format!(".pack-{base}"));
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| PackError::Io { path, source }
+    let dir = match so.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
     };
-    std::fs::create_dir_all(&scratch).map_err(io(&scratch))?;
-    let result = pack_in(tools, so, &scratch, &out, verbose);
-    let _ = std::fs::remove_dir_all(&scratch);
-    result.map(|()| out)
+    // A directory of its own, removed when dropped, whatever else the directory holds.
+    let scratch = tempfile::Builder::new()
+        .prefix(&format!(".pack-{base}-"))
+        .tempdir_in(dir)
+        .map_err(|source| PackError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    pack_in(tools, so, scratch.path(), &out, verbose).map(|()| out)
 }
 
 fn pack_in(

@@ -11,9 +11,137 @@
 //! `NAME` is a C identifier; `TYPE` is one of [`ArgKind::ALL`]'s spellings. Refused, each with
 //! its own message: other types (`str`, `Tensor?`, lists, …), default values (`int k=3`: every
 //! argument comes from the invocation's descriptors, so a default could never apply),
-//! keyword-only markers (`*`), overload names, a repeated argument name, a return type other
+//! keyword-only markers (`*`), overload names, a repeated argument name, a name the wrapper's
+//! C++ cannot declare ([`cxx_reserved`]: a keyword, or a name C++ reserves), more than
+//! [`MAX_ARGS`] arguments (an invocation could never carry them), a return type other
 //! than one `Tensor` (the wrapper always returns one tensor, examples/sdk/BUILD.md "The wrapper"). An error names the
 //! schema and the 1-based character position of the offending token.
+
+use q7_emulator::platform::map;
+
+/// Most arguments of an op: the descriptors of an invocation ([`map::MAX_ARGS`], 16) less its
+/// `OUTPUT` one (PLATFORM.md "ARG_TENSOR descriptor").
+pub const MAX_ARGS: usize = map::MAX_ARGS as usize - 1;
+
+/// The keywords of C++ up to C++20, alternative operator spellings included: no name the
+/// wrapper declares may be one (the wrapper is C++14, but a `--cflag -std=` may raise it).
+pub const CXX_KEYWORDS: [&str; 92] = [
+    "alignas",
+    "alignof",
+    "and",
+    "and_eq",
+    "asm",
+    "auto",
+    "bitand",
+    "bitor",
+    "bool",
+    "break",
+    "case",
+    "catch",
+    "char",
+    "char8_t",
+    "char16_t",
+    "char32_t",
+    "class",
+    "compl",
+    "concept",
+    "const",
+    "consteval",
+    "constexpr",
+    "constinit",
+    "const_cast",
+    "continue",
+    "co_await",
+    "co_return",
+    "co_yield",
+    "decltype",
+    "default",
+    "delete",
+    "do",
+    "double",
+    "dynamic_cast",
+    "else",
+    "enum",
+    "explicit",
+    "export",
+    "extern",
+    "false",
+    "float",
+    "for",
+    "friend",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "mutable",
+    "namespace",
+    "new",
+    "noexcept",
+    "not",
+    "not_eq",
+    "nullptr",
+    "operator",
+    "or",
+    "or_eq",
+    "private",
+    "protected",
+    "public",
+    "register",
+    "reinterpret_cast",
+    "requires",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "static_assert",
+    "static_cast",
+    "struct",
+    "switch",
+    "template",
+    "this",
+    "thread_local",
+    "throw",
+    "true",
+    "try",
+    "typedef",
+    "typeid",
+    "typename",
+    "union",
+    "unsigned",
+    "using",
+    "virtual",
+    "void",
+    "volatile",
+    "wchar_t",
+    "while",
+    "xor",
+    "xor_eq",
+];
+
+/// Names the wrapper's declarations use (examples/sdk/BUILD.md "The wrapper"): the namespace
+/// and types of its parameters and the stack-size macro.
+pub const WRAPPER_NAMES: [&str; 4] = ["at", "int64_t", "uint32_t", "STACK_SIZE"];
+
+/// Why the wrapper's C++ cannot take `name` as the name of a function or parameter, if it
+/// cannot: a keyword ([`CXX_KEYWORDS`]), a name its declarations use ([`WRAPPER_NAMES`]), or a
+/// name reserved to the compiler and its library (one with `__`, or `_` and a capital first).
+pub fn cxx_reserved(name: &str) -> Option<&'static str> {
+    if CXX_KEYWORDS.contains(&name) {
+        return Some("a C++ keyword");
+    }
+    if WRAPPER_NAMES.contains(&name) {
+        return Some("a name the wrapper's declarations use");
+    }
+    let mut chars = name.chars();
+    if name.contains("__")
+        || (chars.next() == Some('_') && chars.next().is_some_and(|c| c.is_ascii_uppercase()))
+    {
+        return Some("reserved in C++ (it has `__`, or starts with `_` and a capital letter)");
+    }
+    None
+}
 
 /// One argument kind: how a schema spells it, what the user's function takes, which
 /// `customop_next_*` of the runtime produces it, and its name in `q7build.json` — the table of
@@ -252,6 +380,15 @@ impl<'a> Parser<'a> {
             }
         };
         let (name, name_pos) = self.ident("an argument name")?;
+        if let Some(why) = cxx_reserved(&name) {
+            return Err(self.error(
+                name_pos,
+                format!(
+                    "argument name `{name}` is {why}: the wrapper declares the function with \
+                     it, so rename the argument"
+                ),
+            ));
+        }
         if args.iter().any(|a| a.name == name) {
             return Err(self.error(name_pos, format!("argument `{name}` is declared twice")));
         }
@@ -268,7 +405,10 @@ impl<'a> Parser<'a> {
     }
 
     fn schema(&mut self) -> Result<Schema, SchemaError> {
-        let (name, _) = self.ident("the op name")?;
+        let (name, name_pos) = self.ident("the op name")?;
+        if let Some(why) = cxx_reserved(&name) {
+            return Err(self.error(name_pos, format!("op name `{name}` is {why}")));
+        }
         let (t, pos) = self.peek();
         if t == Token::Punct(".") {
             return Err(self.error(pos, "overload names are not supported"));
@@ -283,6 +423,18 @@ impl<'a> Parser<'a> {
             self.bump(&t);
         } else {
             loop {
+                let (_, pos) = self.peek();
+                if args.len() == MAX_ARGS {
+                    return Err(self.error(
+                        pos,
+                        format!(
+                            "more than {MAX_ARGS} arguments: an invocation carries at most \
+                             {} descriptors, the output's included (PLATFORM.md \"ARG_TENSOR \
+                             descriptor\")",
+                            map::MAX_ARGS
+                        ),
+                    ));
+                }
                 let a = self.arg(&args)?;
                 args.push(a);
                 let (t, pos) = self.peek();
@@ -452,6 +604,69 @@ mod tests {
         assert_eq!(err("f.out(Tensor a) -> Tensor").0, 2);
         assert_eq!(err("(Tensor a) -> Tensor").0, 1);
         assert_eq!(err("f(Tensor").0, 9);
+    }
+
+    #[test]
+    fn an_op_takes_at_most_15_arguments_the_descriptors_less_the_output() {
+        assert_eq!(MAX_ARGS, 15);
+        let args = |n: usize| {
+            (0..n)
+                .map(|i| format!("Tensor t{i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        assert_eq!(
+            parse(&format!("f({}) -> Tensor", args(15)))
+                .unwrap()
+                .args
+                .len(),
+            15
+        );
+        let sixteen = format!("f({}) -> Tensor", args(16));
+        let (position, what) = err(&sixteen);
+        assert_eq!(
+            position,
+            sixteen.find("Tensor t15").unwrap() + 1,
+            "the 16th argument"
+        );
+        assert_eq!(
+            what,
+            "more than 15 arguments: an invocation carries at most 16 descriptors, the output's \
+             included (PLATFORM.md \"ARG_TENSOR descriptor\")"
+        );
+        // A long list is refused at its 16th argument, without reading the rest.
+        let many = format!("f({}) -> Tensor", args(100_000));
+        assert_eq!(err(&many).0, position);
+    }
+
+    #[test]
+    fn names_cxx_cannot_declare_are_refused_naming_the_argument() {
+        assert_eq!(
+            err("f(Tensor class) -> Tensor"),
+            (
+                10,
+                "argument name `class` is a C++ keyword: the wrapper declares the function with \
+                 it, so rename the argument"
+                    .into()
+            )
+        );
+        assert_eq!(
+            err("f(int x, float int64_t) -> Tensor"),
+            (
+                16,
+                "argument name `int64_t` is a name the wrapper's declarations use: the wrapper \
+                 declares the function with it, so rename the argument"
+                    .into()
+            )
+        );
+        assert_eq!(err("f(Tensor and) -> Tensor").0, 10);
+        assert!(err("f(Tensor __x) -> Tensor").1.contains("reserved in C++"));
+        assert!(err("f(Tensor _X) -> Tensor").1.contains("reserved in C++"));
+        assert_eq!(
+            err("int(Tensor x) -> Tensor"),
+            (1, "op name `int` is a C++ keyword".into())
+        );
+        assert!(parse("f(Tensor _x, Tensor classes, int new_k) -> Tensor").is_ok());
     }
 
     #[test]

@@ -1,16 +1,22 @@
 //! The steps of [`super::build`], one function each, in the order examples/sdk/BUILD.md
 //! "Steps" gives them: check the arguments, find the tools, the sources and the SDK, prepare
-//! the build directory ([`Ctx`]), then compile, link, pack and write the metadata through it.
-//! Each step fails with the [`BuildError`] of its first problem, as `q7emu build` reports it.
+//! the build directory ([`Ctx`]: its lock and a private work directory in it), then compile,
+//! link, pack and write the metadata into the work directory, and install the outputs into the
+//! build directory. Each step fails with the [`BuildError`] of its first problem, as
+//! `q7emu build` reports it.
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::metadata::{self, BuildInfo};
 use super::toolchain::{self, run, Tool, ToolError, Toolchain};
 use super::{
     base_name, compile, link, ops, pack, sdk, wrapper, BuildError, Op, Options, HELPERS_ARCHIVE,
-    WRAPPER_FILE,
+    LOCK_FILE, WRAPPER_FILE, WRAPPER_OBJECT,
 };
+
+/// The prefix of a build's private work directory inside the build directory.
+pub(super) const WORK_PREFIX: &str = ".q7build-";
 
 /// A source to compile: as given (for messages), absolute, and its object.
 #[derive(Debug, Clone)]
@@ -20,12 +26,18 @@ pub(super) struct Unit {
     object: PathBuf,
 }
 
-/// Everything one build shares: the options, the tools, the canonical build and SDK
-/// directories, the user's sources and how paths are mapped in objects.
+/// Everything one build shares: the options, the tools, the canonical build directory and its
+/// lock, the private work directory every step writes in, the SDK directory, the user's
+/// sources and how paths are mapped in objects.
 pub(super) struct Ctx<'a> {
     opts: &'a Options,
     tools: Toolchain,
     dir: PathBuf,
+    /// The work directory, `<dir>/.q7build-XXXXXX`: removed, with whatever is left in it, when
+    /// the build ends.
+    work: tempfile::TempDir,
+    /// The build directory's lock, held until the build ends.
+    _lock: File,
     sdk: PathBuf,
     units: Vec<Unit>,
     prefix_maps: Vec<String>,
@@ -40,11 +52,6 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError {
 
 fn absolute(p: &Path) -> Result<PathBuf, BuildError> {
     std::path::absolute(p).map_err(io(p))
-}
-
-/// The wrapper's object, relative to the build directory.
-fn wrapper_object() -> PathBuf {
-    Path::new(WRAPPER_FILE).with_extension("o")
 }
 
 /// The file name of `p`, as the metadata lists images.
@@ -74,15 +81,49 @@ pub(super) fn find_toolchain(opts: &Options) -> Result<Toolchain, BuildError> {
     Ok(Toolchain::find(&prefix)?)
 }
 
-/// Step 2, the sources: each exists and is of a language the build compiles, in the order
-/// given, and no two (nor one and the wrapper) would write the same object. The objects are
-/// relative to the build directory until [`prepare`] places them there.
-pub(super) fn source_units(sources: &[PathBuf]) -> Result<Vec<Unit>, BuildError> {
+/// What a file of type `t` is, for a message: "a character device", "a FIFO", …
+fn file_kind(t: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// A source exists and is a regular file (a symbolic link to one included).
+fn check_source(given: &Path) -> Result<(), BuildError> {
+    match std::fs::metadata(given) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(BuildError::MissingSource(given.to_path_buf()))
+        }
+        Err(source) => Err(BuildError::Io {
+            path: given.to_path_buf(),
+            source,
+        }),
+        Ok(m) if m.is_dir() => Err(BuildError::SourceIsDirectory(given.to_path_buf())),
+        Ok(m) if !m.is_file() => Err(BuildError::SourceNotFile {
+            path: given.to_path_buf(),
+            what: file_kind(m.file_type()),
+        }),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// Step 2, the sources: each exists, is a regular file and is of a language the build
+/// compiles, in the order given, and no two (nor one and the wrapper generated in
+/// `build_dir`) would write the same object. The objects are relative to the build directory
+/// until [`prepare`] places them in the work directory.
+pub(super) fn source_units(sources: &[PathBuf], build_dir: &Path) -> Result<Vec<Unit>, BuildError> {
     let mut units: Vec<Unit> = Vec::new();
     for given in sources {
-        if !given.is_file() {
-            return Err(BuildError::MissingSource(given.clone()));
-        }
+        check_source(given)?;
         if compile::Lang::of(given).is_none() {
             return Err(BuildError::SourceType(given.clone()));
         }
@@ -97,23 +138,24 @@ pub(super) fn source_units(sources: &[PathBuf]) -> Result<Vec<Unit>, BuildError>
             object: PathBuf::from(format!("{stem}.o")),
         });
     }
-    check_object_names(&units)?;
+    check_object_names(&units, build_dir)?;
     Ok(units)
 }
 
-/// No two units, nor a unit and the wrapper, compile to the same object.
-fn check_object_names(units: &[Unit]) -> Result<(), BuildError> {
-    let wrapper_object = wrapper_object();
+/// No two units, nor a unit and the wrapper generated in `build_dir`, compile to the same
+/// object.
+fn check_object_names(units: &[Unit], build_dir: &Path) -> Result<(), BuildError> {
     for (i, u) in units.iter().enumerate() {
-        let clash = units[..i]
-            .iter()
-            .find(|v| v.object == u.object)
-            .map(|v| v.given.clone())
-            .or_else(|| (u.object == wrapper_object).then(|| PathBuf::from(WRAPPER_FILE)));
-        if let Some(first) = clash {
+        if u.object == Path::new(WRAPPER_OBJECT) {
+            return Err(BuildError::WrapperClash {
+                source_file: u.given.clone(),
+                wrapper: build_dir.join(WRAPPER_FILE),
+            });
+        }
+        if let Some(first) = units[..i].iter().find(|v| v.object == u.object) {
             return Err(BuildError::ObjectClash {
                 object: u.object.display().to_string(),
-                first,
+                first: first.given.clone(),
                 second: u.given.clone(),
             });
         }
@@ -143,9 +185,52 @@ pub(super) fn locate_sdk(flag: Option<&Path>) -> Result<PathBuf, BuildError> {
     Ok(sdk_dir)
 }
 
-/// Step 2, the build directory: created if missing, the units' objects placed in it, the user's
-/// include directories made absolute, and the prefix maps that keep absolute paths out of the
-/// objects ([`compile::prefix_maps`]).
+/// How often a build waiting for the build directory's lock tries again (and looks for Ctrl-C).
+const LOCK_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// The build directory's lock ([`LOCK_FILE`] in `dir`), held: when another build holds it,
+/// says so on stderr and waits for it to end, or for Ctrl-C ([`BuildError::Interrupted`]).
+fn lock(dir: &Path) -> Result<File, BuildError> {
+    let path = dir.join(LOCK_FILE);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io(&path))?;
+    let failed = |source| BuildError::Lock {
+        path: path.clone(),
+        source,
+    };
+    let stop = crate::interrupt::stop_request();
+    let mut told = false;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                if !told {
+                    eprintln!(
+                        "q7emu: waiting for another build into {} to end (it holds {})",
+                        dir.display(),
+                        path.display()
+                    );
+                    told = true;
+                }
+                if stop.is_requested() {
+                    return Err(BuildError::Interrupted);
+                }
+                std::thread::sleep(LOCK_POLL);
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(failed(e)),
+        }
+    }
+}
+
+/// Step 2, the build directory: created if missing and locked ([`LOCK_FILE`]: another build
+/// into it is waited for), a private work directory made in it ([`WORK_PREFIX`]), the units'
+/// objects placed there, the user's include directories made absolute, and the prefix maps that
+/// keep absolute paths out of the objects ([`compile::prefix_maps`]; the work directory maps
+/// as the build directory does, so the objects are those a build in place would make).
 pub(super) fn prepare(
     opts: &Options,
     tools: Toolchain,
@@ -154,8 +239,13 @@ pub(super) fn prepare(
 ) -> Result<Ctx<'_>, BuildError> {
     std::fs::create_dir_all(&opts.build_dir).map_err(io(&opts.build_dir))?;
     let dir = std::fs::canonicalize(&opts.build_dir).map_err(io(&opts.build_dir))?;
+    let lock = lock(&dir)?;
+    let work = tempfile::Builder::new()
+        .prefix(WORK_PREFIX)
+        .tempdir_in(&dir)
+        .map_err(io(&dir))?;
     for u in &mut units {
-        u.object = dir.join(&u.object);
+        u.object = work.path().join(&u.object);
     }
     let user_includes = opts
         .includes
@@ -167,19 +257,36 @@ pub(super) fn prepare(
         .filter_map(|u| u.source.parent().map(Path::to_path_buf))
         .collect();
     read_dirs.extend(user_includes.iter().cloned());
+    read_dirs.push(dir.clone());
     Ok(Ctx {
         opts,
         tools,
-        prefix_maps: compile::prefix_maps(&read_dirs, &dir, &sdk_dir),
+        prefix_maps: compile::prefix_maps(&read_dirs, work.path(), &sdk_dir),
         sdk_include: sdk_dir.join("include"),
         sdk: sdk_dir,
         dir,
+        work,
+        _lock: lock,
         units,
         user_includes,
     })
 }
 
 impl Ctx<'_> {
+    /// The work directory.
+    fn work(&self) -> &Path {
+        self.work.path()
+    }
+
+    /// Where `p`, a path in the work directory, is installed in the build directory (for
+    /// messages); other paths as they are.
+    fn shown(&self, p: &Path) -> PathBuf {
+        match p.strip_prefix(self.work()) {
+            Ok(rel) => self.dir.join(rel),
+            Err(_) => p.to_path_buf(),
+        }
+    }
+
     /// Compiles one unit with `cflags` and `includes`; a failure names the source as given.
     fn compile(
         &self,
@@ -203,7 +310,8 @@ impl Ctx<'_> {
             Ok(_) => Ok(()),
             Err(ToolError::Failed { output, .. }) => Err(BuildError::Compile {
                 source_file: unit.given.clone(),
-                output: self.opts.verbose.then_some(output),
+                output,
+                verbose: self.opts.verbose,
             }),
             Err(e) => Err(e.into()),
         }
@@ -230,26 +338,28 @@ impl Ctx<'_> {
     }
 
     /// Step 3, the wrapper: `wrapper.cpp` generated for `ops` ([`wrapper::generate`]) into the
-    /// build directory and compiled with the user's flags and the SDK's includes: its object.
+    /// work directory and compiled with the user's flags and the SDK's includes: its object. A
+    /// failure names it "the generated wrapper.cpp" (the work directory goes with the build).
     pub(super) fn compile_wrapper(
         &self,
         base: &str,
         ops: &[Op],
         cpu_count: u32,
     ) -> Result<PathBuf, BuildError> {
-        let wrapper_path = self.dir.join(WRAPPER_FILE);
+        let wrapper_path = self.work().join(WRAPPER_FILE);
         std::fs::write(&wrapper_path, wrapper::generate(base, ops, cpu_count))
             .map_err(io(&wrapper_path))?;
         let wrapper_unit = Unit {
-            given: wrapper_path.clone(),
+            given: PathBuf::from(format!("the generated {WRAPPER_FILE}")),
             source: wrapper_path,
-            object: self.dir.join(wrapper_object()),
+            object: self.work().join(WRAPPER_OBJECT),
         };
         self.compile(&wrapper_unit, &self.opts.cflags, &self.all_includes(false))?;
         Ok(wrapper_unit.object)
     }
 
-    /// Step 3, the SDK runtime, part by part ([`sdk::Part::ALL`]) into `BUILD_DIR/sdk/<part>/`:
+    /// Step 3, the SDK runtime, part by part ([`sdk::Part::ALL`]) into `sdk/<part>/` of the
+    /// work directory:
     /// the custom-op runtime's objects, and the helper routines archived as
     /// [`HELPERS_ARCHIVE`] (the archives to link).
     pub(super) fn compile_sdk(&self) -> Result<(Vec<PathBuf>, Vec<PathBuf>), BuildError> {
@@ -274,7 +384,7 @@ impl Ctx<'_> {
         if rel_sources.is_empty() {
             return Ok(Vec::new());
         }
-        let obj_dir = self.dir.join("sdk").join(part.name());
+        let obj_dir = self.work().join("sdk").join(part.name());
         std::fs::create_dir_all(&obj_dir).map_err(io(&obj_dir))?;
         let mut part_objects = Vec::new();
         for rel in &rel_sources {
@@ -290,15 +400,12 @@ impl Ctx<'_> {
         Ok(part_objects)
     }
 
-    /// `objects` archived, afresh and deterministically, as `BUILD_DIR/sdk/`
-    /// [`HELPERS_ARCHIVE`]: the archive.
+    /// `objects` archived, afresh (the work directory has none before) and deterministically,
+    /// as `sdk/` [`HELPERS_ARCHIVE`] of the work directory: the archive.
     fn archive_helpers(&self, objects: &[PathBuf]) -> Result<PathBuf, BuildError> {
-        let archive = self.dir.join("sdk").join(HELPERS_ARCHIVE);
-        if archive.exists() {
-            std::fs::remove_file(&archive).map_err(io(&archive))?;
-        }
+        let archive = self.work().join("sdk").join(HELPERS_ARCHIVE);
         let mut ar = self.tools.command(Tool::Ar);
-        ar.current_dir(&self.dir)
+        ar.current_dir(self.work())
             .arg("rcsD")
             .arg(&archive)
             .args(objects);
@@ -317,12 +424,19 @@ impl Ctx<'_> {
         let script = self.sdk.join(link::SCRIPT);
         let mut linked = Vec::new();
         for t in &link::targets(base, self.opts.multicore) {
-            let out = self.dir.join(&t.so_name);
-            let mut cmd =
-                link::command(&self.tools, &script, t, objects, archives, &out, &self.dir);
+            let out = self.work().join(&t.so_name);
+            let mut cmd = link::command(
+                &self.tools,
+                &script,
+                t,
+                objects,
+                archives,
+                &out,
+                self.work(),
+            );
             run(&mut cmd, self.opts.verbose).map_err(|e| match e {
                 ToolError::Failed { output, .. } => BuildError::Link {
-                    image: out.clone(),
+                    image: self.shown(&out),
                     output,
                 },
                 other => other.into(),
@@ -338,7 +452,8 @@ impl Ctx<'_> {
         let mut images = Vec::new();
         for so in linked {
             if packed {
-                let p = pack::pack(&self.tools, so, self.opts.verbose)?;
+                let p = pack::pack(&self.tools, so, self.opts.verbose)
+                    .map_err(|e| e.shown_as(|p| self.shown(p)))?;
                 images.push(file_name(&p.packed));
             } else {
                 images.push(file_name(so));
@@ -348,14 +463,52 @@ impl Ctx<'_> {
     }
 
     /// Step 6, the metadata: `ucode_lib.json` (the registry of `info`'s images and `ops`,
-    /// [`metadata::registry`]), then `q7build.json` (`info`), in the build directory.
+    /// [`metadata::registry`]), then `q7build.json` (`info`), in the work directory.
     pub(super) fn write_metadata(&self, info: &BuildInfo, ops: &[Op]) -> Result<(), BuildError> {
         let registry = metadata::registry(&info.images, ops)?;
-        let ucode = self.dir.join(metadata::UCODE_LIB_FILE);
+        let ucode = self.work().join(metadata::UCODE_LIB_FILE);
         let text = registry.to_json().unwrap_or_default();
         std::fs::write(&ucode, text).map_err(io(&ucode))?;
-        let info_path = self.dir.join(metadata::BUILD_INFO_FILE);
+        let info_path = self.work().join(metadata::BUILD_INFO_FILE);
         std::fs::write(&info_path, info.to_json()).map_err(io(&info_path))?;
         Ok(())
     }
+
+    /// The last step: every file the build made, renamed from the work directory to the same
+    /// place in the build directory (directories created as needed; a file of the same name
+    /// replaced, as a rebuild replaces its outputs), `ucode_lib.json` and then `q7build.json`
+    /// last, so that the metadata never names an image not yet in place. Nothing else in the
+    /// build directory is touched.
+    pub(super) fn install(&self) -> Result<(), BuildError> {
+        let mut files = Vec::new();
+        walk_files(self.work(), Path::new(""), &mut files).map_err(io(self.work()))?;
+        let last = |rel: &PathBuf| match rel.to_str() {
+            Some(metadata::UCODE_LIB_FILE) => 1,
+            Some(metadata::BUILD_INFO_FILE) => 2,
+            _ => 0,
+        };
+        files.sort_by_key(|rel| (last(rel), rel.clone()));
+        for rel in files {
+            let to = self.dir.join(&rel);
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent).map_err(io(parent))?;
+            }
+            std::fs::rename(self.work().join(&rel), &to).map_err(io(&to))?;
+        }
+        Ok(())
+    }
+}
+
+/// The files below `root`/`rel`, relative to `root`, into `out`.
+fn walk_files(root: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(root.join(rel))? {
+        let entry = entry?;
+        let rel = rel.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            walk_files(root, &rel, out)?;
+        } else {
+            out.push(rel);
+        }
+    }
+    Ok(())
 }

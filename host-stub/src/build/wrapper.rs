@@ -35,6 +35,48 @@ use super::Op;
 /// launcher types, `__q7_cpu_count`).
 pub const HEADERS: [&str; 2] = ["neuron/wrapper_api.h", "q7/customop_abi.h"];
 
+/// Functions the wrapper defines, besides each op's `<fn>_wrapper` and `<fn>_stack_switch`.
+pub const DEFINED: [&str; 6] = [
+    "get_func_cnt",
+    "get_func_name",
+    "get_func_ptr",
+    "q7_func_names",
+    "q7_func_ptrs",
+    "main",
+];
+
+/// What the generated wrapper of ops `fns` already means by `name`, if it clashes with a name
+/// the wrapper uses: a local of each op's wrapper (`output`, `arg<i>`), a function it defines
+/// ([`DEFINED`], `main` included), a runtime function it calls (the SDK's `customop_*` and
+/// `switch_stack_or_call_wrapper`), or another op's `<fn>_wrapper` or `<fn>_stack_switch`.
+pub fn clash(name: &str, fns: &[String]) -> Option<String> {
+    let is_arg_local = name
+        .strip_prefix("arg")
+        .is_some_and(|i| !i.is_empty() && i.chars().all(|c| c.is_ascii_digit()));
+    if name == "output" || is_arg_local {
+        return Some("the name of a local of the generated wrapper".into());
+    }
+    if DEFINED.contains(&name) {
+        return Some("a function the generated wrapper defines".into());
+    }
+    if name.starts_with("customop_") || name == "switch_stack_or_call_wrapper" {
+        return Some("a function of the SDK runtime the generated wrapper calls".into());
+    }
+    fns.iter().find_map(|f| {
+        let what = if name == format!("{f}_wrapper") {
+            "wrapper"
+        } else if name == format!("{f}_stack_switch") {
+            "launcher"
+        } else {
+            return None;
+        };
+        Some(format!(
+            "the {what} the generated {} defines for op {f:?}",
+            super::WRAPPER_FILE
+        ))
+    })
+}
+
 /// The wrapper source for `ops` of library `library`, linked for `cpu_count` cores.
 pub fn generate(library: &str, ops: &[Op], cpu_count: u32) -> String {
     let n = ops.len();

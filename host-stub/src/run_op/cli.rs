@@ -26,7 +26,9 @@ pub struct RunArgs {
     /// A tensor argument (repeat, in schema order).
     #[arg(long = "input", value_name = "FILE.npy")]
     pub inputs: Vec<PathBuf>,
-    /// A scalar argument (repeat, in schema order): an integer, a float, or true/false.
+    /// A scalar argument (repeat, in schema order), as its type takes it: an integer (decimal
+    /// or 0x hex), a decimal fraction (0.5, 1e-3), inf, nan, true or false (docs/cli.md
+    /// "Scalars").
     #[arg(long = "scalar", value_name = "V", allow_hyphen_values = true)]
     pub scalars: Vec<String>,
     /// Write the output tensor here (replaced only once written whole).

@@ -220,17 +220,25 @@ pub enum RunError {
         /// Given.
         got: usize,
     },
-    /// A scalar that does not parse as its argument's kind.
-    #[error("op {schema}: argument {name} ({kind}) cannot be {value:?}")]
+    /// A scalar its argument's type does not take (docs/cli.md "Scalars").
+    #[error("op {schema}: argument {name} ({}) cannot be {value:?}: {source}", source.kind.spellings()[0])]
     Scalar {
         /// The op's schema.
         schema: String,
         /// Argument name.
         name: String,
-        /// Its kind.
-        kind: &'static str,
         /// The value given.
         value: String,
+        /// Why, and the forms the type takes.
+        source: crate::number::ScalarError,
+    },
+    /// An op of `q7build.json` whose `args` are not what its `schema` declares.
+    #[error("{path}: {what}")]
+    OpArgs {
+        /// The build's `q7build.json`.
+        path: PathBuf,
+        /// Which op and how the two differ.
+        what: String,
     },
     /// No output dtype/shape given and no tensor argument to take them from.
     #[error("op {schema} has no tensor argument: give the output's --out-dtype and --out-shape")]
@@ -375,29 +383,15 @@ impl Library {
     }
 }
 
-/// The descriptor of scalar `value` for argument `name` of kind `kind`.
+/// The descriptor of scalar `value` for argument `name` of kind `kind`, read by the scalar
+/// grammar ([`crate::number::parse_scalar`]).
 fn scalar(op: &OpInfo, name: &str, kind: ArgKind, value: &str) -> Result<ScalarValue, RunError> {
-    let bad = |k: &'static str| RunError::Scalar {
+    crate::number::parse_scalar(kind, value).map_err(|source| RunError::Scalar {
         schema: op.schema.clone(),
         name: name.to_string(),
-        kind: k,
         value: value.to_string(),
-    };
-    let v = value.trim();
-    match kind {
-        ArgKind::Int => v.parse().map(ScalarValue::Int).map_err(|_| bad("int")),
-        ArgKind::Float => v.parse().map(ScalarValue::Double).map_err(|_| bad("float")),
-        ArgKind::Bool => match v {
-            "true" | "True" | "1" => Ok(ScalarValue::Int(1)),
-            "false" | "False" | "0" => Ok(ScalarValue::Int(0)),
-            _ => Err(bad("bool")),
-        },
-        _ => v
-            .parse()
-            .map(ScalarValue::Int)
-            .or_else(|_| v.parse().map(ScalarValue::Double))
-            .map_err(|_| bad("Scalar")),
-    }
+        source,
+    })
 }
 
 /// Runs `req` on library `lib`, on a fresh cluster whose cores follow `req.timing`.
@@ -440,6 +434,11 @@ fn run_with(
 ) -> Result<OpRun, RunError> {
     let _span = tracing::info_span!("run", library = lib.info.library, op = req.op).entered();
     let op = lib.op(&req.op)?.clone();
+    // The counts below come from `args` and their message names `schema`: the two must agree.
+    op.check_schema().map_err(|what| RunError::OpArgs {
+        path: lib.dir.join(BUILD_INFO_FILE),
+        what,
+    })?;
     let tensors = op.args.iter().filter(|a| a.kind == ArgKind::Tensor).count();
     let count = |what, want, got| RunError::ArgCount {
         schema: op.schema.clone(),

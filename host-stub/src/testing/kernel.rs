@@ -38,7 +38,8 @@ pub struct Kernel {
 
 impl Kernel {
     /// A kernel of `source` (a `.cpp`, `.cc`, `.cxx`, `.c` or `.S` file); the library is named
-    /// after its stem unless [`Kernel::name`] says otherwise.
+    /// after its stem unless [`Kernel::name`] says otherwise, each character a library name
+    /// cannot hold made `_` (`my kernel.cpp` → `my_kernel`, examples/sdk/BUILD.md "Steps").
     pub fn new(source: impl AsRef<Path>) -> Kernel {
         Kernel::default().source(source)
     }
@@ -104,10 +105,7 @@ impl Kernel {
         let first = self.options.sources.first().ok_or(TestingError::NoSource)?;
         let name = match &self.name {
             Some(n) => n.clone(),
-            None => first
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            None => build::library_name_from(first)?,
         };
         if self.schemas.is_empty() {
             return Err(TestingError::NoOp(name));
@@ -153,5 +151,20 @@ mod tests {
             Err(TestingError::Build(BuildError::Schema(_)))
         ));
         assert!(!dir.exists(), "nothing is built before the arguments check");
+    }
+
+    #[test]
+    fn a_library_named_after_a_source_the_name_cannot_come_from_says_so() {
+        let dir = std::env::temp_dir().join("q7-testing-unnamed");
+        assert_eq!(
+            Kernel::new("src/..cpp")
+                .op("f() -> Tensor")
+                .build(&dir)
+                .unwrap_err()
+                .to_string(),
+            "the library name \".\" derived from the source src/..cpp cannot name the \
+             library's files: give one (Kernel::name)"
+        );
+        assert!(!dir.exists());
     }
 }

@@ -89,7 +89,7 @@ mod tensors;
 pub use element::element_text;
 pub use error::TestingError;
 pub use kernel::{toolchain_installed, Kernel, REQUIRE_TOOLCHAIN_ENV};
-pub use run::Run;
+pub use run::{Run, ScalarArg};
 pub use snapshot::{snapshot_dir, snapshot_settings, SNAPSHOT_DIR};
 pub use summary::{
     digest, CoreCounts, Digest, Summary, Values, DIGEST, HEAD_TAIL, LISTED_ELEMENTS,

@@ -2,8 +2,6 @@
 //! runner of [`crate::run_op`] (what `q7emu run` does), returning its [`Summary`] or the raw
 //! [`OpRun`].
 
-use std::fmt;
-
 use super::{Library, Summary, TestingError, TimingModel};
 use crate::firmware::CALL_BUDGET;
 use crate::run_op::{self, OpRequest, OpRun};
@@ -42,10 +40,13 @@ impl Run {
         self
     }
 
-    /// The next scalar argument (Scalar, float, int or bool), as the text `q7emu run --scalar`
-    /// takes: `2` is an integer, `0.5` a float, `true` a bool.
-    pub fn scalar(mut self, value: impl fmt::Display) -> Run {
-        self.request.scalars.push(value.to_string());
+    /// The next scalar argument (Scalar, float, int or bool): a Rust number or bool, or text
+    /// in the grammar `q7emu run --scalar` takes (docs/cli.md "Scalars",
+    /// [`crate::number::parse_scalar`]), checked against the argument's type when the op runs.
+    /// A Rust float stays a float (`2.0f64` is the double 2, where the text `"2"` given to a
+    /// `Scalar` is the integer 2).
+    pub fn scalar(mut self, value: impl ScalarArg) -> Run {
+        self.request.scalars.push(value.scalar_text());
         self
     }
 
@@ -91,5 +92,72 @@ impl Run {
     /// Runs on `lib`: the summary.
     pub fn on(&self, lib: &Library) -> Result<Summary, TestingError> {
         self.op_run(lib).map(|r| Summary::of(&r))
+    }
+}
+
+/// A value [`Run::scalar`] takes: its text in the scalar grammar (docs/cli.md "Scalars").
+pub trait ScalarArg {
+    /// The value as `q7emu run --scalar` would be given it.
+    fn scalar_text(&self) -> String;
+}
+
+macro_rules! integer_scalars {
+    ($($t:ty)*) => {$(
+        impl ScalarArg for $t {
+            fn scalar_text(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+
+integer_scalars!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool str String);
+
+impl ScalarArg for f64 {
+    /// Rust's `Debug` form, which keeps a float one (`2.0`, `1e300`, `inf`, `NaN`).
+    fn scalar_text(&self) -> String {
+        format!("{self:?}")
+    }
+}
+
+impl ScalarArg for f32 {
+    /// Rust's `Debug` form of the `f32` (`0.1`, not the `f64` nearest to it).
+    fn scalar_text(&self) -> String {
+        format!("{self:?}")
+    }
+}
+
+impl<T: ScalarArg + ?Sized> ScalarArg for &T {
+    fn scalar_text(&self) -> String {
+        (**self).scalar_text()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::schema::ArgKind;
+    use crate::number::parse_scalar;
+    use crate::tensor::descriptor::ScalarValue;
+
+    #[test]
+    fn rust_values_keep_their_type_in_the_scalar_grammar() {
+        let read = |v: &dyn ScalarArg| parse_scalar(ArgKind::Scalar, &v.scalar_text()).unwrap();
+        assert_eq!(read(&2), ScalarValue::Int(2));
+        assert_eq!(read(&2.0f64), ScalarValue::Double(2.0));
+        assert_eq!(read(&1e300f64), ScalarValue::Double(1e300));
+        assert_eq!(
+            read(&f64::NEG_INFINITY),
+            ScalarValue::Double(f64::NEG_INFINITY)
+        );
+        assert!(matches!(read(&f64::NAN), ScalarValue::Double(v) if v.is_nan()));
+        assert_eq!(read(&0.1f32), ScalarValue::Double(0.1));
+        assert_eq!(read(&true), ScalarValue::Int(1));
+        assert_eq!(read(&"0x10"), ScalarValue::Int(16));
+        assert_eq!(read(&String::from("0.5")), ScalarValue::Double(0.5));
+        assert!(
+            parse_scalar(ArgKind::Scalar, &u64::MAX.scalar_text()).is_err(),
+            "past int64"
+        );
     }
 }
