@@ -300,11 +300,7 @@ fn a_scalar_out_of_its_type_is_refused_as_docs_cli_md_quotes() {
     assert!(!ok);
     let doc = q7_tests::doc::read("docs/cli.md");
     let quoted = q7_tests::doc::fenced(q7_tests::doc::section(&doc, "## Conventions"), "text");
-    assert_eq!(
-        quoted,
-        std::slice::from_ref(&err),
-        "docs/cli.md quotes {err:?}"
-    );
+    assert!(quoted.contains(&err), "docs/cli.md quotes {err:?}");
     let (ok, err) = scaled_transpose(&["2", "0.5"]);
     assert!(!ok);
     assert_eq!(
