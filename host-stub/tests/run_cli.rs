@@ -78,9 +78,12 @@ fn a_malformed_npy_is_named() {
         &bad,
     ]);
     assert!(!ok);
-    assert!(
-        err.starts_with(&format!("q7emu: error: {bad}: malformed .npy: ")),
-        "{err}"
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "q7emu: error: {bad}: malformed .npy header at byte offset 0: expected the magic \
+             string \"\\x93NUMPY\" that starts a .npy file, found \"garbage\""
+        )
     );
 }
 

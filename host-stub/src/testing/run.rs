@@ -38,7 +38,7 @@ impl Run {
 
     /// The next Tensor argument.
     pub fn input(mut self, t: HostTensor) -> Run {
-        self.request.inputs.push(t);
+        self.request.inputs.push(t.into());
         self
     }
 
