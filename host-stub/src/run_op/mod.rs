@@ -416,24 +416,6 @@ fn check_hbm_room(
     Ok(())
 }
 
-/// Makes HBM `[addr, addr + len)` zero, writing only where it is not (untouched HBM pages are
-/// zero, and reading them takes no memory).
-fn clear(hbm: &q7_emulator::platform::Hbm, addr: u64, len: u64) -> Result<(), HbmError> {
-    const CHUNK: u64 = 1 << 16;
-    let mut buf = vec![0u8; CHUNK.min(len) as usize];
-    let mut at = 0;
-    while at < len {
-        let n = (len - at).min(CHUNK) as usize;
-        hbm.read(addr + at, &mut buf[..n])?;
-        if buf[..n].iter().any(|&b| b != 0) {
-            buf[..n].fill(0);
-            hbm.write(addr + at, &buf[..n])?;
-        }
-        at += n as u64;
-    }
-    Ok(())
-}
-
 /// Runs `req` on library `lib`, on a fresh cluster whose cores follow `req.timing`.
 pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
     run_observed(lib, req, &ObserveSpec::default()).map(|(run, _)| run)
@@ -563,8 +545,8 @@ fn run_with(
     }
 
     // Place the tensors and describe the arguments in schema order, the output last. A `.npy`
-    // input goes from its file into HBM a chunk at a time; the output's HBM is zero already
-    // unless an earlier allocation wrote it, and only such bytes are cleared.
+    // input goes from its file into HBM a chunk at a time; the output is zeroed without taking
+    // memory (`Hbm::zero`): its pages are resident only once the kernel writes them.
     let hbm = ctx.device.cluster.hbm.clone();
     let describe = |what: String, dtype: Dtype, addr: u64, shape: &[u64], output: bool| {
         ArgDescriptor::Tensor {
@@ -585,11 +567,13 @@ fn run_with(
     };
     let (mut inputs, mut scalars) = (req.inputs.iter().zip(&in_bytes), req.scalars.iter());
     let mut descriptors = Vec::new();
+    let mut placed = Vec::new();
     for (i, a) in op.args.iter().enumerate() {
         let d = if a.kind == ArgKind::Tensor {
             let what = format!("input {i} ({})", a.name);
             let (t, &bytes) = inputs.next().expect("counted above");
             let addr = alloc(&what, bytes)?;
+            placed.push((addr, bytes));
             let hbm_err = |source| RunError::Hbm {
                 what: what.clone(),
                 source,
@@ -610,10 +594,11 @@ fn run_with(
         descriptors.push(d);
     }
     let out_addr = alloc("output", out_bytes)?;
-    clear(&hbm, out_addr, out_bytes).map_err(|source| RunError::Hbm {
-        what: "output".into(),
-        source,
-    })?;
+    hbm.zero(out_addr, out_bytes)
+        .map_err(|source| RunError::Hbm {
+            what: "output".into(),
+            source,
+        })?;
     descriptors.push(describe(
         "output".into(),
         out_dtype,
@@ -642,6 +627,14 @@ fn run_with(
     })
     .map_err(device_err)?;
     let wall = start.elapsed();
+    // The inputs are done with: their HBM pages go back before the output is read out, so the
+    // run holds at most the tensors once over (PLATFORM.md "Input file limits").
+    for &(addr, bytes) in &placed {
+        hbm.zero(addr, bytes).map_err(|source| RunError::Hbm {
+            what: "input".into(),
+            source,
+        })?;
+    }
     let mut output = HostTensor {
         dtype: out_dtype,
         shape: out_shape,

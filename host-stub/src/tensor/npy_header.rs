@@ -359,11 +359,9 @@ impl Parser<'_> {
                 self.pos += 1;
                 break;
             }
-            if !items.is_empty() || !pairs.is_empty() {
-                if !comma {
-                    let what = format!("',' or '{}'", close as char);
-                    return self.fail(self.pos, &what);
-                }
+            if (!items.is_empty() || !pairs.is_empty()) && !comma {
+                let what = format!("',' or '{}'", close as char);
+                return self.fail(self.pos, &what);
             }
             let v = self.value()?;
             if dict {
@@ -546,7 +544,7 @@ mod tests {
     fn numpys_header_reads() {
         // numpy.save's: padded with spaces to 64 bytes, ending in a newline.
         let mut text = "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }".to_string();
-        while (10 + text.len() + 1) % 64 != 0 {
+        while !(10 + text.len() + 1).is_multiple_of(64) {
             text.push(' ');
         }
         text.push('\n');
