@@ -150,13 +150,29 @@ pub fn check_build_info(path: &Path, info: &BuildInfo) -> Result<(), BuildDirErr
             ));
         }
         let args = |a: &mut dyn Iterator<Item = (&str, schema::ArgKind)>| {
-            a.map(|(n, k)| format!("{} {n}", k.spellings()[0]))
-                .collect::<Vec<_>>()
-                .join(", ")
+            a.map(|(n, k)| {
+                // A name that is not an identifier is quoted, so that it reads as one name.
+                let plain = !n.is_empty()
+                    && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && !n.starts_with(|c: char| c.is_ascii_digit());
+                if plain {
+                    format!("{} {n}", k.spellings()[0])
+                } else {
+                    format!("{} {n:?}", k.spellings()[0])
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
         };
-        let listed = args(&mut op.args.iter().map(|a| (a.name.as_str(), a.kind)));
-        let wanted = args(&mut declared.args.iter().map(|a| (a.name.as_str(), a.kind)));
-        if listed != wanted {
+        let same = op.args.len() == declared.args.len()
+            && op
+                .args
+                .iter()
+                .zip(&declared.args)
+                .all(|(a, d)| a.name == d.name && a.kind == d.kind);
+        if !same {
+            let listed = args(&mut op.args.iter().map(|a| (a.name.as_str(), a.kind)));
+            let wanted = args(&mut declared.args.iter().map(|a| (a.name.as_str(), a.kind)));
             return Err(field(
                 path,
                 at("args"),
@@ -288,13 +304,19 @@ pub fn check_ucode_lib(
                 ),
             ));
         }
-        let functions = lib
-            .functions
-            .iter()
-            .map(|(name, sub)| format!("{name} (sub_opcode {sub})"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        if functions != want_functions {
+        let same = lib.functions.len() == info.ops.len()
+            && lib
+                .functions
+                .iter()
+                .zip(&info.ops)
+                .all(|((name, sub), op)| *name == op.name && u32::from(*sub) == op.function_id);
+        if !same {
+            let functions = lib
+                .functions
+                .iter()
+                .map(|(name, sub)| format!("{name} (sub_opcode {sub})"))
+                .collect::<Vec<_>>()
+                .join(", ");
             return Err(field(
                 path,
                 at("functions"),
@@ -510,6 +532,16 @@ mod tests {
             refused(|i| i.ops[1].args[1].kind = ArgKind::Int),
             "q7build.json: ops[1].args: lists (Tensor x, int s), but ops[1].schema declares \
              (Tensor x, float s)"
+        );
+        assert_eq!(
+            refused(|i| {
+                i.ops[1].args = vec![ArgInfo {
+                    name: "x, float s".into(),
+                    kind: ArgKind::Tensor,
+                }]
+            }),
+            "q7build.json: ops[1].args: lists (Tensor \"x, float s\"), but ops[1].schema \
+             declares (Tensor x, float s)"
         );
         assert!(refused(|i| i.ops[0].schema = "a(".into())
             .starts_with("q7build.json: ops[0].schema: bad schema \"a(\""));

@@ -21,19 +21,12 @@ pub struct HostTensor {
 }
 
 impl HostTensor {
-    /// Element count.
+    /// Element count (`u64::MAX` for a shape whose product overflows, which no run accepts).
     pub fn numel(&self) -> u64 {
-        self.shape.iter().product()
-    }
-
-    /// A zero-filled tensor.
-    pub fn zeros(dtype: Dtype, shape: Vec<u64>) -> HostTensor {
-        let n = shape.iter().product::<u64>() as usize * usize::from(dtype.bytes);
-        HostTensor {
-            dtype,
-            shape,
-            data: vec![0; n],
-        }
+        self.shape
+            .iter()
+            .try_fold(1u64, |n, &d| n.checked_mul(d))
+            .unwrap_or(u64::MAX)
     }
 }
 
