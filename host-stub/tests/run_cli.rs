@@ -236,6 +236,31 @@ fn an_output_shape_is_checked_before_anything_is_allocated() {
 }
 
 #[test]
+fn an_input_the_descriptor_cannot_describe_is_refused_before_it_is_read() {
+    // Nine dims: the descriptor holds eight (PLATFORM.md "ARG_TENSOR descriptor").
+    let dir = TempDir::new("run-cli-nine-dims");
+    let h = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1, 1, 1, 1, 2), }";
+    let mut f = b"\x93NUMPY\x01\x00".to_vec();
+    f.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    f.extend_from_slice(h.as_bytes());
+    f.extend_from_slice(&[0; 8]);
+    let path = scratch(&dir, "nine.npy", &f);
+    fails_with(
+        &[
+            &example("relu_tcm/build"),
+            "--op",
+            "relu_forward",
+            "--input",
+            &path,
+            "--out-shape",
+            "2",
+        ],
+        "input 0 (t_in): shape [1, 1, 1, 1, 1, 1, 1, 1, 2] cannot be described: at most 8 dims \
+         of <= 65535 each, or at most 4 dims of <= 4294967295 each",
+    );
+}
+
+#[test]
 fn a_tensor_whose_data_is_not_its_shapes_size_is_refused() {
     let lib =
         q7_host::testing::Library::open(&root().join("examples/kernels/relu_tcm/build")).unwrap();

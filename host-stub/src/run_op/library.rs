@@ -88,8 +88,12 @@ fn op_list(ops: &[OpInfo]) -> String {
 /// Whether `name` names a file inside the build directory: a relative path of plain
 /// components (no root, no `..`, no `.`).
 fn inside(name: &str) -> bool {
-    let p = Path::new(name);
-    !name.is_empty() && p.components().all(|c| matches!(c, Component::Normal(_)))
+    // Components alone would let `a/./b` through (Path drops inner `.`): the text is checked too.
+    !name.is_empty()
+        && name.split('/').all(|c| c != "." && c != "..")
+        && Path::new(name)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)))
 }
 
 /// Checks that `info` (read from `path`) is what a build writes: 1 to [`MAX_OPS`] ops, each
@@ -561,7 +565,14 @@ mod tests {
             "q7build.json: linked: lists 2 image(s), but there are 1 images: one unstripped \
              image per image, or none"
         );
-        for bad in ["../lib.packed.so", "/etc/passwd", "", "./lib.packed.so"] {
+        for bad in [
+            "../lib.packed.so",
+            "/etc/passwd",
+            "",
+            "./lib.packed.so",
+            "sub/./lib.packed.so",
+            "sub/..",
+        ] {
             assert_eq!(
                 refused(|i| i.images[0] = bad.into()),
                 format!(

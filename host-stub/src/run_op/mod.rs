@@ -491,7 +491,12 @@ fn run_with(
         .filter(|(_, a)| a.kind == ArgKind::Tensor)
         .zip(&req.inputs)
     {
-        in_bytes.push(input_bytes(&format!("input {} ({})", a.0, a.1.name), t)?);
+        let what = format!("input {} ({})", a.0, a.1.name);
+        descriptor::describe_shape(t.shape()).map_err(|source| RunError::Descriptor {
+            what: what.clone(),
+            source,
+        })?;
+        in_bytes.push(input_bytes(&what, t)?);
     }
     let config = ClusterConfig {
         timing: req.timing.model.clone(),

@@ -342,7 +342,7 @@ pub fn from_reader(mut r: impl Read, path: &Path) -> Result<HostTensor, NpyError
     let (dtype, shape, offset, bytes) = header(&mut r, path)?;
     // Grown as the bytes come (a lying shape cannot make it allocate more than it reads), one
     // byte past the data to tell trailing bytes.
-    let mut data = Vec::with_capacity(bytes.min(STREAM_CHUNK as u64) as usize);
+    let mut data = Vec::with_capacity(bytes.min(64 << 10) as usize);
     (&mut r)
         .take(bytes + 1)
         .read_to_end(&mut data)
