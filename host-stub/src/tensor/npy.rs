@@ -166,9 +166,24 @@ fn header(r: &mut impl Read, path: &Path) -> Result<(Dtype, Vec<u64>, u64, u64),
     };
     let dtype = Dtype::from_npy(&descr).ok_or_else(|| NpyError::Dtype {
         path: path.to_path_buf(),
-        descr: npy_header::fragment(descr.as_bytes(), 0)
-            .trim_matches('"')
-            .to_string(),
+        descr: {
+            // At most FRAGMENT_BYTES characters of it, control characters escaped.
+            let mut cut: String = descr
+                .chars()
+                .take(npy_header::FRAGMENT_BYTES)
+                .flat_map(|c| {
+                    if c.is_control() {
+                        c.escape_default().collect::<Vec<_>>()
+                    } else {
+                        vec![c]
+                    }
+                })
+                .collect();
+            if descr.chars().count() > npy_header::FRAGMENT_BYTES {
+                cut.push('…');
+            }
+            cut
+        },
     })?;
     let bytes = h
         .shape
@@ -474,6 +489,23 @@ mod tests {
             b[at..at + to.len()].copy_from_slice(to);
             b
         };
+        let long = from_reader(
+            &crate::tensor::npy_header::tests_support::v1(&format!(
+                "{{'descr': '{}', 'fortran_order': False, 'shape': (1,)}}",
+                "z".repeat(5000)
+            ))[..],
+            Path::new("long.npy"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            long,
+            format!(
+                "long.npy: dtype {}… is not supported (supported: int8, uint8, int16, int32, \
+                 int64, float16, float32, and bfloat16 as uint16 raw bits)",
+                "z".repeat(40)
+            )
+        );
         let f8 = patch(b"<f4", b"<f8");
         let e = from_reader(&f8[..], Path::new("y.npy"))
             .unwrap_err()

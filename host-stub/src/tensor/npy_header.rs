@@ -522,16 +522,20 @@ fn parse(text: &[u8], start: usize) -> Result<Header, HeaderError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
+pub(crate) mod tests_support {
     /// A version 1.0 file's first bytes with header `h`.
-    fn v1(h: &str) -> Vec<u8> {
+    pub fn v1(h: &str) -> Vec<u8> {
         let mut f = b"\x93NUMPY\x01\x00".to_vec();
         f.extend_from_slice(&(h.len() as u16).to_le_bytes());
         f.extend_from_slice(h.as_bytes());
         f
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tests_support::v1;
+    use super::*;
 
     fn error(bytes: &[u8]) -> (u64, String) {
         match read(&mut &bytes[..]) {
