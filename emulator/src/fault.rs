@@ -152,6 +152,13 @@ pub enum FaultKind {
     /// Stopped from outside (Ctrl-C) through the core's
     /// [`StopRequest`](crate::stop_request::StopRequest).
     Interrupted,
+    /// A semihosting exit where the caller expected a return: a library's start symbol or
+    /// kernel ends by returning to the firmware, never by exiting (the firmware's own exit
+    /// sits in its call trampoline).
+    Exited {
+        /// The exit status.
+        status: i32,
+    },
 }
 
 impl fmt::Display for FaultKind {
@@ -215,6 +222,10 @@ impl fmt::Display for FaultKind {
                 limit >> 20
             ),
             FaultKind::Interrupted => write!(f, "interrupted (Ctrl-C)"),
+            FaultKind::Exited { status } => write!(
+                f,
+                "semihosting exit with status {status} where the firmware expected a return"
+            ),
         }
     }
 }

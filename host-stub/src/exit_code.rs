@@ -112,7 +112,8 @@ pub const CODES: [Code; 9] = [
         commands: "`run-elf`, `run-packed`, `run`",
         meaning: "a core faulted, or the kernel stopped with a runtime error (PLATFORM.md \
                   \"Runtime errors\": a descriptor or dtype the runtime refuses, a failed \
-                  `assert`, `abort`); stderr holds the report",
+                  `assert`, `abort`), or ended without completing its response (a semihosting \
+                  exit instead of a return, no TPB_WRITE_RESPONSE); stderr holds the report",
     },
     Code {
         kind: Kind::Interrupted,

@@ -181,6 +181,23 @@ pub enum FirmwareError {
         /// Cores that had already finished.
         finished: Vec<u32>,
     },
+    /// A library call that did not complete: a semihosting exit instead of a return (the
+    /// core's report says where), or a kernel that returned without writing
+    /// TPB_WRITE_RESPONSE. What the core printed is shown.
+    #[error("{}", incomplete_text(*core, what, how, report.as_deref(), console))]
+    Incomplete {
+        /// Core.
+        core: u32,
+        /// "start symbol" or "kernel".
+        what: &'static str,
+        /// How it ended.
+        how: String,
+        /// Where the core stopped, for an exit.
+        report: Option<Box<FaultReport>>,
+        /// What the core printed: its console ring, control characters but newline and tab
+        /// escaped, and a note of the bytes the ring dropped.
+        console: String,
+    },
     /// A core faulted while running library code.
     #[error("core {core} faulted while running {what}:\n{report}")]
     Fault {
@@ -191,6 +208,49 @@ pub enum FirmwareError {
         /// The report.
         report: Box<FaultReport>,
     },
+}
+
+/// The text of [`FirmwareError::Incomplete`].
+fn incomplete_text(
+    core: u32,
+    what: &str,
+    how: &str,
+    report: Option<&FaultReport>,
+    console: &str,
+) -> String {
+    let mut out = format!("core {core}: {what} {how}");
+    if let Some(r) = report {
+        out.push_str(&format!(":\n{}", r.to_string().trim_end()));
+    }
+    if console.is_empty() {
+        out.push_str(&format!("\ncore {core} printed nothing"));
+    } else {
+        out.push_str(&format!("\ncore {core} printed:"));
+        for line in console.lines() {
+            out.push_str(&format!("\n  | {line}"));
+        }
+    }
+    out.push('\n');
+    out
+}
+
+/// What `ring` holds as text for a report: control characters other than newline and tab
+/// escaped (`\u{1b}`), and a first line saying how many older bytes the ring dropped.
+pub fn console_text(ring: &q7_emulator::platform::ConsoleRing) -> String {
+    let bytes = ring.contents();
+    let mut out = String::new();
+    let dropped = ring.written() - bytes.len() as u64;
+    if dropped > 0 {
+        out.push_str(&format!("… {dropped} bytes dropped\n"));
+    }
+    for c in String::from_utf8_lossy(&bytes).chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The text of [`FirmwareError::Interrupted`].
@@ -218,7 +278,7 @@ impl Outcome for FirmwareError {
         match self {
             FirmwareError::Fault { report, .. } => Kind::of_fault(&report.kind),
             FirmwareError::Interrupted { .. } => Kind::Interrupted,
-            FirmwareError::Aborted { .. } => Kind::Fault,
+            FirmwareError::Aborted { .. } | FirmwareError::Incomplete { .. } => Kind::Fault,
             _ => Kind::BadInput,
         }
     }
@@ -364,6 +424,57 @@ impl Firmware {
     pub fn trampoline_addr(&self, core: u32) -> u32 {
         let (win, size) = self.image_window(core);
         win + size - TRAMPOLINE_SIZE
+    }
+
+    /// Address of the trampoline's `simcall` on `core`: the one semihosting exit that is a
+    /// library call returning.
+    pub fn return_pc(&self, core: u32) -> u32 {
+        let at = self.trampoline_addr(core);
+        let simcall = Opcode::Simcall
+            .encode(&[], at)
+            .expect("simcall encodes")
+            .as_bytes()
+            .len() as u32;
+        at + trampoline(at).len() as u32 - simcall
+    }
+
+    /// How `core`'s call of `what` ended when it stopped with a semihosting exit of `status`:
+    /// `None` when it returned through the trampoline (and, for a kernel, wrote its
+    /// response), else the error saying how it ended instead.
+    fn incomplete(&self, core: u32, what: &'static str, status: i32) -> Option<FirmwareError> {
+        let c = &self.cluster.cores[core as usize];
+        let pc = c.state.pc;
+        let (how, report) = if pc != self.return_pc(core) {
+            (
+                format!(
+                    "ended without returning: a semihosting exit (status {status}) at pc \
+                     {pc:#010x}{}",
+                    if what == "kernel" {
+                        ", before writing TPB_WRITE_RESPONSE"
+                    } else {
+                        ""
+                    }
+                ),
+                Some(Box::new(c.report(pc, FaultKind::Exited { status }, None))),
+            )
+        } else if what == "kernel" && c.bus.mailbox.response.is_none() {
+            (
+                "returned without writing TPB_WRITE_RESPONSE (the runtime's customop_cleanup \
+                 writes it): the kernel did not complete its response"
+                    .to_string(),
+                None,
+            )
+        } else {
+            return None;
+        };
+        tracing::warn!(core, what, how, "library call incomplete");
+        Some(FirmwareError::Incomplete {
+            core,
+            what,
+            how,
+            report,
+            console: console_text(&c.bus.console),
+        })
     }
 
     /// The image window of `core`: 2 MiB per core, or 32 MiB at 0x84000000 for single-core
@@ -558,7 +669,10 @@ impl Firmware {
         self.prepare_call(core, func);
         let stop = self.run_cores(&[core], 1, what);
         match stop.into_iter().next() {
-            Some(Stop::Exited(_)) => Ok(()),
+            Some(Stop::Exited(status)) => match self.incomplete(core, what, status) {
+                None => Ok(()),
+                Some(e) => Err(e),
+            },
             Some(Stop::Fault(report)) => Err(self.failure(core, what, report)),
             None => panic!("internal: run_subset returned no result for core {core}"),
         }
@@ -717,8 +831,14 @@ impl Firmware {
         }
         let mut out = Vec::new();
         for ((core, stop), (stats, counters)) in cores.iter().zip(stops).zip(before) {
-            if let Stop::Fault(report) = stop {
-                return Err(self.failure(*core, "kernel", report));
+            match stop {
+                Stop::Fault(report) => return Err(self.failure(*core, "kernel", report)),
+                // A dispatch succeeds only when every kernel returned with its response.
+                Stop::Exited(status) => {
+                    if let Some(e) = self.incomplete(*core, "kernel", status) {
+                        return Err(e);
+                    }
+                }
             }
             let c = &self.cluster.cores[*core as usize];
             out.push(CoreResult {

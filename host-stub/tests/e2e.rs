@@ -380,6 +380,67 @@ fn a_kernel_fault_names_the_core_and_the_address() {
 }
 
 #[test]
+fn a_kernel_that_exits_instead_of_returning_is_a_named_runtime_error_not_a_success() {
+    let Some(mut ctx) = misbehaving_device(1_000_000) else {
+        return;
+    };
+    let err = ctx
+        .device
+        .dispatch(MISBEHAVE_KEY, 133, 0, &[arg(3)], 8)
+        .unwrap_err();
+    let FirmwareError::Incomplete {
+        core,
+        what,
+        report: Some(report),
+        console,
+        ..
+    } = &err
+    else {
+        panic!("expected an incomplete kernel, got {err}");
+    };
+    assert_eq!((*core, *what, console.as_str()), (6, "kernel", "bye\n"));
+    assert_eq!(report.kind, FaultKind::Exited { status: 3 });
+    assert_eq!(report.disassembly, "simcall");
+    let text = err.to_string();
+    assert!(
+        text.starts_with(&format!(
+            "core 6: kernel ended without returning: a semihosting exit (status 3) at pc {:#010x}, \
+             before writing TPB_WRITE_RESPONSE:\ncore 6 stopped at pc {:#010x}: semihosting exit \
+             with status 3 where the firmware expected a return\n",
+            report.pc, report.pc
+        )),
+        "{text}"
+    );
+    assert!(text.ends_with("\ncore 6 printed:\n  | bye\n"), "{text}");
+    // docs/exit-codes.md: a runtime error ends the command with 129.
+    let kind = q7_host::exit_code::Outcome::kind(&err);
+    assert_eq!(q7_host::exit_code::Exit::of(kind).code(), 129);
+}
+
+#[test]
+fn a_kernel_that_returns_without_its_response_is_a_named_runtime_error() {
+    let Some(mut ctx) = misbehaving_device(1_000_000) else {
+        return;
+    };
+    let err = ctx
+        .device
+        .dispatch(MISBEHAVE_KEY, 133, 0, &[arg(4)], 2)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "core 2: kernel returned without writing TPB_WRITE_RESPONSE (the runtime's \
+         customop_cleanup writes it): the kernel did not complete its response\ncore 2 printed \
+         nothing\n"
+    );
+    // The same library answers the next dispatch: nothing was left behind.
+    let ok = ctx
+        .device
+        .dispatch(MISBEHAVE_KEY, 133, 0, &[arg(0)], 2)
+        .unwrap();
+    assert!(ok.iter().all(|r| r.response == Some(r.core + 1)));
+}
+
+#[test]
 fn crafted_records_and_staged_images_are_refused_before_use() {
     use q7_loader::load_record::LoadRecord;
     let Some(p) = build_packed("minimal", &[("minimal.c", MINIMAL)], &[]) else {

@@ -496,7 +496,7 @@ fn relu_cycles(example: &str, input: &HostTensor, expected: &HostTensor) -> Vec<
         &lib,
         &OpRequest {
             op: "relu_forward".into(),
-            inputs: vec![input.clone()],
+            inputs: vec![input.clone().into()],
             scalars: vec![],
             out_dtype: None,
             out_shape: None,

@@ -1,15 +1,16 @@
-//! Hostile and malformed inputs to `q7emu disasm`, `run-elf` and `run-packed` (no toolchain
-//! needed): each gets a precise error naming what and where, or is handled in bounded memory
-//! with its output streamed. One test per class; the crafted files are built here. Then what
-//! the user owns (docs/cli.md "Output files": outputs written whole, never onto an input or
-//! another output, on the committed vector_add) and their terminal (docs/cli.md "Guest text").
+//! Hostile and malformed inputs to `q7emu disasm`, `run-elf`, `run-packed` and `run` (no
+//! toolchain needed): each gets a precise error naming what and where, or is handled in bounded
+//! memory with its output streamed. One test per class; the crafted files are built here. Then
+//! what the user owns (docs/cli.md "Output files": outputs written whole, never onto an input
+//! or another output, on the committed vector_add) and their terminal (docs/cli.md "Guest
+//! text").
 
 mod support;
 
 use support::q7emu;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Output, Stdio};
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, Output, Stdio};
 
 use q7_loader::packed;
 use q7_loader::prelink::{prelink, PrelinkError};
@@ -866,4 +867,124 @@ fn semihosting_output_is_escaped_on_a_terminal_and_exact_in_a_pipe() {
         "the title sequence is shown, not obeyed: {shown:?}"
     );
     assert!(!shown.contains('\x1b'), "{shown:?}");
+}
+
+// Issue 18 §1: a `.npy` input is streamed into HBM, and the output's HBM is not touched before
+// the kernel writes it: peak memory is proportionate to the tensors (PLATFORM.md "Input file
+// limits").
+
+/// Runs `cmd` to its end: its output and its peak resident set in bytes, the kernel's
+/// `ru_maxrss` of that child alone (wait4), whatever else runs meanwhile.
+#[allow(clippy::zombie_processes)] // wait4 reaps the child, which std's wait cannot see.
+fn output_and_peak_rss(mut cmd: Command) -> (Output, u64) {
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let drain = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            if let Some(mut r) = r {
+                r.read_to_end(&mut v).unwrap();
+            }
+            v
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|r| Box::new(r) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|r| Box::new(r) as Box<dyn Read + Send>),
+    );
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value, and wait4 writes only these two locals.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: `pid` is our unwaited child; `status` and `usage` outlive the call.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
+    let output = Output {
+        status: std::process::ExitStatus::from_raw(status),
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    };
+    // Linux reports ru_maxrss in KiB.
+    (output, usage.ru_maxrss as u64 * 1024)
+}
+
+/// `q7emu run` of relu_tcm on `input` with `extra` arguments: its output and peak RSS.
+fn relu_run(input: &std::path::Path, extra: &[&str]) -> (Output, u64) {
+    let mut cmd = q7emu();
+    cmd.arg("run")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/kernels/relu_tcm/build"
+        ))
+        .args(["--op", "relu_forward", "--input"])
+        .arg(input)
+        .args(extra);
+    output_and_peak_rss(cmd)
+}
+
+#[test]
+fn a_large_npy_input_and_a_large_output_take_memory_in_proportion() {
+    let dir = TempDir::new("hostile-npy-memory");
+    let small = dir.join("small.npy");
+    std::fs::write(&small, q7_tests::npy_1d("<i4", 4, &[0; 16])).unwrap();
+    // 64 MiB of int32 zeros (sparse on disk): 16 Mi elements. The float kernel stops at its
+    // first accessor with a runtime error (the dtype), once the tensors are in place: what the
+    // run holds then is what it allocated for them.
+    let tensor: u64 = 64 << 20;
+    let big = dir.join("big.npy");
+    let mut h = format!(
+        "{{'descr': '<i4', 'fortran_order': False, 'shape': ({},), }}",
+        tensor / 4
+    );
+    while !(10 + h.len() + 1).is_multiple_of(64) {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(h.as_bytes());
+    std::fs::write(&big, &bytes).unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(&big).unwrap();
+    f.set_len(bytes.len() as u64 + tensor).unwrap();
+    let (base_out, base) = relu_run(&small, &[]);
+    let (big_out, peak) = relu_run(&big, &[]);
+    for o in [&base_out, &big_out] {
+        // docs/exit-codes.md: a runtime error is 129.
+        assert_eq!(
+            o.status.code(),
+            Some(129),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let over = peak.saturating_sub(base);
+    assert!(
+        over < tensor * 3 / 2,
+        "a {tensor}-byte input took {over} bytes more than a 16-byte one (peak {peak})"
+    );
+    // A 1 GiB output (the limit) costs nothing until the kernel writes it.
+    let (out, peak) = relu_run(&small, &["--out-shape", &(1u64 << 28).to_string()]);
+    assert_eq!(
+        out.status.code(),
+        Some(129),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let over = peak.saturating_sub(base);
+    assert!(
+        over < 32 << 20,
+        "a 1 GiB output took {over} bytes more than a 16-byte one before the kernel wrote it"
+    );
 }

@@ -1,8 +1,10 @@
 //! `q7emu run` refuses bad requests naming what and where, and reports a kernel's runtime
 //! errors with the runtime's own line (PLATFORM.md "Runtime errors"), on the committed example
-//! builds (no toolchain needed); and reports what a kernel printed in every outcome
-//! (docs/run-report.md "The console", with a kernel built here: needs the toolchain, skips or
-//! fails as `Q7_REQUIRE_TOOLCHAIN` says).
+//! builds (no toolchain needed): output shapes checked before anything is allocated, build
+//! directories whose files are not what a build writes, images of another library, `.npy`
+//! headers that lie (docs/cli.md "`q7emu run`"); and reports what a kernel printed in every
+//! outcome (docs/run-report.md "The console", with a kernel built here: needs the toolchain,
+//! skips or fails as `Q7_REQUIRE_TOOLCHAIN` says).
 
 mod support;
 
@@ -80,9 +82,12 @@ fn a_malformed_npy_is_named() {
         &bad,
     ]);
     assert!(!ok);
-    assert!(
-        err.starts_with(&format!("q7emu: error: {bad}: malformed .npy: ")),
-        "{err}"
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "q7emu: error: {bad}: malformed .npy header at byte offset 0: expected the magic \
+             string \"\\x93NUMPY\" that starts a .npy file, found \"garbage\""
+        )
     );
 }
 
@@ -354,4 +359,385 @@ fn an_ops_args_that_differ_from_its_schema_are_refused_naming_both() {
             info.display()
         ),
     );
+}
+
+/// A copy of the committed example build `name` in `dir/<as_name>`; its path.
+fn copy_build(dir: &TempDir, name: &str, as_name: &str) -> PathBuf {
+    let to = dir.join(as_name);
+    std::fs::create_dir_all(&to).unwrap();
+    for e in std::fs::read_dir(root().join("examples/kernels").join(name).join("build")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+    to
+}
+
+/// Rewrites the JSON file `path` with `change`.
+fn edit_json(path: &Path, change: impl FnOnce(&mut serde_json::Value)) {
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    change(&mut v);
+    std::fs::write(path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+}
+
+/// `q7emu ARGS`: the exit code and stderr.
+fn q7emu_status(args: &[&str]) -> (Option<i32>, String) {
+    let out = support::q7emu().args(args).output().unwrap();
+    (out.status.code(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn an_output_shape_is_checked_before_anything_is_allocated() {
+    // PLATFORM.md "ARG_TENSOR descriptor": 8 dims of <= 65535, or 4 of <= 2^32 - 1, whose
+    // product is num_elem (a u64); docs/cli.md: an output is at most 1 GiB.
+    let relu = example("relu_tcm/build");
+    let input = example("relu_multicore/input.npy");
+    for (shape, want) in [
+        (
+            "65536,65536,65536,65536",
+            "output: shape [65536, 65536, 65536, 65536] cannot be described: the product of its \
+             dims is over 2^64 - 1, more than num_elem holds",
+        ),
+        (
+            "4294967295,4294967295",
+            "output: shape [4294967295, 4294967295] of float32: more than 2^64 - 1 \
+             bytes, over the 1073741824-byte limit of a tensor (that of a .npy input, \
+             PLATFORM.md \"Input file limits\")",
+        ),
+        (
+            "1000000000",
+            "output: shape [1000000000] of float32: 4000000000 bytes, over the 1073741824-byte \
+             limit of a tensor (that of a .npy input, PLATFORM.md \"Input file limits\")",
+        ),
+        (
+            "2,2,2,2,70000",
+            "output: shape [2, 2, 2, 2, 70000] cannot be described: at most 8 dims of <= 65535 \
+             each, or at most 4 dims of <= 4294967295 each",
+        ),
+        (
+            "1,1,1,1,1,1,1,1,1",
+            "output: shape [1, 1, 1, 1, 1, 1, 1, 1, 1] cannot be described: at most 8 dims of \
+             <= 65535 each, or at most 4 dims of <= 4294967295 each",
+        ),
+    ] {
+        let (code, err) = q7emu_status(&[
+            "run",
+            &relu,
+            "--op",
+            "relu_forward",
+            "--input",
+            &input,
+            "--out-shape",
+            shape,
+        ]);
+        assert_eq!(code, Some(1), "{shape}: {err}");
+        assert_eq!(err, format!("q7emu: error: {want}\n"), "{shape}");
+    }
+    // The testing API's output_shape goes through the same check.
+    let lib =
+        q7_host::testing::Library::open(&root().join("examples/kernels/relu_tcm/build")).unwrap();
+    let x = q7_host::testing::tensor(&[2], &[1.0f32, -1.0]).unwrap();
+    let e = q7_host::testing::Run::new("relu_forward")
+        .input(x)
+        .output_shape(&[1 << 20, 1 << 20])
+        .on(&lib)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "output: shape [1048576, 1048576] of float32: 4398046511104 bytes, over the \
+         1073741824-byte limit of a tensor (that of a .npy input, PLATFORM.md \"Input file \
+         limits\")"
+    );
+}
+
+#[test]
+fn an_input_the_descriptor_cannot_describe_is_refused_before_it_is_read() {
+    // Nine dims: the descriptor holds eight (PLATFORM.md "ARG_TENSOR descriptor").
+    let dir = TempDir::new("run-cli-nine-dims");
+    let h = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1, 1, 1, 1, 2), }";
+    let mut f = b"\x93NUMPY\x01\x00".to_vec();
+    f.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    f.extend_from_slice(h.as_bytes());
+    f.extend_from_slice(&[0; 8]);
+    let path = scratch(&dir, "nine.npy", &f);
+    fails_with(
+        &[
+            &example("relu_tcm/build"),
+            "--op",
+            "relu_forward",
+            "--input",
+            &path,
+            "--out-shape",
+            "2",
+        ],
+        "input 0 (t_in): shape [1, 1, 1, 1, 1, 1, 1, 1, 2] cannot be described: at most 8 dims \
+         of <= 65535 each, or at most 4 dims of <= 4294967295 each",
+    );
+}
+
+#[test]
+fn a_tensor_whose_data_is_not_its_shapes_size_is_refused() {
+    let lib =
+        q7_host::testing::Library::open(&root().join("examples/kernels/relu_tcm/build")).unwrap();
+    let t = q7_host::tensor::HostTensor {
+        dtype: q7_host::tensor::dtype::Dtype::from_name("float32").unwrap(),
+        shape: vec![4],
+        data: vec![0; 12],
+    };
+    let e = q7_host::testing::Run::new("relu_forward")
+        .input(t)
+        .on(&lib)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "input 0 (t_in): shape [4] of float32 takes 16 bytes, its data has 12"
+    );
+}
+
+#[test]
+fn build_files_are_read_within_their_bounds_and_special_files_are_refused() {
+    // PLATFORM.md "Input file limits": q7build.json and ucode_lib.json, 1 MiB each.
+    let dir = TempDir::new("run-cli-build-files");
+    for (file, kind) in [
+        ("q7build.json", "build descriptions (q7build.json)"),
+        ("ucode_lib.json", "library registries (ucode_lib.json)"),
+    ] {
+        let build = copy_build(&dir, "vector_add", &format!("big-{file}"));
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(build.join(file))
+            .unwrap();
+        // Sparse: the size alone decides.
+        f.set_len((1 << 20) + 1).unwrap();
+        let path = build.join(file).display().to_string();
+        let want = format!(
+            "q7emu: error: {path}: 1048577 bytes, over the 1048576-byte limit for {kind}\n"
+        );
+        for cmd in ["run", "inspect"] {
+            let mut args = vec![cmd, build.to_str().unwrap()];
+            if cmd == "run" {
+                args.extend(["--op", "vector_add"]);
+            }
+            let (code, err) = q7emu_status(&args);
+            assert_eq!(
+                (code, err.as_str()),
+                (Some(1), want.as_str()),
+                "{cmd} {file}"
+            );
+        }
+        // A FIFO would block a reader forever: it is refused before it is opened.
+        let fifo = copy_build(&dir, "vector_add", &format!("fifo-{file}"));
+        std::fs::remove_file(fifo.join(file)).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(fifo.join(file))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let want = format!(
+            "q7emu: error: {}: not a regular file (a FIFO)\n",
+            fifo.join(file).display()
+        );
+        for cmd in ["run", "inspect"] {
+            let mut args = vec![cmd, fifo.to_str().unwrap()];
+            if cmd == "run" {
+                args.extend(["--op", "vector_add"]);
+            }
+            let (code, err) = q7emu_status(&args);
+            assert_eq!(
+                (code, err.as_str()),
+                (Some(1), want.as_str()),
+                "{cmd} {file}"
+            );
+        }
+        let e = q7_host::testing::Library::open(&fifo).unwrap_err();
+        assert_eq!(format!("q7emu: error: {e}\n"), want);
+    }
+}
+
+#[test]
+fn an_inconsistent_build_description_is_refused_naming_the_field() {
+    let dir = TempDir::new("run-cli-consistency");
+    type Change = fn(&mut serde_json::Value);
+    let cases: [(&str, Change, &str); 7] = [
+        (
+            "q7build.json",
+            |v| v["cpu_count"] = 8.into(),
+            "cpu_count: is 8, but a single-core build's is 1",
+        ),
+        (
+            "q7build.json",
+            |v| v["ops"][0]["key"] = 0x185.into(),
+            "ops[0].key: is 0x185, but FunctionId 0's dispatch key is 0x85 (FunctionId << 8 | \
+             0x85, PLATFORM.md \"Dispatch keys\")",
+        ),
+        (
+            "q7build.json",
+            |v| v["ops"][0]["schema"] = "vector_add(Tensor a) -> Tensor".into(),
+            "ops[0].args: lists (Tensor a, Tensor b), but ops[0].schema declares (Tensor a)",
+        ),
+        (
+            "q7build.json",
+            |v| v["images"][0] = "../vector_add.packed.so".into(),
+            "images[0]: \"../vector_add.packed.so\" is not a file inside the build directory (a \
+             relative path without \"..\" or \".\")",
+        ),
+        (
+            "q7build.json",
+            |v| {
+                let op = v["ops"][0].clone();
+                v["ops"] = serde_json::Value::Array(vec![op; 11]);
+            },
+            "ops: 11 ops; a library has 1 to 10 (PLATFORM.md \"Dispatch keys\")",
+        ),
+        (
+            "ucode_lib.json",
+            |v| v["ucode_lib"][0]["total_cpus"] = 8.into(),
+            "ucode_lib[0].total_cpus: is 8, but q7build.json's cpu_count is 1",
+        ),
+        (
+            "ucode_lib.json",
+            |v| v["ucode_lib"][0]["functions"][0]["name"] = "add".into(),
+            "ucode_lib[0].functions: lists add (sub_opcode 0), but q7build.json's ops are \
+             vector_add (sub_opcode 0)",
+        ),
+    ];
+    for (n, (file, change, want)) in cases.into_iter().enumerate() {
+        let build = copy_build(&dir, "vector_add", &format!("case{n}"));
+        edit_json(&build.join(file), change);
+        let want = format!("q7emu: error: {}: {want}\n", build.join(file).display());
+        for cmd in ["run", "inspect"] {
+            let mut args = vec![cmd, build.to_str().unwrap()];
+            if cmd == "run" {
+                args.extend(["--op", "vector_add"]);
+            }
+            let (code, err) = q7emu_status(&args);
+            assert_eq!(
+                (code, err.as_str()),
+                (Some(1), want.as_str()),
+                "{cmd} case {n}"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_image_of_another_library_is_refused_naming_the_expected_op() {
+    let dir = TempDir::new("run-cli-swapped");
+    // scaled_transpose's image where vector_add's should be: both bind key 0x85, but it holds
+    // no op named vector_add.
+    let build = copy_build(&dir, "vector_add", "swapped");
+    std::fs::copy(
+        root().join("examples/kernels/scaled_transpose/build/scaled_transpose.packed.so"),
+        build.join("vector_add.packed.so"),
+    )
+    .unwrap();
+    let image = build.join("vector_add.packed.so").display().to_string();
+    let want = format!(
+        "q7emu: error: {image}: not the image q7build.json describes: q7build.json's op \
+         vector_add (key 0x85) is not in it: the image holds no string \"vector_add\" for \
+         get_func_name to return, so it is another library's; rebuild the library with `q7emu \
+         build`\n"
+    );
+    let (code, err) = q7emu_status(&[
+        "run",
+        build.to_str().unwrap(),
+        "--op",
+        "vector_add",
+        "--input",
+        &example("vector_add/a.npy"),
+        "--input",
+        &example("vector_add/b.npy"),
+    ]);
+    assert_eq!((code, err.as_str()), (Some(1), want.as_str()));
+    let (code, err) = q7emu_status(&["inspect", build.to_str().unwrap()]);
+    assert_eq!((code, err.as_str()), (Some(1), want.as_str()));
+    // Inspected alone, the image is shown without the build's op names.
+    let out = support::q7emu().args(["inspect", &image]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    let entry = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("0  0x0085"))
+        .unwrap_or_else(|| panic!("no kernel table entry in:\n{text}"));
+    assert_eq!(
+        entry.split_whitespace().collect::<Vec<_>>()[3..],
+        ["-", "-"],
+        "no op name for entry 0: {entry}"
+    );
+
+    // relu_element's two-op image under a description of its first op alone: the names are
+    // there, but the kernel table its start symbol fills binds a second key.
+    let one_op = copy_build(&dir, "relu_element", "one-op");
+    edit_json(&one_op.join("q7build.json"), |v| {
+        let first = v["ops"][0].clone();
+        v["ops"] = serde_json::Value::Array(vec![first]);
+    });
+    edit_json(&one_op.join("ucode_lib.json"), |v| {
+        let first = v["ucode_lib"][0]["functions"][0].clone();
+        v["ucode_lib"][0]["functions"] = serde_json::Value::Array(vec![first]);
+    });
+    let want = format!(
+        "q7emu: error: {}: not the image q7build.json describes: its kernel table binds key(s) \
+         0x85, 0x185 (2 entries), but q7build.json's ops are relu_forward (key 0x85); rebuild \
+         the library with `q7emu build`\n",
+        one_op.join("relu_element.packed.so").display()
+    );
+    let (code, err) = q7emu_status(&[
+        "run",
+        one_op.to_str().unwrap(),
+        "--op",
+        "relu_forward",
+        "--input",
+        &example("relu_element/x.npy"),
+    ]);
+    assert_eq!((code, err.as_str()), (Some(1), want.as_str()));
+    let (code, err) = q7emu_status(&["inspect", one_op.to_str().unwrap()]);
+    assert_eq!((code, err.as_str()), (Some(1), want.as_str()));
+}
+
+#[test]
+fn npy_header_errors_name_the_file_the_offset_and_what_was_expected() {
+    let dir = TempDir::new("run-cli-npy-headers");
+    let good = npy("<f4", 4, 4, 0);
+    // A header length that lies: the file ends inside the "header".
+    let mut lying = good.clone();
+    lying[8..10].copy_from_slice(&5000u16.to_le_bytes());
+    // A header nested thousands deep: the message stays short.
+    let deep = format!("{}{}", "[".repeat(4000), "]".repeat(4000));
+    let mut nested = b"\x93NUMPY\x01\x00".to_vec();
+    nested.extend_from_slice(&(deep.len() as u16).to_le_bytes());
+    nested.extend_from_slice(deep.as_bytes());
+    // The data shorter than the header's shape.
+    let short = &good[..good.len() - 2];
+    for (name, bytes, want) in [
+        (
+            "lying.npy",
+            &lying[..],
+            "malformed .npy header at byte offset 144: the file ends inside the header: its \
+             length says 5000 bytes from byte offset 10, the file has 134",
+        ),
+        (
+            "nested.npy",
+            &nested[..],
+            "malformed .npy header at byte offset 26: values nested more than 16 deep",
+        ),
+        (
+            "short.npy",
+            short,
+            "malformed .npy: the data of shape [4] of <f4 takes 16 bytes from byte offset 128 to \
+             144, but the file ends at byte offset 142, 2 bytes short",
+        ),
+    ] {
+        let path = scratch(&dir, name, bytes);
+        fails_with(
+            &[
+                &example("relu_tcm/build"),
+                "--op",
+                "relu_forward",
+                "--input",
+                &path,
+            ],
+            &format!("{path}: {want}"),
+        );
+    }
 }

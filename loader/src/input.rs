@@ -21,6 +21,10 @@ pub enum InputKind {
     Npy,
     /// A timing profile (`--timing`, JSON or TOML).
     TimingProfile,
+    /// A build directory's `q7build.json` (what `q7emu build` wrote for `run` and `inspect`).
+    BuildInfo,
+    /// A build directory's `ucode_lib.json` (its library registry).
+    UcodeLib,
 }
 
 /// The bound of one input kind.
@@ -38,8 +42,11 @@ pub struct Limit {
 /// `-M sim`'s default 128 MiB of RAM (what a bare-metal program can occupy); a packed library at
 /// most twice the largest device image span ([`MAX_IMAGE_BYTES`]), room for the image and its
 /// container; a `.npy` tensor at most 1 GiB, far above any tensor a kernel test uses and below
-/// the emulated HBM; a timing profile at most 1 MiB, thousands of times the text of every key.
-pub const LIMITS: [Limit; 4] = [
+/// the emulated HBM; a timing profile at most 1 MiB, thousands of times the text of every key;
+/// a build description (`q7build.json`) and a library registry (`ucode_lib.json`) at most 1 MiB
+/// each, hundreds of times what a build of the most ops (10, each of the most arguments) and
+/// cores (8) writes.
+pub const LIMITS: [Limit; 6] = [
     Limit {
         kind: InputKind::ElfImage,
         name: "ELF images",
@@ -58,6 +65,16 @@ pub const LIMITS: [Limit; 4] = [
     Limit {
         kind: InputKind::TimingProfile,
         name: "timing profiles",
+        bytes: 1 << 20,
+    },
+    Limit {
+        kind: InputKind::BuildInfo,
+        name: "build descriptions (q7build.json)",
+        bytes: 1 << 20,
+    },
+    Limit {
+        kind: InputKind::UcodeLib,
+        name: "library registries (ucode_lib.json)",
         bytes: 1 << 20,
     },
 ];
@@ -211,6 +228,8 @@ mod tests {
             InputKind::PackedLibrary,
             InputKind::Npy,
             InputKind::TimingProfile,
+            InputKind::BuildInfo,
+            InputKind::UcodeLib,
         ] {
             assert_eq!(LIMITS.iter().filter(|l| l.kind == kind).count(), 1);
             assert_eq!(kind.limit().kind, kind);
@@ -219,6 +238,8 @@ mod tests {
         assert_eq!(InputKind::PackedLibrary.limit().bytes, 64 << 20);
         assert_eq!(InputKind::Npy.limit().bytes, 1 << 30);
         assert_eq!(InputKind::TimingProfile.limit().bytes, 1 << 20);
+        assert_eq!(InputKind::BuildInfo.limit().bytes, 1 << 20);
+        assert_eq!(InputKind::UcodeLib.limit().bytes, 1 << 20);
     }
 
     #[test]

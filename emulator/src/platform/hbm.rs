@@ -54,6 +54,10 @@ pub enum HbmError {
     },
 }
 
+/// The granule [`Hbm::zero`] hands back to the OS: 64 KiB, a multiple of the page size of
+/// every Linux target (4, 16 or 64 KiB).
+pub const ZERO_GRANULE: u64 = 64 << 10;
+
 /// The shared HBM space.
 #[derive(Debug)]
 pub struct Hbm {
@@ -148,6 +152,42 @@ impl Hbm {
         Ok(())
     }
 
+    /// Makes `[addr, addr + len)` zero without taking memory for it: the whole
+    /// [`ZERO_GRANULE`]-aligned blocks inside the range are handed back to the OS
+    /// (`MADV_DONTNEED`: they read as zero again and are resident no more), the bytes at its ends
+    /// outside such blocks are written. Meant for the host between runs: a core accessing the
+    /// range meanwhile reads either its old bytes or zeros.
+    pub fn zero(&self, addr: u64, len: u64) -> Result<(), HbmError> {
+        self.check(addr, len)?;
+        let end = addr + len;
+        let first = addr.next_multiple_of(ZERO_GRANULE).min(end);
+        let last = (end / ZERO_GRANULE * ZERO_GRANULE).max(first);
+        let zeros = vec![0u8; ZERO_GRANULE as usize];
+        for (from, to) in [(addr, first), (last, end)] {
+            if from < to {
+                self.write(from, &zeros[..(to - from) as usize])?;
+            }
+        }
+        if first < last {
+            // SAFETY: `[first, last)` is inside the mapping (checked above) and aligned to
+            // ZERO_GRANULE, a multiple of the OS page size, so madvise drops exactly those pages.
+            // Every access to HBM is an atomic access through a raw pointer, never a Rust
+            // reference, so dropping the pages is to them a store of zeros.
+            unsafe {
+                self.map.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    first as usize,
+                    (last - first) as usize,
+                )
+            }
+            .map_err(|e| HbmError::Map {
+                size: last - first,
+                why: format!("MADV_DONTNEED: {e}"),
+            })?;
+        }
+        Ok(())
+    }
+
     /// Allocates `len` bytes aligned to `align` (a power of two; 64 when 0).
     pub fn alloc(&self, len: u64, align: u64) -> Result<u64, HbmError> {
         self.alloc
@@ -225,5 +265,39 @@ impl Allocator {
             self.free.remove(i);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_clears_exactly_its_range_whatever_its_alignment() {
+        let hbm = Hbm::new(4 * ZERO_GRANULE, 0).unwrap();
+        let all: Vec<u8> = (0..4 * ZERO_GRANULE).map(|i| (i % 251 + 1) as u8).collect();
+        for (addr, len) in [
+            (3, 5),
+            (ZERO_GRANULE - 7, 2 * ZERO_GRANULE + 20),
+            (ZERO_GRANULE, ZERO_GRANULE),
+            (0, 4 * ZERO_GRANULE),
+        ] {
+            hbm.write(0, &all).unwrap();
+            hbm.zero(addr, len).unwrap();
+            let mut back = vec![0u8; all.len()];
+            hbm.read(0, &mut back).unwrap();
+            for (i, (&b, &was)) in back.iter().zip(&all).enumerate() {
+                let inside = (addr..addr + len).contains(&(i as u64));
+                assert_eq!(
+                    b,
+                    if inside { 0 } else { was },
+                    "byte {i} of zero({addr}, {len})"
+                );
+            }
+        }
+        assert!(matches!(
+            hbm.zero(4 * ZERO_GRANULE - 1, 2),
+            Err(HbmError::OutOfRange { .. })
+        ));
     }
 }

@@ -7,7 +7,6 @@ use q7_loader::elf::ElfError;
 use q7_loader::input::InputError;
 use q7_loader::packed::PackedError;
 use q7_loader::prelink::PrelinkError;
-use q7_loader::ucode_lib;
 use q7_loader::ucpl::UcplError;
 
 use crate::build::metadata::BUILD_INFO_FILE;
@@ -26,27 +25,15 @@ pub enum InspectError {
         /// Why.
         source: std::io::Error,
     },
+    /// A build directory whose `q7build.json`, `ucode_lib.json` or an image is refused
+    /// (`crate::run_op::library`).
+    #[error(transparent)]
+    Build(#[from] crate::run_op::library::BuildDirError),
     /// A directory without `q7build.json`.
     #[error("{}: a directory without {BUILD_INFO_FILE}: not a build directory of `q7emu build`", path.display())]
     NotABuild {
         /// The directory.
         path: PathBuf,
-    },
-    /// `q7build.json` does not parse.
-    #[error("{}: not a q7emu build description: {source}", path.display())]
-    BuildInfo {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: serde_json::Error,
-    },
-    /// `ucode_lib.json` does not parse.
-    #[error("{}: {source}", path.display())]
-    UcodeLib {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: Box<ucode_lib::ParseError>,
     },
     /// Not a usable ELF32-Xtensa file.
     #[error("{}: {source}", path.display())]

@@ -24,9 +24,10 @@ use super::model::{
 };
 use super::InspectError;
 use crate::build::link::NUM_CPUS;
-use crate::build::metadata::{BuildInfo, BUILD_INFO_FILE, UCODE_LIB_FILE};
+use crate::build::metadata::{BuildInfo, BUILD_INFO_FILE};
 use crate::firmware::{Firmware, FirmwareError};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
+use crate::run_op::library;
 use crate::run_packed::SELECTOR;
 use crate::symbolize::Symbols;
 
@@ -39,6 +40,9 @@ struct Names<'a> {
     ucode: Option<&'a UcodeLibrary>,
     /// The unstripped image's symbols.
     symbols: Option<Symbols>,
+    /// Whether the image's bound kernel table must match `info` (an image of a build
+    /// directory; a single image beside one is only not labelled when it does not match).
+    check: bool,
 }
 
 impl Names<'_> {
@@ -134,16 +138,23 @@ pub fn inspect(path: &Path, options: &Options) -> Result<Report, InspectError> {
         source,
     })?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let info = read_sibling_info(dir);
-    let ucode = read_sibling_ucode(dir);
     let file = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let device = if elf.kind == ElfKind::Relocatable && has_lib_func(&elf) {
+        packed::device_image(&data).ok()
+    } else {
+        Some(&data[..])
+    };
+    let sibling = read_sibling_build(dir, &file, device);
     let names = Names {
-        info: info.as_ref(),
-        ucode: ucode.iter().find(|l| l.library == file),
+        info: sibling.as_ref().map(|s| &s.0),
+        ucode: sibling
+            .as_ref()
+            .and_then(|s| s.1.iter().find(|l| l.library == file)),
         symbols: None,
+        check: false,
     };
     let kind = if elf.kind == ElfKind::Relocatable && has_lib_func(&elf) {
         "packed"
@@ -175,19 +186,21 @@ fn has_lib_func(elf: &ElfFile<'_>) -> bool {
     elf.symbols.iter().any(|s| s.name == ENTRY_SYMBOL)
 }
 
-/// `q7build.json` beside a single image, when there is one that parses.
-fn read_sibling_info(dir: &Path) -> Option<BuildInfo> {
-    let text = std::fs::read_to_string(dir.join(BUILD_INFO_FILE)).ok()?;
-    BuildInfo::from_json(&text).ok()
-}
-
-/// `ucode_lib.json` beside a single image, when there is one that parses.
-fn read_sibling_ucode(dir: &Path) -> Vec<UcodeLibrary> {
-    std::fs::read_to_string(dir.join(UCODE_LIB_FILE))
-        .ok()
-        .and_then(|t| Registry::from_json(&t).ok())
-        .map(|r| ucode_libraries(&r))
-        .unwrap_or_default()
+/// `q7build.json` and `ucode_lib.json` beside a single image `file` (device image `device`),
+/// when they are a consistent build description ([`library::read_build`]) that lists the file,
+/// and the image holds the build's ops ([`library::check_image_names`]): an image that is not
+/// the build's is not labelled with its op names.
+fn read_sibling_build(
+    dir: &Path,
+    file: &str,
+    device: Option<&[u8]>,
+) -> Option<(BuildInfo, Vec<UcodeLibrary>)> {
+    let (info, registry) = library::read_build(dir).ok()?;
+    if !info.images.iter().any(|f| f == file) {
+        return None;
+    }
+    library::check_image_names(&dir.join(file), device?, &info).ok()?;
+    Some((info, ucode_libraries(&registry)))
 }
 
 fn ucode_libraries(r: &Registry) -> Vec<UcodeLibrary> {
@@ -215,28 +228,13 @@ fn ucode_libraries(r: &Registry) -> Vec<UcodeLibrary> {
 
 fn inspect_build(dir: &Path, input: String, options: &Options) -> Result<Report, InspectError> {
     let info_path = dir.join(BUILD_INFO_FILE);
-    if !info_path.exists() {
+    if std::fs::symlink_metadata(&info_path).is_err() {
         return Err(InspectError::NotABuild {
             path: dir.to_path_buf(),
         });
     }
-    let text = std::fs::read_to_string(&info_path).map_err(|source| InspectError::Io {
-        path: info_path.clone(),
-        source,
-    })?;
-    let info = BuildInfo::from_json(&text).map_err(|source| InspectError::BuildInfo {
-        path: info_path,
-        source,
-    })?;
-    let ucode_path = dir.join(UCODE_LIB_FILE);
-    let text = std::fs::read_to_string(&ucode_path).map_err(|source| InspectError::Io {
-        path: ucode_path.clone(),
-        source,
-    })?;
-    let registry = Registry::from_json(&text).map_err(|source| InspectError::UcodeLib {
-        path: ucode_path,
-        source: Box::new(source),
-    })?;
+    // Both files through the bounded reader, checked with each other before any image is read.
+    let (info, registry) = library::read_build(dir)?;
     let ucode = ucode_libraries(&registry);
     let mut images = Vec::new();
     for (core, file) in info.images.iter().enumerate() {
@@ -247,6 +245,7 @@ fn inspect_build(dir: &Path, input: String, options: &Options) -> Result<Report,
             path: path.clone(),
             source,
         })?;
+        library::check_image_names(&path, library::device_image(&path, &data, &info)?, &info)?;
         let symbols = info
             .linked
             .get(core)
@@ -257,6 +256,7 @@ fn inspect_build(dir: &Path, input: String, options: &Options) -> Result<Report,
             info: Some(&info),
             ucode: ucode.iter().find(|l| &l.library == file),
             symbols,
+            check: true,
         };
         let core = info.multicore.then_some(core as u32);
         images.push(image_report(
@@ -389,6 +389,7 @@ fn device_report(
         path: path.to_path_buf(),
         source,
     })?;
+    let mut mismatch = None;
     let kernel_table = KtabTrailer::of_image(&header, &ucpl_image).map(|t| {
         let at = t.addr.wrapping_sub(window.0) as usize;
         let image_entries = ucpl_image
@@ -400,16 +401,22 @@ fn device_report(
             .map(|(i, e)| names.entry(i, e))
             .collect();
         let (bound_entries, bind_error) = match bind(source, core, single_core, options) {
-            Ok(entries) => (
-                Some(
-                    entries
-                        .iter()
-                        .enumerate()
-                        .map(|(i, e)| names.entry(i, e))
-                        .collect(),
-                ),
-                None,
-            ),
+            Ok(entries) => {
+                // A build's image must bind the build's ops (PLATFORM.md "Kernel table").
+                if let Some(info) = names.info.filter(|_| names.check) {
+                    mismatch = library::check_kernel_table(path, &entries, info).err();
+                }
+                (
+                    Some(
+                        entries
+                            .iter()
+                            .enumerate()
+                            .map(|(i, e)| names.entry(i, e))
+                            .collect(),
+                    ),
+                    None,
+                )
+            }
             Err(e) => (None, Some(e.to_string())),
         };
         KernelTableReport {
@@ -420,6 +427,9 @@ fn device_report(
             bind_error,
         }
     });
+    if let Some(e) = mismatch {
+        return Err(e.into());
+    }
     Ok(DeviceReport {
         elf: Some(elf_report(&elf)),
         core,

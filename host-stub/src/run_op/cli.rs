@@ -228,10 +228,11 @@ pub fn report(a: RunArgs) -> Result<(String, String), RunCliError> {
     lib.op(&a.op)?;
     // No output may replace an input or another output (docs/cli.md "Output files").
     check_distinct(&a.input_files(&lib), &a.output_files(&lib))?;
+    // Headers and sizes checked now; the data goes from each file into HBM during the run.
     let inputs = a
         .inputs
         .iter()
-        .map(|p| npy::read(p))
+        .map(|p| npy::open(p).map(Into::into))
         .collect::<Result<Vec<_>, _>>()?;
     // An output file that cannot be written is refused before the run, not after it: each is
     // started as a temporary file beside it and renamed into place once written whole.

@@ -10,13 +10,13 @@
 //! naming what it returned, and the request can then say so.
 
 pub mod cli;
+pub mod library;
 pub mod report;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use q7_emulator::platform::mailbox::ArgTensor;
 use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
 use q7_loader::input::{self, InputError, InputKind};
 
@@ -27,11 +27,13 @@ use crate::firmware::{CoreResult, Firmware, FirmwareError};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
 use crate::progress::{self, Watch};
 use crate::symbolize::Symbols;
-use crate::tensor::descriptor::{ArgDescriptor, DescriptorError, Location, ScalarValue};
+use crate::tensor::descriptor::{self, ArgDescriptor, DescriptorError, Location, ScalarValue};
 use crate::tensor::dtype::Dtype;
-use crate::tensor::HostTensor;
+use crate::tensor::npy::{NpyError, MAX_NPY_BYTES};
+use crate::tensor::{HostTensor, TensorInput};
 use crate::timing_profile::Profile;
 use crate::trace::{ObserveSpec, Observer, Summary, TraceError};
+use library::BuildDirError;
 
 pub use crate::run_packed::{CUSTOM_OP_OPCODE, SELECTOR};
 
@@ -57,8 +59,9 @@ pub struct Library {
 pub struct OpRequest {
     /// Op name.
     pub op: String,
-    /// The op's Tensor arguments, in schema order.
-    pub inputs: Vec<HostTensor>,
+    /// The op's Tensor arguments, in schema order: in host memory, or `.npy` files streamed
+    /// into HBM.
+    pub inputs: Vec<TensorInput>,
     /// The op's scalar arguments (Scalar, float, int, bool), in schema order, as given.
     pub scalars: Vec<String>,
     /// The output's dtype and shape, when given.
@@ -179,25 +182,40 @@ pub enum RunError {
     /// The timing model is outside its bounds.
     #[error("timing model: {0}")]
     Timing(#[from] q7_emulator::TimingError),
-    /// The build directory cannot be read.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// `q7build.json` does not parse.
-    #[error("{path}: not a q7emu build description: {source}")]
-    BuildInfo {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: serde_json::Error,
-    },
+    /// The build directory's `q7build.json`, `ucode_lib.json` or an image is refused.
+    #[error(transparent)]
+    Build(#[from] BuildDirError),
     /// An image file cannot be read within its bound.
     #[error(transparent)]
     Input(InputError),
+    /// A `.npy` input could not be streamed into HBM (it changed since it was opened).
+    #[error(transparent)]
+    Npy(#[from] NpyError),
+    /// A tensor in host memory whose data is not its shape's size.
+    #[error("{what}: shape {shape:?} of {dtype} takes {want} bytes, its data has {got}")]
+    TensorData {
+        /// "input N (name)".
+        what: String,
+        /// The shape.
+        shape: Vec<u64>,
+        /// The dtype's numpy name.
+        dtype: &'static str,
+        /// Bytes the shape takes.
+        want: String,
+        /// Bytes of data.
+        got: usize,
+    },
+    /// The output cannot be made as requested: it cannot be described, or it is larger than a
+    /// tensor may be.
+    #[error("output: shape {shape:?} of {dtype}: {why}")]
+    Output {
+        /// The requested (or first input's) shape.
+        shape: Vec<u64>,
+        /// The dtype's numpy name.
+        dtype: &'static str,
+        /// Why.
+        why: String,
+    },
     /// The op is not in the library.
     #[error("library {library} has no op {op}; its ops: {}", ops.join(", "))]
     UnknownOp {
@@ -254,6 +272,16 @@ pub enum RunError {
         /// Why.
         source: DescriptorError,
     },
+    /// The tensors are larger than the HBM a run leaves them.
+    #[error("the tensors take {} bytes (inputs {inputs}, output {output}), more than the {room} bytes of HBM a run leaves them (PLATFORM.md \"HBM\")", inputs + output)]
+    HbmRoom {
+        /// Bytes of the inputs.
+        inputs: u64,
+        /// Bytes of the output.
+        output: u64,
+        /// Bytes of HBM for tensors.
+        room: u64,
+    },
     /// HBM could not hold a tensor.
     #[error("{what}: {source}")]
     Hbm {
@@ -296,13 +324,6 @@ impl Outcome for RunError {
     }
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
-    move |source| RunError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
 /// A library image of the build directory, read with the packed-library bound
 /// (PLATFORM.md "Input file limits").
 fn read_bounded(path: &Path) -> Result<Vec<u8>, RunError> {
@@ -310,18 +331,21 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>, RunError> {
 }
 
 impl Library {
-    /// Opens build directory `dir`.
+    /// Opens build directory `dir`: reads and checks `q7build.json` and `ucode_lib.json`
+    /// ([`library::read_build`]), reads each image within its bound and checks that it holds
+    /// this build's ops ([`library::check_image_names`]); each image's kernel table is checked
+    /// once its start symbol has filled it, when the library is loaded for a run
+    /// ([`library::check_kernel_table`]).
     pub fn open(dir: &Path) -> Result<Library, RunError> {
         let _span = tracing::info_span!("library", dir = %dir.display()).entered();
-        let path = dir.join(BUILD_INFO_FILE);
-        let text = std::fs::read_to_string(&path).map_err(io(&path))?;
-        let info =
-            BuildInfo::from_json(&text).map_err(|source| RunError::BuildInfo { path, source })?;
-        let images = info
-            .images
-            .iter()
-            .map(|f| read_bounded(&dir.join(f)))
-            .collect::<Result<Vec<_>, _>>()?;
+        let (info, _registry) = library::read_build(dir)?;
+        let mut images = Vec::new();
+        for f in &info.images {
+            let path = dir.join(f);
+            let bytes = read_bounded(&path)?;
+            library::check_image_names(&path, library::device_image(&path, &bytes, &info)?, &info)?;
+            images.push(bytes);
+        }
         let symbols = info
             .linked
             .iter()
@@ -363,7 +387,11 @@ impl Library {
     /// when the images have no symbols.
     fn symbolise(&self, e: &FirmwareError) -> String {
         let reports: Vec<&q7_emulator::FaultReport> = match e {
-            FirmwareError::Fault { report, .. } => vec![report],
+            FirmwareError::Fault { report, .. }
+            | FirmwareError::Incomplete {
+                report: Some(report),
+                ..
+            } => vec![report],
             FirmwareError::Interrupted { reports, .. } => reports.iter().collect(),
             _ => return String::new(),
         };
@@ -392,6 +420,76 @@ fn scalar(op: &OpInfo, name: &str, kind: ArgKind, value: &str) -> Result<ScalarV
         value: value.to_string(),
         source,
     })
+}
+
+/// Bytes of the output of `dtype` and `shape`: a shape the descriptor can describe
+/// ([`descriptor::describe_shape`]) of at most [`MAX_NPY_BYTES`], the bound of a tensor q7emu
+/// reads (so that it can read back every output it writes) and of the host memory it takes.
+fn output_bytes(dtype: Dtype, shape: &[u64]) -> Result<u64, RunError> {
+    let (_, n) = descriptor::describe_shape(shape).map_err(|source| RunError::Descriptor {
+        what: "output".into(),
+        source,
+    })?;
+    let bytes = n.checked_mul(u64::from(dtype.bytes));
+    match bytes {
+        Some(b) if b <= MAX_NPY_BYTES => Ok(b),
+        _ => Err(RunError::Output {
+            shape: shape.to_vec(),
+            dtype: dtype.numpy_name(),
+            why: format!(
+                "{} bytes, over the {MAX_NPY_BYTES}-byte limit of a tensor (that of a .npy \
+                 input, PLATFORM.md \"Input file limits\")",
+                bytes.map_or_else(|| "more than 2^64 - 1".to_string(), |b| b.to_string())
+            ),
+        }),
+    }
+}
+
+/// Bytes of input `t` (`what`): its shape's size, which a tensor in host memory's data must
+/// have.
+fn input_bytes(what: &str, t: &TensorInput) -> Result<u64, RunError> {
+    match t {
+        TensorInput::Npy(f) => Ok(f.data_bytes),
+        TensorInput::Host(h) => {
+            let want = h
+                .shape
+                .iter()
+                .try_fold(u64::from(h.dtype.bytes), |a, &d| a.checked_mul(d));
+            if want != Some(h.data.len() as u64) {
+                return Err(RunError::TensorData {
+                    what: what.to_string(),
+                    shape: h.shape.clone(),
+                    dtype: h.dtype.numpy_name(),
+                    want: want.map_or_else(|| "more than 2^64 - 1".into(), |b| b.to_string()),
+                    got: h.data.len(),
+                });
+            }
+            Ok(h.data.len() as u64)
+        }
+    }
+}
+
+/// Checks that tensors of `inputs` and `output` bytes fit the HBM a run on `config`'s cluster
+/// leaves them: its size less the image scratch and, per image, its staging buffer and its
+/// runtime heap (PLATFORM.md "HBM").
+fn check_hbm_room(
+    config: &ClusterConfig,
+    images: usize,
+    inputs: u64,
+    output: u64,
+) -> Result<(), RunError> {
+    let taken = q7_emulator::platform::map::HBM_SCRATCH.1
+        + images as u64 * (crate::nrtucode::DEVICE_BUFFER + u64::from(crate::firmware::HEAP_BYTES));
+    let room = config.hbm_bytes.saturating_sub(taken);
+    let total = inputs.saturating_add(output);
+    if total > room {
+        return Err(RunError::HbmRoom {
+            inputs,
+            output,
+            room,
+        });
+    }
+    Ok(())
 }
 
 /// Runs `req` on library `lib`, on a fresh cluster whose cores follow `req.timing`.
@@ -455,8 +553,8 @@ fn run_with(
     let (out_dtype, out_shape) = match (req.out_dtype, &req.out_shape, req.inputs.first()) {
         (Some(d), Some(s), _) => (d, s.clone()),
         (d, s, Some(first)) => (
-            d.unwrap_or(first.dtype),
-            s.clone().unwrap_or(first.shape.clone()),
+            d.unwrap_or(first.dtype()),
+            s.clone().unwrap_or_else(|| first.shape().to_vec()),
         ),
         _ => {
             return Err(RunError::NoOutputSpec {
@@ -464,12 +562,29 @@ fn run_with(
             })
         }
     };
-    let output = HostTensor::zeros(out_dtype, out_shape);
-
+    // Every size is checked before anything is allocated.
+    let out_bytes = output_bytes(out_dtype, &out_shape)?;
+    let mut in_bytes = Vec::new();
+    for (a, t) in op
+        .args
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.kind == ArgKind::Tensor)
+        .zip(&req.inputs)
+    {
+        let what = format!("input {} ({})", a.0, a.1.name);
+        descriptor::describe_shape(t.shape()).map_err(|source| RunError::Descriptor {
+            what: what.clone(),
+            source,
+        })?;
+        in_bytes.push(input_bytes(&what, t)?);
+    }
     let config = ClusterConfig {
         timing: req.timing.model.clone(),
         ..ClusterConfig::default()
     };
+    check_hbm_room(&config, lib.images.len(), in_bytes.iter().sum(), out_bytes)?;
+
     let mut device = Firmware::new(Cluster::new(&config).map_err(|source| RunError::Hbm {
         what: "cluster".into(),
         source,
@@ -507,38 +622,56 @@ fn run_with(
                 .process(core as u32, &record)
                 .map_err(|e| device_err(&ctx.device.cluster, e))?;
         }
+        // The table its start symbol filled must be this build's (PLATFORM.md "Kernel table").
+        let table = ctx
+            .device
+            .kernel_table(SELECTOR, core as u32)
+            .unwrap_or_default();
+        library::check_kernel_table(&lib.dir.join(file), table, &lib.info)?;
         loaded.push((core as u32, l));
     }
 
-    // Place the tensors and describe the arguments in schema order, the output last.
+    // Place the tensors and describe the arguments in schema order, the output last. A `.npy`
+    // input goes from its file into HBM a chunk at a time; the output is zeroed without taking
+    // memory (`Hbm::zero`): its pages are resident only once the kernel writes them.
     let hbm = ctx.device.cluster.hbm.clone();
-    // The tensor's HBM address and its descriptor.
-    let place =
-        |what: String, t: &HostTensor, output: bool| -> Result<(u64, ArgTensor), RunError> {
-            let addr = hbm
-                .alloc((t.data.len() as u64).max(1), 64)
-                .and_then(|a| hbm.write(a, &t.data).map(|()| a))
-                .map_err(|source| RunError::Hbm {
-                    what: what.clone(),
-                    source,
-                })?;
-            ArgDescriptor::Tensor {
-                location: Location::Hbm,
-                dtype: t.dtype,
-                addr,
-                shape: t.shape.clone(),
-                output,
-            }
-            .encode()
-            .map(|d| (addr, d))
-            .map_err(|source| RunError::Descriptor { what, source })
-        };
-    let (mut inputs, mut scalars) = (req.inputs.iter(), req.scalars.iter());
+    let describe = |what: String, dtype: Dtype, addr: u64, shape: &[u64], output: bool| {
+        ArgDescriptor::Tensor {
+            location: Location::Hbm,
+            dtype,
+            addr,
+            shape: shape.to_vec(),
+            output,
+        }
+        .encode()
+        .map_err(|source| RunError::Descriptor { what, source })
+    };
+    let alloc = |what: &str, bytes: u64| {
+        hbm.alloc(bytes.max(1), 64).map_err(|source| RunError::Hbm {
+            what: what.to_string(),
+            source,
+        })
+    };
+    let (mut inputs, mut scalars) = (req.inputs.iter().zip(&in_bytes), req.scalars.iter());
     let mut descriptors = Vec::new();
+    let mut placed = Vec::new();
     for (i, a) in op.args.iter().enumerate() {
         let d = if a.kind == ArgKind::Tensor {
-            let t = inputs.next().expect("counted above");
-            place(format!("input {i} ({})", a.name), t, false)?.1
+            let what = format!("input {i} ({})", a.name);
+            let (t, &bytes) = inputs.next().expect("counted above");
+            let addr = alloc(&what, bytes)?;
+            placed.push((addr, bytes));
+            let hbm_err = |source| RunError::Hbm {
+                what: what.clone(),
+                source,
+            };
+            match t {
+                TensorInput::Host(h) => hbm.write(addr, &h.data).map_err(hbm_err)?,
+                TensorInput::Npy(f) => {
+                    f.stream(|at, chunk| hbm.write(addr + at, chunk).map_err(hbm_err))?
+                }
+            }
+            describe(what, t.dtype(), addr, t.shape(), false)?
         } else {
             let v = scalar(&op, &a.name, a.kind, scalars.next().expect("counted above"))?;
             ArgDescriptor::Scalar(v)
@@ -547,8 +680,19 @@ fn run_with(
         };
         descriptors.push(d);
     }
-    let (out_addr, out_desc) = place("output".into(), &output, true)?;
-    descriptors.push(out_desc);
+    let out_addr = alloc("output", out_bytes)?;
+    hbm.zero(out_addr, out_bytes)
+        .map_err(|source| RunError::Hbm {
+            what: "output".into(),
+            source,
+        })?;
+    descriptors.push(describe(
+        "output".into(),
+        out_dtype,
+        out_addr,
+        &out_shape,
+        true,
+    )?);
     tracing::debug!(
         tensors = req.inputs.len(),
         scalars = req.scalars.len(),
@@ -570,7 +714,19 @@ fn run_with(
     })
     .map_err(|e| device_err(&ctx.device.cluster, e))?;
     let wall = start.elapsed();
-    let mut output = output;
+    // The inputs are done with: their HBM pages go back before the output is read out, so the
+    // run holds at most the tensors once over (PLATFORM.md "Input file limits").
+    for &(addr, bytes) in &placed {
+        hbm.zero(addr, bytes).map_err(|source| RunError::Hbm {
+            what: "input".into(),
+            source,
+        })?;
+    }
+    let mut output = HostTensor {
+        dtype: out_dtype,
+        shape: out_shape,
+        data: vec![0; out_bytes as usize],
+    };
     hbm.read(out_addr, &mut output.data)
         .map_err(|source| RunError::Hbm {
             what: "output".into(),

@@ -88,6 +88,46 @@ pub enum DescriptorError {
         /// The shape.
         shape: Vec<u64>,
     },
+    /// Dims whose product does not fit `num_elem` (a u64).
+    #[error("shape {shape:?} cannot be described: the product of its dims is over 2^64 - 1, more than num_elem holds")]
+    Elements {
+        /// The shape.
+        shape: Vec<u64>,
+    },
+}
+
+/// How a shape is laid out in a descriptor's `shape` field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShapeForm {
+    /// 8 × u16.
+    Narrow,
+    /// 4 × u32 (`WIDE_SHAPE`).
+    Wide,
+}
+
+/// Whether `shape` can be described (PLATFORM.md "ARG_TENSOR descriptor": at most 8 dims of
+/// at most 65535, or at most 4 dims of at most 2³² − 1, whose product fits `num_elem`), in which
+/// form, and its element count.
+pub fn describe_shape(shape: &[u64]) -> Result<(ShapeForm, u64), DescriptorError> {
+    let narrow = shape.len() <= MAX_RANK && shape.iter().all(|&x| x <= 0xffff);
+    let wide = shape.len() <= MAX_WIDE_RANK && shape.iter().all(|&x| x <= 0xffff_ffff);
+    if !narrow && !wide {
+        return Err(DescriptorError::Shape {
+            shape: shape.to_vec(),
+        });
+    }
+    let n = shape
+        .iter()
+        .try_fold(1u64, |n, &d| n.checked_mul(d))
+        .ok_or_else(|| DescriptorError::Elements {
+            shape: shape.to_vec(),
+        })?;
+    let form = if narrow {
+        ShapeForm::Narrow
+    } else {
+        ShapeForm::Wide
+    };
+    Ok((form, n))
 }
 
 impl ArgDescriptor {
@@ -112,20 +152,14 @@ impl ArgDescriptor {
                 shape,
                 output,
             } => {
-                let narrow = shape.len() <= MAX_RANK && shape.iter().all(|&x| x <= 0xffff);
-                let wide = shape.len() <= MAX_WIDE_RANK && shape.iter().all(|&x| x <= 0xffff_ffff);
-                if !narrow && !wide {
-                    return Err(DescriptorError::Shape {
-                        shape: shape.clone(),
-                    });
-                }
+                let (form, n) = describe_shape(shape)?;
+                let narrow = form == ShapeForm::Narrow;
                 d[field::LOCATION] = *location as u8;
                 d[field::DTYPE] = dtype.code;
                 d[field::RANK] = shape.len() as u8;
                 d[field::FLAGS] = if *output { FLAG_OUTPUT } else { 0 }
                     | if narrow { 0 } else { FLAG_WIDE_SHAPE };
                 d[field::ADDR..field::ADDR + 8].copy_from_slice(&addr.to_le_bytes());
-                let n: u64 = shape.iter().product();
                 d[field::NUM_ELEM..field::NUM_ELEM + 8].copy_from_slice(&n.to_le_bytes());
                 for (i, &x) in shape.iter().enumerate() {
                     if narrow {
@@ -192,6 +226,33 @@ mod tests {
             too_big.encode().unwrap_err().to_string(),
             "shape [2, 2, 2, 2, 70000] cannot be described: at most 8 dims of <= 65535 each, or at most 4 dims of <= 4294967295 each"
         );
+    }
+
+    #[test]
+    fn a_shape_whose_element_count_overflows_num_elem_is_refused() {
+        // Four dims of 65536 take the wide form, but their product is 2^64: it would wrap to 0.
+        let wraps = ArgDescriptor::Tensor {
+            location: Location::Hbm,
+            dtype: DTYPES[0xC],
+            addr: 0,
+            shape: vec![65536; 4],
+            output: true,
+        };
+        assert_eq!(
+            wraps.encode().unwrap_err().to_string(),
+            "shape [65536, 65536, 65536, 65536] cannot be described: the product of its dims is \
+             over 2^64 - 1, more than num_elem holds"
+        );
+        assert_eq!(
+            describe_shape(&[65535, 65535, 65535, 65537]).unwrap(),
+            (ShapeForm::Wide, 65535u64.pow(3) * 65537)
+        );
+        assert_eq!(describe_shape(&[]).unwrap(), (ShapeForm::Narrow, 1));
+        assert_eq!(describe_shape(&[3, 0, 9]).unwrap(), (ShapeForm::Narrow, 0));
+        assert!(matches!(
+            describe_shape(&[1; 9]),
+            Err(DescriptorError::Shape { .. })
+        ));
     }
 
     #[test]

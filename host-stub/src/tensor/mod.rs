@@ -1,9 +1,11 @@
 //! Host-side tensors: the ISA dtype table ([`dtype`]), the ARG_TENSOR descriptor
-//! ([`descriptor`]) and `.npy` files ([`npy`]).
+//! ([`descriptor`]), `.npy` files ([`npy`], their headers [`npy_header`]) and the tensor
+//! arguments of a run ([`TensorInput`]).
 
 pub mod descriptor;
 pub mod dtype;
 pub mod npy;
+pub mod npy_header;
 
 use dtype::Dtype;
 
@@ -19,18 +21,52 @@ pub struct HostTensor {
 }
 
 impl HostTensor {
-    /// Element count.
+    /// Element count (`u64::MAX` for a shape whose product overflows, which no run accepts).
     pub fn numel(&self) -> u64 {
-        self.shape.iter().product()
+        self.shape
+            .iter()
+            .try_fold(1u64, |n, &d| n.checked_mul(d))
+            .unwrap_or(u64::MAX)
+    }
+}
+
+/// A tensor argument of a run: a tensor in host memory, or a `.npy` file whose header has been
+/// checked and whose data goes straight from the file into HBM, in chunks (`q7emu run --input`:
+/// no host copy of the tensor is made).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TensorInput {
+    /// In host memory.
+    Host(HostTensor),
+    /// A `.npy` file.
+    Npy(npy::NpyFile),
+}
+
+impl TensorInput {
+    /// The dtype.
+    pub fn dtype(&self) -> Dtype {
+        match self {
+            TensorInput::Host(t) => t.dtype,
+            TensorInput::Npy(f) => f.dtype,
+        }
     }
 
-    /// A zero-filled tensor.
-    pub fn zeros(dtype: Dtype, shape: Vec<u64>) -> HostTensor {
-        let n = shape.iter().product::<u64>() as usize * usize::from(dtype.bytes);
-        HostTensor {
-            dtype,
-            shape,
-            data: vec![0; n],
+    /// The shape.
+    pub fn shape(&self) -> &[u64] {
+        match self {
+            TensorInput::Host(t) => &t.shape,
+            TensorInput::Npy(f) => &f.shape,
         }
+    }
+}
+
+impl From<HostTensor> for TensorInput {
+    fn from(t: HostTensor) -> TensorInput {
+        TensorInput::Host(t)
+    }
+}
+
+impl From<npy::NpyFile> for TensorInput {
+    fn from(f: npy::NpyFile) -> TensorInput {
+        TensorInput::Npy(f)
     }
 }

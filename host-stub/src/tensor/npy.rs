@@ -1,16 +1,18 @@
-//! `.npy` files ⇄ [`HostTensor`]s, through `npyz` (header parsing, typed element reading and
-//! writing; `half` for float16). Every marshallable dtype of PLATFORM.md "ISA dtype codes" has a
-//! `.npy` form; bfloat16 travels as `<u2` raw bits. C order only. A file is read only when it is
-//! a regular file of at most [`MAX_NPY_BYTES`] (opened through [`q7_loader::input`]).
+//! `.npy` files ⇄ [`HostTensor`]s: the header read by [`super::npy_header`] (bounded, every error
+//! naming the byte offset), the data read raw (every accepted descr is little-endian, as the
+//! tensors are); writing through `npyz` (`half` for float16). Every marshallable dtype of
+//! PLATFORM.md "ISA dtype codes" has a `.npy` form; bfloat16 travels as `<u2` raw bits. C order
+//! only. A file is read only when it is a regular file of at most [`MAX_NPY_BYTES`] (opened
+//! through [`q7_loader::input`]) whose size is what its header says.
 
-use std::io::{BufReader, Read};
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use npyz::WriterBuilder;
 use q7_loader::input::{self, InputError, InputKind};
 
 use super::dtype::Dtype;
-use super::HostTensor;
+use super::{npy_header, HostTensor};
 
 /// Largest `.npy` file read: the `.npy` row of [`q7_loader::input::LIMITS`] (1 GiB), a bound on
 /// host memory far above any tensor a kernel test uses, below the emulated HBM.
@@ -30,7 +32,17 @@ pub enum NpyError {
     /// Not a regular file, or larger than [`MAX_NPY_BYTES`].
     #[error(transparent)]
     Input(#[from] InputError),
-    /// The header does not parse, or the data is short.
+    /// The header does not parse: where and what was expected.
+    #[error("{path}: malformed .npy header at byte offset {offset}: {what}")]
+    Header {
+        /// The file.
+        path: PathBuf,
+        /// The byte offset in the file.
+        offset: u64,
+        /// What was expected there, and what was found (cut short).
+        what: String,
+    },
+    /// The data is not what the header says: short, overlong or too large.
     #[error("{path}: malformed .npy: {why}")]
     Malformed {
         /// The file.
@@ -101,44 +113,265 @@ macro_rules! by_dtype {
     };
 }
 
-/// Reads a `.npy` file.
-pub fn read(path: &Path) -> Result<HostTensor, NpyError> {
-    let (file, _) = input::open(path, InputKind::Npy)?;
-    from_reader(BufReader::new(file), path)
+/// A `.npy` file whose header has been read and checked, and whose size matches it: its data,
+/// [`NpyFile::data_bytes`] bytes from [`NpyFile::data_offset`], is read when it is needed —
+/// whole into host memory ([`NpyFile::read`]) or in chunks ([`NpyFile::stream`], how `q7emu run`
+/// places an input in HBM without a host copy).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NpyFile {
+    /// The file.
+    pub path: PathBuf,
+    /// Its dtype.
+    pub dtype: Dtype,
+    /// Its shape.
+    pub shape: Vec<u64>,
+    /// The file offset of the first data byte.
+    pub data_offset: u64,
+    /// Bytes of data: elements × the dtype's size.
+    pub data_bytes: u64,
+    /// The file's size when it was opened.
+    file_bytes: u64,
 }
 
-/// Parses `.npy` bytes from `r`; `path` names them in errors.
-pub fn from_reader(r: impl Read, path: &Path) -> Result<HostTensor, NpyError> {
-    let malformed = |why: String| NpyError::Malformed {
-        path: path.to_path_buf(),
-        why,
-    };
-    let npy = npyz::NpyFile::new(r).map_err(|e| malformed(e.to_string()))?;
-    if npy.order() == npyz::Order::Fortran {
+/// Bytes [`NpyFile::stream`] reads at a time.
+pub const STREAM_CHUNK: usize = 1 << 20;
+
+/// The header of the `.npy` read from `r`, checked: its dtype, shape and data size; `path`
+/// names it in errors.
+fn header(r: &mut impl Read, path: &Path) -> Result<(Dtype, Vec<u64>, u64, u64), NpyError> {
+    let h = npy_header::read(r).map_err(|e| match e {
+        npy_header::ReadError::Io(source) => NpyError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        npy_header::ReadError::Header(e) => NpyError::Header {
+            path: path.to_path_buf(),
+            offset: e.offset,
+            what: e.what,
+        },
+    })?;
+    if h.fortran_order {
         return Err(NpyError::FortranOrder {
             path: path.to_path_buf(),
         });
     }
-    let descr = match npy.dtype() {
-        npyz::DType::Plain(ts) => ts.to_string(),
-        other => other.descr(), // records and arrays: never supported
+    let descr = match h.descr {
+        npy_header::Descr::Plain(d) => d,
+        npy_header::Descr::Other(text) => {
+            return Err(NpyError::Dtype {
+                path: path.to_path_buf(),
+                descr: text,
+            })
+        }
     };
     let dtype = Dtype::from_npy(&descr).ok_or_else(|| NpyError::Dtype {
         path: path.to_path_buf(),
-        descr: descr.clone(),
+        descr: {
+            // At most FRAGMENT_BYTES characters of it, control characters escaped.
+            let mut cut: String = descr
+                .chars()
+                .take(npy_header::FRAGMENT_BYTES)
+                .flat_map(|c| {
+                    if c.is_control() {
+                        c.escape_default().collect::<Vec<_>>()
+                    } else {
+                        vec![c]
+                    }
+                })
+                .collect();
+            if descr.chars().count() > npy_header::FRAGMENT_BYTES {
+                cut.push('…');
+            }
+            cut
+        },
     })?;
-    let shape = npy.shape().to_vec();
-    let count = shape
+    let bytes = h
+        .shape
         .iter()
-        .try_fold(1u64, |a, &d| a.checked_mul(d))
-        .filter(|n| n.saturating_mul(u64::from(dtype.bytes)) <= MAX_NPY_BYTES)
-        .ok_or_else(|| malformed(format!("shape {shape:?} is larger than the file can hold")))?;
-    let data = by_dtype!(dtype.code, T => {
-        let v: Vec<T> = npy
-            .into_vec()
-            .map_err(|e| malformed(format!("{count} elements of {descr} expected: {e}")))?;
-        v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()
-    });
+        .try_fold(u64::from(dtype.bytes), |a, &d| a.checked_mul(d))
+        .filter(|&n| n <= MAX_NPY_BYTES)
+        .ok_or_else(|| NpyError::Malformed {
+            path: path.to_path_buf(),
+            why: format!(
+                "shape {:?} of {descr} takes {} bytes of data, over the {MAX_NPY_BYTES}-byte \
+                 limit for {}",
+                h.shape,
+                h.shape
+                    .iter()
+                    .try_fold(u64::from(dtype.bytes), |a, &d| a.checked_mul(d))
+                    .map_or_else(|| "more than 2^64 - 1".to_string(), |n| n.to_string()),
+                InputKind::Npy.limit().name
+            ),
+        })?;
+    Ok((dtype, h.shape, h.data_offset, bytes))
+}
+
+/// The error for a file of `file_bytes` whose data of `data_bytes` from `offset` does not end
+/// where the file does.
+fn size_mismatch(
+    path: &Path,
+    dtype: Dtype,
+    shape: &[u64],
+    offset: u64,
+    data_bytes: u64,
+    file_bytes: u64,
+) -> NpyError {
+    let end = offset + data_bytes;
+    let what = format!(
+        "the data of shape {shape:?} of {} takes {data_bytes} bytes from byte offset {offset} to \
+         {end}",
+        dtype.npy.unwrap_or(dtype.name)
+    );
+    NpyError::Malformed {
+        path: path.to_path_buf(),
+        why: if file_bytes < end {
+            format!(
+                "{what}, but the file ends at byte offset {file_bytes}, {} bytes short",
+                end - file_bytes
+            )
+        } else {
+            format!(
+                "{what}, but the file goes on for {} more bytes (it is {file_bytes} bytes)",
+                file_bytes - end
+            )
+        },
+    }
+}
+
+/// Opens a `.npy` file: reads and checks its header, and that its size is the header's data
+/// size (so a short or overlong file is refused before any of its data is read).
+pub fn open(path: &Path) -> Result<NpyFile, NpyError> {
+    let (file, file_bytes) = input::open(path, InputKind::Npy)?;
+    let (dtype, shape, data_offset, data_bytes) = header(&mut BufReader::new(file), path)?;
+    if data_offset + data_bytes != file_bytes {
+        return Err(size_mismatch(
+            path,
+            dtype,
+            &shape,
+            data_offset,
+            data_bytes,
+            file_bytes,
+        ));
+    }
+    Ok(NpyFile {
+        path: path.to_path_buf(),
+        dtype,
+        shape,
+        data_offset,
+        data_bytes,
+        file_bytes,
+    })
+}
+
+impl NpyFile {
+    /// The file, opened again at its first data byte; refused when it changed size since
+    /// [`open`].
+    fn data(&self) -> Result<std::io::Take<std::fs::File>, NpyError> {
+        let (file, size) = input::open(&self.path, InputKind::Npy)?;
+        if size != self.file_bytes {
+            return Err(NpyError::Malformed {
+                path: self.path.clone(),
+                why: format!(
+                    "the file changed while it was used: it was {} bytes, it is {size}",
+                    self.file_bytes
+                ),
+            });
+        }
+        let mut file = file.into_inner();
+        file.seek(SeekFrom::Start(self.data_offset))
+            .map_err(io(&self.path))?;
+        Ok(file.take(self.data_bytes))
+    }
+
+    /// The error for data that ended `got` bytes in.
+    fn short(&self, got: u64) -> NpyError {
+        size_mismatch(
+            &self.path,
+            self.dtype,
+            &self.shape,
+            self.data_offset,
+            self.data_bytes,
+            self.data_offset + got,
+        )
+    }
+
+    /// The tensor, its data read once into host memory (one buffer of [`NpyFile::data_bytes`]).
+    pub fn read(&self) -> Result<HostTensor, NpyError> {
+        let mut data = vec![0u8; self.data_bytes as usize];
+        let got = fill(&mut self.data()?, &mut data).map_err(io(&self.path))?;
+        if got as u64 != self.data_bytes {
+            return Err(self.short(got as u64));
+        }
+        Ok(HostTensor {
+            dtype: self.dtype,
+            shape: self.shape.clone(),
+            data,
+        })
+    }
+
+    /// Hands the data to `sink` in order, [`STREAM_CHUNK`] bytes at a time, each with its offset
+    /// from the first data byte: the only host memory it takes is one chunk. The sink's error
+    /// stops it.
+    pub fn stream<E: From<NpyError>>(
+        &self,
+        mut sink: impl FnMut(u64, &[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut file = self.data()?;
+        let mut chunk = vec![0u8; STREAM_CHUNK.min(self.data_bytes as usize)];
+        let mut done = 0u64;
+        while done < self.data_bytes {
+            let want = (self.data_bytes - done).min(chunk.len() as u64) as usize;
+            let got = fill(&mut file, &mut chunk[..want]).map_err(io(&self.path))?;
+            if got < want {
+                return Err(self.short(done + got as u64).into());
+            }
+            sink(done, &chunk[..want])?;
+            done += want as u64;
+        }
+        Ok(())
+    }
+}
+
+/// Reads into `buf` until it is full or the input ends; the bytes read.
+fn fill(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// Reads a `.npy` file whole ([`open`], then [`NpyFile::read`]).
+pub fn read(path: &Path) -> Result<HostTensor, NpyError> {
+    open(path)?.read()
+}
+
+/// Parses `.npy` bytes from `r`, which must end where the data does; `path` names them in
+/// errors.
+pub fn from_reader(mut r: impl Read, path: &Path) -> Result<HostTensor, NpyError> {
+    let (dtype, shape, offset, bytes) = header(&mut r, path)?;
+    // Grown as the bytes come (a lying shape cannot make it allocate more than it reads), one
+    // byte past the data to tell trailing bytes.
+    let mut data = Vec::with_capacity(bytes.min(64 << 10) as usize);
+    (&mut r)
+        .take(bytes + 1)
+        .read_to_end(&mut data)
+        .map_err(io(path))?;
+    if data.len() as u64 != bytes {
+        let mut file_bytes = offset + data.len() as u64;
+        if data.len() as u64 > bytes {
+            // How far it goes on does not matter; count what is there.
+            file_bytes += std::io::copy(&mut r, &mut std::io::sink()).map_err(io(path))?;
+        }
+        return Err(size_mismatch(
+            path, dtype, &shape, offset, bytes, file_bytes,
+        ));
+    }
     Ok(HostTensor { dtype, shape, data })
 }
 
@@ -238,13 +471,34 @@ mod tests {
             },
         )
         .unwrap();
+        // npyz pads the header to 128 bytes: the data is bytes 128..144.
         let short = &buf[..buf.len() - 3];
         let e = from_reader(short, Path::new("x.npy"))
             .unwrap_err()
             .to_string();
-        assert!(
-            e.starts_with("x.npy: malformed .npy: 4 elements of <f4 expected"),
-            "{e}"
+        assert_eq!(
+            e,
+            "x.npy: malformed .npy: the data of shape [4] of <f4 takes 16 bytes from byte offset \
+             128 to 144, but the file ends at byte offset 141, 3 bytes short"
+        );
+        let mut long = buf.clone();
+        long.extend_from_slice(b"extra");
+        let e = from_reader(&long[..], Path::new("x.npy"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "x.npy: malformed .npy: the data of shape [4] of <f4 takes 16 bytes from byte offset \
+             128 to 144, but the file goes on for 5 more bytes (it is 149 bytes)"
+        );
+        let header_cut = &buf[..40];
+        let e = from_reader(header_cut, Path::new("x.npy"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "x.npy: malformed .npy header at byte offset 40: the file ends inside the header: its \
+             length says 118 bytes from byte offset 10, the file has 30"
         );
         let patch = |from: &[u8], to: &[u8]| {
             let mut b = buf.clone();
@@ -252,6 +506,23 @@ mod tests {
             b[at..at + to.len()].copy_from_slice(to);
             b
         };
+        let long = from_reader(
+            &crate::tensor::npy_header::tests_support::v1(&format!(
+                "{{'descr': '{}', 'fortran_order': False, 'shape': (1,)}}",
+                "z".repeat(5000)
+            ))[..],
+            Path::new("long.npy"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            long,
+            format!(
+                "long.npy: dtype {}… is not supported (supported: int8, uint8, int16, int32, \
+                 int64, float16, float32, and bfloat16 as uint16 raw bits)",
+                "z".repeat(40)
+            )
+        );
         let f8 = patch(b"<f4", b"<f8");
         let e = from_reader(&f8[..], Path::new("y.npy"))
             .unwrap_err()
@@ -263,7 +534,11 @@ mod tests {
         let e = from_reader(&b"not numpy"[..], Path::new("w.npy"))
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with("w.npy: malformed .npy: "), "{e}");
+        assert_eq!(
+            e,
+            "w.npy: malformed .npy header at byte offset 0: expected the magic string \
+             \"\\x93NUMPY\" that starts a .npy file, found \"not nump\""
+        );
         let e = read(Path::new("/dev/null")).unwrap_err().to_string();
         assert_eq!(e, "/dev/null: not a regular file (a character device)");
     }

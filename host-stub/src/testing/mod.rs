@@ -18,7 +18,8 @@
 //!
 //! - [`Kernel`] builds C++ sources with the build driver of [`crate::build`] (the same steps
 //!   and outputs as `q7emu build`; it needs the Xtensa toolchain, see
-//!   [`toolchain_installed`]); [`Library::open`] opens a build directory made earlier.
+//!   [`toolchain_installed`]); [`Library::open`] opens a build directory made earlier,
+//!   checked as `q7emu run` checks it (docs/cli.md "`q7emu run`").
 //! - [`tensor`] makes an input from a slice and a shape, the dtype following the element
 //!   type ([`Element`]); [`tensor_from_bytes`] takes any marshallable dtype and raw bytes.
 //!   (ndarray is not supported directly: a standard-layout array is `tensor(a.shape(),

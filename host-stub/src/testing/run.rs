@@ -36,7 +36,7 @@ impl Run {
 
     /// The next Tensor argument.
     pub fn input(mut self, t: HostTensor) -> Run {
-        self.request.inputs.push(t);
+        self.request.inputs.push(t.into());
         self
     }
 
@@ -56,7 +56,10 @@ impl Run {
         self
     }
 
-    /// The output's shape (default: the first tensor argument's).
+    /// The output's shape (default: the first tensor argument's). Checked when the op runs,
+    /// before anything is allocated: a shape the ARG_TENSOR descriptor describes (at most 8 dims
+    /// of at most 65535, or 4 of at most 2³² − 1, whose product fits 64 bits), of at most 1 GiB
+    /// (docs/cli.md "`q7emu run`"); anything else is a [`TestingError::Run`] naming the shape.
     pub fn output_shape(mut self, shape: &[u64]) -> Run {
         self.request.out_shape = Some(shape.to_vec());
         self

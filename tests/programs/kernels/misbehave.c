@@ -1,5 +1,7 @@
 /* A custom-op library whose kernel misbehaves on request (first argument word): 1 spins forever
- * on core 3, 2 stores to an unmapped address on core 5; anything else answers PRID + 1. */
+ * on core 3, 2 stores to an unmapped address on core 5, 3 prints "bye" and makes a semihosting
+ * exit (status 3) on core 6, 4 returns without a response on core 2; anything else answers
+ * PRID + 1. */
 #include <q7/platform.h>
 
 struct kentry {
@@ -16,6 +18,14 @@ static void kernel(void)
 			__asm__ volatile("");
 	if (mode == 2 && prid == 5)
 		*(volatile unsigned int *)0x00400000u = 1;
+	if (mode == 3 && prid == 6) {
+		const char *s = "bye\n";
+		while (*s)
+			Q7_CONSOLE_PUTC = (unsigned int)*s++;
+		__asm__ volatile("movi a2, 1\n\tmovi a3, 3\n\tsimcall" ::: "a2", "a3", "memory");
+	}
+	if (mode == 4 && prid == 2)
+		return;
 	Q7_MBOX_RESPONSE = prid + 1;
 }
 
