@@ -924,7 +924,7 @@ fn the_run_report_identities_hold_under_every_extreme_accepted_profile() {
         for (lib, op, inputs) in &cases {
             let req = OpRequest {
                 op: op.to_string(),
-                inputs: inputs.clone(),
+                inputs: inputs.iter().cloned().map(Into::into).collect(),
                 scalars: vec![],
                 out_dtype: None,
                 out_shape: None,

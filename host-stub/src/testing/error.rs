@@ -39,10 +39,23 @@ pub enum TestingError {
     /// A kernel without a source.
     #[error("a kernel needs a source file")]
     NoSource,
-    /// The build failed.
+    /// The build failed (boxed, as is a run's error, so that a `Result` of the testing API
+    /// stays small).
     #[error(transparent)]
-    Build(#[from] BuildError),
+    Build(Box<BuildError>),
     /// The run failed.
     #[error(transparent)]
-    Run(#[from] RunError),
+    Run(Box<RunError>),
+}
+
+impl From<BuildError> for TestingError {
+    fn from(e: BuildError) -> TestingError {
+        TestingError::Build(Box::new(e))
+    }
+}
+
+impl From<RunError> for TestingError {
+    fn from(e: RunError) -> TestingError {
+        TestingError::Run(Box::new(e))
+    }
 }
