@@ -354,8 +354,7 @@ fn an_ops_args_that_differ_from_its_schema_are_refused_naming_both() {
             &example("vector_add/b.npy"),
         ],
         &format!(
-            "{}: op \"vector_add\": `args` lists no arguments but its `schema` \
-             \"vector_add(Tensor a, Tensor b) -> Tensor\" declares Tensor a, Tensor b",
+            "{}: ops[0].args: lists (), but ops[0].schema declares (Tensor a, Tensor b)",
             info.display()
         ),
     );

@@ -50,49 +50,6 @@ pub struct OpInfo {
     pub args: Vec<ArgInfo>,
 }
 
-impl OpInfo {
-    /// Whether the op's `args` (and `name`) are what its `schema` declares, as a build writes
-    /// them; why not, naming the fields, when they are not (a hand-edited or mixed
-    /// `q7build.json`: `q7emu run` counts the arguments it takes from `args` and names the op
-    /// by `schema`, so the two must agree).
-    pub fn check_schema(&self) -> Result<(), String> {
-        let parsed = super::schema::parse(&self.schema)
-            .map_err(|e| format!("op {:?}: its `schema` does not parse: {e}", self.name))?;
-        if parsed.name != self.name {
-            return Err(format!(
-                "op {:?}: its `schema` {:?} is for {:?}",
-                self.name, self.schema, parsed.name
-            ));
-        }
-        let declared: Vec<ArgInfo> = parsed
-            .args
-            .into_iter()
-            .map(|a| ArgInfo {
-                name: a.name,
-                kind: a.kind,
-            })
-            .collect();
-        if declared != self.args {
-            let list = |args: &[ArgInfo]| match args {
-                [] => "no arguments".to_string(),
-                args => args
-                    .iter()
-                    .map(|a| format!("{} {}", a.kind.spellings()[0], a.name))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            };
-            return Err(format!(
-                "op {:?}: `args` lists {} but its `schema` {:?} declares {}",
-                self.name,
-                list(&self.args),
-                self.schema,
-                list(&declared)
-            ));
-        }
-        Ok(())
-    }
-}
-
 /// `q7build.json`: everything `q7emu run` needs from a build.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BuildInfo {
@@ -174,39 +131,6 @@ pub fn registry(images: &[String], ops: &[Op]) -> Result<Registry, RegistryError
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_ops_args_must_be_what_its_schema_declares() {
-        let ops = super::super::ops(
-            &["vector_add".to_string()],
-            &["vector_add(Tensor a, Tensor b) -> Tensor".to_string()],
-        )
-        .unwrap();
-        let mut op = op_infos(&ops).remove(0);
-        assert_eq!(op.check_schema(), Ok(()));
-        op.args.clear();
-        assert_eq!(
-            op.check_schema(),
-            Err(
-                "op \"vector_add\": `args` lists no arguments but its `schema` \
-                 \"vector_add(Tensor a, Tensor b) -> Tensor\" declares Tensor a, Tensor b"
-                    .into()
-            )
-        );
-        op.schema = "other(Tensor a) -> Tensor".into();
-        assert_eq!(
-            op.check_schema(),
-            Err(
-                "op \"vector_add\": its `schema` \"other(Tensor a) -> Tensor\" is for \"other\""
-                    .into()
-            )
-        );
-        op.schema = "vector_add(".into();
-        assert!(op
-            .check_schema()
-            .unwrap_err()
-            .starts_with("op \"vector_add\": its `schema` does not parse: bad schema"));
-    }
 
     #[test]
     fn keys_put_the_function_id_above_the_custom_op_opcode() {

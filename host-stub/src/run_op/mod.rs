@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
 use q7_loader::input::{self, InputError, InputKind};
 
-use crate::build::metadata::{BuildInfo, OpInfo, BUILD_INFO_FILE};
+use crate::build::metadata::{BuildInfo, OpInfo};
 use crate::build::schema::ArgKind;
 use crate::exit_code::{Kind, Outcome};
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
@@ -249,14 +249,6 @@ pub enum RunError {
         value: String,
         /// Why, and the forms the type takes.
         source: crate::number::ScalarError,
-    },
-    /// An op of `q7build.json` whose `args` are not what its `schema` declares.
-    #[error("{path}: {what}")]
-    OpArgs {
-        /// The build's `q7build.json`.
-        path: PathBuf,
-        /// Which op and how the two differ.
-        what: String,
     },
     /// No output dtype/shape given and no tensor argument to take them from.
     #[error("op {schema} has no tensor argument: give the output's --out-dtype and --out-shape")]
@@ -532,11 +524,7 @@ fn run_with(
 ) -> Result<OpRun, RunError> {
     let _span = tracing::info_span!("run", library = lib.info.library, op = req.op).entered();
     let op = lib.op(&req.op)?.clone();
-    // The counts below come from `args` and their message names `schema`: the two must agree.
-    op.check_schema().map_err(|what| RunError::OpArgs {
-        path: lib.dir.join(BUILD_INFO_FILE),
-        what,
-    })?;
+    // `args` and `schema` agree: Library::open checked them (run_op/library.rs).
     let tensors = op.args.iter().filter(|a| a.kind == ArgKind::Tensor).count();
     let count = |what, want, got| RunError::ArgCount {
         schema: op.schema.clone(),
