@@ -8,7 +8,7 @@ mod support;
 use support::q7emu;
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Command, Output};
 
 use q7_emulator::platform::{map, Cluster, ClusterConfig};
 use q7_host::build::metadata::BuildInfo;
@@ -78,6 +78,24 @@ fn toolchain_present() -> bool {
     q7_tests::tool("g++").is_some()
 }
 
+/// `q7emu build` of op `k() -> Tensor` as library `k` with the toolchain at `prefix`; the caller
+/// adds the rest (`-o`, sources).
+fn build_command(prefix: &Path) -> Command {
+    let mut cmd = q7emu();
+    cmd.args([
+        "build",
+        "--name",
+        "k",
+        "--fn",
+        "k",
+        "--schema",
+        "k() -> Tensor",
+    ])
+    .arg("--toolchain")
+    .arg(prefix);
+    cmd
+}
+
 /// A build with argument errors only: checked before any tool runs.
 fn build_args(args: &[&str]) -> Output {
     q7emu().arg("build").args(args).output().unwrap()
@@ -89,18 +107,7 @@ fn a_missing_compiler_is_named_exactly() {
     let prefix = support::fake_toolchain(&dir, Some("xtensa-elf-g++"));
     let src = dir.join("k.cpp");
     std::fs::write(&src, "").unwrap();
-    let o = q7emu()
-        .args([
-            "build",
-            "--name",
-            "k",
-            "--fn",
-            "k",
-            "--schema",
-            "k() -> Tensor",
-        ])
-        .arg("--toolchain")
-        .arg(&prefix)
+    let o = build_command(&prefix)
         .arg("-o")
         .arg(dir.join("out"))
         .arg(&src)
@@ -118,18 +125,7 @@ fn a_missing_compiler_is_named_exactly() {
 fn a_missing_source_has_the_seed_message() {
     let dir = TempDir::new("build-nosrc");
     let prefix = support::fake_toolchain(&dir, None);
-    let o = q7emu()
-        .args([
-            "build",
-            "--name",
-            "k",
-            "--fn",
-            "k",
-            "--schema",
-            "k() -> Tensor",
-        ])
-        .arg("--toolchain")
-        .arg(&prefix)
+    let o = build_command(&prefix)
         .arg("-o")
         .arg(dir.join("out"))
         .arg("no/such/kernel.cpp")
@@ -146,18 +142,7 @@ fn a_missing_source_has_the_seed_message() {
 /// run): the sources are checked before anything runs.
 fn build_sources(dir: &TempDir, sources: &[&Path]) -> Output {
     let prefix = support::fake_toolchain(dir, None);
-    q7emu()
-        .args([
-            "build",
-            "--name",
-            "k",
-            "--fn",
-            "k",
-            "--schema",
-            "k() -> Tensor",
-        ])
-        .arg("--toolchain")
-        .arg(&prefix)
+    build_command(&prefix)
         .arg("-o")
         .arg(dir.join("out"))
         .args(sources)
@@ -916,18 +901,7 @@ fn ctrl_c_stops_a_build_waiting_for_the_lock() {
     std::fs::create_dir_all(&out).unwrap();
     let lock = std::fs::File::create(out.join(".q7build.lock")).unwrap();
     lock.lock().unwrap();
-    let mut child = q7emu()
-        .args([
-            "build",
-            "--name",
-            "k",
-            "--fn",
-            "k",
-            "--schema",
-            "k() -> Tensor",
-        ])
-        .arg("--toolchain")
-        .arg(q7_tests::toolchain_prefix())
+    let mut child = build_command(&q7_tests::toolchain_prefix())
         .arg("--sdk")
         .arg(&sdk)
         .arg("-o")

@@ -298,7 +298,7 @@ impl NpyFile {
     /// The tensor, its data read once into host memory (one buffer of [`NpyFile::data_bytes`]).
     pub fn read(&self) -> Result<HostTensor, NpyError> {
         let mut data = vec![0u8; self.data_bytes as usize];
-        let got = fill(&mut self.data()?, &mut data).map_err(io(&self.path))?;
+        let got = npy_header::fill(&mut self.data()?, &mut data).map_err(io(&self.path))?;
         if got as u64 != self.data_bytes {
             return Err(self.short(got as u64));
         }
@@ -321,7 +321,7 @@ impl NpyFile {
         let mut done = 0u64;
         while done < self.data_bytes {
             let want = (self.data_bytes - done).min(chunk.len() as u64) as usize;
-            let got = fill(&mut file, &mut chunk[..want]).map_err(io(&self.path))?;
+            let got = npy_header::fill(&mut file, &mut chunk[..want]).map_err(io(&self.path))?;
             if got < want {
                 return Err(self.short(done + got as u64).into());
             }
@@ -330,20 +330,6 @@ impl NpyFile {
         }
         Ok(())
     }
-}
-
-/// Reads into `buf` until it is full or the input ends; the bytes read.
-fn fill(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match r.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
 }
 
 /// Reads a `.npy` file whole ([`open`], then [`NpyFile::read`]).

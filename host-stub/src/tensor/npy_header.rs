@@ -95,7 +95,7 @@ pub fn fragment(bytes: &[u8], at: usize) -> String {
 }
 
 /// Reads into `buf` until it is full or the input ends; the bytes read.
-fn fill(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+pub(crate) fn fill(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match r.read(&mut buf[got..]) {
