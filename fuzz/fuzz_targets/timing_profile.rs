@@ -39,7 +39,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = PlatformBus::new(0, hbm, &p.model);
         let req = OpRequest {
             op: "relu_backward".into(),
-            inputs: vec![INPUT.clone(), INPUT.clone()],
+            inputs: vec![INPUT.clone().into(), INPUT.clone().into()],
             scalars: vec![],
             out_dtype: None,
             out_shape: None,
