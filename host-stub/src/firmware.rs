@@ -194,9 +194,8 @@ pub enum FirmwareError {
         how: String,
         /// Where the core stopped, for an exit.
         report: Option<Box<FaultReport>>,
-        /// What the core printed: its console ring, control characters but newline and tab
-        /// escaped, and a note of the bytes the ring dropped.
-        console: String,
+        /// What the core printed.
+        console: crate::console::CoreConsole,
     },
     /// A core faulted while running library code.
     #[error("core {core} faulted while running {what}:\n{report}")]
@@ -216,7 +215,7 @@ fn incomplete_text(
     what: &str,
     how: &str,
     report: Option<&FaultReport>,
-    console: &str,
+    console: &crate::console::CoreConsole,
 ) -> String {
     let mut out = format!("core {core}: {what} {how}");
     if let Some(r) = report {
@@ -226,30 +225,12 @@ fn incomplete_text(
         out.push_str(&format!("\ncore {core} printed nothing"));
     } else {
         out.push_str(&format!("\ncore {core} printed:"));
-        for line in console.lines() {
+        let dropped = q7_emulator::platform::console::dropped_line(console.dropped);
+        for line in dropped.lines().chain(console.text.lines()) {
             out.push_str(&format!("\n  | {line}"));
         }
     }
     out.push('\n');
-    out
-}
-
-/// What `ring` holds as text for a report: control characters other than newline and tab
-/// escaped (`\u{1b}`), and a first line saying how many older bytes the ring dropped.
-pub fn console_text(ring: &q7_emulator::platform::ConsoleRing) -> String {
-    let bytes = ring.contents();
-    let mut out = String::new();
-    let dropped = ring.written() - bytes.len() as u64;
-    if dropped > 0 {
-        out.push_str(&format!("… {dropped} bytes dropped\n"));
-    }
-    for c in String::from_utf8_lossy(&bytes).chars() {
-        if c.is_control() && c != '\n' && c != '\t' {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
     out
 }
 
@@ -473,7 +454,7 @@ impl Firmware {
             what,
             how,
             report,
-            console: console_text(&c.bus.console),
+            console: crate::console::CoreConsole::of_ring(&c.bus.console, core, 0),
         })
     }
 

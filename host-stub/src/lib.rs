@@ -28,6 +28,7 @@
 
 pub mod build;
 pub mod command;
+pub mod console;
 pub mod disasm;
 pub mod exit_code;
 pub mod firmware;

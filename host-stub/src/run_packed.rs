@@ -14,6 +14,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::console::CoreConsole;
 use crate::exit_code::{Exit, Kind};
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
 use crate::json_output::{AtomicFile, JsonOutput};
@@ -81,9 +82,14 @@ pub enum RunPackedError {
         /// Why.
         source: NrtError,
     },
-    /// Device-side failure (load, dispatch, unload).
-    #[error(transparent)]
-    Device(#[from] FirmwareError),
+    /// Device-side failure (load, dispatch, unload), with what each core it names printed.
+    #[error("{}", crate::console::failure_text(source, "", console))]
+    Device {
+        /// Why.
+        source: FirmwareError,
+        /// What each core the failure names printed (its console ring).
+        console: Box<[CoreConsole]>,
+    },
     /// A report could not be written.
     #[error(transparent)]
     Report(#[from] ReportError),
@@ -94,7 +100,7 @@ impl crate::exit_code::Outcome for RunPackedError {
     /// input.
     fn kind(&self) -> Kind {
         match self {
-            RunPackedError::Device(e) => e.kind(),
+            RunPackedError::Device { source, .. } => source.kind(),
             _ => Kind::BadInput,
         }
     }
@@ -125,8 +131,14 @@ pub struct Loaded {
 pub trait Report {
     /// The library is loaded on every core.
     fn loaded(&mut self, lib: &Loaded) -> Result<(), ReportError>;
-    /// Dispatch `n` (from 0) completed with `results`, by core.
-    fn dispatch(&mut self, n: u32, results: &[CoreResult]) -> Result<(), ReportError>;
+    /// Dispatch `n` (from 0) completed with `results`, by core, each core having printed
+    /// `console` during it (in the same order).
+    fn dispatch(
+        &mut self,
+        n: u32,
+        results: &[CoreResult],
+        console: &[CoreConsole],
+    ) -> Result<(), ReportError>;
 }
 
 impl<A: Report, B: Report> Report for (A, B) {
@@ -134,14 +146,20 @@ impl<A: Report, B: Report> Report for (A, B) {
         self.0.loaded(lib)?;
         self.1.loaded(lib)
     }
-    fn dispatch(&mut self, n: u32, results: &[CoreResult]) -> Result<(), ReportError> {
-        self.0.dispatch(n, results)?;
-        self.1.dispatch(n, results)
+    fn dispatch(
+        &mut self,
+        n: u32,
+        results: &[CoreResult],
+        console: &[CoreConsole],
+    ) -> Result<(), ReportError> {
+        self.0.dispatch(n, results, console)?;
+        self.1.dispatch(n, results, console)
     }
 }
 
-/// The human-readable report: a header line, then one line per core and dispatch as each
-/// dispatch completes.
+/// The human-readable report: a header line, then as each dispatch completes one line per
+/// core and what each core printed during it ([`CoreConsole::printed`]). The kernels' text is
+/// written as it is: give a terminal through [`crate::terminal::guest_stdout`].
 #[derive(Debug)]
 pub struct TextReport<W: Write> {
     out: W,
@@ -180,7 +198,12 @@ impl<W: Write> Report for TextReport<W> {
         self.write(&line)
     }
 
-    fn dispatch(&mut self, n: u32, results: &[CoreResult]) -> Result<(), ReportError> {
+    fn dispatch(
+        &mut self,
+        n: u32,
+        results: &[CoreResult],
+        console: &[CoreConsole],
+    ) -> Result<(), ReportError> {
         let mut text = String::new();
         for r in results {
             let response = match r.response {
@@ -192,13 +215,18 @@ impl<W: Write> Report for TextReport<W> {
                 r.core, r.stats.instructions, r.stats.cycles
             ));
         }
+        for c in console.iter().filter(|c| !c.is_empty()) {
+            text.push_str(&c.printed());
+        }
         self.write(&text)
     }
 }
 
 /// The JSON report, streamed: one object with the [`Loaded`] fields and `dispatches`, an array
-/// (per dispatch) of arrays (per core) of results, each dispatch written as it completes, one per
-/// line and flushed. [`JsonReport::finish`] closes the document, with an `error` member when the run failed,
+/// (per dispatch) of arrays (per core) of results — a [`CoreResult`] with `console` (the
+/// bytes the core printed during the dispatch that its ring holds, exact) and
+/// `console_dropped` (how many more it overwrote) — each dispatch written as it completes,
+/// one per line and flushed. [`JsonReport::finish`] closes the document, with an `error` member when the run failed,
 /// so the file is valid JSON either way.
 #[derive(Debug)]
 pub struct JsonReport<W: Write> {
@@ -260,11 +288,26 @@ impl<W: Write> Report for JsonReport<W> {
         self.write(&head)
     }
 
-    fn dispatch(&mut self, _n: u32, results: &[CoreResult]) -> Result<(), ReportError> {
+    fn dispatch(
+        &mut self,
+        _n: u32,
+        results: &[CoreResult],
+        console: &[CoreConsole],
+    ) -> Result<(), ReportError> {
         let written = self.written.unwrap_or(0);
         let sep = if written == 0 { "\n    " } else { ",\n    " };
         self.written = Some(written + 1);
-        self.write(&format!("{sep}{}", json(&results)))
+        let cores: Vec<serde_json::Value> = results
+            .iter()
+            .zip(console)
+            .map(|(r, c)| {
+                let mut j = serde_json::to_value(r).expect("results serialise");
+                j["console"] = c.text.clone().into();
+                j["console_dropped"] = c.dropped.into();
+                j
+            })
+            .collect();
+        self.write(&format!("{sep}{}", json(&cores)))
     }
 }
 
@@ -315,6 +358,10 @@ pub fn run_packed(
     device.call_budget = run.call_budget;
     let mut ctx = Context::new(device);
     let host = |core| move |source| RunPackedError::Host { core, source };
+    let device = |cluster: &Cluster, source: FirmwareError| RunPackedError::Device {
+        console: crate::console::of_failure(cluster, &source),
+        source,
+    };
 
     let mut libs = Vec::new();
     for core in 0..run.cores {
@@ -329,7 +376,9 @@ pub fn run_packed(
             )
             .map_err(host(core))?;
         for record in ctx.load_sequence(&mut lib, None) {
-            ctx.device.process(core, &record)?;
+            ctx.device
+                .process(core, &record)
+                .map_err(|e| device(&ctx.device.cluster, e))?;
         }
         libs.push((core, lib));
     }
@@ -339,6 +388,9 @@ pub fn run_packed(
         key: run.key,
     })?;
     for n in 0..run.dispatches {
+        let marks: Vec<u64> = (libs.iter())
+            .map(|&(c, _)| ctx.device.cluster.cores[c as usize].bus.console.written())
+            .collect();
         let watch = Watch::attach(&mut ctx.device.cluster, libs.iter().map(|(c, _)| *c));
         let target = progress::stderr_target(run.progress);
         let label = format!("dispatch {}/{}: ", n + 1, run.dispatches);
@@ -351,12 +403,18 @@ pub fn run_packed(
                     &args,
                     run.threads,
                 )
-            })?;
-        report.dispatch(n, &results)?;
+            })
+            .map_err(|e| device(&ctx.device.cluster, e))?;
+        let console: Vec<CoreConsole> = (libs.iter().zip(marks))
+            .map(|(&(c, _), mark)| CoreConsole::since(&ctx.device.cluster, c, mark))
+            .collect();
+        report.dispatch(n, &results, &console)?;
     }
     for (core, mut lib) in libs {
         for record in ctx.unload_sequence(&mut lib) {
-            ctx.device.process(core, &record)?;
+            ctx.device
+                .process(core, &record)
+                .map_err(|e| device(&ctx.device.cluster, e))?;
         }
         ctx.destroy(lib).map_err(host(core))?;
     }
@@ -418,7 +476,7 @@ pub fn run_file(path: &Path, run: &RunPacked, out: &JsonOutput) -> Result<(), Ru
         drop(report.finish(message.as_deref())?);
         return result.map_err(failed);
     }
-    let text = TextReport::new(std::io::stdout().lock(), "stdout");
+    let text = TextReport::new(crate::terminal::guest_stdout(), "stdout");
     let Some(json) = &out.json_file else {
         return run_packed(&packed, run, &mut { text }).map_err(failed);
     };
@@ -526,6 +584,14 @@ mod tests {
         }
     }
 
+    fn console(core: u32, text: &str, dropped: u64) -> CoreConsole {
+        CoreConsole {
+            core,
+            text: text.into(),
+            dropped,
+        }
+    }
+
     fn loaded() -> Loaded {
         Loaded {
             name: "k".into(),
@@ -539,13 +605,20 @@ mod tests {
         let mut out = Vec::new();
         let mut r = TextReport::new(&mut out, "mem");
         r.loaded(&loaded()).unwrap();
-        r.dispatch(0, &[result(0, Some(7)), result(1, None)])
-            .unwrap();
+        r.dispatch(
+            0,
+            &[result(0, Some(7)), result(1, None)],
+            &[console(0, "", 0), console(1, "hi \x1b]0;t\x07", 3)],
+        )
+        .unwrap();
+        // What each core printed follows its dispatch's lines, exact (the command line gives
+        // a terminal escaping: docs/cli.md "Guest text"), the ring's loss marked.
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "library k: 2 core(s), key 0x185, prelinked 256 bytes per core\n\
              dispatch 0 core 0: response 0x00000007 (7), 0 instructions, 0 cycles\n\
-             dispatch 0 core 1: response none, 0 instructions, 0 cycles\n"
+             dispatch 0 core 1: response none, 0 instructions, 0 cycles\n\
+             console of core 1:\n… 3 bytes dropped\nhi \x1b]0;t\x07\n"
         );
     }
 
@@ -556,8 +629,12 @@ mod tests {
             let mut r = JsonReport::new(&mut out, "mem");
             r.loaded(&loaded()).unwrap();
             for n in 0..dispatches {
-                r.dispatch(n, &[result(0, Some(n)), result(1, Some(n + 1))])
-                    .unwrap();
+                r.dispatch(
+                    n,
+                    &[result(0, Some(n)), result(1, Some(n + 1))],
+                    &[console(0, "a\x1b", 0), console(1, "", 5)],
+                )
+                .unwrap();
             }
             r.finish(error).unwrap();
             serde_json::from_slice::<serde_json::Value>(&out).unwrap()
@@ -566,6 +643,9 @@ mod tests {
         assert_eq!(ok["key"], 0x185);
         assert_eq!(ok["prelinked_sizes"], serde_json::json!([256, 256]));
         assert_eq!(ok["dispatches"][1][1]["response"], 2);
+        assert_eq!(ok["dispatches"][1][0]["console"], "a\x1b");
+        assert_eq!(ok["dispatches"][1][0]["console_dropped"], 0);
+        assert_eq!(ok["dispatches"][1][1]["console_dropped"], 5);
         assert_eq!(ok.get("error"), None);
         assert_eq!(doc(0, None)["dispatches"], serde_json::json!([]));
         let failed = doc(1, Some("dispatch \"x\" failed"));

@@ -2,6 +2,8 @@
 //! through the nrtucode-style API on all eight cores, loaded by 0x1095 records, dispatched by
 //! key on eight cores (per-core results), unloaded and destroyed — plus the misuse cases.
 
+mod support;
+
 use q7_emulator::platform::{Cluster, ClusterConfig};
 use q7_emulator::{ExcCause, FaultKind};
 use q7_host::build::pack::pack;
@@ -398,7 +400,7 @@ fn a_kernel_that_exits_instead_of_returning_is_a_named_runtime_error_not_a_succe
     else {
         panic!("expected an incomplete kernel, got {err}");
     };
-    assert_eq!((*core, *what, console.as_str()), (6, "kernel", "bye\n"));
+    assert_eq!((*core, *what, console.text.as_str()), (6, "kernel", "bye\n"));
     assert_eq!(report.kind, FaultKind::Exited { status: 3 });
     assert_eq!(report.disassembly, "simcall");
     let text = err.to_string();
@@ -502,4 +504,61 @@ fn crafted_records_and_staged_images_are_refused_before_use() {
     ctx.device.process(0, &record).unwrap();
     let r = ctx.device.dispatch(KEY, 133, 0, &[arg(1)], 1).unwrap();
     assert_eq!(r[0].response, Some(100_000 + 3 + 1));
+}
+
+/// `minimal.c` whose kernel also prints, on core 0, a line with a terminal control sequence
+/// (an OSC setting the window title) and the dispatch count.
+const PRINTING: &str = "\
+#include <q7/platform.h>
+struct kentry { unsigned int key_be; void *fn; };
+static unsigned int calls;
+static void say(const char *s) { while (*s) Q7_CONSOLE_PUTC = (unsigned char)*s++; }
+static void kernel(void)
+{
+\tcalls++;
+\tsay(\"call \");
+\tQ7_CONSOLE_PUTC = '0' + calls;
+\tsay(\" \\x1b]0;pwned\\x07\\n\");
+\tQ7_MBOX_RESPONSE = calls;
+}
+__attribute__((section(\".kernel_info_table\"), used))
+const struct kentry kernel_info_table[1] = { { 0x85010000u, (void *)kernel } };
+void _start(void) {}
+";
+
+#[test]
+fn run_packed_shows_what_each_dispatch_printed_escaped_only_on_a_terminal() {
+    let Some(p) = build_packed("printing", &[("printing.c", PRINTING)], &[]) else {
+        return;
+    };
+    let run = || {
+        let mut c = support::q7emu();
+        c.args(["run-packed", "--cores", "1", "--key", "0x185", "--dispatches", "2"])
+            .arg(&p.packed);
+        c
+    };
+    // Piped: the kernel's bytes exact, after the lines of the dispatch they were printed in
+    // (docs/cli.md "Guest text").
+    let piped = support::success(run().output().unwrap(), "run-packed");
+    let dispatches: Vec<&str> = piped.split("dispatch ").skip(1).collect();
+    assert_eq!(dispatches.len(), 2, "{piped}");
+    for (n, d) in dispatches.iter().enumerate() {
+        assert!(
+            d.starts_with(&format!("{n} core 0: response {0:#010x} ({0}), ", n + 1)),
+            "{d}"
+        );
+        assert!(
+            d.ends_with(&format!("\nconsole of core 0:\ncall {} \x1b]0;pwned\x07\n", n + 1)),
+            "dispatch {n} shows only what it printed: {d:?}"
+        );
+    }
+    // On a terminal: the control characters shown as \xNN, acting on nothing.
+    let (code, shown) = support::on_terminal(run());
+    let shown = String::from_utf8(shown).unwrap();
+    assert_eq!(code, Some(0), "{shown}");
+    assert!(
+        shown.contains("console of core 0:\ncall 2 \\x1b]0;pwned\\x07\n"),
+        "{shown:?}"
+    );
+    assert!(!shown.contains('\x1b'), "{shown:?}");
 }

@@ -21,6 +21,7 @@ use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
 use q7_loader::input::{self, InputError, InputKind};
 
 use crate::build::metadata::{BuildInfo, OpInfo};
+pub use crate::console::CoreConsole;
 use crate::build::schema::ArgKind;
 use crate::exit_code::{Kind, Outcome};
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
@@ -94,86 +95,6 @@ pub struct OpRun {
     pub wall: Duration,
     /// The timing model the cores ran with.
     pub timing: Profile,
-}
-
-/// What one core printed: the bytes its console ring holds and how many older ones it
-/// overwrote (PLATFORM.md "Console").
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CoreConsole {
-    /// The core.
-    pub core: u32,
-    /// The bytes the ring holds, oldest first (invalid UTF-8 replaced by U+FFFD).
-    pub text: String,
-    /// Bytes written before those and overwritten.
-    pub dropped: u64,
-}
-
-impl CoreConsole {
-    /// The console of `core` of `cluster`.
-    pub fn of(cluster: &Cluster, core: u32) -> CoreConsole {
-        let ring = &cluster.cores[core as usize].bus.console;
-        CoreConsole {
-            core,
-            text: String::from_utf8_lossy(&ring.contents()).into_owned(),
-            dropped: ring.dropped(),
-        }
-    }
-
-    /// Whether the core printed anything.
-    pub fn is_empty(&self) -> bool {
-        self.text.is_empty() && self.dropped == 0
-    }
-
-    /// `console of core N:`, the line marking the bytes dropped (`… N bytes dropped`) when
-    /// there are, and the text, ending with a newline.
-    pub fn printed(&self) -> String {
-        let mut out = format!(
-            "console of core {}:\n{}{}",
-            self.core,
-            q7_emulator::platform::console::dropped_line(self.dropped),
-            self.text
-        );
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-        out
-    }
-}
-
-/// The text of [`RunError::Device`]: the error, the symbolised backtrace, then what each core
-/// it names printed.
-fn device_text(source: &FirmwareError, symbols: &str, console: &[CoreConsole]) -> String {
-    let mut out = format!("{source}{symbols}");
-    for c in console.iter().filter(|c| !c.is_empty()) {
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-        out.push_str(&c.printed());
-    }
-    out
-}
-
-/// The consoles a device failure reports: of the core that faulted or aborted, or of each one
-/// Ctrl-C stopped. A runtime error's console that holds nothing but the runtime's own line,
-/// which the error already quotes, is left out.
-fn failure_consoles(cluster: &Cluster, e: &FirmwareError) -> Box<[CoreConsole]> {
-    let cores = match e {
-        FirmwareError::Fault { core, .. } | FirmwareError::Aborted { core, .. } => vec![*core],
-        FirmwareError::Interrupted { reports, .. } => reports.iter().map(|r| r.core).collect(),
-        _ => Vec::new(),
-    };
-    let only_the_runtime_line = |c: &CoreConsole| {
-        c.dropped == 0
-            && c.text
-                .lines()
-                .all(|l| l.is_empty() || l.starts_with(crate::firmware::RUNTIME_ERROR_PREFIX))
-    };
-    cores
-        .into_iter()
-        .filter(|&c| (c as usize) < cluster.cores.len())
-        .map(|c| CoreConsole::of(cluster, c))
-        .filter(|c| !(matches!(e, FirmwareError::Aborted { .. }) && only_the_runtime_line(c)))
-        .collect()
 }
 
 /// Why a run failed, naming what and where.
@@ -294,7 +215,7 @@ pub enum RunError {
     #[error(transparent)]
     Trace(#[from] TraceError),
     /// Device-side failure: a fault, runaway, abort or firmware refusal.
-    #[error("{}", device_text(source, symbols, console))]
+    #[error("{}", crate::console::failure_text(source, symbols, console))]
     Device {
         /// Why.
         source: FirmwareError,
@@ -586,7 +507,7 @@ fn run_with(
     let mut ctx = Context::new(device);
     let device_err = |cluster: &Cluster, source: FirmwareError| RunError::Device {
         symbols: lib.symbolise(&source),
-        console: failure_consoles(cluster, &source),
+        console: crate::console::of_failure(cluster, &source),
         source,
     };
 
