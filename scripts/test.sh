@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs the windowed Xtensa toolchain and QEMU when missing
-# (scripts/setup-toolchain.sh, idempotent), then formatting, lints, doc links and every test.
+# (scripts/setup-toolchain.sh, idempotent), then formatting, lints, the fuzz targets' build,
+# doc links and every test.
 # Toolchain-dependent tests skip with a notice when the toolchain is absent, unless
 # Q7_REQUIRE_TOOLCHAIN=1 (as .ci/run sets it), which makes them fail instead.
 set -euo pipefail
@@ -16,5 +17,8 @@ fi
 
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
+# The fuzz targets (fuzz/, outside the workspace) build against the same crates: check that
+# they still compile, so a changed API cannot break them unseen.
+cargo check --quiet --manifest-path fuzz/Cargo.toml --all-targets
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace

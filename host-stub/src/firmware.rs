@@ -195,7 +195,7 @@ pub enum FirmwareError {
         /// Where the core stopped, for an exit.
         report: Option<Box<FaultReport>>,
         /// What the core printed.
-        console: crate::console::CoreConsole,
+        console: Box<crate::console::CoreConsole>,
     },
     /// A core faulted while running library code.
     #[error("core {core} faulted while running {what}:\n{report}")]
@@ -454,7 +454,11 @@ impl Firmware {
             what,
             how,
             report,
-            console: crate::console::CoreConsole::of_ring(&c.bus.console, core, 0),
+            console: Box::new(crate::console::CoreConsole::of_ring(
+                &c.bus.console,
+                core,
+                0,
+            )),
         })
     }
 

@@ -31,10 +31,50 @@ fn temporaries() -> std::sync::MutexGuard<'static, BTreeSet<PathBuf>> {
     TEMPORARIES.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Removes every temporary file not yet renamed into place (the process is about to end
-/// without unwinding).
+/// Temporary directories in use (a build's work directory), removed with what they hold by
+/// [`remove_temporaries`] when the process ends at once.
+static TEMPORARY_DIRS: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+fn temporary_dirs() -> std::sync::MutexGuard<'static, BTreeSet<PathBuf>> {
+    TEMPORARY_DIRS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Removes every temporary file not yet renamed into place and every [`TemporaryDir`] in use
+/// (the process is about to end without unwinding).
 pub fn remove_temporaries() {
     remove_each(std::mem::take(&mut *temporaries()));
+    for dir in std::mem::take(&mut *temporary_dirs()) {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// A private directory created in `dir` as `<prefix>XXXXXX`, removed with everything in it
+/// when dropped, or by [`remove_temporaries`] when the process ends at once (a second
+/// Ctrl-C): nothing of it is left behind either way.
+#[derive(Debug)]
+pub struct TemporaryDir {
+    dir: tempfile::TempDir,
+}
+
+impl TemporaryDir {
+    /// Creates it in `dir`.
+    pub fn new_in(dir: &Path, prefix: &str) -> std::io::Result<TemporaryDir> {
+        let dir = tempfile::Builder::new().prefix(prefix).tempdir_in(dir)?;
+        temporary_dirs().insert(dir.path().to_path_buf());
+        Ok(TemporaryDir { dir })
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for TemporaryDir {
+    fn drop(&mut self) {
+        // Forgotten first: the TempDir removes it next.
+        temporary_dirs().remove(self.dir.path());
+    }
 }
 
 fn remove_each(files: BTreeSet<PathBuf>) {

@@ -678,6 +678,18 @@ fn a_multicore_library_links_each_core_at_its_own_window() {
     assert_eq!(i.cpu_count, 8);
     let want: Vec<String> = (0..8).map(|c| format!("scale_cpu{c}.packed.so")).collect();
     assert_eq!(i.images, want);
+    // examples/sdk/BUILD.md: q7build.json records each image's and each unstripped image's
+    // SHA-256, which `run` and `inspect` check.
+    let sha256 =
+        |f: &String| q7_host::build::metadata::sha256_hex(&std::fs::read(out.join(f)).unwrap());
+    assert_eq!(
+        i.image_sha256,
+        i.images.iter().map(sha256).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        i.linked_sha256,
+        i.linked.iter().map(sha256).collect::<Vec<_>>()
+    );
     let reg =
         Registry::from_json(&std::fs::read_to_string(out.join("ucode_lib.json")).unwrap()).unwrap();
     for (c, lib) in reg.libraries().iter().enumerate() {
@@ -1088,4 +1100,59 @@ fn the_build_pages_example_prints_the_eight_images() {
     for image in &images {
         assert!(root.join(image).is_file(), "{image}");
     }
+}
+
+#[test]
+fn a_second_ctrl_c_leaves_no_work_directory_behind() {
+    use std::os::unix::fs::PermissionsExt;
+    // Every tool sleeps, so the build is caught compiling, its work directory in place.
+    let dir = TempDir::new("build-second-int");
+    let prefix = support::fake_toolchain(&dir, None);
+    for entry in std::fs::read_dir(prefix.join("bin")).unwrap() {
+        let tool = entry.unwrap().path();
+        std::fs::write(&tool, "#!/bin/sh\nexec sleep 5\n").unwrap();
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let src = dir.join("k.cpp");
+    std::fs::write(&src, "at::Tensor k() { return at::Tensor{}; }\n").unwrap();
+    let out = dir.join("out");
+    let child = build_command(&prefix)
+        .arg("-o")
+        .arg(&out)
+        .arg(&src)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let work_dirs = || -> Vec<String> {
+        std::fs::read_dir(&out)
+            .map(|d| {
+                d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.starts_with(".q7build-"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let started = std::time::Instant::now();
+    while work_dirs().is_empty() {
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "no work directory appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let interrupt = || {
+        let kill = std::process::Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+    };
+    interrupt();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    interrupt();
+    let o = child.wait_with_output().unwrap();
+    // docs/exit-codes.md: a second Ctrl-C ends the process at once with the interrupted code;
+    // docs/cli.md "Output files": it removes what is in flight.
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert_eq!(work_dirs(), Vec::<String>::new());
 }

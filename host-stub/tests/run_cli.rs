@@ -620,7 +620,7 @@ fn an_inconsistent_build_description_is_refused_naming_the_field() {
 }
 
 #[test]
-fn an_image_of_another_library_is_refused_naming_the_expected_op() {
+fn an_image_that_is_not_the_builds_is_refused_by_its_digest_or_its_op_names() {
     let dir = TempDir::new("run-cli-swapped");
     // scaled_transpose's image where vector_add's should be: both bind key 0x85, but it holds
     // no op named vector_add.
@@ -631,22 +631,44 @@ fn an_image_of_another_library_is_refused_naming_the_expected_op() {
     )
     .unwrap();
     let image = build.join("vector_add.packed.so").display().to_string();
+    let sha256 =
+        |p: &std::path::Path| q7_host::build::metadata::sha256_hex(&std::fs::read(p).unwrap());
+    // examples/sdk/BUILD.md: q7build.json records the SHA-256 of each image.
+    let want = format!(
+        "q7emu: error: {image}: not the image q7build.json describes: its SHA-256 is {}, but \
+         q7build.json's image_sha256[0] is {}: the file changed since the build wrote it; \
+         rebuild the library with `q7emu build`\n",
+        sha256(&build.join("vector_add.packed.so")),
+        sha256(&root().join("examples/kernels/vector_add/build/vector_add.packed.so")),
+    );
+    let run = |build: &std::path::Path| {
+        q7emu_status(&[
+            "run",
+            build.to_str().unwrap(),
+            "--op",
+            "vector_add",
+            "--input",
+            &example("vector_add/a.npy"),
+            "--input",
+            &example("vector_add/b.npy"),
+        ])
+    };
+    let (code, err) = run(&build);
+    assert_eq!((code, err.as_str()), (Some(1), want.as_str()));
+    let (code, err) = q7emu_status(&["inspect", build.to_str().unwrap()]);
+    assert_eq!((code, err.as_str()), (Some(1), want.as_str()));
+    // A build written without digests (by an earlier q7emu) is checked by the op names its
+    // images hold.
+    edit_json(&build.join("q7build.json"), |v| {
+        v.as_object_mut().unwrap().remove("image_sha256");
+    });
     let want = format!(
         "q7emu: error: {image}: not the image q7build.json describes: q7build.json's op \
          vector_add (key 0x85) is not in it: the image holds no string \"vector_add\" for \
          get_func_name to return, so it is another library's; rebuild the library with `q7emu \
          build`\n"
     );
-    let (code, err) = q7emu_status(&[
-        "run",
-        build.to_str().unwrap(),
-        "--op",
-        "vector_add",
-        "--input",
-        &example("vector_add/a.npy"),
-        "--input",
-        &example("vector_add/b.npy"),
-    ]);
+    let (code, err) = run(&build);
     assert_eq!((code, err.as_str()), (Some(1), want.as_str()));
     let (code, err) = q7emu_status(&["inspect", build.to_str().unwrap()]);
     assert_eq!((code, err.as_str()), (Some(1), want.as_str()));
@@ -667,6 +689,7 @@ fn an_image_of_another_library_is_refused_naming_the_expected_op() {
     // relu_element's two-op image under a description of its first op alone: the names are
     // there, but the kernel table its start symbol fills binds a second key.
     let one_op = copy_build(&dir, "relu_element", "one-op");
+    // (The digests match: the image is the build's own, its description is not.)
     edit_json(&one_op.join("q7build.json"), |v| {
         let first = v["ops"][0].clone();
         v["ops"] = serde_json::Value::Array(vec![first]);

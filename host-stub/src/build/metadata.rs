@@ -68,6 +68,24 @@ pub struct BuildInfo {
     pub images: Vec<String>,
     /// The unstripped linked images, in core order (for symbols and debugging).
     pub linked: Vec<String>,
+    /// The SHA-256 of each file of `images`, in the same order, as 64 lowercase hex digits
+    /// ([`sha256_hex`]): what makes an image that is not this build's (copied over from
+    /// another build, patched) refused when the build is opened. Absent in builds of q7emu
+    /// before it was written; those are checked by the op names their images hold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub image_sha256: Vec<String>,
+    /// The SHA-256 of each file of `linked`, the same way.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub linked_sha256: Vec<String>,
+}
+
+/// The SHA-256 of `bytes` as 64 lowercase hex digits.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest as _, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 impl BuildInfo {
@@ -137,5 +155,14 @@ mod tests {
         assert_eq!(dispatch_key(0), 0x85);
         assert_eq!(dispatch_key(1), 0x185);
         assert_eq!(dispatch_key(9), 0x985);
+    }
+
+    #[test]
+    fn digests_are_the_sha256_of_the_file_in_lowercase_hex() {
+        // FIPS 180-2's test vector "abc".
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 }

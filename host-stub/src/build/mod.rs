@@ -431,14 +431,17 @@ fn build_steps(opts: &Options) -> Result<BuildInfo, BuildError> {
     let packed = !opts.cflags.iter().any(|f| f == DEBUG_FLAG);
     let images = ctx.pack(&linked, packed)?;
     // 6. metadata
+    let linked: Vec<String> = linked.iter().map(|p| steps::file_name(p)).collect();
     let info = BuildInfo {
         library: base,
         multicore: opts.multicore,
         cpu_count,
         packed,
         ops: metadata::op_infos(&ops),
+        image_sha256: ctx.digests(&images)?,
+        linked_sha256: ctx.digests(&linked)?,
         images,
-        linked: linked.iter().map(|p| steps::file_name(p)).collect(),
+        linked,
     };
     ctx.write_metadata(&info, &ops)?;
     // Every output into the build directory, the metadata last.

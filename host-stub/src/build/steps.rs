@@ -34,8 +34,8 @@ pub(super) struct Ctx<'a> {
     tools: Toolchain,
     dir: PathBuf,
     /// The work directory, `<dir>/.q7build-XXXXXX`: removed, with whatever is left in it, when
-    /// the build ends.
-    work: tempfile::TempDir,
+    /// the build ends, or when a second Ctrl-C ends the process.
+    work: crate::output::TemporaryDir,
     /// The build directory's lock, held until the build ends.
     _lock: File,
     sdk: PathBuf,
@@ -240,10 +240,7 @@ pub(super) fn prepare(
     std::fs::create_dir_all(&opts.build_dir).map_err(io(&opts.build_dir))?;
     let dir = std::fs::canonicalize(&opts.build_dir).map_err(io(&opts.build_dir))?;
     let lock = lock(&dir)?;
-    let work = tempfile::Builder::new()
-        .prefix(WORK_PREFIX)
-        .tempdir_in(&dir)
-        .map_err(io(&dir))?;
+    let work = crate::output::TemporaryDir::new_in(&dir, WORK_PREFIX).map_err(io(&dir))?;
     for u in &mut units {
         u.object = work.path().join(&u.object);
     }
@@ -460,6 +457,19 @@ impl Ctx<'_> {
             }
         }
         Ok(images)
+    }
+
+    /// The SHA-256 of each of `files` of the work directory ([`metadata::sha256_hex`]), for
+    /// `q7build.json`.
+    pub(super) fn digests(&self, files: &[String]) -> Result<Vec<String>, BuildError> {
+        files
+            .iter()
+            .map(|f| {
+                let path = self.work().join(f);
+                let bytes = std::fs::read(&path).map_err(io(&path))?;
+                Ok(metadata::sha256_hex(&bytes))
+            })
+            .collect()
     }
 
     /// Step 6, the metadata: `ucode_lib.json` (the registry of `info`'s images and `ops`,

@@ -142,12 +142,7 @@ pub fn inspect(path: &Path, options: &Options) -> Result<Report, InspectError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let device = if elf.kind == ElfKind::Relocatable && has_lib_func(&elf) {
-        packed::device_image(&data).ok()
-    } else {
-        Some(&data[..])
-    };
-    let sibling = read_sibling_build(dir, &file, device);
+    let sibling = read_sibling_build(dir, &file, &data);
     let names = Names {
         info: sibling.as_ref().map(|s| &s.0),
         ucode: sibling
@@ -186,20 +181,18 @@ fn has_lib_func(elf: &ElfFile<'_>) -> bool {
     elf.symbols.iter().any(|s| s.name == ENTRY_SYMBOL)
 }
 
-/// `q7build.json` and `ucode_lib.json` beside a single image `file` (device image `device`),
-/// when they are a consistent build description ([`library::read_build`]) that lists the file,
-/// and the image holds the build's ops ([`library::check_image_names`]): an image that is not
-/// the build's is not labelled with its op names.
+/// `q7build.json` and `ucode_lib.json` beside a single image `file` (its bytes `data`), when
+/// they are a consistent build description ([`library::read_build`]) that lists the file as
+/// one of its images, and the file is that image ([`library::check_image`]): an image that is
+/// not the build's is not labelled with its op names.
 fn read_sibling_build(
     dir: &Path,
     file: &str,
-    device: Option<&[u8]>,
+    data: &[u8],
 ) -> Option<(BuildInfo, Vec<UcodeLibrary>)> {
     let (info, registry) = library::read_build(dir).ok()?;
-    if !info.images.iter().any(|f| f == file) {
-        return None;
-    }
-    library::check_image_names(&dir.join(file), device?, &info).ok()?;
+    let core = info.images.iter().position(|f| f == file)?;
+    library::check_image(&dir.join(file), core, data, &info).ok()?;
     Some((info, ucode_libraries(&registry)))
 }
 
@@ -245,13 +238,18 @@ fn inspect_build(dir: &Path, input: String, options: &Options) -> Result<Report,
             path: path.clone(),
             source,
         })?;
-        library::check_image_names(&path, library::device_image(&path, &data, &info)?, &info)?;
-        let symbols = info
-            .linked
-            .get(core)
-            .and_then(|f| input::read_file(&dir.join(f), InputKind::ElfImage).ok())
-            .map(|b| Symbols::from_elf(&b))
-            .filter(|s| !s.is_empty());
+        library::check_image(&path, core, &data, &info)?;
+        let linked = info.linked.get(core).map(|f| dir.join(f));
+        let symbols = match linked
+            .as_ref()
+            .map(|p| (p, input::read_file(p, InputKind::ElfImage)))
+        {
+            Some((p, Ok(b))) => {
+                library::check_linked(p, core, &b, &info)?;
+                Some(Symbols::from_elf(&b)).filter(|s| !s.is_empty())
+            }
+            _ => None,
+        };
         let names = Names {
             info: Some(&info),
             ucode: ucode.iter().find(|l| &l.library == file),

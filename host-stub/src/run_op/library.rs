@@ -235,6 +235,31 @@ pub fn check_build_info(path: &Path, info: &BuildInfo) -> Result<(), BuildDirErr
             ),
         ));
     }
+    for (list, digests, files) in [
+        ("image_sha256", &info.image_sha256, &info.images),
+        ("linked_sha256", &info.linked_sha256, &info.linked),
+    ] {
+        if !digests.is_empty() && digests.len() != files.len() {
+            return Err(field(
+                path,
+                list,
+                format!(
+                    "lists {} digest(s) for {} file(s): one per file, or none",
+                    digests.len(),
+                    files.len()
+                ),
+            ));
+        }
+        let hex =
+            |d: &String| d.len() == 64 && d.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        if let Some((i, d)) = digests.iter().enumerate().find(|(_, d)| !hex(d)) {
+            return Err(field(
+                path,
+                format!("{list}[{i}]"),
+                format!("{d:?} is not a SHA-256 (64 lowercase hex digits)"),
+            ));
+        }
+    }
     for (list, names) in [("images", &info.images), ("linked", &info.linked)] {
         if let Some((i, name)) = names.iter().enumerate().find(|(_, n)| !inside(n)) {
             return Err(field(
@@ -383,6 +408,56 @@ pub fn device_image<'a>(
     }
 }
 
+/// Checks that `bytes`, the file of `info.images[core]` at `path`, is the image this build
+/// made: its SHA-256 is `image_sha256[core]`. A build written without digests is checked by
+/// the op names its device image holds ([`check_image_names`]).
+pub fn check_image(
+    path: &Path,
+    core: usize,
+    bytes: &[u8],
+    info: &BuildInfo,
+) -> Result<(), BuildDirError> {
+    match info.image_sha256.get(core) {
+        Some(want) => check_digest(path, "image_sha256", core, bytes, want),
+        None => check_image_names(path, device_image(path, bytes, info)?, info),
+    }
+}
+
+/// Checks that `bytes`, the file of `info.linked[core]` at `path`, is the unstripped image
+/// this build made (`linked_sha256[core]`, when the build wrote digests): symbols from another
+/// image would name the wrong functions.
+pub fn check_linked(
+    path: &Path,
+    core: usize,
+    bytes: &[u8],
+    info: &BuildInfo,
+) -> Result<(), BuildDirError> {
+    match info.linked_sha256.get(core) {
+        Some(want) => check_digest(path, "linked_sha256", core, bytes, want),
+        None => Ok(()),
+    }
+}
+
+fn check_digest(
+    path: &Path,
+    list: &str,
+    core: usize,
+    bytes: &[u8],
+    want: &str,
+) -> Result<(), BuildDirError> {
+    let got = crate::build::metadata::sha256_hex(bytes);
+    if got == want {
+        return Ok(());
+    }
+    Err(BuildDirError::Image {
+        path: path.to_path_buf(),
+        why: format!(
+            "its SHA-256 is {got}, but {BUILD_INFO_FILE}'s {list}[{core}] is {want}: the file \
+             changed since the build wrote it"
+        ),
+    })
+}
+
 /// Checks that device image `device` (of image file `path`) is one of this build's: the
 /// wrapper's `get_func_name` returns each op's name, so the image holds each name as a
 /// NUL-terminated string; an image of another library does not.
@@ -481,6 +556,8 @@ mod tests {
             ],
             images: vec!["lib.packed.so".into()],
             linked: vec!["lib.so".into()],
+            image_sha256: vec![crate::build::metadata::sha256_hex(b"image")],
+            linked_sha256: vec![],
         }
     }
 
@@ -640,6 +717,59 @@ mod tests {
             "ucode_lib.json: ucode_lib[0].functions: lists a (sub_opcode 0), b (sub_opcode 1), \
              but q7build.json's ops are a (sub_opcode 0), c (sub_opcode 1)"
         );
+    }
+
+    #[test]
+    fn digests_are_one_per_file_or_none_each_64_lowercase_hex_digits() {
+        let mut none = info();
+        none.image_sha256.clear();
+        check_build_info(Path::new("q7build.json"), &none).unwrap();
+        assert_eq!(
+            refused(|i| i.image_sha256.push("0".repeat(64))),
+            "q7build.json: image_sha256: lists 2 digest(s) for 1 file(s): one per file, or none"
+        );
+        assert_eq!(
+            refused(|i| i.image_sha256[0] = "AB".repeat(32)),
+            format!(
+                "q7build.json: image_sha256[0]: \"{}\" is not a SHA-256 (64 lowercase hex \
+                 digits)",
+                "AB".repeat(32)
+            )
+        );
+        assert_eq!(
+            refused(|i| i.linked_sha256 = vec!["0".repeat(63)]),
+            format!(
+                "q7build.json: linked_sha256[0]: \"{}\" is not a SHA-256 (64 lowercase hex \
+                 digits)",
+                "0".repeat(63)
+            )
+        );
+    }
+
+    #[test]
+    fn an_image_is_the_one_whose_sha256_the_build_recorded() {
+        let i = info();
+        let p = Path::new("lib.packed.so");
+        check_image(p, 0, b"image", &i).unwrap();
+        assert_eq!(
+            check_image(p, 0, b"imagE", &i).unwrap_err().to_string(),
+            format!(
+                "lib.packed.so: not the image q7build.json describes: its SHA-256 is {}, but \
+                 q7build.json's image_sha256[0] is {}: the file changed since the build wrote \
+                 it; rebuild the library with `q7emu build`",
+                crate::build::metadata::sha256_hex(b"imagE"),
+                crate::build::metadata::sha256_hex(b"image")
+            )
+        );
+        // No linked digests recorded: any unstripped image is taken.
+        check_linked(Path::new("lib.so"), 0, b"anything", &i).unwrap();
+        let mut with = i.clone();
+        with.linked_sha256 = vec![crate::build::metadata::sha256_hex(b"linked")];
+        check_linked(Path::new("lib.so"), 0, b"linked", &with).unwrap();
+        assert!(check_linked(Path::new("lib.so"), 0, b"other", &with)
+            .unwrap_err()
+            .to_string()
+            .starts_with("lib.so: not the image q7build.json describes: its SHA-256 is "));
     }
 
     #[test]

@@ -21,8 +21,8 @@ use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
 use q7_loader::input::{self, InputError, InputKind};
 
 use crate::build::metadata::{BuildInfo, OpInfo};
-pub use crate::console::CoreConsole;
 use crate::build::schema::ArgKind;
+pub use crate::console::CoreConsole;
 use crate::exit_code::{Kind, Outcome};
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
@@ -245,29 +245,33 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>, RunError> {
 
 impl Library {
     /// Opens build directory `dir`: reads and checks `q7build.json` and `ucode_lib.json`
-    /// ([`library::read_build`]), reads each image within its bound and checks that it holds
-    /// this build's ops ([`library::check_image_names`]); each image's kernel table is checked
+    /// ([`library::read_build`]), reads each image within its bound and checks that it is the
+    /// one the build made ([`library::check_image`], [`library::check_linked`]); each image's kernel table is checked
     /// once its start symbol has filled it, when the library is loaded for a run
     /// ([`library::check_kernel_table`]).
     pub fn open(dir: &Path) -> Result<Library, RunError> {
         let _span = tracing::info_span!("library", dir = %dir.display()).entered();
         let (info, _registry) = library::read_build(dir)?;
         let mut images = Vec::new();
-        for f in &info.images {
+        for (core, f) in info.images.iter().enumerate() {
             let path = dir.join(f);
             let bytes = read_bounded(&path)?;
-            library::check_image_names(&path, library::device_image(&path, &bytes, &info)?, &info)?;
+            library::check_image(&path, core, &bytes, &info)?;
             images.push(bytes);
         }
-        let symbols = info
-            .linked
-            .iter()
-            .map(|f| {
-                read_bounded(&dir.join(f))
-                    .map(|b| Symbols::from_elf(&b))
-                    .unwrap_or_default()
-            })
-            .collect::<Vec<Symbols>>();
+        // An unstripped image that is missing leaves its core without symbols; one that is
+        // not the build's is refused.
+        let mut symbols = Vec::new();
+        for (core, f) in info.linked.iter().enumerate() {
+            let path = dir.join(f);
+            symbols.push(match read_bounded(&path) {
+                Ok(b) => {
+                    library::check_linked(&path, core, &b, &info)?;
+                    Symbols::from_elf(&b)
+                }
+                Err(_) => Symbols::default(),
+            });
+        }
         tracing::debug!(
             library = info.library,
             images = images.len(),

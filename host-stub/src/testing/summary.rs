@@ -5,7 +5,6 @@
 use std::fmt;
 
 use serde::Serialize;
-use sha2::{Digest as _, Sha256};
 
 use super::element::{element_text, readable, value, Number, Value};
 use crate::run_op::OpRun;
@@ -90,9 +89,7 @@ pub struct Summary {
 
 /// `sha256:` and the lowercase hex SHA-256 of `bytes`.
 pub fn digest(bytes: &[u8]) -> String {
-    let hash = Sha256::digest(bytes);
-    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{DIGEST}:{hex}")
+    format!("{DIGEST}:{}", crate::build::metadata::sha256_hex(bytes))
 }
 
 impl Digest {
