@@ -36,6 +36,22 @@ fn fails_with(args: &[&str], want: &str) {
     assert_eq!(err.trim_end(), format!("q7emu: error: {want}"), "{args:?}");
 }
 
+/// The arguments of `q7emu run` of the committed vector_add's op on its inputs, from build
+/// directory `build`.
+fn vector_add_args(build: &str) -> Vec<String> {
+    [
+        build,
+        "--op",
+        "vector_add",
+        "--input",
+        &example("vector_add/a.npy"),
+        "--input",
+        &example("vector_add/b.npy"),
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
 /// `bytes` written to `name` in `dir`; its path.
 fn scratch(dir: &TempDir, name: &str, bytes: &[u8]) -> String {
     let p = dir.join(name);
@@ -343,16 +359,9 @@ fn an_ops_args_that_differ_from_its_schema_are_refused_naming_both() {
         serde_json::from_str(&std::fs::read_to_string(&info).unwrap()).unwrap();
     json["ops"][0]["args"] = serde_json::json!([]);
     std::fs::write(&info, json.to_string()).unwrap();
+    let args = vector_add_args(&build.display().to_string());
     fails_with(
-        &[
-            &build.display().to_string(),
-            "--op",
-            "vector_add",
-            "--input",
-            &example("vector_add/a.npy"),
-            "--input",
-            &example("vector_add/b.npy"),
-        ],
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
         &format!(
             "{}: ops[0].args: lists (), but ops[0].schema declares (Tensor a, Tensor b)",
             info.display()
@@ -642,16 +651,10 @@ fn an_image_that_is_not_the_builds_is_refused_by_its_digest_or_its_op_names() {
         sha256(&root().join("examples/kernels/vector_add/build/vector_add.packed.so")),
     );
     let run = |build: &std::path::Path| {
-        q7emu_status(&[
-            "run",
-            build.to_str().unwrap(),
-            "--op",
-            "vector_add",
-            "--input",
-            &example("vector_add/a.npy"),
-            "--input",
-            &example("vector_add/b.npy"),
-        ])
+        let args = vector_add_args(build.to_str().unwrap());
+        let mut all = vec!["run"];
+        all.extend(args.iter().map(String::as_str));
+        q7emu_status(&all)
     };
     let (code, err) = run(&build);
     assert_eq!((code, err.as_str()), (Some(1), want.as_str()));
