@@ -400,7 +400,10 @@ fn a_kernel_that_exits_instead_of_returning_is_a_named_runtime_error_not_a_succe
     else {
         panic!("expected an incomplete kernel, got {err}");
     };
-    assert_eq!((*core, *what, console.text.as_str()), (6, "kernel", "bye\n"));
+    assert_eq!(
+        (*core, *what, console.text.as_str()),
+        (6, "kernel", "bye\n")
+    );
     assert_eq!(report.kind, FaultKind::Exited { status: 3 });
     assert_eq!(report.disassembly, "simcall");
     let text = err.to_string();
@@ -533,8 +536,16 @@ fn run_packed_shows_what_each_dispatch_printed_escaped_only_on_a_terminal() {
     };
     let run = || {
         let mut c = support::q7emu();
-        c.args(["run-packed", "--cores", "1", "--key", "0x185", "--dispatches", "2"])
-            .arg(&p.packed);
+        c.args([
+            "run-packed",
+            "--cores",
+            "1",
+            "--key",
+            "0x185",
+            "--dispatches",
+            "2",
+        ])
+        .arg(&p.packed);
         c
     };
     // Piped: the kernel's bytes exact, after the lines of the dispatch they were printed in
@@ -548,7 +559,10 @@ fn run_packed_shows_what_each_dispatch_printed_escaped_only_on_a_terminal() {
             "{d}"
         );
         assert!(
-            d.ends_with(&format!("\nconsole of core 0:\ncall {} \x1b]0;pwned\x07\n", n + 1)),
+            d.ends_with(&format!(
+                "\nconsole of core 0:\ncall {} \x1b]0;pwned\x07\n",
+                n + 1
+            )),
             "dispatch {n} shows only what it printed: {d:?}"
         );
     }

@@ -21,8 +21,8 @@ use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
 use q7_loader::input::{self, InputError, InputKind};
 
 use crate::build::metadata::{BuildInfo, OpInfo};
-pub use crate::console::CoreConsole;
 use crate::build::schema::ArgKind;
+pub use crate::console::CoreConsole;
 use crate::exit_code::{Kind, Outcome};
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
