@@ -8,13 +8,17 @@ use crate::output::{build_dir_files, check_distinct, AtomicFile, Named, PathClas
 use crate::tensor::dtype::Dtype;
 use crate::tensor::npy::{self, NpyError};
 use crate::timing_profile::{Profile, ProfileError};
-use crate::trace::{parse_max_bytes, writer, MaxBytes, ObserveSpec, PcSelect, Summary, TraceSpec};
+use crate::trace::timeline::{parse_max_events, MaxEvents};
+use crate::trace::{
+    parse_max_bytes, writer, MaxBytes, ObserveSpec, PcSelect, Summary, TimelineSpec, TraceSpec,
+};
 
 /// `q7emu run BUILD_DIR --op NAME --input FILE.npy... [--scalar V]... [--output FILE.npy]
 /// [--out-shape D0,D1,...] [--out-dtype DTYPE] [--threads N] [--max-cycles N]
 /// [--timing FILE] [--json | --json-file FILE]
 /// [--trace-dir DIR [--trace-cores N,...] [--trace-pc LO..HI | --trace-fn NAME]
-/// [--trace-cycles A..B] [--trace-max-bytes BYTES|none]] [--timeline FILE.json]`
+/// [--trace-cycles A..B] [--trace-max-bytes BYTES|none]]
+/// [--timeline FILE.json [--timeline-max-events N|none]]`
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     /// The build directory (`q7emu build -o`).
@@ -82,6 +86,11 @@ pub struct RunArgs {
     /// events, docs/tracing.md.
     #[arg(long, value_name = "FILE.json")]
     pub timeline: Option<PathBuf>,
+    /// Most events of each core's timeline, at least 100, or `none` for no cap (default
+    /// 200000); a core's timeline that reaches it is cut there, marked by a `timeline
+    /// truncated` instant, said on stderr too.
+    #[arg(long, value_name = "N|none", value_parser = parse_max_events, requires = "timeline")]
+    pub timeline_max_events: Option<MaxEvents>,
 }
 
 impl RunArgs {
@@ -135,7 +144,10 @@ impl RunArgs {
                 cycles: self.trace_cycles,
                 max_bytes: self.trace_max_bytes.unwrap_or_default(),
             }),
-            timeline: self.timeline.clone(),
+            timeline: self.timeline.as_ref().map(|path| TimelineSpec {
+                path: path.clone(),
+                max_events: self.timeline_max_events.unwrap_or_default(),
+            }),
         }
     }
 }
@@ -158,11 +170,12 @@ pub fn notes(s: &Summary) -> String {
             t.kept
         ));
     }
-    if let Some((path, bytes, counts)) = &s.timeline {
+    if let Some(t) = &s.timeline {
         out.push_str(&format!(
-            "q7emu: timeline {}: {} events, {bytes} bytes\n",
-            path.display(),
-            counts.events
+            "q7emu: timeline {}: {} events, {} bytes\n",
+            t.path.display(),
+            t.counts.events,
+            t.bytes
         ));
     }
     out
