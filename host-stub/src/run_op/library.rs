@@ -523,6 +523,7 @@ mod tests {
     fn info() -> BuildInfo {
         BuildInfo {
             library: "lib".into(),
+            namespace: None,
             multicore: false,
             cpu_count: 1,
             packed: true,
@@ -536,6 +537,8 @@ mod tests {
                         name: "x".into(),
                         kind: ArgKind::Tensor,
                     }],
+                    kernel: None,
+                    shape_fn: None,
                 },
                 OpInfo {
                     name: "b".into(),
@@ -552,12 +555,15 @@ mod tests {
                             kind: ArgKind::Float,
                         },
                     ],
+                    kernel: None,
+                    shape_fn: None,
                 },
             ],
             images: vec!["lib.packed.so".into()],
             linked: vec!["lib.so".into()],
             image_sha256: vec![crate::build::metadata::sha256_hex(b"image")],
             linked_sha256: vec![],
+            shape: None,
         }
     }
 
