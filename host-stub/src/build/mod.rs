@@ -3,10 +3,13 @@
 //!
 //! 1. check the arguments: as many `--fn` as `--schema`, 1 to [`MAX_OPS`] ops, each function
 //!    name a C identifier of at most [`MAX_NAME_LEN`] characters, each schema parsing
-//!    ([`schema`]) and naming its function;
+//!    ([`schema`]) and naming its function — or a project's registrations read from its shape
+//!    sources ([`project`]);
 //! 2. check that every tool is installed ([`toolchain`]) and every source exists;
-//! 3. compile the user sources ([`compile`]), generate and compile `wrapper.cpp`
-//!    ([`wrapper`]), compile the SDK runtime ([`sdk`]);
+//! 3. for a project (`--shape`, [`project`]), build the shape executable for the host
+//!    ([`shape`]); compile the user sources ([`compile`]), generate and compile `wrapper.cpp`
+//!    ([`wrapper`]) (for a project, check that each kernel function is defined), compile the
+//!    SDK runtime ([`sdk`]);
 //! 4. link once, or eight times with `--multicore` ([`link`]);
 //! 5. unless `-g` is among the user's cflags, strip and pack every image ([`pack`]);
 //! 6. write `ucode_lib.json` and `q7build.json` ([`metadata`]).
@@ -560,7 +563,17 @@ fn build_steps(opts: &Options) -> Result<BuildInfo, BuildError> {
     let shape_units = steps::shape_units(&opts.shape)?;
     let sdk_dir = steps::locate_sdk(opts.sdk.as_deref())?;
     let ctx = steps::prepare(opts, tools, sdk_dir, units, shape_units)?;
-    // 3. compile: user sources, wrapper (a project's kernels checked), SDK runtime
+    // 3. a project's shape executable first (the host compiler is quick, and a shape error
+    // shows before the device build), then the device compile: user sources, wrapper (a
+    // project's kernels checked), SDK runtime
+    let shape = match (&project, &host_cxx) {
+        (Some(p), Some(cxx)) => {
+            let file = ctx.build_shape(&base, cxx, p)?;
+            let sha256 = ctx.digests(std::slice::from_ref(&file))?.remove(0);
+            Some(metadata::ShapeInfo { file, sha256 })
+        }
+        _ => None,
+    };
     let cpu_count = if opts.multicore { link::NUM_CPUS } else { 1 };
     let mut objects = ctx.compile_sources()?;
     let wrapper = ctx.compile_wrapper(&base, &ops, cpu_count)?;
@@ -575,15 +588,6 @@ fn build_steps(opts: &Options) -> Result<BuildInfo, BuildError> {
     // 5. strip and pack, unless the user asked for debug information
     let packed = !opts.cflags.iter().any(|f| f == DEBUG_FLAG);
     let images = ctx.pack(&linked, packed)?;
-    // 5b. a project's shape executable
-    let shape = match (&project, &host_cxx) {
-        (Some(p), Some(cxx)) => {
-            let file = ctx.build_shape(&base, cxx, p)?;
-            let sha256 = ctx.digests(std::slice::from_ref(&file))?.remove(0);
-            Some(metadata::ShapeInfo { file, sha256 })
-        }
-        _ => None,
-    };
     // 6. metadata
     let linked: Vec<String> = linked.iter().map(|p| steps::file_name(p)).collect();
     let info = BuildInfo {

@@ -29,7 +29,7 @@ pub const MAIN_SOURCE: &str = "host/shape_main.cpp";
 /// The shape executable's extension: `<base>.shape`.
 pub const EXTENSION: &str = "shape";
 /// How long the shape executable has to answer.
-pub const TIMEOUT: Duration = Duration::from_secs(10);
+pub const TIMEOUT: Duration = Duration::from_secs(5);
 /// Most bytes read from each of its output streams.
 pub const MAX_OUTPUT: usize = 64 * 1024;
 /// The flags every shape source is compiled with (C++14, as the wrapper; optimised; warnings

@@ -578,7 +578,7 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    /// Step 5b, a project's shape executable ([`shape`]): each shape source compiled for the
+    /// Step 3, first: a project's shape executable ([`shape`]): each shape source compiled for the
     /// host with [`shape::HOST_CXX`] (`host_cxx`), then linked with the SDK's shape main as
     /// `<base>.shape` in the work directory; its registrations (`--list`) must be `project`'s.
     /// The executable's file name.

@@ -53,6 +53,9 @@ pub struct Library {
     pub images: Vec<Vec<u8>>,
     /// Function symbols of the unstripped images, by core (empty when absent).
     pub symbols: Vec<Symbols>,
+    /// A project's shape executable, checked against its digest (examples/sdk/BUILD.md
+    /// "Projects"); `None` for a `--fn`/`--schema` build.
+    pub shape: Option<PathBuf>,
 }
 
 /// One op invocation.
@@ -95,6 +98,21 @@ pub struct OpRun {
     pub wall: Duration,
     /// The timing model the cores ran with.
     pub timing: Profile,
+    /// Where the output's dtype and shape came from.
+    pub output_from: OutputFrom,
+}
+
+/// Where a run's output dtype and shape came from (docs/cli.md "`q7emu run`").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutputFrom {
+    /// The request (`--out-dtype` and `--out-shape`).
+    Request,
+    /// The op's shape function, named (a project's build, examples/sdk/BUILD.md "Projects");
+    /// a request's `--out-dtype` or `--out-shape` overrides its half.
+    ShapeFunction(String),
+    /// The op's first tensor argument: an op without a shape function whose request says
+    /// nothing of the output, whose kernel returned a tensor of that dtype and shape.
+    FirstInput,
 }
 
 /// Why a run failed, naming what and where.
@@ -171,6 +189,9 @@ pub enum RunError {
         /// Why, and the forms the type takes.
         source: crate::number::ScalarError,
     },
+    /// The shape executable could not say what the output is.
+    #[error(transparent)]
+    Shape(#[from] crate::build::shape::ShapeError),
     /// No output dtype/shape given and no tensor argument to take them from.
     #[error("op {schema} has no tensor argument: give the output's --out-dtype and --out-shape")]
     NoOutputSpec {
@@ -227,11 +248,14 @@ pub enum RunError {
 }
 
 impl Outcome for RunError {
-    /// The outcome it ends `q7emu run` with ([`crate::exit_code`]): the device's, or bad
-    /// input.
+    /// The outcome it ends `q7emu run` with ([`crate::exit_code`]): the device's; a fault
+    /// for a shape function that crashed or did not answer; else bad input.
     fn kind(&self) -> Kind {
+        use crate::build::shape::ShapeError;
         match self {
             RunError::Device { source, .. } => source.kind(),
+            // The user's shape function crashed or hung, as a kernel faults.
+            RunError::Shape(ShapeError::Failed { .. } | ShapeError::Timeout { .. }) => Kind::Fault,
             _ => Kind::BadInput,
         }
     }
@@ -272,6 +296,17 @@ impl Library {
                 Err(_) => Symbols::default(),
             });
         }
+        // The shape executable: the build's own (its digest), read within the packed-library
+        // bound like an image.
+        let shape = match &info.shape {
+            Some(s) => {
+                let path = dir.join(&s.file);
+                let bytes = read_bounded(&path)?;
+                library::check_shape_executable(&path, &bytes, &s.sha256)?;
+                Some(path)
+            }
+            None => None,
+        };
         tracing::debug!(
             library = info.library,
             images = images.len(),
@@ -284,19 +319,31 @@ impl Library {
             info,
             images,
             symbols,
+            shape,
         })
     }
 
-    /// The op named `name`.
+    /// The op named `name`: by its name, or for a project's library (one with a namespace) as
+    /// `ns::op` (`torch.ops.ns.op`).
     pub fn op(&self, name: &str) -> Result<&OpInfo, RunError> {
-        self.info
-            .ops
-            .iter()
-            .find(|o| o.name == name)
+        let bare = match (name.split_once("::"), &self.info.namespace) {
+            (Some((ns, op)), Some(own)) if ns == own => Some(op),
+            (Some(_), _) => None,
+            (None, _) => Some(name),
+        };
+        bare.and_then(|b| self.info.ops.iter().find(|o| o.name == b))
             .ok_or_else(|| RunError::UnknownOp {
                 op: name.to_string(),
                 library: self.info.library.clone(),
-                ops: self.info.ops.iter().map(|o| o.name.clone()).collect(),
+                ops: self
+                    .info
+                    .ops
+                    .iter()
+                    .map(|o| match &self.info.namespace {
+                        Some(ns) => format!("{} ({ns}::{})", o.name, o.name),
+                        None => o.name.clone(),
+                    })
+                    .collect(),
             })
     }
 
@@ -342,9 +389,9 @@ fn scalar(op: &OpInfo, name: &str, kind: ArgKind, value: &str) -> Result<ScalarV
 /// Bytes of the output of `dtype` and `shape`: a shape the descriptor can describe
 /// ([`descriptor::describe_shape`]) of at most [`MAX_NPY_BYTES`], the bound of a tensor q7emu
 /// reads (so that it can read back every output it writes) and of the host memory it takes.
-fn output_bytes(dtype: Dtype, shape: &[u64]) -> Result<u64, RunError> {
+fn output_bytes(what: &str, dtype: Dtype, shape: &[u64]) -> Result<u64, RunError> {
     let (_, n) = descriptor::describe_shape(shape).map_err(|source| RunError::Descriptor {
-        what: "output".into(),
+        what: what.to_string(),
         source,
     })?;
     let bytes = n.checked_mul(u64::from(dtype.bytes));
@@ -463,20 +510,13 @@ fn run_with(
     if req.scalars.len() != op.args.len() - tensors {
         return Err(count("scalar", op.args.len() - tensors, req.scalars.len()));
     }
-    let (out_dtype, out_shape) = match (req.out_dtype, &req.out_shape, req.inputs.first()) {
-        (Some(d), Some(s), _) => (d, s.clone()),
-        (d, s, Some(first)) => (
-            d.unwrap_or(first.dtype()),
-            s.clone().unwrap_or_else(|| first.shape().to_vec()),
-        ),
-        _ => {
-            return Err(RunError::NoOutputSpec {
-                schema: op.schema.clone(),
-            })
-        }
-    };
+    let (out_dtype, out_shape, output_from) = output_spec(lib, &op, req)?;
     // Every size is checked before anything is allocated.
-    let out_bytes = output_bytes(out_dtype, &out_shape)?;
+    let out_what = match &output_from {
+        OutputFrom::ShapeFunction(f) => format!("output (from shape function {f})"),
+        _ => "output".to_string(),
+    };
+    let out_bytes = output_bytes(&out_what, out_dtype, &out_shape)?;
     let mut in_bytes = Vec::new();
     for (a, t) in op
         .args
@@ -667,5 +707,53 @@ fn run_with(
         console,
         wall,
         timing: req.timing.clone(),
+        output_from,
     })
+}
+
+/// The output's dtype and shape, and where they come from ([`OutputFrom`]): the request's when
+/// it gives both; else the op's shape function's, run in the build's shape executable
+/// ([`crate::build::shape::query`]) on the inputs' dtypes and shapes and the scalars, either
+/// half overridden by the request; else the first tensor argument's.
+fn output_spec(
+    lib: &Library,
+    op: &OpInfo,
+    req: &OpRequest,
+) -> Result<(Dtype, Vec<u64>, OutputFrom), RunError> {
+    if let (Some(d), Some(s)) = (req.out_dtype, &req.out_shape) {
+        return Ok((d, s.clone(), OutputFrom::Request));
+    }
+    if let (Some(f), Some(exe)) = (&op.shape_fn, &lib.shape) {
+        use crate::build::shape::{query, ShapeArg};
+        let (mut inputs, mut scalars) = (req.inputs.iter(), req.scalars.iter());
+        let mut args = Vec::new();
+        for a in &op.args {
+            args.push(if a.kind == ArgKind::Tensor {
+                let t = inputs.next().expect("counted");
+                ShapeArg::Tensor(t.dtype(), t.shape().to_vec())
+            } else {
+                let v = scalar(op, &a.name, a.kind, scalars.next().expect("counted"))?;
+                ShapeArg::Scalar(a.kind, v)
+            });
+        }
+        let what = format!("op {}, shape function {f}", op.name);
+        let (d, s) = query(exe, &op.name, &args, &what)?;
+        return Ok((
+            req.out_dtype.unwrap_or(d),
+            req.out_shape.clone().unwrap_or(s),
+            OutputFrom::ShapeFunction(f.clone()),
+        ));
+    }
+    match req.inputs.first() {
+        Some(first) => Ok((
+            req.out_dtype.unwrap_or(first.dtype()),
+            req.out_shape
+                .clone()
+                .unwrap_or_else(|| first.shape().to_vec()),
+            OutputFrom::FirstInput,
+        )),
+        None => Err(RunError::NoOutputSpec {
+            schema: op.schema.clone(),
+        }),
+    }
 }
