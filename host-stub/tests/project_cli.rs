@@ -622,3 +622,103 @@ fn registration_errors_name_the_shape_file_and_line_before_anything_is_built() {
          the library\n"
     );
 }
+
+/// The probe's kernels built the `--fn`/`--schema` way: no shape function.
+fn fn_build() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let out = probe().join("fn-build");
+        let o = q7emu()
+            .current_dir(probe())
+            .args([
+                "build",
+                "--name",
+                "pairs",
+                "--fn",
+                "pairs",
+                "--schema",
+                "pairs(Tensor v) -> Tensor",
+                "-o",
+                "fn-build",
+                "probe.cpp",
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        out
+    })
+}
+
+/// The report's lines after the output's two, but for the wall time.
+fn counters(stdout: &str, skip: usize) -> Vec<String> {
+    stdout
+        .lines()
+        .skip(skip)
+        .filter(|l| !l.starts_with("wall "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn without_a_shape_function_the_output_is_what_the_kernel_returns() {
+    if !toolchain_present() {
+        return;
+    }
+    let dir = fn_build();
+    let out = probe().join("fn-pairs.npy");
+    let o = q7emu()
+        .arg("run")
+        .arg(dir)
+        .args(["--op", "pairs", "--input"])
+        .arg(values_npy())
+        .arg("--output")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines[..3],
+        [
+            "pairs(Tensor v) -> Tensor: output int32 [6, 2], 12 elements",
+            "  [-2, -1, 0, 0, 0, 1, 3, 1, -1000000000, -1, 7, 1]",
+            "  (the output the kernel returned: the op was dispatched a second time with it; the \
+             counters are the second dispatch's)",
+        ]
+    );
+    let t = npy::read(&out).unwrap();
+    assert_eq!(t.shape, [6, 2]);
+    assert_eq!(ints(&t), pairs_reference());
+    // The counters are those of a dispatch with that output from the start.
+    let given = q7emu()
+        .arg("run")
+        .arg(dir)
+        .args(["--op", "pairs", "--input"])
+        .arg(values_npy())
+        .args(["--out-shape", "6,2", "--out-dtype", "int32"])
+        .output()
+        .unwrap();
+    let given = String::from_utf8_lossy(&given.stdout).into_owned();
+    assert_eq!(counters(&stdout, 3), counters(&given, 2));
+    // A request that gives the output is held to it.
+    let o = q7emu()
+        .arg("run")
+        .arg(dir)
+        .args(["--op", "pairs", "--input"])
+        .arg(values_npy())
+        .args(["--out-dtype", "float32"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(129));
+    assert!(stderr(&o).contains("(RETURN_MISMATCH): kernel pairs: returned a Int tensor"));
+    // The testing API the same way.
+    let lib = q7_host::testing::Library::open(dir).unwrap();
+    let run = Run::new("pairs")
+        .input(floats(&VALUES))
+        .op_run(&lib)
+        .unwrap();
+    assert_eq!(run.output_from, q7_host::run_op::OutputFrom::KernelReturn);
+    assert_eq!(run.output.shape, [6, 2]);
+    assert_eq!(ints(&run.output), pairs_reference());
+}
