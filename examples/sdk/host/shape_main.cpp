@@ -115,11 +115,15 @@ void serve()
 		case torchneuron::ArgKind::Tensor: {
 			long long code = integer("dtype code `%s` is not a number");
 			c10::ScalarType t = c10::fromIsaDtype(uint8_t(code));
-			if (code < 0 || code > 0xF || t == c10::ScalarType::Undefined)
-				bad("dtype code %s is not a tensor dtype", "");
+			if (code < 0 || code > 0xF || t == c10::ScalarType::Undefined) {
+				fprintf(stderr, "q7shape: bad request: dtype code %lld is not a tensor dtype\n", code);
+				exit(2);
+			}
 			long long rank = integer("rank `%s` is not a number");
-			if (rank < 0 || rank > 8)
-				bad("rank %s is over 8", "");
+			if (rank < 0 || rank > 8) {
+				fprintf(stderr, "q7shape: bad request: rank %lld is not 0 to 8\n", rank);
+				exit(2);
+			}
 			std::vector<int64_t> dims;
 			for (long long d = 0; d < rank; d++)
 				dims.push_back(integer("dim `%s` is not a number"));

@@ -51,7 +51,7 @@ pub enum ShapeError {
     #[error("Could not find the host C++ compiler {HOST_CXX} on PATH: a project's shape sources are compiled for the host (install g++; scripts/setup-toolchain.sh does)")]
     NoCompiler,
     /// The executable could not be started.
-    #[error("{}: cannot run the shape executable ({what}): {source}", .exe.display())]
+    #[error("{}: cannot run the shape executable ({what}): {source} (a host binary of the machine that built it; rebuild the library here, or give the output's --out-dtype and --out-shape)", .exe.display())]
     Spawn {
         /// The executable.
         exe: PathBuf,

@@ -607,13 +607,8 @@ fn run_with(
     if req.scalars.len() != op.args.len() - tensors {
         return Err(count("scalar", op.args.len() - tensors, req.scalars.len()));
     }
-    let (out_dtype, out_shape, output_from) = output_spec(lib, &op, req)?;
-    // Every size is checked before anything is allocated.
-    let out_what = match &output_from {
-        OutputFrom::ShapeFunction(f) => format!("output (from shape function {f})"),
-        _ => "output".to_string(),
-    };
-    let out_bytes = output_bytes(&out_what, out_dtype, &out_shape)?;
+    // Every size is checked before anything is allocated (the inputs' before a shape
+    // function sees them).
     let mut in_bytes = Vec::new();
     for (a, t) in op
         .args
@@ -629,6 +624,12 @@ fn run_with(
         })?;
         in_bytes.push(input_bytes(&what, t)?);
     }
+    let (out_dtype, out_shape, output_from) = output_spec(lib, &op, req)?;
+    let out_what = match (&output_from, &req.out_shape) {
+        (OutputFrom::ShapeFunction(f), None) => format!("output (from shape function {f})"),
+        _ => "output".to_string(),
+    };
+    let out_bytes = output_bytes(&out_what, out_dtype, &out_shape)?;
     let config = ClusterConfig {
         timing: req.timing.model.clone(),
         ..ClusterConfig::default()
