@@ -279,7 +279,7 @@ pub enum BuildError {
     Registry(#[from] q7_loader::ucode_lib::RegistryError),
     /// A project's shape sources cannot be read as its registrations.
     #[error(transparent)]
-    Project(#[from] project::ProjectError),
+    Project(Box<project::ProjectError>),
     /// `--shape` and `--fn`/`--schema` together.
     #[error("--shape reads the ops from the NEURON_LIBRARY registrations of the shape sources: give no --fn or --schema with it")]
     ProjectAndSchemas,
@@ -299,23 +299,8 @@ pub enum BuildError {
         why: String,
     },
     /// The kernel function a registration names is not defined in the compute sources.
-    #[error("{at}: m.def({op:?}, &{shape_fn}, {kernel:?}): the kernel function {signature} is not defined in the compute sources {}{}", list(.sources), found_instead(.found))]
-    KernelMissing {
-        /// The registration.
-        at: project::Loc,
-        /// The op.
-        op: String,
-        /// Its shape function.
-        shape_fn: String,
-        /// The kernel function's name.
-        kernel: String,
-        /// The C++ signature the wrapper calls, e.g. `relu_forward(at::Tensor const&)`.
-        signature: String,
-        /// The compute sources.
-        sources: Vec<PathBuf>,
-        /// Functions of that name the compute sources do define, with their signatures.
-        found: Vec<String>,
-    },
+    #[error(transparent)]
+    KernelMissing(Box<KernelMissing>),
     /// The shape executable's build or its registrations went wrong.
     #[error(transparent)]
     Shape(#[from] shape::ShapeError),
@@ -327,6 +312,32 @@ pub enum BuildError {
         /// Why.
         source: std::io::Error,
     },
+}
+
+impl From<project::ProjectError> for BuildError {
+    fn from(e: project::ProjectError) -> BuildError {
+        BuildError::Project(Box::new(e))
+    }
+}
+
+/// The kernel function a project's registration names is not defined in the compute sources.
+#[derive(Debug, thiserror::Error)]
+#[error("{at}: m.def({op:?}, &{shape_fn}, {kernel:?}): the kernel function {signature} is not defined in the compute sources {}{}", list(.sources), found_instead(.found))]
+pub struct KernelMissing {
+    /// The registration.
+    pub at: project::Loc,
+    /// The op.
+    pub op: String,
+    /// Its shape function.
+    pub shape_fn: String,
+    /// The kernel function's name.
+    pub kernel: String,
+    /// The C++ signature the wrapper calls, e.g. `relu_forward(at::Tensor const&)`.
+    pub signature: String,
+    /// The compute sources.
+    pub sources: Vec<PathBuf>,
+    /// Functions of that name the compute sources do define, with their signatures.
+    pub found: Vec<String>,
 }
 
 impl Outcome for BuildError {

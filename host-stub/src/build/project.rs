@@ -205,51 +205,14 @@ pub enum ProjectError {
         files: Vec<PathBuf>,
     },
     /// Two declarations of a shape function with different parameters.
-    #[error("{second}: shape function {shape_fn} is declared with parameters ({second_params}), but {first} declares ({first_params}): overloads cannot be registered")]
-    Overloaded {
-        /// The function.
-        shape_fn: String,
-        /// The first declaration.
-        first: Loc,
-        /// Its parameter kinds.
-        first_params: String,
-        /// The other.
-        second: Loc,
-        /// Its parameter kinds.
-        second_params: String,
-    },
+    #[error(transparent)]
+    Overloaded(Box<Overloaded>),
     /// A parameter type the schema cannot express.
-    #[error("{at}: shape function {shape_fn} (op {op:?}, {reg}): parameter {index} has type `{ty}`, which no op argument has{hint} (supported: {})", supported())]
-    UnsupportedType {
-        /// The declaration.
-        at: Loc,
-        /// The function.
-        shape_fn: String,
-        /// The op.
-        op: String,
-        /// The registration.
-        reg: Loc,
-        /// 1-based parameter index.
-        index: usize,
-        /// The type as written.
-        ty: String,
-        /// What to write instead, when there is an obvious choice.
-        hint: String,
-    },
+    #[error(transparent)]
+    UnsupportedType(Box<UnsupportedType>),
     /// A return type other than a tensor.
-    #[error("{at}: shape function {shape_fn} (op {op:?}, {reg}) returns `{ty}`: a shape function returns one torch::Tensor")]
-    ReturnType {
-        /// The declaration.
-        at: Loc,
-        /// The function.
-        shape_fn: String,
-        /// The op.
-        op: String,
-        /// The registration.
-        reg: Loc,
-        /// The type as written.
-        ty: String,
-    },
+    #[error(transparent)]
+    ReturnType(Box<ReturnType>),
     /// A default argument.
     #[error("{at}: shape function {shape_fn} (op {op:?}): parameter {index} has a default value: every argument comes from the invocation, so remove it")]
     DefaultValue {
@@ -273,6 +236,58 @@ pub enum ProjectError {
         /// Why.
         source: SchemaError,
     },
+}
+
+/// Two declarations of a shape function with different parameters.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{second}: shape function {shape_fn} is declared with parameters ({second_params}), but {first} declares ({first_params}): overloads cannot be registered")]
+pub struct Overloaded {
+    /// The function.
+    pub shape_fn: String,
+    /// The first declaration.
+    pub first: Loc,
+    /// Its parameter types.
+    pub first_params: String,
+    /// The other.
+    pub second: Loc,
+    /// Its parameter types.
+    pub second_params: String,
+}
+
+/// A shape function parameter type the schema cannot express.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{at}: shape function {shape_fn} (op {op:?}, {reg}): parameter {index} has type `{ty}`, which no op argument has{hint} (supported: {})", supported())]
+pub struct UnsupportedType {
+    /// The declaration.
+    pub at: Loc,
+    /// The function.
+    pub shape_fn: String,
+    /// The op.
+    pub op: String,
+    /// The registration.
+    pub reg: Loc,
+    /// 1-based parameter index.
+    pub index: usize,
+    /// The type as written.
+    pub ty: String,
+    /// What to write instead, when there is an obvious choice.
+    pub hint: String,
+}
+
+/// A shape function returning something else than a tensor.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{at}: shape function {shape_fn} (op {op:?}, {reg}) returns `{ty}`: a shape function returns one torch::Tensor")]
+pub struct ReturnType {
+    /// The declaration.
+    pub at: Loc,
+    /// The function.
+    pub shape_fn: String,
+    /// The op.
+    pub op: String,
+    /// The registration.
+    pub reg: Loc,
+    /// The type as written.
+    pub ty: String,
 }
 
 fn list(files: &[PathBuf]) -> String {
@@ -845,23 +860,23 @@ fn derive(
     let bare =
         |d: &Decl| -> Vec<Option<String>> { d.params.iter().map(|p| p.bare.clone()).collect() };
     if let Some(other) = decls.iter().find(|d| bare(d) != bare(first)) {
-        return Err(ProjectError::Overloaded {
+        return Err(ProjectError::Overloaded(Box::new(Overloaded {
             shape_fn: shape_fn.to_string(),
             first: first.at.clone(),
             first_params: kinds_text(first),
             second: other.at.clone(),
             second_params: kinds_text(other),
-        });
+        })));
     }
     let d = decls.iter().find(|d| d.definition).unwrap_or(first);
     if param_kind(&d.ret) != Some(ArgKind::Tensor) {
-        return Err(ProjectError::ReturnType {
+        return Err(ProjectError::ReturnType(Box::new(ReturnType {
             at: d.at.clone(),
             shape_fn: shape_fn.to_string(),
             op: op.to_string(),
             reg: reg.clone(),
             ty: d.ret.clone(),
-        });
+        })));
     }
     let mut args = Vec::new();
     for (i, p) in d.params.iter().enumerate() {
@@ -874,7 +889,7 @@ fn derive(
                 }
                 _ => "",
             };
-            return Err(ProjectError::UnsupportedType {
+            return Err(ProjectError::UnsupportedType(Box::new(UnsupportedType {
                 at: d.at.clone(),
                 shape_fn: shape_fn.to_string(),
                 op: op.to_string(),
@@ -882,7 +897,7 @@ fn derive(
                 index: i + 1,
                 ty: p.ty.clone(),
                 hint: hint.to_string(),
-            });
+            })));
         };
         if p.default {
             return Err(ProjectError::DefaultValue {

@@ -565,7 +565,7 @@ impl Ctx<'_> {
                 .map(demangled)
                 .filter(|d| d.starts_with(&prefix) || *d == op.kernel)
                 .collect();
-            return Err(BuildError::KernelMissing {
+            return Err(BuildError::KernelMissing(Box::new(super::KernelMissing {
                 at: reg.at.clone(),
                 op: op.name.clone(),
                 shape_fn: reg.shape_fn.clone(),
@@ -573,7 +573,7 @@ impl Ctx<'_> {
                 signature: demangled(want),
                 sources: self.units.iter().map(|u| u.given.clone()).collect(),
                 found,
-            });
+            })));
         }
         Ok(())
     }
