@@ -722,3 +722,41 @@ fn without_a_shape_function_the_output_is_what_the_kernel_returns() {
     assert_eq!(run.output.shape, [6, 2]);
     assert_eq!(ints(&run.output), pairs_reference());
 }
+
+#[test]
+fn a_project_without_the_host_compiler_says_so_before_compiling() {
+    // Every device tool "present" (empty files): the host compiler is looked for on PATH next.
+    let dir = TempDir::new("project-no-host-cxx");
+    let prefix = support::fake_toolchain(&dir, None);
+    project(
+        &dir.join("p"),
+        &[("probe.cpp", COMPUTE), ("shape.cpp", SHAPE)],
+    );
+    let empty = dir.join("empty-path");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = q7emu()
+        .current_dir(dir.join("p"))
+        .env("PATH", &empty)
+        .arg("build")
+        .arg("--toolchain")
+        .arg(&prefix)
+        .args([
+            "--name",
+            "probe",
+            "--compute",
+            "probe.cpp",
+            "--shape",
+            "shape.cpp",
+            "-o",
+            "build",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "build failed: a tool is missing");
+    assert_eq!(
+        stderr(&o),
+        "q7emu: error: Could not find the host C++ compiler g++ on PATH: a project's shape \
+         sources are compiled for the host (install g++; scripts/setup-toolchain.sh does)\n"
+    );
+    assert!(!dir.join("p/build").exists());
+}
