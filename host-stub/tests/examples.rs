@@ -486,6 +486,20 @@ fn each_examples_readme_run_matches_its_snapshot() {
             &what,
         );
         q7_host::assert_summary_snapshot!(format!("{}-{}", r.example, r.op), Summary::of(&r.run));
+        // The three ReLU variants are AWS-style projects (examples/sdk/BUILD.md "Projects"):
+        // their READMEs give no --out-shape, and the output is what the shape function says.
+        if RELU_VARIANTS.contains(&r.example) {
+            let shape_fn = if r.op == "relu_forward" {
+                "relu_fwd_shape"
+            } else {
+                "relu_bwd_shape"
+            };
+            assert_eq!(
+                r.run.output_from,
+                run_op::OutputFrom::ShapeFunction(shape_fn.into()),
+                "{what}"
+            );
+        }
     }
 }
 
@@ -779,9 +793,13 @@ fn the_readmes_snapshot_step_is_the_worked_example_as_it_is() {
 // Rebuilding.
 
 /// Whether a file of a build directory is committed with an example: what `q7emu run` reads
-/// (the packed images and `q7build.json`) and the library registry.
+/// (the packed images, a project's shape executable and `q7build.json`) and the library
+/// registry.
 fn committed(name: &str) -> bool {
-    name.ends_with(".packed.so") || name == "ucode_lib.json" || name == "q7build.json"
+    name.ends_with(".packed.so")
+        || name.ends_with(".shape")
+        || name == "ucode_lib.json"
+        || name == "q7build.json"
 }
 
 /// The committed files of build directory `dir`, sorted.

@@ -24,7 +24,8 @@ pub struct RunArgs {
     /// The build directory (`q7emu build -o`).
     #[arg(value_name = "BUILD_DIR")]
     pub build_dir: PathBuf,
-    /// The op to run.
+    /// The op to run: its name, or ns::op for a project's library (examples/sdk/BUILD.md
+    /// "Projects").
     #[arg(long)]
     pub op: String,
     /// A tensor argument (repeat, in schema order).
@@ -38,11 +39,13 @@ pub struct RunArgs {
     /// Write the output tensor here (replaced only once written whole).
     #[arg(long, value_name = "FILE.npy")]
     pub output: Option<PathBuf>,
-    /// The output's shape (default: the first tensor argument's).
+    /// The output's shape (default: what the op's shape function computes, else what the
+    /// kernel returns).
     #[arg(long, value_name = "D0,D1,...", value_delimiter = ',', value_parser = parse_u64)]
     pub out_shape: Option<Vec<u64>>,
     /// The output's dtype, a numpy name: float32, float16, bfloat16, int8, uint8, int16,
-    /// int32, int64 (default: the first tensor argument's).
+    /// int32, int64 (default: what the op's shape function computes, else what the kernel
+    /// returns).
     #[arg(long, value_name = "DTYPE", value_parser = parse_dtype)]
     pub out_dtype: Option<Dtype>,
     /// Host threads running the cores, at least 1 (results and cycle counts are identical for

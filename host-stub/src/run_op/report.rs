@@ -136,6 +136,12 @@ impl OpRun {
             o.numel(),
             preview(o)
         );
+        if self.output_from == super::OutputFrom::KernelReturn {
+            out.push_str(
+                "  (the output the kernel returned: the op was dispatched a second time with it; \
+                 the counters are the second dispatch's)\n",
+            );
+        }
         for c in &self.cores {
             out.push_str(&core_text(c));
         }
