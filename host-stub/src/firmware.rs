@@ -714,10 +714,15 @@ impl Firmware {
         );
         let console = bus.console.contents();
         let text = String::from_utf8_lossy(&console);
+        // The runtime starts its line on a line of its own; a line it did not start is taken
+        // from the prefix on all the same.
         let message = text
             .lines()
             .rev()
-            .find_map(|l| l.strip_prefix(RUNTIME_ERROR_PREFIX))
+            .find_map(|l| {
+                l.find(RUNTIME_ERROR_PREFIX)
+                    .map(|at| &l[at + RUNTIME_ERROR_PREFIX.len()..])
+            })
             .unwrap_or("")
             .trim()
             .to_string();

@@ -9,6 +9,7 @@
 //! argument; a kernel that returns anything else stops with the runtime's RETURN_MISMATCH
 //! naming what it returned, and the request can then say so.
 
+mod arg_names;
 pub mod cli;
 pub mod library;
 pub mod report;
@@ -512,7 +513,7 @@ fn run_with(
     let device_err = |cluster: &Cluster, source: FirmwareError| RunError::Device {
         symbols: lib.symbolise(&source),
         console: crate::console::of_failure(cluster, &source),
-        source,
+        source: arg_names::name_arguments(source, &op.args),
     };
 
     // Create and load one library instance per core.

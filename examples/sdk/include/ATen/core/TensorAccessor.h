@@ -3,7 +3,10 @@
 // `TensorAccessor<T, N, RO>`: strided random access; indexing peels one dimension with address
 // arithmetic and the last index translates the element's HBM address (neuron_translate). The
 // reference it returns stays valid until three more distinct 16 MiB regions are translated, as on
-// hardware. RO accessors (from a const Tensor) give const references.
+// hardware. RO accessors (from a const Tensor) give const references. The accessor a Tensor
+// hands out (and every copy of it) counts as an open element accessor of its tensor, and keeps
+// the tensor alive, until it is destroyed: the coherence checks of the stream accessors
+// (TensorStreamAccessor.h) see it. The accessors indexing makes of fewer dimensions do not.
 //
 // `TensorTcmAccessor<RO>`: bulk copies between a TCM buffer and the tensor's storage in flat
 // element order (strides are not consulted), through neuron_memcpy.
@@ -37,8 +40,34 @@ template <typename T, size_t N, bool RO = false> class TensorAccessor {
 	static_assert(N > 0, "an accessor has at least one dimension");
 
 public:
-	TensorAccessor(uint64_t addr, bool local, const int64_t *sizes, const int64_t *strides)
-		: addr_(addr), sizes_(sizes), strides_(strides), local_(local) {}
+	// `owner`: the tensor it is an open element accessor of (null for a sub-accessor).
+	TensorAccessor(uint64_t addr, bool local, const int64_t *sizes, const int64_t *strides,
+		       detail::TensorImpl *owner = nullptr)
+		: addr_(addr), sizes_(sizes), strides_(strides), owner_(owner), local_(local) {}
+	TensorAccessor(const TensorAccessor &o)
+		: addr_(o.addr_), sizes_(o.sizes_), strides_(o.strides_), owner_(o.owner_), local_(o.local_)
+	{
+		if (owner_)
+			detail::accessor_copy(owner_);
+	}
+	TensorAccessor &operator=(const TensorAccessor &o)
+	{
+		if (o.owner_)
+			detail::accessor_copy(o.owner_);
+		if (owner_)
+			detail::accessor_close(owner_, Q7_ACC_ELEMENT);
+		addr_ = o.addr_;
+		sizes_ = o.sizes_;
+		strides_ = o.strides_;
+		owner_ = o.owner_;
+		local_ = o.local_;
+		return *this;
+	}
+	~TensorAccessor()
+	{
+		if (owner_)
+			detail::accessor_close(owner_, Q7_ACC_ELEMENT);
+	}
 
 	__attribute__((always_inline)) TensorAccessor<T, N - 1, RO> operator[](int64_t i) const
 	{
@@ -54,6 +83,7 @@ private:
 	uint64_t addr_;
 	const int64_t *sizes_;
 	const int64_t *strides_;
+	detail::TensorImpl *owner_;
 	bool local_;
 };
 
@@ -61,8 +91,34 @@ template <typename T, bool RO> class TensorAccessor<T, 1, RO> {
 public:
 	typedef typename std::conditional<RO, const T &, T &>::type reference;
 
-	TensorAccessor(uint64_t addr, bool local, const int64_t *sizes, const int64_t *strides)
-		: addr_(addr), sizes_(sizes), strides_(strides), local_(local) {}
+	// `owner`: the tensor it is an open element accessor of (null for a sub-accessor).
+	TensorAccessor(uint64_t addr, bool local, const int64_t *sizes, const int64_t *strides,
+		       detail::TensorImpl *owner = nullptr)
+		: addr_(addr), sizes_(sizes), strides_(strides), owner_(owner), local_(local) {}
+	TensorAccessor(const TensorAccessor &o)
+		: addr_(o.addr_), sizes_(o.sizes_), strides_(o.strides_), owner_(o.owner_), local_(o.local_)
+	{
+		if (owner_)
+			detail::accessor_copy(owner_);
+	}
+	TensorAccessor &operator=(const TensorAccessor &o)
+	{
+		if (o.owner_)
+			detail::accessor_copy(o.owner_);
+		if (owner_)
+			detail::accessor_close(owner_, Q7_ACC_ELEMENT);
+		addr_ = o.addr_;
+		sizes_ = o.sizes_;
+		strides_ = o.strides_;
+		owner_ = o.owner_;
+		local_ = o.local_;
+		return *this;
+	}
+	~TensorAccessor()
+	{
+		if (owner_)
+			detail::accessor_close(owner_, Q7_ACC_ELEMENT);
+	}
 
 	__attribute__((always_inline)) reference operator[](int64_t i) const
 	{
@@ -78,6 +134,7 @@ private:
 	uint64_t addr_;
 	const int64_t *sizes_;
 	const int64_t *strides_;
+	detail::TensorImpl *owner_;
 	bool local_;
 };
 
