@@ -504,6 +504,7 @@ fn relu_cycles(example: &str, input: &HostTensor, expected: &HostTensor) -> Vec<
             call_budget: CALL_BUDGET,
             timing: Default::default(),
             progress: false,
+            console: Default::default(),
         },
     )
     .unwrap_or_else(|e| panic!("{example}: {e}"));

@@ -9,23 +9,11 @@ use crate::firmware::FirmwareError;
 
 /// `e` with every `argument N` of a runtime error's message followed by ` (name)`, the name of
 /// the schema's argument N, when the op has one.
-pub fn name_arguments(e: FirmwareError, args: &[ArgInfo]) -> FirmwareError {
-    match e {
-        FirmwareError::Aborted {
-            core,
-            what,
-            code,
-            name,
-            message,
-        } => FirmwareError::Aborted {
-            core,
-            what,
-            code,
-            name,
-            message: named(&message, args),
-        },
-        other => other,
+pub fn name_arguments(mut e: FirmwareError, args: &[ArgInfo]) -> FirmwareError {
+    if let FirmwareError::Aborted { message, .. } = &mut e {
+        *message = named(message, args);
     }
+    e
 }
 
 /// `message` with each `argument N` (N a schema position, not followed by another digit or
@@ -97,6 +85,7 @@ mod tests {
             code: 7,
             name: "ABORT",
             message: "kernel k: argument 1: bad".into(),
+            report: None,
         };
         assert_eq!(
             name_arguments(e, &args()).to_string(),
