@@ -59,6 +59,25 @@ fn streams() -> Option<&'static Library> {
     )
 }
 
+/// streams.cpp built for eight cores.
+fn streams_on_eight_cores() -> Option<&'static Library> {
+    static LIB: OnceLock<Option<Library>> = OnceLock::new();
+    LIB.get_or_init(|| {
+        if !toolchain_installed() {
+            return None;
+        }
+        let dir = TempDir::new("sdk-streams-8");
+        Some(
+            Kernel::new(program("streams.cpp"))
+                .op("streams_sum(Tensor x, int n) -> Tensor")
+                .multicore()
+                .build(dir.join("build"))
+                .unwrap_or_else(|e| panic!("streams.cpp --multicore: {e}")),
+        )
+    })
+    .as_ref()
+}
+
 fn coherence() -> Option<&'static Library> {
     static LIB: OnceLock<Option<Library>> = OnceLock::new();
     build(
@@ -324,6 +343,37 @@ fn any_number_of_streams_work_but_the_fifth_runs_at_element_accessor_speed() {
     );
 }
 
+#[test]
+fn in_multicore_mode_streams_work_on_each_core_as_on_one() {
+    let Some(lib) = streams_on_eight_cores() else {
+        return;
+    };
+    // Every core sums the whole input over six streams (two unbuffered) and returns it; each
+    // copies the same value to the output.
+    let x: Vec<i32> = words(9, 3000).iter().map(|w| *w as i32 >> 4).collect();
+    let run = ok(
+        Run::new("streams_sum")
+            .input(tensor(&[3000], &x).unwrap())
+            .scalar(6)
+            .output_shape(&[1])
+            .op_run(lib),
+        "streams_sum on eight cores",
+    );
+    let sum = x
+        .iter()
+        .fold(0i32, |a, v| a.wrapping_add(*v))
+        .wrapping_mul(6);
+    assert_eq!(ints(&run.output), [sum]);
+    assert_eq!(run.cores.len(), 8);
+    let cycles: Vec<u64> = run.cores.iter().map(|c| c.stats.cycles).collect();
+    assert!(
+        cycles
+            .iter()
+            .all(|&c| c.abs_diff(cycles[0]) * 100 < cycles[0]),
+        "each core does the same work: {cycles:?}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Misuse and the TCM pool.
 
@@ -445,7 +495,7 @@ fn cohere(lib: &Library, pair: u32, policy: u32) -> Result<OpRun, TestingError> 
 
 /// The pairs of accessors open at once on argument 0 that may be incoherent, and what the
 /// runtime says of each (after "kernel cohere: argument 0 (x): ").
-const INCOHERENT: [(u32, &str); 9] = [
+const INCOHERENT: [(u32, &str); 10] = [
     (
         0,
         "a read stream opened while an element accessor is open on it",
@@ -470,6 +520,11 @@ const INCOHERENT: [(u32, &str); 9] = [
     ),
     (10, "item() reads while a write stream is open on it"),
     (11, "fill_() writes while a read stream is open on it"),
+    // An element accessor stays open while it lives, whatever became of its copies.
+    (
+        15,
+        "a write stream opened while an element accessor is open on it",
+    ),
 ];
 
 /// "made at 0x…" of pairs 10 and 13: the tensor the kernel made, as messages name it.
@@ -573,10 +628,12 @@ fn incoherent_quiet_says_nothing() {
 }
 
 #[test]
-fn read_streams_together_element_accessors_together_and_the_tcm_accessor_are_coherent() {
+fn read_streams_together_element_accessors_together_the_tcm_accessor_and_closed_accessors_are_coherent(
+) {
     let Some(lib) = coherence() else { return };
-    // 7: two read streams; 8: two element accessors; 9: a TCM accessor and a write stream.
-    for pair in [7, 8, 9] {
+    // 7: two read streams; 8: two element accessors; 9: a TCM accessor and a write stream;
+    // 14: an element accessor destroyed before a write stream opens.
+    for pair in [7, 8, 9, 14] {
         let run = ok(cohere(lib, pair, COHERENT), &format!("pair {pair}"));
         assert_eq!(console(&run), "done\n", "pair {pair}");
     }

@@ -9,6 +9,8 @@
 //   9 TCM accessor, then write stream        10 write stream, then item()
 //   11 read stream, then fill_()
 //   12 pair 4 on the output (get_dst_tensor)  13 pair 4 on a tensor the kernel makes
+//   14 element accessor destroyed, then write stream
+//   15 element accessor and a copy, the copy destroyed, then write stream
 // (10 and 13 print where the tensor they make is: "made at 0x…").
 // Op `policy_of` prints the policy of a fresh tensor, sets `policy` and prints it again.
 #include <stdint.h>
@@ -105,6 +107,25 @@ torch::Tensor cohere(const torch::Tensor &x, int64_t pair, int64_t policy)
 	case 11: {
 		auto r = t.read_stream_accessor<float>();
 		t.fill_(r.read());
+		break;
+	}
+	case 14: {
+		{
+			auto e = t.accessor<float, 1>();
+			e[0] = 1.0f;
+		}
+		auto w = t.write_stream_accessor<float>();
+		w.write(2.0f);
+		break;
+	}
+	case 15: {
+		auto e = t.accessor<float, 1>();
+		{
+			auto copy = e;
+			copy[0] = 1.0f;
+		}
+		auto w = t.write_stream_accessor<float>();
+		w.write(e[1]);
 		break;
 	}
 	default:

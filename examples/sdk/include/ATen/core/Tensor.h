@@ -84,17 +84,19 @@ public:
 	// The storage address (seed spelling).
 	Q7PtrType q7_data_ptr() const { return impl("q7_data_ptr")->data; }
 
-	template <typename T, size_t N> TensorAccessor<T, N, true> accessor() const &
+	// A TensorAccessor<T, N, RO> that counts as open on the tensor while it lives
+	// (ATen/core/TensorAccessor.h).
+	template <typename T, size_t N> detail::TrackedAccessor<T, N, true> accessor() const &
 	{
 		detail::TensorImpl *i = impl("accessor");
 		detail::accessor_open(i, c10::CppTypeToScalarType<T>::value, N, Q7_ACC_ELEMENT, false);
-		return TensorAccessor<T, N, true>(i->data.addr, i->data.is_local, i->sizes, i->strides, i);
+		return detail::TrackedAccessor<T, N, true>(i->data.addr, i->data.is_local, i->sizes, i);
 	}
-	template <typename T, size_t N> TensorAccessor<T, N, false> accessor() &
+	template <typename T, size_t N> detail::TrackedAccessor<T, N, false> accessor() &
 	{
 		detail::TensorImpl *i = impl("accessor");
 		detail::accessor_open(i, c10::CppTypeToScalarType<T>::value, N, Q7_ACC_ELEMENT, true);
-		return TensorAccessor<T, N, false>(i->data.addr, i->data.is_local, i->sizes, i->strides, i);
+		return detail::TrackedAccessor<T, N, false>(i->data.addr, i->data.is_local, i->sizes, i);
 	}
 	// An accessor of a temporary would outlive the sizes it points at.
 	template <typename T, size_t N> TensorAccessor<T, N, false> accessor() && = delete;

@@ -3,10 +3,14 @@
 // `TensorAccessor<T, N, RO>`: strided random access; indexing peels one dimension with address
 // arithmetic and the last index translates the element's HBM address (neuron_translate). The
 // reference it returns stays valid until three more distinct 16 MiB regions are translated, as on
-// hardware. RO accessors (from a const Tensor) give const references. The accessor a Tensor
-// hands out (and every copy of it) counts as an open element accessor of its tensor, and keeps
-// the tensor alive, until it is destroyed: the coherence checks of the stream accessors
-// (TensorStreamAccessor.h) see it. The accessors indexing makes of fewer dimensions do not.
+// hardware. RO accessors (from a const Tensor) give const references.
+//
+// `TrackedAccessor<T, N, RO>`, what `Tensor::accessor()` hands out: a TensorAccessor that, with
+// every copy of it, counts as an open element accessor of its tensor (and keeps the tensor
+// alive) until it is destroyed, so that the coherence checks of the stream accessors
+// (TensorStreamAccessor.h) see it. The accessors that indexing makes (fewer dimensions) and a
+// TensorAccessor copied out of it are not counted: they carry no destructor, which keeps
+// indexing as cheap as a plain address computation.
 //
 // `TensorTcmAccessor<RO>`: bulk copies between a TCM buffer and the tensor's storage in flat
 // element order (strides are not consulted), through neuron_memcpy.
@@ -40,34 +44,8 @@ template <typename T, size_t N, bool RO = false> class TensorAccessor {
 	static_assert(N > 0, "an accessor has at least one dimension");
 
 public:
-	// `owner`: the tensor it is an open element accessor of (null for a sub-accessor).
-	TensorAccessor(uint64_t addr, bool local, const int64_t *sizes, const int64_t *strides,
-		       detail::TensorImpl *owner = nullptr)
-		: addr_(addr), sizes_(sizes), strides_(strides), owner_(owner), local_(local) {}
-	TensorAccessor(const TensorAccessor &o)
-		: addr_(o.addr_), sizes_(o.sizes_), strides_(o.strides_), owner_(o.owner_), local_(o.local_)
-	{
-		if (owner_)
-			detail::accessor_copy(owner_);
-	}
-	TensorAccessor &operator=(const TensorAccessor &o)
-	{
-		if (o.owner_)
-			detail::accessor_copy(o.owner_);
-		if (owner_)
-			detail::accessor_close(owner_, Q7_ACC_ELEMENT);
-		addr_ = o.addr_;
-		sizes_ = o.sizes_;
-		strides_ = o.strides_;
-		owner_ = o.owner_;
-		local_ = o.local_;
-		return *this;
-	}
-	~TensorAccessor()
-	{
-		if (owner_)
-			detail::accessor_close(owner_, Q7_ACC_ELEMENT);
-	}
+	TensorAccessor(uint64_t addr, bool local, const int64_t *sizes, const int64_t *strides)
+		: addr_(addr), sizes_(sizes), strides_(strides), local_(local) {}
 
 	__attribute__((always_inline)) TensorAccessor<T, N - 1, RO> operator[](int64_t i) const
 	{
@@ -83,7 +61,6 @@ private:
 	uint64_t addr_;
 	const int64_t *sizes_;
 	const int64_t *strides_;
-	detail::TensorImpl *owner_;
 	bool local_;
 };
 
@@ -91,34 +68,8 @@ template <typename T, bool RO> class TensorAccessor<T, 1, RO> {
 public:
 	typedef typename std::conditional<RO, const T &, T &>::type reference;
 
-	// `owner`: the tensor it is an open element accessor of (null for a sub-accessor).
-	TensorAccessor(uint64_t addr, bool local, const int64_t *sizes, const int64_t *strides,
-		       detail::TensorImpl *owner = nullptr)
-		: addr_(addr), sizes_(sizes), strides_(strides), owner_(owner), local_(local) {}
-	TensorAccessor(const TensorAccessor &o)
-		: addr_(o.addr_), sizes_(o.sizes_), strides_(o.strides_), owner_(o.owner_), local_(o.local_)
-	{
-		if (owner_)
-			detail::accessor_copy(owner_);
-	}
-	TensorAccessor &operator=(const TensorAccessor &o)
-	{
-		if (o.owner_)
-			detail::accessor_copy(o.owner_);
-		if (owner_)
-			detail::accessor_close(owner_, Q7_ACC_ELEMENT);
-		addr_ = o.addr_;
-		sizes_ = o.sizes_;
-		strides_ = o.strides_;
-		owner_ = o.owner_;
-		local_ = o.local_;
-		return *this;
-	}
-	~TensorAccessor()
-	{
-		if (owner_)
-			detail::accessor_close(owner_, Q7_ACC_ELEMENT);
-	}
+	TensorAccessor(uint64_t addr, bool local, const int64_t *sizes, const int64_t *strides)
+		: addr_(addr), sizes_(sizes), strides_(strides), local_(local) {}
 
 	__attribute__((always_inline)) reference operator[](int64_t i) const
 	{
@@ -134,9 +85,37 @@ private:
 	uint64_t addr_;
 	const int64_t *sizes_;
 	const int64_t *strides_;
-	detail::TensorImpl *owner_;
 	bool local_;
 };
+
+namespace detail {
+
+// The tensor whose `strides` array `strides` is (a tracked accessor's strides are its tensor's).
+inline TensorImpl *impl_of(const int64_t *strides)
+{
+	return reinterpret_cast<TensorImpl *>(reinterpret_cast<uintptr_t>(strides) - offsetof(TensorImpl, strides));
+}
+
+template <typename T, size_t N, bool RO> class TrackedAccessor : public TensorAccessor<T, N, RO> {
+public:
+	// Adopts one open count of `impl` (Tensor::accessor opened it).
+	TrackedAccessor(uint64_t addr, bool local, const int64_t *sizes, TensorImpl *impl)
+		: TensorAccessor<T, N, RO>(addr, local, sizes, impl->strides) {}
+	TrackedAccessor(const TrackedAccessor &o) : TensorAccessor<T, N, RO>(o) { accessor_copy(impl()); }
+	TrackedAccessor &operator=(const TrackedAccessor &o)
+	{
+		accessor_copy(impl_of(o.strides().data()));
+		accessor_close(impl(), Q7_ACC_ELEMENT);
+		TensorAccessor<T, N, RO>::operator=(o);
+		return *this;
+	}
+	~TrackedAccessor() { accessor_close(impl(), Q7_ACC_ELEMENT); }
+
+private:
+	TensorImpl *impl() const { return impl_of(this->strides().data()); }
+};
+
+} // namespace detail
 
 template <bool RO> class TensorTcmAccessor {
 public:
