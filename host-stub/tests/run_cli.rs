@@ -238,6 +238,19 @@ fn a_kernels_console_is_in_every_report_marked_where_bytes_were_dropped_and_esca
     assert_eq!(doc["cores"][0]["console"], kept);
     assert_eq!(doc["cores"][0]["console_dropped"], dropped);
 
+    // --console-bytes sizes the ring: 64 KiB holds it all; 0 holds nothing (printf disabled),
+    // and the summary says how much was lost.
+    let stdout = |extra: &[&str]| {
+        let o = run(0.0, extra).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    assert!(stdout(&["--console-bytes", "65536"]).ends_with(&format!("console of core 0:\n{all}")));
+    assert!(stdout(&["--console-bytes", "0"]).ends_with(&format!(
+        "console of core 0:\n… {} bytes dropped\n",
+        all.len()
+    )));
+
     // A fault and a runaway: the error report ends with the console, with --json too.
     for (mode, extra, code) in [
         (1.0, vec![], 129),
@@ -267,6 +280,27 @@ fn a_kernels_console_is_in_every_report_marked_where_bytes_were_dropped_and_esca
         assert!(
             out.contains("line 199 of what the kernel printed\n\\x1b]0;pwned\\x07\n"),
             "mode {mode}: {out:?}"
+        );
+    }
+}
+
+#[test]
+fn a_console_ring_is_0_or_a_power_of_two_up_to_128_kib() {
+    for bytes in ["3000", "262144"] {
+        let (ok, err) = q7emu_run(&[
+            &example("relu_tcm/build"),
+            "--op",
+            "relu_forward",
+            "--console-bytes",
+            bytes,
+        ]);
+        assert!(!ok);
+        assert!(
+            err.contains(&format!(
+                "error: invalid value '{bytes}' for '--console-bytes <BYTES>': console ring of \
+                 {bytes} bytes: must be 0 (printf disabled) or a power of two up to 131072 bytes"
+            )),
+            "{err}"
         );
     }
 }

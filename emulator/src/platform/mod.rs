@@ -19,7 +19,7 @@ pub mod trace_port;
 
 pub use bus::{PlatformBus, PlatformCounters};
 pub use cluster::{Cluster, ClusterConfig};
-pub use console::ConsoleRing;
+pub use console::{ConsoleRing, ConsoleSize};
 pub use device::Device;
 pub use hbm::{Hbm, HbmError};
 pub use mailbox::Mailbox;

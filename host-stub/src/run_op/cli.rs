@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use q7_emulator::platform::ConsoleSize;
+
 use super::{run_observed, Library, OpRequest, RunError};
 use crate::number::{parse_cycle_range, parse_range, parse_threads, parse_u32, parse_u64};
 use crate::output::{build_dir_files, check_distinct, AtomicFile, Named, PathClash};
@@ -15,7 +17,7 @@ use crate::trace::{
 
 /// `q7emu run BUILD_DIR --op NAME --input FILE.npy... [--scalar V]... [--output FILE.npy]
 /// [--out-shape D0,D1,...] [--out-dtype DTYPE] [--threads N] [--max-cycles N]
-/// [--timing FILE] [--json | --json-file FILE]
+/// [--timing FILE] [--console-bytes BYTES] [--console-all-cores] [--json | --json-file FILE]
 /// [--trace-dir DIR [--trace-cores N,...] [--trace-pc LO..HI | --trace-fn NAME]
 /// [--trace-cycles A..B] [--trace-max-bytes BYTES|none]]
 /// [--timeline FILE.json [--timeline-max-events N|none]]`
@@ -58,6 +60,15 @@ pub struct RunArgs {
     /// A timing profile (.json or .toml) laid over the default timing model.
     #[arg(long, value_name = "FILE")]
     pub timing: Option<PathBuf>,
+    /// Bytes of each core's console ring, printf's buffer: a power of two up to 131072 (the
+    /// oldest output is overwritten when it is full), or 0 to disable printf (PLATFORM.md
+    /// "Console").
+    #[arg(long, value_name = "BYTES", default_value = "4096")]
+    pub console_bytes: ConsoleSize,
+    /// Print the console of every core that printed, not only core 0's (which is what hardware
+    /// prints in multicore mode).
+    #[arg(long)]
+    pub console_all_cores: bool,
     /// The run report as JSON: `--json` on stdout instead of the summary, `--json-file FILE`
     /// besides it (docs/cli.md "Conventions").
     #[command(flatten)]
@@ -271,6 +282,7 @@ pub fn report(a: RunArgs) -> Result<(String, String), RunCliError> {
             call_budget: a.max_cycles,
             timing,
             progress: !a.report.any(),
+            console: a.console_bytes,
         },
         &spec,
     )?;
@@ -282,6 +294,12 @@ pub fn report(a: RunArgs) -> Result<(String, String), RunCliError> {
     if let Some(file) = json_file {
         file.write_all_and_commit(json().as_bytes())?;
     }
-    let text = if a.report.json { json() } else { result.text() };
+    let text = if a.report.json {
+        json()
+    } else if a.console_all_cores {
+        result.text_with_consoles(true)
+    } else {
+        result.text()
+    };
     Ok((text, notes(&summary)))
 }

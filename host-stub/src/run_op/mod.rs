@@ -13,6 +13,7 @@
 //! dispatched a second time with a matching output ([`run_observed`]). An output the request
 //! or a shape function gave that the kernel does not return stays a RETURN_MISMATCH.
 
+mod arg_names;
 pub mod cli;
 pub mod library;
 pub mod report;
@@ -21,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
+use q7_emulator::platform::{Cluster, ClusterConfig, ConsoleRing, ConsoleSize, HbmError};
 use q7_loader::input::{self, InputError, InputKind};
 
 use crate::build::metadata::{BuildInfo, OpInfo};
@@ -85,6 +86,9 @@ pub struct OpRequest {
     /// Draw the progress line of a long dispatch on stderr when it is a terminal
     /// ([`crate::progress`]).
     pub progress: bool,
+    /// The size of each core's console ring, printf's buffer (PLATFORM.md "Console"; 0
+    /// disables printf, the runtime's error line still reaches the host).
+    pub console: ConsoleSize,
 }
 
 /// The outcome of a run.
@@ -408,6 +412,10 @@ impl Library {
     fn symbolise(&self, e: &FirmwareError) -> String {
         let reports: Vec<&q7_emulator::FaultReport> = match e {
             FirmwareError::Fault { report, .. }
+            | FirmwareError::Aborted {
+                report: Some(report),
+                ..
+            }
             | FirmwareError::Incomplete {
                 report: Some(report),
                 ..
@@ -640,6 +648,9 @@ fn run_with(
         what: "cluster".into(),
         source,
     })?);
+    for core in &mut device.cluster.cores {
+        core.bus.console = ConsoleRing::sized(req.console);
+    }
     device.single_core = !lib.info.multicore;
     device.call_budget = req.call_budget;
     if let Some(o) = &observer {
@@ -656,7 +667,7 @@ fn run_with(
             }
             _ => None,
         },
-        source,
+        source: arg_names::name_arguments(source, &op.args),
     };
 
     // Create and load one library instance per core.
