@@ -1,0 +1,15 @@
+/* functions.h - the math library's functions the tests measure (examples/sdk/rt/math/README.md
+ * lists each with its bound): F1/F2 float functions of one and two arguments, D1/D2 double. */
+F1(expf)
+F1(exp2f)
+F1(logf)
+F1(log2f)
+F1(log10f)
+F2(powf)
+F1(sinf)
+F1(cosf)
+F1(tanf)
+F1(sqrtf)
+F2(fmodf)
+D1(sqrt)
+D2(fmod)
