@@ -200,6 +200,22 @@ inline Wide normalised(bool neg, int e, u64 m)
 	return {neg, e - s, m << s};
 }
 
+/* A float-precision result before rounding: (-1)^neg * m * 2^(e - 31), m normalised (bit 31
+ * set) or 0. */
+struct Wide32 {
+	bool neg;
+	int e;
+	u32 m;
+};
+
+inline Wide32 normalised(bool neg, int e, u32 m)
+{
+	if (m == 0)
+		return {neg, 0, 0};
+	int s = clz32(m);
+	return {neg, e - s, m << s};
+}
+
 /* The float nearest to w (ties to even), overflowing to infinity and underflowing through the
  * subnormals to zero; the sign of w is kept. */
 inline float round_f32(Wide w)
@@ -221,6 +237,11 @@ inline float round_f32(Wide w)
 	if (round > 0x80 || (round == 0x80 && (out & 1)))
 		out++;
 	return f32(sign | out);
+}
+
+inline float round_f32(Wide32 w)
+{
+	return round_f32(Wide{w.neg, w.e, u64(w.m) << 32});
 }
 
 /* The double nearest to w, as round_f32. */

@@ -25,7 +25,7 @@ extern "C" float Q7_MATH(fmodf)(float x, float y)
 		r = (r << 8) % py.m;
 	r = (r << d) % py.m;
 	/* x - n y = r 2^(ey - 23), exact */
-	return round_f32(normalised(ux != ax, py.e - 23 + 63, r));
+	return round_f32(normalised(ux != ax, py.e - 23 + 31, r));
 }
 
 extern "C" double Q7_MATH(fmod)(double x, double y)

@@ -47,7 +47,7 @@ extern "C" float Q7_MATH(sqrtf)(float x)
 	u32 m = p.m << odd;
 	bool inexact;
 	u32 q = root<u32, 25>(m << 7, &inexact); /* in [2^24, 2^25) */
-	return round_f32({false, (p.e - odd) / 2, u64(q) << 39 | inexact});
+	return round_f32(Wide{false, (p.e - odd) / 2, u64(q) << 39 | inexact});
 }
 
 extern "C" double Q7_MATH(sqrt)(double x)
@@ -65,5 +65,5 @@ extern "C" double Q7_MATH(sqrt)(double x)
 	u64 m = p.m << odd;
 	bool inexact;
 	u64 q = root<u64, 54>(m << 10, &inexact); /* in [2^53, 2^54) */
-	return round_f64({false, (p.e - odd) / 2, q << 10 | inexact});
+	return round_f64(Wide{false, (p.e - odd) / 2, q << 10 | inexact});
 }

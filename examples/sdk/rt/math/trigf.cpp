@@ -15,7 +15,7 @@ using namespace q7m;
 /* x = (q + f) pi/2 with r = f pi/2 (signed, |r| <= pi/4). */
 struct Reduced {
 	u32 q;
-	Wide r;
+	Wide32 r;
 };
 
 /* Bits [pos, pos + 32) of the little-endian 160-bit word L (zero outside it). */
@@ -32,12 +32,18 @@ u32 window(const u32 *L, int pos)
 	return lo;
 }
 
+/* The top 32 bits of hi:lo shifted left by z (0 <= z < 32). */
+u32 funnel(u32 hi, u32 lo, int z)
+{
+	return z ? hi << z | lo >> (32 - z) : hi;
+}
+
 /* The reduction of |x| (bits a, finite and nonzero). */
 Reduced reduce(u32 a)
 {
 	Unpacked32 p = unpack(a);
 	if (a < 0x3f490fdbu) /* |x| < pi/4: r = x */
-		return {0, {false, p.e, u64(p.m) << 40}};
+		return {0, {false, p.e, p.m << 8}};
 	/* x = m 2^s; the words of 2/pi before i0 contribute multiples of 4 to x * 2/pi */
 	int s = p.e - 23;
 	int i0 = s >= 34 ? (s - 34) / 32 + 1 : 0;
@@ -53,100 +59,71 @@ Reduced reduce(u32 a)
 	L[4] = u32(c);
 	int point = 128 - sh; /* the bit of weight 1 */
 	u32 q = window(L, point) & 3;
+	/* the fraction, f2:f1:f0 in 2^-96 units; at least its top 70 bits are right */
 	u32 f2 = window(L, point - 32), f1 = window(L, point - 64), f0 = window(L, point - 96);
-	U128 f = {u64(f2) << 32 | f1, u64(f0) << 32}; /* the fraction, in 2^-128 units */
 	bool below = f2 >> 31;
-	if (below) { /* round to the nearest quadrant: f - 1 */
+	if (below) { /* round to the nearest quadrant: |f - 1| = 2^96 - f2:f1:f0 */
 		q++;
-		f = neg(f);
+		f0 = 0u - f0;
+		f1 = ~f1 + (f0 == 0);
+		f2 = ~f2 + (f0 == 0 && f1 == 0);
 	}
-	if (f.hi == 0 && f.lo == 0)
+	/* |f| normalised to 32 bits: |f| = fm * 2^(-32 - z) */
+	int z;
+	u32 fm;
+	if (f2) {
+		z = clz32(f2);
+		fm = funnel(f2, f1, z);
+	} else if (f1) {
+		z = clz32(f1);
+		fm = funnel(f1, f0, z);
+		z += 32;
+	} else if (f0) {
+		z = clz32(f0) + 64;
+		fm = f0 << (z - 64);
+	} else {
 		return {q & 3, {below, 0, 0}};
-	int z = clz128(f);
-	u64 fm = shl(f, z).hi; /* |f| = fm * 2^(-64 - z) */
-	return {q & 3, normalised(below, PIO2_W.e - z, mulhi(fm, PIO2_W.m))};
+	}
+	/* r = |f| pi/2 */
+	u32 pio2 = u32((PIO2_W.m + 0x80000000u) >> 32); /* pi/2 in 2^-31 */
+	return {q & 3, normalised(below, PIO2_W.e - z, mulhi(fm, pio2))};
 }
 
 /* r^2 in 2^-32 units. */
-u32 square(Wide r)
+u32 square(Wide32 r)
 {
-	int sh = 31 - r.e; /* r in 2^-32 units is m >> sh; r.e <= -1 */
-	u32 r32 = sh < 64 ? u32(r.m >> sh) : 0;
+	int sh = -1 - r.e; /* r in 2^-32 units is m >> sh; r.e <= -1 */
+	u32 r32 = sh < 32 ? r.m >> sh : 0;
 	return mulhi(r32, r32);
 }
 
-/* sin r, |r| <= pi/4, r^2 = r2 (in 2^-32). */
-Wide sin_kernel(Wide r, u32 r2)
+/* sin(k pi/2 + r), |r| <= pi/4, r^2 = r2 (in 2^-32): +-sin r for even k, +-cos r for odd. */
+Wide32 sin_quadrant(u32 k, Wide32 r, u32 r2)
 {
+	bool neg = k & 2;
+	if (k & 1) { /* cos r = 1 - r^2/2! + ... - r^10/10! */
+		u32 acc = COSF_C[4];
+		for (int i = 3; i >= 0; i--)
+			acc = COSF_C[i] - mulhi(r2, acc);
+		u32 d = mulhi(r2, acc); /* 1 - cos r, in 2^-32 */
+		return d ? Wide32{neg, -1, 0u - d} : Wide32{neg, 0, 0x80000000u};
+	}
+	/* sin r = r (1 - r^2/3! + ... - r^10/11!) */
 	u32 acc = SINF_C[4];
 	for (int i = 3; i >= 0; i--)
 		acc = SINF_C[i] - mulhi(r2, acc);
-	u64 d = u64(mulhi(r2, acc)) << 32; /* 1 - sin(r) / r, in 2^-64 */
-	return normalised(r.neg, r.e, r.m - mulhi(r.m, d));
+	u32 d = mulhi(r2, acc); /* 1 - sin(r) / r, in 2^-32 */
+	return normalised(r.neg != neg, r.e, r.m - mulhi(r.m, d));
 }
 
-/* cos r, |r| <= pi/4, r^2 = r2 (in 2^-32). */
-Wide cos_kernel(u32 r2)
-{
-	u32 acc = COSF_C[4];
-	for (int i = 3; i >= 0; i--)
-		acc = COSF_C[i] - mulhi(r2, acc);
-	u32 d = mulhi(r2, acc); /* 1 - cos r, in 2^-32 */
-	if (d == 0)
-		return {false, 0, u64(1) << 63};
-	return normalised(false, -1, u64(0u - d) << 32);
-}
-
-Wide negated(Wide w)
-{
-	w.neg = !w.neg;
-	return w;
-}
-
-/* sin x and cos x from the reduction of |x|; sin_neg: x < 0. */
-void sincos_wide(u32 a, bool sin_neg, Wide *sin_out, Wide *cos_out)
+/* sin x for |x| given by its bits a (finite, nonzero) and x < 0 given by neg, or, with cos set,
+ * cos x. */
+Wide32 sin_or_cos(u32 a, bool neg, bool cos)
 {
 	Reduced red = reduce(a);
-	u32 r2 = square(red.r);
-	Wide s = sin_kernel(red.r, r2), c = cos_kernel(r2);
-	/* sin(q pi/2 + r), cos(q pi/2 + r) */
-	switch (red.q) {
-	case 0:
-		break;
-	case 1: {
-		Wide t = s;
-		s = c;
-		c = negated(t);
-		break;
-	}
-	case 2:
-		s = negated(s);
-		c = negated(c);
-		break;
-	default: {
-		Wide t = s;
-		s = negated(c);
-		c = t;
-		break;
-	}
-	}
-	if (sin_neg)
-		s = negated(s);
-	if (sin_out)
-		*sin_out = s;
-	if (cos_out)
-		*cos_out = c;
-}
-
-/* a / b for nonzero wide values, to 32 bits. */
-Wide divide(Wide a, Wide b)
-{
-	if (b.m == 0) /* only for an exact zero of sin, which no float argument has */
-		return {a.neg != b.neg, 0x10000, u64(1) << 63};
-	u32 an = u32(a.m >> 32), bn = u32(b.m >> 32), rem;
-	bool big = an >= bn; /* the quotient of the significands is in [1, 2) */
-	u32 q = big ? udiv64by32(an >> 1, an << 31, bn, &rem) : udiv64by32(an, 0, bn, &rem);
-	return normalised(a.neg != b.neg, a.e - b.e + (big ? 0 : -1), u64(q) << 32 | (rem != 0));
+	Wide32 w = sin_quadrant(red.q + cos, red.r, square(red.r));
+	w.neg = w.neg != (neg && !cos);
+	return w;
 }
 
 } // namespace
@@ -158,9 +135,7 @@ extern "C" float Q7_MATH(sinf)(float x)
 		return a > F32_INF ? quiet(u) : f32(F32_QNAN);
 	if (a == 0)
 		return x;
-	Wide s;
-	sincos_wide(a, u != a, &s, nullptr);
-	return round_f32(s);
+	return round_f32(sin_or_cos(a, u != a, false));
 }
 
 extern "C" float Q7_MATH(cosf)(float x)
@@ -170,9 +145,7 @@ extern "C" float Q7_MATH(cosf)(float x)
 		return a > F32_INF ? quiet(u) : f32(F32_QNAN);
 	if (a == 0)
 		return f32(F32_ONE);
-	Wide c;
-	sincos_wide(a, false, nullptr, &c);
-	return round_f32(c);
+	return round_f32(sin_or_cos(a, false, true));
 }
 
 extern "C" void Q7_MATH(sincosf)(float x, float *sin_x, float *cos_x)
@@ -187,8 +160,10 @@ extern "C" void Q7_MATH(sincosf)(float x, float *sin_x, float *cos_x)
 		*cos_x = f32(F32_ONE);
 		return;
 	}
-	Wide s, c;
-	sincos_wide(a, u != a, &s, &c);
+	Reduced red = reduce(a);
+	u32 r2 = square(red.r);
+	Wide32 s = sin_quadrant(red.q, red.r, r2), c = sin_quadrant(red.q + 1, red.r, r2);
+	s.neg = s.neg != (u != a);
 	*sin_x = round_f32(s);
 	*cos_x = round_f32(c);
 }
@@ -200,7 +175,17 @@ extern "C" float Q7_MATH(tanf)(float x)
 		return a > F32_INF ? quiet(u) : f32(F32_QNAN);
 	if (a == 0)
 		return x;
-	Wide s, c;
-	sincos_wide(a, u != a, &s, &c);
-	return round_f32(divide(s, c));
+	/* tan(q pi/2 + r) = sin r / cos r for even q, -cos r / sin r for odd q */
+	Reduced red = reduce(a);
+	u32 r2 = square(red.r);
+	Wide32 s = sin_quadrant(red.q & 1, red.r, r2), c = sin_quadrant((red.q & 1) + 1, red.r, r2);
+	if (s.m == 0 || c.m == 0) /* an exact zero of sin r, which no float argument has */
+		return f32(u & F32_SIGN);
+	/* s / c: the quotient of the significands, 32 bits, in [1/2, 2) */
+	u32 rem;
+	bool big = s.m >= c.m;
+	u32 q = big ? udiv64by32(s.m >> 1, s.m << 31, c.m, &rem) : udiv64by32(s.m, 0, c.m, &rem);
+	Wide w = normalised(s.neg != c.neg, s.e - c.e - !big, u64(q) << 32 | (rem != 0));
+	w.neg = w.neg != (u != a);
+	return round_f32(w);
 }
