@@ -128,9 +128,12 @@ inline double abs(double x) { return fabs(x); }
 
 /* sin x and cos x at once (a GNU extension; rt/math). */
 #ifdef __cplusplus
-extern "C" void sincosf(float x, float *sin_x, float *cos_x);
-#else
+extern "C" {
+#endif
 void sincosf(float x, float *sin_x, float *cos_x);
+void sincos(double x, double *sin_x, double *cos_x);
+#ifdef __cplusplus
+}
 #endif
 
 #endif

@@ -316,6 +316,7 @@ static const u64 EDGE64[] = {
 	0x40862e42fefa39f0ull, 0x408633ce8fb9f87eull, 0x4087480000000000ull, 0x4090000000000000ull,
 	0x4330000000000000ull, 0x4340000000000000ull, 0x7fefffffffffffffull, 0x7ff0000000000000ull,
 	0x7ff0000000000001ull, 0x7ff7ffffffffffffull, 0x7ff8000000000000ull, 0x7ff8000000000001ull,
+	0x7506ac5b262ca1ffull, /* the double nearest a multiple of pi/2, relatively (2^-61.9) */
 };
 static const int NEDGE32 = sizeof EDGE32 / sizeof EDGE32[0];
 static const int NEDGE64 = sizeof EDGE64 / sizeof EDGE64[0];
@@ -548,9 +549,71 @@ static void edge_checks()
 	EF(q7_fmodf(nan_in, 1.0f), NANQ);
 	EF(q7_fmodf(1.0f, nan_in), NANQ);
 	EF(q7_fmodf(ffrom(0x7f7fffff), ffrom(1)), 0);
-	/* double: sqrt, fmod */
-	const double dinf = INFINITY;
+	/* double */
+	const double dinf = INFINITY, dnan_in = dfrom(0xfff4000000000001ull);
 	const u64 DQN = 0x7ff8000000000000ull, DPINF = 0x7ff0000000000000ull;
+	const u64 DNINF = 0xfff0000000000000ull, DONE = 0x3ff0000000000000ull;
+	const u64 DNZ = 0x8000000000000000ull, DNANQ = 0xfffc000000000001ull;
+	ED(q7_exp(0.0), DONE);
+	ED(q7_exp(-0.0), DONE);
+	ED(q7_exp(dinf), DPINF);
+	ED(q7_exp(-dinf), 0);
+	ED(q7_exp(dnan_in), DNANQ);
+	ED(q7_exp(710.0), DPINF);
+	ED(q7_exp(-746.0), 0);
+	ED(q7_exp2(0.0), DONE);
+	ED(q7_exp2(10.0), 0x4090000000000000ull);
+	ED(q7_exp2(-1074.0), 1);
+	ED(q7_exp2(-1075.0), 0);
+	ED(q7_exp2(1024.0), DPINF);
+	ED(q7_exp2(-dinf), 0);
+	ED(q7_log(1.0), 0);
+	ED(q7_log(0.0), DNINF);
+	ED(q7_log(-0.0), DNINF);
+	ED(q7_log(-1.0), DQN);
+	ED(q7_log(-dinf), DQN);
+	ED(q7_log(dinf), DPINF);
+	ED(q7_log(dnan_in), DNANQ);
+	ED(q7_log2(8.0), 0x4008000000000000ull);
+	ED(q7_log2(dfrom(1)), 0xc090c80000000000ull); /* -1074 */
+	ED(q7_log10(1000.0), 0x4008000000000000ull);
+	ED(q7_log10(1e22), 0x4036000000000000ull);
+	ED(q7_log10(1.0), 0);
+	ED(q7_pow(dnan_in, 0.0), DONE);
+	ED(q7_pow(1.0, dnan_in), DONE);
+	ED(q7_pow(-1.0, -dinf), DONE);
+	ED(q7_pow(dnan_in, 1.0), DNANQ);
+	ED(q7_pow(2.0, dnan_in), DNANQ);
+	ED(q7_pow(-0.0, -3.0), DNINF);
+	ED(q7_pow(-0.0, -2.0), DPINF);
+	ED(q7_pow(-0.0, -dinf), DPINF);
+	ED(q7_pow(-0.0, 3.0), DNZ);
+	ED(q7_pow(-0.0, 0.5), 0);
+	ED(q7_pow(0.5, -dinf), DPINF);
+	ED(q7_pow(-2.0, -dinf), 0);
+	ED(q7_pow(0.5, dinf), 0);
+	ED(q7_pow(-2.0, dinf), DPINF);
+	ED(q7_pow(-dinf, -3.0), DNZ);
+	ED(q7_pow(-dinf, -2.0), 0);
+	ED(q7_pow(-dinf, 3.0), DNINF);
+	ED(q7_pow(-dinf, 2.5), DPINF);
+	ED(q7_pow(dinf, -1.0), 0);
+	ED(q7_pow(-2.0, 0.5), DQN);
+	ED(q7_pow(-2.0, 3.0), 0xc020000000000000ull);
+	ED(q7_pow(2.0, 0.5), 0x3ff6a09e667f3bcdull);
+	ED(q7_pow(10.0, 22.0), 0x4480f0cf064dd592ull); /* 1e22, exact */
+	ED(q7_pow(2.0, -1074.0), 1);
+	ED(q7_pow(2.0, 1024.0), DPINF);
+	ED(q7_pow(-2.0, 1023.0), 0xffe0000000000000ull);
+	ED(q7_pow(dfrom(0x3ff0000000000001ull), dfrom(0x4340000000000000ull)), 0x401d8e64b8d4ddacull); /* (1 + 2^-52)^(2^53), near e^2 */
+	ED(q7_sin(-0.0), DNZ);
+	ED(q7_sin(dinf), DQN);
+	ED(q7_sin(dnan_in), DNANQ);
+	ED(q7_cos(-0.0), DONE);
+	ED(q7_cos(-dinf), DQN);
+	ED(q7_tan(-0.0), DNZ);
+	ED(q7_sin(dfrom(1)), 1);
+	ED(q7_tan(dfrom(0x8000000000000001ull)), 0x8000000000000001ull);
 	ED(q7_sqrt(-0.0), 0x8000000000000000ull);
 	ED(q7_sqrt(-1.0), DQN);
 	ED(q7_sqrt(dinf), DPINF);

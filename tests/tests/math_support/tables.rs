@@ -155,6 +155,28 @@ fn wide(v: &Fixed) -> (i32, u64) {
     (e, u64_of(&m))
 }
 
+/// A positive constant normalised to `bits` bits: (e, m) with v = m * 2^(e - bits + 1), the
+/// top bit of m set.
+fn wide_bits(v: &Fixed, bits: i32) -> (i32, BigInt) {
+    assert!(v.is_positive());
+    let e = v.bits() as i32 - 1 - WORK as i32;
+    let m = round_to(v, bits - 1 - e);
+    if m.bits() as i32 > bits {
+        (e + 1, round_to(v, bits - 2 - e))
+    } else {
+        (e, m)
+    }
+}
+
+/// A 128-bit two's complement literal `{hi, lo}` of an integer in [-2^127, 2^128).
+fn u128_literal(v: &BigInt) -> String {
+    let m = (BigInt::one() << 128u32) - 1;
+    let w = v & &m; // two's complement for a negative v
+    let lo = &w & BigInt::from(u64::MAX);
+    let hi: BigInt = &w >> 64u32;
+    format!("{{0x{:016x}ull, 0x{:016x}ull}}", u64_of(&hi), u64_of(&lo))
+}
+
 /// The log-table index range: c = 1 + k/128 for k in LOG_K.
 const LOG_K: std::ops::RangeInclusive<i64> = -32..=64;
 
@@ -216,6 +238,33 @@ pub fn render() -> String {
         &format!("0x{:016x}ull", u64_of(&round_to(&log2e, 62))),
     ));
 
+    let table: Vec<String> = (0..64)
+        .map(|j| {
+            let v = exp(&(&ln2 * j / 64));
+            format!("0x{:016x}ull", u64_of(&round_to(&v, 63)))
+        })
+        .collect();
+    emit(&array(
+        "2^(j/64) in 2^-63, j = 0..63 (exp.cpp)",
+        "u64",
+        "EXP2_TABLE64",
+        &table,
+    ));
+    let mut power = one();
+    let poly: Vec<String> = (1..=7u32)
+        .map(|k| {
+            power = mul(&power, &ln2);
+            let v = mul(&power, &inv_factorial(k));
+            format!("0x{:016x}ull", u64_of(&round_to(&v, 64)))
+        })
+        .collect();
+    emit(&array(
+        "ln(2)^k / k! in 2^-64, k = 1..7: 2^g - 1 for 0 <= g < 1/64 (exp.cpp)",
+        "u64",
+        "EXP2_POLY64",
+        &poly,
+    ));
+
     // log: 2^10 / c, -ln(inv / 2^10) in 2^-55 and -log2(inv / 2^10) in 2^-55.
     let inv: Vec<i64> = LOG_K.map(log_inv).collect();
     emit(&array(
@@ -252,10 +301,10 @@ pub fn render() -> String {
             .collect::<Vec<_>>(),
     ));
     emit(&array(
-        "1/n in 2^-64, n = 2..6 (powf.cpp); 1/2 is 2^63",
+        "1/n in 2^-64, n = 2..11 (powf.cpp, log.cpp); 1/2 is 2^63",
         "u64",
         "LOG_Q64",
-        &(2..=6)
+        &(2..=11)
             .map(|n| format!("0x{:016x}ull", u64_of(&round_to(&(one() / n), 64))))
             .collect::<Vec<_>>(),
     ));
@@ -265,6 +314,33 @@ pub fn render() -> String {
         "LN2_55",
         &format!("0x{:016x}ull", u64_of(&round_to(&ln2, 55))),
     ));
+    emit(&scalar(
+        "ln(2) in 2^-116 (log.cpp)",
+        "U128",
+        "LN2_116",
+        &u128_literal(&round_to(&ln2, 116)),
+    ));
+    emit(&array(
+        "ln(2^10 / LOGF_INV[i]) in 2^-116, two's complement (log.cpp)",
+        "U128",
+        "LOG_T116",
+        &ln_c
+            .iter()
+            .map(|v| u128_literal(&round_to(v, 116)))
+            .collect::<Vec<_>>(),
+    ));
+    for (name, what, v) in [
+        ("LOG2E_128", "log2(e)", &log2e),
+        ("LOG10E_128", "log10(e)", &log10e),
+    ] {
+        let (e, m) = wide_bits(v, 128);
+        emit(&scalar(
+            &format!("{what} as a Wide128: m * 2^(e - 127) (exp.cpp, log.cpp, pow.cpp)"),
+            "Wide128",
+            name,
+            &format!("{{false, {e}, {}}}", u128_literal(&m)),
+        ));
+    }
     for (name, what, v) in [
         ("LOG2E_W", "log2(e)", &log2e),
         ("LOG10E_W", "log10(e)", &log10e),
@@ -313,6 +389,27 @@ pub fn render() -> String {
         "u32",
         "COSF_C",
         &series(2),
+    ));
+
+    let series64 = |first: u32| -> Vec<String> {
+        (0..9)
+            .map(|i| {
+                let v = inv_factorial(first + 2 * i);
+                format!("0x{:016x}ull", u64_of(&round_to(&v, 64)))
+            })
+            .collect()
+    };
+    emit(&array(
+        "1/n! in 2^-64, n = 3, 5, .., 19: the sine series (trig.cpp)",
+        "u64",
+        "SIN_C64",
+        &series64(3),
+    ));
+    emit(&array(
+        "1/n! in 2^-64, n = 2, 4, .., 18: the cosine series (trig.cpp); 1/2! is 2^63",
+        "u64",
+        "COS_C64",
+        &series64(2),
     ));
 
     emit("} // namespace q7m\n\n#endif\n");

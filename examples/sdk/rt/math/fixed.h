@@ -37,6 +37,16 @@ float Q7_MATH(tanf)(float x);
 void Q7_MATH(sincosf)(float x, float *s, float *c);
 float Q7_MATH(sqrtf)(float x);
 float Q7_MATH(fmodf)(float x, float y);
+double Q7_MATH(exp)(double x);
+double Q7_MATH(exp2)(double x);
+double Q7_MATH(log)(double x);
+double Q7_MATH(log2)(double x);
+double Q7_MATH(log10)(double x);
+double Q7_MATH(pow)(double x, double y);
+double Q7_MATH(sin)(double x);
+double Q7_MATH(cos)(double x);
+double Q7_MATH(tan)(double x);
+void Q7_MATH(sincos)(double x, double *s, double *c);
 double Q7_MATH(sqrt)(double x);
 double Q7_MATH(fmod)(double x, double y);
 }
@@ -134,6 +144,12 @@ inline u64 mulhi(u64 a, u64 b)
 	return mul32x32(a1, b1) + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
 }
 
+/* a * b modulo 2^64. */
+inline u64 mul64x32(u64 a, u32 b)
+{
+	return mul32x32(u32(a), b) + (u64(u32(a >> 32) * b) << 32);
+}
+
 /* An unsigned 128-bit word. */
 struct U128 {
 	u64 hi, lo;
@@ -198,6 +214,37 @@ inline Wide normalised(bool neg, int e, u64 m)
 		return {neg, 0, 0};
 	int s = clz64(m);
 	return {neg, e - s, m << s};
+}
+
+/* A result carried on 128 bits: (-1)^neg * m * 2^(e - 127), m normalised (bit 127 set) or 0. */
+struct Wide128 {
+	bool neg;
+	int e;
+	U128 m;
+};
+
+inline Wide128 normalised(bool neg, int e, U128 m)
+{
+	if (m.hi == 0 && m.lo == 0)
+		return {neg, 0, m};
+	int s = clz128(m);
+	return {neg, e - s, shl(m, s)};
+}
+
+/* a * b to 128 bits (the top half of the 256-bit product, less the low partial product's
+ * carries: an error below 2^-125 relative). */
+inline Wide128 mul(Wide128 a, Wide128 b)
+{
+	U128 r = mul64x64(a.m.hi, b.m.hi);
+	r = add(r, U128{0, mul64x64(a.m.hi, b.m.lo).hi});
+	r = add(r, U128{0, mul64x64(a.m.lo, b.m.hi).hi});
+	return normalised(a.neg != b.neg, a.e + b.e + 1, r);
+}
+
+/* w on 64 bits, the bits below kept as a jam bit (so that rounding it rounds w). */
+inline Wide narrowed(Wide128 w)
+{
+	return {w.neg, w.e, w.m.hi | (w.m.lo != 0)};
 }
 
 /* A float-precision result before rounding: (-1)^neg * m * 2^(e - 31), m normalised (bit 31

@@ -38,6 +38,32 @@ static const u32 EXP2F_POLY[4] = {
 /* log2(e) in 2^-62 (expf.cpp) */
 static const u64 LOG2E_62 = 0x5c551d94ae0bf85eull;
 
+/* 2^(j/64) in 2^-63, j = 0..63 (exp.cpp) */
+static const u64 EXP2_TABLE64[64] = {
+	0x8000000000000000ull, 0x8164d1f3bc030773ull, 0x82cd8698ac2ba1d7ull, 0x843a28c3acde4046ull,
+	0x85aac367cc487b15ull, 0x871f61969e8d1010ull, 0x88980e8092da8527ull, 0x8a14d575496efd9aull,
+	0x8b95c1e3ea8bd6e7ull, 0x8d1adf5b7e5ba9e6ull, 0x8ea4398b45cd53c0ull, 0x9031dc431466b1dcull,
+	0x91c3d373ab11c336ull, 0x935a2b2f13e6e92cull, 0x94f4efa8fef70961ull, 0x96942d3720185a00ull,
+	0x9837f0518db8a96full, 0x99e0459320b7fa65ull, 0x9b8d39b9d54e5539ull, 0x9d3ed9a72cffb751ull,
+	0x9ef5326091a111aeull, 0xa0b0510fb9714fc2ull, 0xa27043030c496819ull, 0xa43515ae09e6809eull,
+	0xa5fed6a9b15138eaull, 0xa7cd93b4e965356aull, 0xa9a15ab4ea7c0ef8ull, 0xab7a39b5a93ed337ull,
+	0xad583eea42a14ac6ull, 0xaf3b78ad690a4375ull, 0xb123f581d2ac2590ull, 0xb311c412a9112489ull,
+	0xb504f333f9de6484ull, 0xb6fd91e328d17791ull, 0xb8fbaf4762fb9ee9ull, 0xbaff5ab2133e45fbull,
+	0xbd08a39f580c36bfull, 0xbf1799b67a731083ull, 0xc12c4cca66709456ull, 0xc346ccda24976407ull,
+	0xc5672a115506daddull, 0xc78d74c8abb9b15dull, 0xc9b9bd866e2f27a3ull, 0xcbec14fef2727c5dull,
+	0xce248c151f8480e4ull, 0xd06333daef2b2595ull, 0xd2a81d91f12ae45aull, 0xd4f35aabcfedfa1full,
+	0xd744fccad69d6af4ull, 0xd99d15c278afd7b6ull, 0xdbfbb797daf23755ull, 0xde60f4825e0e9124ull,
+	0xe0ccdeec2a94e111ull, 0xe33f8972be8a5a51ull, 0xe5b906e77c8348a8ull, 0xe8396a503c4bdc68ull,
+	0xeac0c6e7dd24392full, 0xed4f301ed9942b84ull, 0xefe4b99bdcdaf5cbull, 0xf281773c59ffb13aull,
+	0xf5257d152486cc2cull, 0xf7d0df730ad13bb9ull, 0xfa83b2db722a033aull, 0xfd3e0c0cf486c175ull,
+};
+
+/* ln(2)^k / k! in 2^-64, k = 1..7: 2^g - 1 for 0 <= g < 1/64 (exp.cpp) */
+static const u64 EXP2_POLY64[7] = {
+	0xb17217f7d1cf79acull, 0x3d7f7bff058b1d51ull, 0x0e35846b82505fc6ull, 0x0276556df749cee5ull,
+	0x005761ff9e299cc4ull, 0x000a184897c363c4ull, 0x0000ffe5fe2c4586ull,
+};
+
 /* 2^10 / c rounded to an integer, for c = 1 + k/128, k = -32..64 (logf.cpp, powf.cpp) */
 static const u32 LOGF_INV[97] = {
 	1365u, 1351u, 1337u, 1324u,
@@ -130,14 +156,53 @@ static const u32 LOGF_Q[4] = {
 	0x80000000u, 0x55555555u, 0x40000000u, 0x33333333u,
 };
 
-/* 1/n in 2^-64, n = 2..6 (powf.cpp); 1/2 is 2^63 */
-static const u64 LOG_Q64[5] = {
+/* 1/n in 2^-64, n = 2..11 (powf.cpp, log.cpp); 1/2 is 2^63 */
+static const u64 LOG_Q64[10] = {
 	0x8000000000000000ull, 0x5555555555555555ull, 0x4000000000000000ull, 0x3333333333333333ull,
-	0x2aaaaaaaaaaaaaabull,
+	0x2aaaaaaaaaaaaaabull, 0x2492492492492492ull, 0x2000000000000000ull, 0x1c71c71c71c71c72ull,
+	0x199999999999999aull, 0x1745d1745d1745d1ull,
 };
 
 /* ln(2) in 2^-55 (logf.cpp) */
 static const u64 LN2_55 = 0x0058b90bfbe8e7bdull;
+
+/* ln(2) in 2^-116 (log.cpp) */
+static const U128 LN2_116 = {0x000b17217f7d1cf7ull, 0x9abc9e3b39803f2full};
+
+/* ln(2^10 / LOGF_INV[i]) in 2^-116, two's complement (log.cpp) */
+static const U128 LOG_T116[97] = {
+	{0xfffb66a783b31e74ull, 0xb7799055ba1751cdull}, {0xfffb90e1ac0b8dccull, 0xf0c747ba7be12185ull}, {0xfffbbb8c6fff046cull, 0xc8dc25ad2dad94d2ull}, {0xfffbe391e80ca9bcull, 0xb8ba3e01a1085ff8ull},
+	{0xfffc0bfc78895068ull, 0x7dc7eb875e170a51ull}, {0xfffc34ce254af03aull, 0x26979e3d31419625ull}, {0xfffc5e0901bb5435ull, 0xea5640c676526226ull}, {0xfffc84772a39769dull, 0xa4bfdc29afa988c7ull},
+	{0xfffcae82606efa1cull, 0xe7a30de4630e7abbull}, {0xfffcd5b4ac617529ull, 0x7137d9f158e8ed31ull}, {0xfffcf9f7e6dc861aull, 0x48e391990cde628aull}, {0xfffd21e5aea35296ull, 0x8c836cc8c25cc938ull},
+	{0xfffd46d7ff14d1a8ull, 0xd948cd233218cebbull}, {0xfffd6f8866632384ull, 0x56b63702725a6ee3ull}, {0xfffd91c07bfc2e11ull, 0x78864d275439d80dull}, {0xfffdb7b9dd88b5e3ull, 0xa0078ee9d9bf269dull},
+	{0xfffdde0e37bb58c9ull, 0xd9c219cb183920a4ull}, {0xfffe0136ece24154ull, 0x555d1ae6606cdb1cull}, {0xfffe24ad8fe7826dull, 0x887a951e7e0b54e8ull}, {0xfffe48737d44f125ull, 0xef7bc3987e6c0efbull},
+	{0xfffe6c8a1aaa6a12ull, 0x23c8c7f3c9bb23f1ull}, {0xfffe90f2d751a94bull, 0x4641b664612e649cull}, {0xfffeb1feef75ca51ull, 0xa3020d3a51b6eb61ull}, {0xfffed707cbaf1257ull, 0x28a55ee68976d72eull},
+	{0xfffef8a67ca671b8ull, 0xecfe4b5998774901ull}, {0xffff1a8c682351efull, 0xabf2025b1be7e1b8ull}, {0xffff3cbabe7be049ull, 0x88e84d2b1a4a1ed7ull}, {0xffff5b5a99e59377ull, 0x1c3ad4816dc66760ull},
+	{0xffff7e1513d0c608ull, 0x8769f12d6314f89bull}, {0xffff9d33814d593full, 0xc78a96e496426239ull}, {0xffffc07eae9e07f8ull, 0x3860c24b16590a85ull}, {0xffffe01fd594ef98ull, 0x7703c896fc6e23d8ull},
+	{0x0000000000000000ull, 0x0000000000000000ull}, {0x000020202aeb11bcull, 0xe251998b505f3b40ull}, {0x0000408159624d61ull, 0x1d27c8e8416e71efull}, {0x00005d0c874f401bull, 0x4a690fe9477840b9ull},
+	{0x00007dea6c59e0a1ull, 0x56c938df3eb88a9full}, {0x00009ae45fd50983ull, 0x57d5ef9eb35578b9ull}, {0x0000bc42cad1abbdull, 0xd3cbdf1316cf2464ull}, {0x0000d9aeecdac5d5ull, 0x674d6cf558e43106ull},
+	{0x0000f7518e0035c3ull, 0xdd83606d89093279ull}, {0x0001152b799bb3ccull, 0x89adf1f9efade027ull}, {0x0001333d7f8183f4ull, 0xb6a4abf23bdc2c4full}, {0x0001518874226130ull, 0xa1d96258b3d8a8f8ull},
+	{0x0001700d30aeac0eull, 0x0f46d4cef69917d8ull}, {0x00018a6477a91dc2ull, 0x8c0af9bd6df6f7b8ull}, {0x0001a956d3ecade6ull, 0x3794c02c4af5576dull}, {0x0001c40d6425a5cbull, 0x1121d1930dc8acd0ull},
+	{0x0001e3707ee30487ull, 0xb42733b355e76656ull}, {0x0001fe89139dbd56ull, 0x594d82f7a81b1b25ull}, {0x000219cfd9b99851ull, 0x94b6affd511b534bull}, {0x000235456fc47ee5ull, 0x3c7221c4c9a21033ull},
+	{0x000250ea77823574ull, 0x94e359302e667772ull}, {0x00026cbf9602b202ull, 0xc5f504696e512b2aull}, {0x000288c573b9367bull, 0x7a758ee4f9e71edaull}, {0x0002a4fcbc9436b1ull, 0x9f472b4bee352015ull},
+	{0x0002c1662016128eull, 0xba9367707ebfa541ull}, {0x0002d93a0fa407f8ull, 0xe3014099348d8c1cull}, {0x0002f60122ca2a51ull, 0x8a034f981a8c6404ull}, {0x00030e2426ea1d32ull, 0x8eb42f9af7514ff3ull},
+	{0x00032b4b5b9ee02full, 0xe450b141fede8f43ull}, {0x000343bf881e36feull, 0x1f0ffb0c87f380bdull}, {0x00035c594dece57aull, 0x8d5ae54f550444edull}, {0x00037a10e7077b15ull, 0xa1dd355f6a516d74ull},
+	{0x000392ff00f3a89dull, 0x8b0d4637362773a9ull}, {0x0003ac142ff206a2ull, 0x91f903df2c724311ull}, {0x0003c550ef4d6582ull, 0x38177870819af3e9ull}, {0x0003deb5bc9b9ffcull, 0xbbdd53488e3dd7e6ull},
+	{0x0003f84317cc414bull, 0xba46f1cf69f9e03dull}, {0x000411f98337a0edull, 0xef8869cbf9e34426ull}, {0x000426a95cb9b1b5ull, 0x0a1e17343426a942ull}, {0x000440ab028d7307ull, 0x021101014bcd1676ull},
+	{0x00045ad732eb3edcull, 0xd66fbd28b409352cull}, {0x00046fe658d69ae5ull, 0x376a8a3dedb6ee58ull}, {0x00048a607efbde5eull, 0xbde9f6a7f2628401ull}, {0x00049faebd636327ull, 0x33bffa5a12c9b4b0ull},
+	{0x0004ba78af3848a1ull, 0x80609468ee0f65e7ull}, {0x0004d00784abb2e8ull, 0x38caa91d6e2e4fe7ull}, {0x0004eb2328e39717ull, 0xa0821fea0dac1181ull}, {0x000500f421b3a9e6ull, 0xef574487308325a4ull},
+	{0x000516e30285f7c4ull, 0xddbe305eaf5a2008ull}, {0x00052cf01dc99fa6ull, 0x92e5fbeb518507e9ull}, {0x000548ab81ce28f5ull, 0xf3840b263acb4351ull}, {0x00055efdd4f2347eull, 0xb7b7b97503ba4e73ull},
+	{0x0005756f77d657cbull, 0xe9abeeb734475d8aull}, {0x00058c00c2ceab12ull, 0x4ee0c6728fffcca4ull}, {0x0005a2b20fa71a85ull, 0x06993ab75d005e1aull}, {0x0005b983b9abc65cull, 0x8595f088b61a335full},
+	{0x0005d0761db19eecull, 0x584a4ee3059582cdull}, {0x0005e7899a1f3ecfull, 0x63e977e8bbc0dd9dull}, {0x0005f8ee2926b001ull, 0x55dd17f4b4c16d47ull}, {0x0006103c784999fcull, 0x03bddc7f36094966ull},
+	{0x000627acebd0ca1dull, 0x16060f2227164b3full}, {0x00063957e6cd26e0ull, 0xde2763763baffc04ull}, {0x000651050d280c96ull, 0x5c0e4afffa1b76c4ull}, {0x000668d570cef5aeull, 0x73535438beab1371ull},
+	{0x00067ac91b2d3ba8ull, 0x4b9d3ce4ee44e2fcull},
+};
+
+/* log2(e) as a Wide128: m * 2^(e - 127) (exp.cpp, log.cpp, pow.cpp) */
+static const Wide128 LOG2E_128 = {false, 0, {0xb8aa3b295c17f0bbull, 0xbe87fed0691d3e89ull}};
+
+/* log10(e) as a Wide128: m * 2^(e - 127) (exp.cpp, log.cpp, pow.cpp) */
+static const Wide128 LOG10E_128 = {false, -2, {0xde5bd8a937287195ull, 0x355baaafad33dc32ull}};
 
 /* log2(e) as a Wide: m * 2^(e - 63) */
 static const Wide LOG2E_W = {false, 0, 0xb8aa3b295c17f0bcull};
@@ -172,6 +237,20 @@ static const u32 SINF_C[5] = {
 static const u32 COSF_C[5] = {
 	0x80000000u, 0x0aaaaaabu, 0x005b05b0u, 0x0001a01au,
 	0x000004a0u,
+};
+
+/* 1/n! in 2^-64, n = 3, 5, .., 19: the sine series (trig.cpp) */
+static const u64 SIN_C64[9] = {
+	0x2aaaaaaaaaaaaaabull, 0x0222222222222222ull, 0x000d00d00d00d00dull, 0x00002e3bc74aad8eull,
+	0x0000006b99159fd5ull, 0x00000000b092309dull, 0x0000000000d73f9full, 0x000000000000ca96ull,
+	0x0000000000000098ull,
+};
+
+/* 1/n! in 2^-64, n = 2, 4, .., 18: the cosine series (trig.cpp); 1/2! is 2^63 */
+static const u64 COS_C64[9] = {
+	0x8000000000000000ull, 0x0aaaaaaaaaaaaaabull, 0x005b05b05b05b05bull, 0x0001a01a01a01a02ull,
+	0x0000049f93edde28ull, 0x00000008f76c77fcull, 0x000000000c9cba54ull, 0x00000000000d73faull,
+	0x0000000000000b41ull,
 };
 
 } // namespace q7m
