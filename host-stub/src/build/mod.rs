@@ -51,8 +51,6 @@ pub const WRAPPER_OBJECT: &str = "wrapper.o";
 /// The lock file a build holds in its build directory while it runs (examples/sdk/BUILD.md
 /// "Steps").
 pub const LOCK_FILE: &str = ".q7build.lock";
-/// The helper archive's file name under `BUILD_DIR/sdk/`.
-pub const HELPERS_ARCHIVE: &str = "libq7helpers.a";
 /// The user cflag that skips strip and pack (examples/sdk/BUILD.md "Steps").
 pub const DEBUG_FLAG: &str = "-g";
 
@@ -268,9 +266,14 @@ pub enum BuildError {
         /// The linker's output.
         output: String,
     },
-    /// Archiving the helpers failed.
-    #[error("Error archiving the SDK helpers: {0}")]
-    Archive(ToolError),
+    /// Archiving an SDK part (the math library, the helpers) failed.
+    #[error("Error archiving the SDK {part}: {error}")]
+    Archive {
+        /// The part's short name (`math`, `helpers`).
+        part: &'static str,
+        /// Why.
+        error: ToolError,
+    },
     /// Packing failed.
     #[error(transparent)]
     Pack(#[from] pack::PackError),
@@ -351,7 +354,7 @@ impl Outcome for BuildError {
             | BuildError::Shape(_)
             | BuildError::Compile { .. }
             | BuildError::Link { .. }
-            | BuildError::Archive(_)
+            | BuildError::Archive { .. }
             | BuildError::Pack(_) => Kind::BuildFailed,
             _ => Kind::BadInput,
         }

@@ -14,7 +14,7 @@ use super::project::{self, Project};
 use super::toolchain::{self, run, Tool, ToolError, Toolchain};
 use super::{
     base_name, compile, link, ops, pack, project_ops, sdk, shape, wrapper, BuildError, Op, Options,
-    HELPERS_ARCHIVE, LOCK_FILE, WRAPPER_FILE, WRAPPER_OBJECT,
+    LOCK_FILE, WRAPPER_FILE, WRAPPER_OBJECT,
 };
 
 /// The prefix of a build's private work directory inside the build directory.
@@ -416,9 +416,9 @@ impl Ctx<'_> {
     }
 
     /// Step 3, the SDK runtime, part by part ([`sdk::Part::ALL`]) into `sdk/<part>/` of the
-    /// work directory:
-    /// the custom-op runtime's objects, and the helper routines archived as
-    /// [`HELPERS_ARCHIVE`] (the archives to link).
+    /// work directory: the custom-op runtime's objects, and the math library and the helper
+    /// routines each archived as its [`sdk::Part::archive`] (the archives to link, in link
+    /// order).
     pub(super) fn compile_sdk(&self) -> Result<(Vec<PathBuf>, Vec<PathBuf>), BuildError> {
         let (mut objects, mut archives) = (Vec::new(), Vec::new());
         for part in sdk::Part::ALL {
@@ -426,9 +426,9 @@ impl Ctx<'_> {
             if part_objects.is_empty() {
                 continue;
             }
-            match part {
-                sdk::Part::Customop => objects.extend(part_objects),
-                sdk::Part::Helpers => archives.push(self.archive_helpers(&part_objects)?),
+            match part.archive() {
+                None => objects.extend(part_objects),
+                Some(name) => archives.push(self.archive(part, name, &part_objects)?),
             }
         }
         Ok((objects, archives))
@@ -457,16 +457,24 @@ impl Ctx<'_> {
         Ok(part_objects)
     }
 
-    /// `objects` archived, afresh (the work directory has none before) and deterministically,
-    /// as `sdk/` [`HELPERS_ARCHIVE`] of the work directory: the archive.
-    fn archive_helpers(&self, objects: &[PathBuf]) -> Result<PathBuf, BuildError> {
-        let archive = self.work().join("sdk").join(HELPERS_ARCHIVE);
+    /// `objects` of `part` archived, afresh (the work directory has none before) and
+    /// deterministically, as `sdk/<name>` of the work directory: the archive.
+    fn archive(
+        &self,
+        part: sdk::Part,
+        name: &str,
+        objects: &[PathBuf],
+    ) -> Result<PathBuf, BuildError> {
+        let archive = self.work().join("sdk").join(name);
         let mut ar = self.tools.command(Tool::Ar);
         ar.current_dir(self.work())
             .arg("rcsD")
             .arg(&archive)
             .args(objects);
-        run(&mut ar, self.opts.verbose).map_err(BuildError::Archive)?;
+        run(&mut ar, self.opts.verbose).map_err(|error| BuildError::Archive {
+            part: part.name(),
+            error,
+        })?;
         Ok(archive)
     }
 
