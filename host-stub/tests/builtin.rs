@@ -635,3 +635,56 @@ fn the_committed_build_and_data_directory_rebuild_byte_identical() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Cycles.
+
+/// The README's cycle table: (op, rows, row length, k) on float32 elements of fixed seed 7.
+const CYCLE_RUNS: [(&str, u64, u64, u64); 6] = [
+    ("sort_values", 1, 512, 512),
+    ("sort_values", 1, 4096, 4096),
+    ("sort_values", 1, 32768, 32768),
+    ("sort_values", 8, 4096, 4096),
+    ("sort_indices", 1, 4096, 4096),
+    ("topk_values", 1, 4096, 16),
+];
+
+#[test]
+fn the_readmes_cycle_table_is_what_the_runs_cost() {
+    let lib = library();
+    let mut lines = Vec::new();
+    for (op, rows, n, k) in CYCLE_RUNS {
+        let v = elements(Ty::F32, (rows * n) as usize, &mut Rng(7));
+        let mut run = Run::new(op).input(input(Ty::F32, &[rows, n], &v));
+        if op.starts_with("topk") {
+            run = run.scalar(k as i64).scalar(true).output_shape(&[rows, k]);
+        } else {
+            run = run.scalar(false);
+        }
+        if op.ends_with("indices") {
+            run = run.output_dtype(Ty::I32.dtype());
+        }
+        let out = run.op_run(&lib).unwrap();
+        let slowest = out.cores.iter().map(|c| c.stats.cycles).max().unwrap();
+        let busy = out
+            .cores
+            .iter()
+            .filter(|c| c.platform.sdma_m2s.transfers > 0)
+            .count();
+        lines.push(vec![
+            format!("`{op}`"),
+            format!("{rows} × {n}"),
+            if op.starts_with("topk") {
+                k.to_string()
+            } else {
+                "—".to_string()
+            },
+            busy.to_string(),
+            slowest.to_string(),
+            format!("{:.1}", slowest as f64 / (rows * n) as f64 * busy as f64),
+        ]);
+    }
+    let readme = std::fs::read_to_string(example().join("README.md")).unwrap();
+    let table = q7_tests::doc::table_after(&readme, "## Cycles");
+    assert_eq!(table, lines, "examples/builtin/README.md \"Cycles\"");
+}
