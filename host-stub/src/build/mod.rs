@@ -48,6 +48,8 @@ pub const WRAPPER_OBJECT: &str = "wrapper.o";
 pub const LOCK_FILE: &str = ".q7build.lock";
 /// The helper archive's file name under `BUILD_DIR/sdk/`.
 pub const HELPERS_ARCHIVE: &str = "libq7helpers.a";
+/// The element-wise ops' archive's file name under `BUILD_DIR/sdk/`.
+pub const OPS_ARCHIVE: &str = "libq7ops.a";
 /// The user cflag that skips strip and pack (examples/sdk/BUILD.md "Steps").
 pub const DEBUG_FLAG: &str = "-g";
 
@@ -251,9 +253,14 @@ pub enum BuildError {
         /// The linker's output.
         output: String,
     },
-    /// Archiving the helpers failed.
-    #[error("Error archiving the SDK helpers: {0}")]
-    Archive(ToolError),
+    /// Archiving a part of the SDK runtime failed.
+    #[error("Error archiving the SDK {part}: {source}")]
+    Archive {
+        /// The part's name (`helpers`, `ops`).
+        part: &'static str,
+        /// The archiver's failure.
+        source: ToolError,
+    },
     /// Packing failed.
     #[error(transparent)]
     Pack(#[from] pack::PackError),
@@ -280,7 +287,7 @@ impl Outcome for BuildError {
             BuildError::Tool(_)
             | BuildError::Compile { .. }
             | BuildError::Link { .. }
-            | BuildError::Archive(_)
+            | BuildError::Archive { .. }
             | BuildError::Pack(_) => Kind::BuildFailed,
             _ => Kind::BadInput,
         }

@@ -5,10 +5,11 @@
 //! |---|---|
 //! | `include/` | the include directory of every compilation (`q7/customop_abi.h`, …) |
 //! | `rt/customop/` | the device runtime: every source is compiled and linked into the image |
+//! | `rt/ops/` | the element-wise tensor ops (docs/sdk-ops.md): compiled into an archive, linked as needed |
 //! | `rt/helpers/` | compiler helper routines: compiled into an archive, linked as needed |
 //! | `ld/customop.ld` | the linker script of every image window |
 //!
-//! Runtime sources are the files ending in [`SOURCE_EXTENSIONS`] anywhere below those two
+//! Runtime sources are the files ending in [`SOURCE_EXTENSIONS`] anywhere below those three
 //! directories, in path order.
 
 use std::path::{Path, PathBuf};
@@ -35,18 +36,21 @@ pub fn locate(flag: Option<&Path>) -> PathBuf {
 pub enum Part {
     /// `rt/customop`: linked whole.
     Customop,
+    /// `rt/ops`: an archive, members linked when referenced.
+    Ops,
     /// `rt/helpers`: an archive, members linked when referenced.
     Helpers,
 }
 
 impl Part {
-    /// Both parts, in link order.
-    pub const ALL: [Part; 2] = [Part::Customop, Part::Helpers];
+    /// Every part, in link order (the ops call the runtime and the helper routines).
+    pub const ALL: [Part; 3] = [Part::Customop, Part::Ops, Part::Helpers];
 
     /// The part's directory under the SDK.
     pub const fn dir(self) -> &'static str {
         match self {
             Part::Customop => "rt/customop",
+            Part::Ops => "rt/ops",
             Part::Helpers => "rt/helpers",
         }
     }
@@ -55,7 +59,18 @@ impl Part {
     pub const fn name(self) -> &'static str {
         match self {
             Part::Customop => "customop",
+            Part::Ops => "ops",
             Part::Helpers => "helpers",
+        }
+    }
+
+    /// The archive the part's objects go into under `BUILD_DIR/sdk/`; none for a part linked
+    /// whole.
+    pub const fn archive(self) -> Option<&'static str> {
+        match self {
+            Part::Customop => None,
+            Part::Ops => Some(super::OPS_ARCHIVE),
+            Part::Helpers => Some(super::HELPERS_ARCHIVE),
         }
     }
 }

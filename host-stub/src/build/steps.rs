@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use super::metadata::{self, BuildInfo};
 use super::toolchain::{self, run, Tool, ToolError, Toolchain};
 use super::{
-    base_name, compile, link, ops, pack, sdk, wrapper, BuildError, Op, Options, HELPERS_ARCHIVE,
-    LOCK_FILE, WRAPPER_FILE, WRAPPER_OBJECT,
+    base_name, compile, link, ops, pack, sdk, wrapper, BuildError, Op, Options, LOCK_FILE,
+    WRAPPER_FILE, WRAPPER_OBJECT,
 };
 
 /// The prefix of a build's private work directory inside the build directory.
@@ -356,9 +356,8 @@ impl Ctx<'_> {
     }
 
     /// Step 3, the SDK runtime, part by part ([`sdk::Part::ALL`]) into `sdk/<part>/` of the
-    /// work directory:
-    /// the custom-op runtime's objects, and the helper routines archived as
-    /// [`HELPERS_ARCHIVE`] (the archives to link).
+    /// work directory: the custom-op runtime's objects, and the archives to link, in link
+    /// order (the element-wise ops' and the helper routines', [`sdk::Part::archive`]).
     pub(super) fn compile_sdk(&self) -> Result<(Vec<PathBuf>, Vec<PathBuf>), BuildError> {
         let (mut objects, mut archives) = (Vec::new(), Vec::new());
         for part in sdk::Part::ALL {
@@ -366,9 +365,9 @@ impl Ctx<'_> {
             if part_objects.is_empty() {
                 continue;
             }
-            match part {
-                sdk::Part::Customop => objects.extend(part_objects),
-                sdk::Part::Helpers => archives.push(self.archive_helpers(&part_objects)?),
+            match part.archive() {
+                None => objects.extend(part_objects),
+                Some(name) => archives.push(self.archive(part, name, &part_objects)?),
             }
         }
         Ok((objects, archives))
@@ -397,16 +396,24 @@ impl Ctx<'_> {
         Ok(part_objects)
     }
 
-    /// `objects` archived, afresh (the work directory has none before) and deterministically,
-    /// as `sdk/` [`HELPERS_ARCHIVE`] of the work directory: the archive.
-    fn archive_helpers(&self, objects: &[PathBuf]) -> Result<PathBuf, BuildError> {
-        let archive = self.work().join("sdk").join(HELPERS_ARCHIVE);
+    /// The objects of `part` archived, afresh (the work directory has none before) and
+    /// deterministically, as `sdk/<name>` of the work directory: the archive.
+    fn archive(
+        &self,
+        part: sdk::Part,
+        name: &str,
+        objects: &[PathBuf],
+    ) -> Result<PathBuf, BuildError> {
+        let archive = self.work().join("sdk").join(name);
         let mut ar = self.tools.command(Tool::Ar);
         ar.current_dir(self.work())
             .arg("rcsD")
             .arg(&archive)
             .args(objects);
-        run(&mut ar, self.opts.verbose).map_err(BuildError::Archive)?;
+        run(&mut ar, self.opts.verbose).map_err(|source| BuildError::Archive {
+            part: part.name(),
+            source,
+        })?;
         Ok(archive)
     }
 
