@@ -129,18 +129,6 @@ impl D {
             I8 | U8 => 1,
         }
     }
-    /// The SDK's name (`c10::toString`), as messages give it.
-    fn name(self) -> &'static str {
-        match self {
-            F32 => "Float",
-            Bf16 => "BFloat16",
-            F16 => "Half",
-            I32 => "Int",
-            I16 => "Short",
-            I8 => "Char",
-            U8 => "Byte",
-        }
-    }
     fn promote(self, o: D) -> D {
         PROMOTE[self.ix()][o.ix()]
     }
@@ -567,6 +555,20 @@ fn tensor_scalar_ref(op: Bin, a: &T, s: S, alpha: S, out: D) -> (D, Vec<V>) {
     (c, v)
 }
 
+/// clamp in dtype `c` as std::min(std::max(x, lo), hi): a NaN x stays NaN (every comparison
+/// with it is false), lo > hi gives hi.
+fn clamp(c: D, x: V, lo: V, hi: V) -> V {
+    if c.float() {
+        let (x, lo, hi) = (x.f(), lo.f(), hi.f());
+        let v = if x < lo { lo } else { x };
+        V::F(if hi < v { hi } else { v })
+    } else {
+        let (x, lo, hi) = (x.i(), lo.i(), hi.i());
+        let v = if x < lo { lo } else { x };
+        V::I(if hi < v { hi } else { v })
+    }
+}
+
 // ---- the tests ----
 
 /// Each op's X form on every pair of dtypes: add, sub and mul promote (PROMOTE), div promotes
@@ -790,17 +792,6 @@ fn clamp_follows_pytorch() {
     if lib().is_none() {
         return;
     }
-    let clamp = |c: D, x: V, lo: V, hi: V| -> V {
-        if c.float() {
-            let (x, lo, hi) = (x.f(), lo.f(), hi.f());
-            let v = if x < lo { lo } else { x };
-            V::F(if hi < v { hi } else { v })
-        } else {
-            let (x, lo, hi) = (x.i(), lo.i(), hi.i());
-            let v = if x < lo { lo } else { x };
-            V::I(if hi < v { hi } else { v })
-        }
-    };
     for &d in &DTYPES {
         let a = input(d, 4);
         for (lo, hi) in [
@@ -829,4 +820,711 @@ fn clamp_follows_pytorch() {
             &vec![V::F(f32::NAN); 41],
         );
     }
+}
+
+/// The _out forms: add, sub, mul, div, pow (tensor ** tensor, scalar ** tensor) and the
+/// bitwise ops store their computation into a result of any dtype it can be cast to (an
+/// integer computation into any dtype, a float one into any float dtype), rounded or wrapped
+/// to the computation dtype first; abs, ceil, floor, bitwise_not, clamp and pow(tensor,
+/// scalar) write a result of exactly the computation dtype.
+#[test]
+fn out_forms_store_the_computation_in_the_results_dtype() {
+    if lib().is_none() {
+        return;
+    }
+    let pairs = [
+        (I8, I8),
+        (U8, I8),
+        (F16, F16),
+        (Bf16, I32),
+        (I32, F32),
+        (I16, U8),
+    ];
+    for (da, db) in pairs {
+        let (a, b) = (input(da, 0), input(db, 9));
+        for op in [Bin::Add, Bin::Mul, Bin::Div, Bin::Pow, Bin::And] {
+            let mut c = da.promote(db);
+            if op == Bin::Div {
+                c = c.floating();
+            }
+            if (op == Bin::Pow || op == Bin::And) && c.float() {
+                continue;
+            }
+            for &out in &DTYPES {
+                if c.float() && !out.float() {
+                    continue;
+                }
+                let (_, want) = binary_ref(op, &a, &b, S::I(1), out);
+                check(
+                    &format!("{op:?}_out({da:?}, {db:?}) in {c:?} -> {out:?}"),
+                    call("binary_out", &[&a, &b], &[S::I(1), S::I(op as i64)], out),
+                    &want,
+                );
+            }
+        }
+    }
+    let a = input(I32, 3);
+    for out in [F32, F16, Bf16] {
+        let (_, want) = tensor_scalar_ref(Bin::Add, &a, S::F(0.5), S::I(1), out);
+        check(
+            &format!("add_out(Int, 0.5) -> {out:?}"),
+            call(
+                "tensor_scalar_out",
+                &[&a],
+                &[S::F(0.5), S::I(1), S::I(0)],
+                out,
+            ),
+            &want,
+        );
+    }
+    let e = input(I8, 0);
+    for out in [I16, U8, F32] {
+        let want: Vec<V> =
+            e.v.iter()
+                .map(|&y| store(I8, out, V::I(powi(I8, 3, y.i()))))
+                .collect();
+        check(
+            &format!("pow_out(3, Char) -> {out:?}"),
+            call(
+                "scalar_tensor_out",
+                &[&e],
+                &[S::I(3), S::I(Bin::Pow as i64)],
+                out,
+            ),
+            &want,
+        );
+        let want: Vec<V> = e.v.iter().map(|&y| out.cast(V::I(y.i() | 0x41))).collect();
+        check(
+            &format!("bitwise_or_out(0x41, Char) -> {out:?}"),
+            call(
+                "scalar_tensor_out",
+                &[&e],
+                &[S::I(0x41), S::I(Bin::Or as i64)],
+                out,
+            ),
+            &want,
+        );
+    }
+    for &d in &DTYPES {
+        let a = input(d, 1);
+        let want: Vec<V> =
+            a.v.iter()
+                .map(|&x| match x {
+                    V::F(f) => V::F(f.abs()),
+                    V::I(i) => d.cast(V::I(i.wrapping_abs())),
+                })
+                .collect();
+        check(
+            &format!("abs_out({d:?})"),
+            call("unary_out", &[&a], &[S::I(Un::Abs as i64)], d),
+            &want,
+        );
+        let (lo, hi) = (d.cast(V::I(-1)), d.cast(V::I(1)));
+        let want: Vec<V> = a.v.iter().map(|&x| clamp(d, x, lo, hi)).collect();
+        check(
+            &format!("clamp_out({d:?}, -1, 1)"),
+            call("clamp_op_out", &[&a], &[S::I(-1), S::I(1)], d),
+            &want,
+        );
+    }
+    let want: Vec<V> = a_int()
+        .v
+        .iter()
+        .map(|&x| V::I(powi(I32, x.i(), 3)))
+        .collect();
+    check(
+        "pow_out(Int, 3) -> Int",
+        call(
+            "tensor_scalar_out",
+            &[&a_int()],
+            &[S::I(3), S::I(1), S::I(Bin::Pow as i64)],
+            I32,
+        ),
+        &want,
+    );
+}
+
+/// A three-element Int tensor [1, 2, 3].
+fn a_int() -> T {
+    T::new(I32, &[V::I(1), V::I(2), V::I(3)])
+}
+
+/// The values docs/sdk-ops.md gives as examples of its rules, written out.
+#[test]
+fn documented_examples_give_their_exact_values() {
+    if lib().is_none() {
+        return;
+    }
+    let ints = |d: D, v: &[i64]| T::new(d, &v.iter().map(|&i| V::I(i)).collect::<Vec<_>>());
+    let floats = |d: D, v: &[f32]| T::new(d, &v.iter().map(|&x| V::F(x)).collect::<Vec<_>>());
+    let is = |v: &[i64]| v.iter().map(|&i| V::I(i)).collect::<Vec<_>>();
+    let fs = |v: &[f32]| v.iter().map(|&x| V::F(x)).collect::<Vec<_>>();
+    let bin = |op: Bin| [S::I(1), S::I(op as i64)];
+    // Char arithmetic wraps: 100 + 100 = -56, 127 + 1 = -128; Byte 3 - 5 = 254.
+    check(
+        "Char add wraps",
+        call(
+            "binary",
+            &[&ints(I8, &[100, -100, 127]), &ints(I8, &[100, -100, 1])],
+            &bin(Bin::Add),
+            I8,
+        ),
+        &is(&[-56, 56, -128]),
+    );
+    check(
+        "Byte sub wraps",
+        call(
+            "binary",
+            &[&ints(U8, &[3, 0, 255]), &ints(U8, &[5, 1, 255])],
+            &bin(Bin::Sub),
+            U8,
+        ),
+        &is(&[254, 255, 0]),
+    );
+    // Int + 0.5 is Float; Int / Int is true division in Float.
+    check(
+        "Int + 0.5",
+        call(
+            "tensor_scalar",
+            &[&a_int()],
+            &[S::F(0.5), S::I(1), S::I(0)],
+            F32,
+        ),
+        &fs(&[1.5, 2.5, 3.5]),
+    );
+    check(
+        "Int / Int",
+        call(
+            "binary",
+            &[&ints(I32, &[7, -7, 1, 0]), &ints(I32, &[2, 2, 0, 0])],
+            &bin(Bin::Div),
+            F32,
+        ),
+        &fs(&[3.5, -3.5, f32::INFINITY, f32::NAN]),
+    );
+    // Byte + Char computes in Short.
+    check(
+        "Byte + Char",
+        call(
+            "binary",
+            &[&ints(U8, &[200, 255]), &ints(I8, &[100, -1])],
+            &bin(Bin::Add),
+            I16,
+        ),
+        &is(&[300, 254]),
+    );
+    // Half is computed in float and rounded once: 2048 + 1 ties to 2048, 2048 + 3 = 2051
+    // rounds to 2052; a scalar enters unrounded: 1 + (2^-11 + 1e-7) rounds up to 1 + 2^-10,
+    // where the scalar rounded to Half first (2^-11) would tie down to 1.
+    check(
+        "Half add",
+        call(
+            "binary",
+            &[&floats(F16, &[2048.0, 2048.0]), &floats(F16, &[1.0, 3.0])],
+            &bin(Bin::Add),
+            F16,
+        ),
+        &fs(&[2048.0, 2052.0]),
+    );
+    check(
+        "Half + scalar",
+        call(
+            "tensor_scalar",
+            &[&floats(F16, &[1.0])],
+            &[S::F(0.00048828125 + 1e-7), S::I(1), S::I(0)],
+            F16,
+        ),
+        &fs(&[1.0009765625]),
+    );
+    // abs of Char -128 is -128; ceil and floor of integers copy.
+    check(
+        "Char abs",
+        call(
+            "unary",
+            &[&ints(I8, &[-128, -127, 5])],
+            &[S::I(Un::Abs as i64)],
+            I8,
+        ),
+        &is(&[-128, 127, 5]),
+    );
+    // Integer powers: 2^10, 3^3, (-2)^3, 0^0 = 1, 1^-5 = 1, (-1)^-3 = -1, 5^-1 = 0.
+    check(
+        "Int pow",
+        call(
+            "binary",
+            &[
+                &ints(I32, &[2, 3, -2, 0, 1, -1, 5]),
+                &ints(I32, &[10, 3, 3, 0, -5, -3, -1]),
+            ],
+            &bin(Bin::Pow),
+            I32,
+        ),
+        &is(&[1024, 27, -8, 1, 1, -1, 0]),
+    );
+    // clamp: min > max gives max; NaN stays NaN; a NaN bound gives NaN everywhere.
+    check(
+        "clamp min > max",
+        call(
+            "clamp_op",
+            &[&ints(I32, &[1, 5, 9])],
+            &[S::I(7), S::I(3)],
+            I32,
+        ),
+        &is(&[3, 3, 3]),
+    );
+    check(
+        "clamp NaN",
+        call(
+            "clamp_op",
+            &[&floats(F32, &[f32::NAN, 1.0, -5.0])],
+            &[S::I(0), S::I(2)],
+            F32,
+        ),
+        &fs(&[f32::NAN, 1.0, 0.0]),
+    );
+    check(
+        "clamp Int by 0.5",
+        call("clamp_op", &[&a_int()], &[S::F(0.5), S::F(2.5)], F32),
+        &fs(&[1.0, 2.0, 2.5]),
+    );
+    // A scalar of a bitwise op is cast to the computation dtype: 255 is Char -1.
+    check(
+        "Char & 255",
+        call(
+            "tensor_scalar",
+            &[&ints(I8, &[5, -3])],
+            &[S::I(255), S::I(1), S::I(Bin::And as i64)],
+            I8,
+        ),
+        &is(&[5, -3]),
+    );
+}
+
+/// Each refusal stops the kernel with its own message (docs/sdk-ops.md "Errors").
+#[test]
+fn refusals_are_runtime_errors_naming_op_operands_and_dtypes() {
+    if lib().is_none() {
+        return;
+    }
+    let f3 = T::new(F32, &[V::F(1.0); 3]);
+    let f4 = T::new(F32, &[V::F(1.0); 4]);
+    let h3 = T::new(F16, &[V::F(1.0); 3]);
+    let c3 = T::new(I8, &[V::I(1); 3]);
+    let bin = |op: Bin| [S::I(1), S::I(op as i64)];
+    fails(
+        "shapes",
+        call("binary", &[&f3, &f4], &bin(Bin::Add), F32),
+        "kernel binary: add: self Float [3] and other Float [4] differ in shape: element-wise ops \
+         do not broadcast",
+    );
+    fails(
+        "2-D shapes",
+        call(
+            "binary",
+            &[&f4.clone().shaped(&[2, 2]), &f4.clone().shaped(&[4, 1])],
+            &bin(Bin::Mul),
+            F32,
+        ),
+        "kernel binary: mul: self Float [2, 2] and other Float [4, 1] differ in shape: \
+         element-wise ops do not broadcast",
+    );
+    fails(
+        "bitwise floats",
+        call("binary", &[&f3, &f3], &bin(Bin::And), F32),
+        "kernel binary: bitwise_and: self Float [3] and other Float [3] compute in Float: bitwise \
+         ops take integer dtypes only",
+    );
+    fails(
+        "bitwise with a double",
+        call(
+            "tensor_scalar",
+            &[&a_int()],
+            &[S::F(0.5), S::I(1), S::I(Bin::Or as i64)],
+            F32,
+        ),
+        "kernel tensor_scalar: bitwise_or: self Int [3] and other 0.5 compute in Float: bitwise \
+         ops take integer dtypes only",
+    );
+    fails(
+        "bitwise_not Half",
+        call("unary", &[&h3], &[S::I(Un::Not as i64)], F16),
+        "kernel unary: bitwise_not: self Half [3]: bitwise ops take integer dtypes only",
+    );
+    fails(
+        "div_out into Int",
+        call("binary_out", &[&a_int(), &a_int()], &bin(Bin::Div), I32),
+        "kernel binary_out: div_out: result type Float can't be cast to the desired output type \
+         Int (result Int [3])",
+    );
+    fails(
+        "add_out Half into Short",
+        call("binary_out", &[&h3, &c3], &bin(Bin::Add), I16),
+        "kernel binary_out: add_out: result type Half can't be cast to the desired output type \
+         Short (result Short [3])",
+    );
+    fails(
+        "abs_out into another dtype",
+        call("unary_out", &[&f3], &[S::I(Un::Abs as i64)], F16),
+        "kernel unary_out: abs_out: found dtype Half but expected Float (result Half [3])",
+    );
+    fails(
+        "pow_out(Tensor, Scalar) into another dtype",
+        call(
+            "tensor_scalar_out",
+            &[&a_int()],
+            &[S::I(2), S::I(1), S::I(Bin::Pow as i64)],
+            F32,
+        ),
+        "kernel tensor_scalar_out: pow_out: found dtype Float but expected Int (result Float [3])",
+    );
+    fails(
+        "clamp_out Int by a double into Int",
+        call("clamp_op_out", &[&a_int()], &[S::F(0.5), S::I(2)], I32),
+        "kernel clamp_op_out: clamp_out: found dtype Int but expected Float (result Int [3])",
+    );
+    fails(
+        "negative integer power",
+        call(
+            "tensor_scalar",
+            &[&a_int()],
+            &[S::I(-1), S::I(1), S::I(Bin::Pow as i64)],
+            I32,
+        ),
+        "kernel tensor_scalar: pow: Integers to negative integer powers are not allowed (self Int \
+         [3], exponent -1)",
+    );
+    fails(
+        "float alpha",
+        call("binary", &[&a_int(), &a_int()], &[S::F(0.5), S::I(0)], I32),
+        "kernel binary: add: For integral input tensors, argument alpha must not be a floating \
+         point number (alpha 0.5, computing in Int)",
+    );
+    fails(
+        "alpha overflow",
+        call(
+            "binary",
+            &[&c3, &c3],
+            &[S::I(300), S::I(Bin::Sub as i64)],
+            I8,
+        ),
+        "kernel binary: sub: alpha -300 cannot be converted to Char without overflow",
+    );
+    fails(
+        "clamp bound overflow",
+        call("clamp_op", &[&c3], &[S::I(-300), S::I(1)], I8),
+        "kernel clamp_op: clamp: min -300 cannot be converted to Char without overflow",
+    );
+    fails(
+        "Half clamp bound overflow",
+        call("clamp_op", &[&h3], &[S::I(0), S::F(65520.0)], F16),
+        "kernel clamp_op: clamp: max 65520 cannot be converted to Half without overflow",
+    );
+    fails(
+        "integer exponent overflow",
+        call(
+            "tensor_scalar",
+            &[&c3],
+            &[S::I(200), S::I(1), S::I(Bin::Pow as i64)],
+            I8,
+        ),
+        "kernel tensor_scalar: pow: exponent 200 cannot be converted to Char without overflow",
+    );
+    let l3 = tensor_from_bytes(Dtype::from_code(0x7).unwrap(), &[3], vec![0; 24]).unwrap();
+    let lib = lib().unwrap();
+    let err = Run::new("unary")
+        .input(l3)
+        .scalar(0)
+        .op_run(lib)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.ends_with(
+            "kernel unary: abs: self Long [3]: element-wise ops take Float, BFloat16, Half, Int, \
+             Short, Char and Byte tensors"
+        ),
+        "{err}"
+    );
+    let err = Run::new("binary_out")
+        .input(f3.host())
+        .input(f3.host())
+        .scalar(1)
+        .scalar(0)
+        .output_shape(&[4])
+        .op_run(lib)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.ends_with(
+            "kernel binary_out: add_out: result Float [4] differs in shape from self Float [3]: \
+             element-wise ops do not broadcast or resize their result"
+        ),
+        "{err}"
+    );
+}
+
+/// `n` values of `d` cycling through its 41 inputs, each pass rotated by one.
+fn long_input(d: D, n: usize, shift: usize) -> T {
+    let base = input(d, shift).v;
+    let v: Vec<V> = (0..n).map(|i| base[(i + i / 41) % 41]).collect();
+    T::new(d, &v)
+}
+
+/// The ops stream any length in 512-element chunks, the last one partial, through three
+/// buffer sets (so a run of four chunks reuses a set), on tensors of any rank: Float and Half
+/// add, Char sub into Int, Half * scalar, scalar ** Byte and Short abs on lengths around the
+/// chunk and its multiples, and on shapes of rank 0, 3 and 8.
+#[test]
+fn lengths_and_ranks() {
+    if lib().is_none() {
+        return;
+    }
+    let shapes: Vec<Vec<u64>> = [1u64, 2, 511, 512, 513, 1535, 1536, 1537, 2047, 2049, 5000]
+        .iter()
+        .map(|&n| vec![n])
+        .chain([vec![], vec![3, 5, 137], vec![2, 1, 2, 1, 2, 1, 3, 5]])
+        .collect();
+    for shape in &shapes {
+        let n = shape.iter().product::<u64>() as usize;
+        for (da, db, out) in [(F32, F32, F32), (F16, F16, F16), (I8, I8, I32)] {
+            let (a, b) = (
+                long_input(da, n, 0).shaped(shape),
+                long_input(db, n, 5).shaped(shape),
+            );
+            let op = if da == I8 { Bin::Sub } else { Bin::Add };
+            let (_, want) = binary_ref(op, &a, &b, S::I(1), out);
+            let form = if out == da { "binary" } else { "binary_out" };
+            check(
+                &format!("{op:?}({da:?}, {db:?}) -> {out:?} of {shape:?}"),
+                call(form, &[&a, &b], &[S::I(1), S::I(op as i64)], out),
+                &want,
+            );
+        }
+        let h = long_input(F16, n, 2).shaped(shape);
+        let (_, want) = tensor_scalar_ref(Bin::Mul, &h, S::F(1.7), S::I(1), F16);
+        check(
+            &format!("Half * 1.7 of {shape:?}"),
+            call(
+                "tensor_scalar",
+                &[&h],
+                &[S::F(1.7), S::I(1), S::I(Bin::Mul as i64)],
+                F16,
+            ),
+            &want,
+        );
+        let e = long_input(U8, n, 1).shaped(shape);
+        let want: Vec<V> = e.v.iter().map(|&y| V::I(powi(U8, 3, y.i()))).collect();
+        check(
+            &format!("3 ** Byte of {shape:?}"),
+            call(
+                "scalar_tensor",
+                &[&e],
+                &[S::I(3), S::I(Bin::Pow as i64)],
+                U8,
+            ),
+            &want,
+        );
+        let s = long_input(I16, n, 3).shaped(shape);
+        let want: Vec<V> =
+            s.v.iter()
+                .map(|&x| I16.cast(V::I(x.i().wrapping_abs())))
+                .collect();
+        check(
+            &format!("abs(Short) of {shape:?}"),
+            call("unary", &[&s], &[S::I(Un::Abs as i64)], I16),
+            &want,
+        );
+    }
+}
+
+/// A tensor of no elements gives one of no elements.
+#[test]
+fn empty_tensors() {
+    if lib().is_none() {
+        return;
+    }
+    let e = T::new(F32, &[]).shaped(&[0]);
+    check(
+        "add of [0]",
+        call("binary", &[&e, &e], &[S::I(1), S::I(0)], F32),
+        &[],
+    );
+}
+
+// ---- the ops in a kernel's surroundings ----
+
+/// A library of `source` (in tests/programs/sdk) with `ops`, built once per test binary.
+fn build_lib(source: &str, ops: &[&str], multicore: bool) -> Library {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("programs/sdk")
+        .join(source);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("sdk-ops")
+        .join(source.trim_end_matches(".cpp"));
+    let mut k = Kernel::new(src);
+    for op in ops {
+        k = k.op(*op);
+    }
+    if multicore {
+        k = k.multicore();
+    }
+    k.build(&dir)
+        .unwrap_or_else(|e| panic!("building {source}: {e}"))
+}
+
+fn runtime_lib() -> Option<&'static Library> {
+    static LIB: OnceLock<Option<Library>> = OnceLock::new();
+    LIB.get_or_init(|| {
+        toolchain_installed().then(|| {
+            build_lib(
+                "elementwise_runtime.cpp",
+                &[
+                    "in_place(Tensor a, Tensor b) -> Tensor",
+                    "into_output(Tensor a, Tensor b) -> Tensor",
+                    "squeezed(Tensor a, Tensor b, int keep) -> Tensor",
+                ],
+                false,
+            )
+        })
+    })
+    .as_ref()
+}
+
+fn multicore_lib() -> Option<&'static Library> {
+    static LIB: OnceLock<Option<Library>> = OnceLock::new();
+    LIB.get_or_init(|| {
+        toolchain_installed().then(|| {
+            build_lib(
+                "elementwise_multicore.cpp",
+                &[
+                    "per_core(Tensor a, Tensor b) -> Tensor",
+                    "core0(Tensor a, Tensor b) -> Tensor",
+                ],
+                true,
+            )
+        })
+    })
+    .as_ref()
+}
+
+fn floats_of(run: &q7_host::run_op::OpRun) -> Vec<V> {
+    run.output.data.chunks(4).map(|b| F32.get(b)).collect()
+}
+
+/// An op's result may be one of its operands: each chunk is read before its result is
+/// written (clamp(a + 2 b, -10, 10) computed over a copy of `a`, in place).
+#[test]
+fn results_may_overwrite_an_operand() {
+    let Some(lib) = runtime_lib() else { return };
+    let (a, b) = (long_input(F32, 1300, 0), long_input(F32, 1300, 8));
+    let run = Run::new("in_place")
+        .input(a.host())
+        .input(b.host())
+        .op_run(lib)
+        .unwrap();
+    let (lo, hi) = (V::F(-10.0), V::F(10.0));
+    let want: Vec<V> =
+        a.v.iter()
+            .zip(&b.v)
+            .map(|(&x, &y)| clamp(F32, V::F(x.f() + 2.0 * y.f()), lo, hi))
+            .collect();
+    check("in place", Ok(floats_of(&run)), &want);
+}
+
+/// SDMA traffic of add_out(Float) of 1000 elements into the op's output: each 512-element
+/// chunk is one read per operand and one write (M2S 2 × 2 transfers of 8000 bytes in all, S2M
+/// 2 of 4000); with the DATARAM heap held by the kernel but for 4 KiB the chunks shrink to 128
+/// elements (16 and 8 transfers, the same bytes), and with none of it left the op stops with an
+/// out-of-memory runtime error.
+#[test]
+fn chunks_are_sdma_transfers_and_shrink_with_the_dataram_heap() {
+    let Some(lib) = runtime_lib() else { return };
+    let (a, b) = (long_input(F32, 1000, 0), long_input(F32, 1000, 3));
+    let (_, want) = binary_ref(Bin::Add, &a, &b, S::I(1), F32);
+    let counts = |run: &q7_host::run_op::OpRun| {
+        let p = &run.cores[0].platform;
+        (
+            p.sdma_m2s.transfers,
+            p.sdma_m2s.bytes,
+            p.sdma_s2m.transfers,
+            p.sdma_s2m.bytes,
+        )
+    };
+    let run = Run::new("into_output")
+        .input(a.host())
+        .input(b.host())
+        .op_run(lib)
+        .unwrap();
+    check("into the output", Ok(floats_of(&run)), &want);
+    assert_eq!(counts(&run), (4, 8000, 2, 4000));
+    let run = Run::new("squeezed")
+        .input(a.host())
+        .input(b.host())
+        .scalar(4)
+        .op_run(lib)
+        .unwrap();
+    check("squeezed", Ok(floats_of(&run)), &want);
+    assert_eq!(counts(&run), (16, 8000, 8, 4000));
+    let err = Run::new("squeezed")
+        .input(a.host())
+        .input(b.host())
+        .scalar(0)
+        .op_run(lib)
+        .unwrap_err();
+    match err {
+        TestingError::Run(e) => match *e {
+            RunError::Device {
+                source: FirmwareError::Aborted { code, message, .. },
+                ..
+            } => assert_eq!(
+                (code, message.as_str()),
+                (
+                    5,
+                    "kernel squeezed: add_out: the DATARAM heap cannot hold the op's 384 bytes \
+                     of buffers"
+                )
+            ),
+            e => panic!("{e}"),
+        },
+        e => panic!("{e}"),
+    }
+}
+
+/// In a multicore library each core computes an op on the whole tensors (core c's a + (c + 1)
+/// b, of which it keeps slice c), and an op only one core calls is computed by that core alone:
+/// the other cores move nothing over SDMA.
+#[test]
+fn multicore_kernels_compute_each_op_on_the_calling_core() {
+    let Some(lib) = multicore_lib() else { return };
+    let n = 1203usize;
+    let (a, b) = (long_input(F32, n, 0), long_input(F32, n, 6));
+    let run = Run::new("per_core")
+        .input(a.host())
+        .input(b.host())
+        .op_run(lib)
+        .unwrap();
+    let slice = n / 8;
+    let want: Vec<V> = (0..n)
+        .map(|i| {
+            let core = (i / slice).min(7);
+            V::F(a.v[i].f() + (core as f32 + 1.0) * b.v[i].f())
+        })
+        .collect();
+    check("per core", Ok(floats_of(&run)), &want);
+    let run = Run::new("core0")
+        .input(a.host())
+        .input(b.host())
+        .op_run(lib)
+        .unwrap();
+    let want: Vec<V> =
+        a.v.iter()
+            .zip(&b.v)
+            .map(|(&x, &y)| V::F(x.f() * y.f()))
+            .collect();
+    check("core 0", Ok(floats_of(&run)), &want);
+    let m2s: Vec<u64> = run
+        .cores
+        .iter()
+        .map(|c| c.platform.sdma_m2s.transfers)
+        .collect();
+    assert_eq!(m2s, [6, 0, 0, 0, 0, 0, 0, 0]);
 }
