@@ -345,11 +345,10 @@ void Plan::run(const Tensor &result) const
 	ScalarType odt = out->dtype;
 	uint32_t osize = uint32_t(c10::elementSize(odt));
 
-	uint64_t chunks = (total + chunk - 1) / chunk;
+	/* Chunk c covers elements [c * chunk, + n) and uses set c % SETS; both are tracked
+	 * incrementally (no 64-bit division per chunk). */
 	uint32_t reads[SETS] = {0, 0, 0}, writes[SETS] = {0, 0, 0};
-	auto issue_read = [&](uint64_t c) {
-		uint32_t s = uint32_t(c % SETS);
-		uint64_t first = c * chunk;
+	auto issue_read = [&](uint64_t first, uint32_t s) {
 		uint32_t n = uint32_t(total - first < chunk ? total - first : chunk);
 		for (int i = 0; i < nargs_; i++)
 			if (in[i]) {
@@ -359,18 +358,17 @@ void Plan::run(const Tensor &result) const
 					reads[s] = r;
 			}
 	};
-	issue_read(0);
-	for (uint64_t c = 0; c < chunks; c++) {
-		uint32_t s = uint32_t(c % SETS);
-		if (c + 1 < chunks) {
-			uint32_t ns = uint32_t((c + 1) % SETS);
-			wait(Q7_SDMA_S2M, writes[ns]); /* chunk c + 1 - SETS's result has left set ns */
+	issue_read(0, 0);
+	uint32_t s = 0;
+	for (uint64_t first = 0; first < total; first += chunk) {
+		uint32_t ns = s + 1 == SETS ? 0 : s + 1;
+		if (total - first > chunk) {
+			wait(Q7_SDMA_S2M, writes[ns]); /* the result of the chunk SETS - 1 back has left set ns */
 			writes[ns] = 0;
-			issue_read(c + 1);
+			issue_read(first + chunk, ns);
 		}
 		wait(Q7_SDMA_M2S, reads[s]);
 		reads[s] = 0;
-		uint64_t first = c * chunk;
 		uint32_t n = uint32_t(total - first < chunk ? total - first : chunk);
 		for (int i = 0; i < nargs_; i++) {
 			if (!in[i])
@@ -388,9 +386,10 @@ void Plan::run(const Tensor &result) const
 		if (!store(fl, odt, n, d))
 			fail("internal: %s slots cannot be stored as %s", c10::toString(compute_), c10::toString(odt));
 		writes[s] = write_out(out, first * osize, d, n * osize);
+		s = ns;
 	}
-	for (uint32_t s = 0; s < SETS; s++)
-		wait(Q7_SDMA_S2M, writes[s]);
+	for (uint32_t k = 0; k < SETS; k++)
+		wait(Q7_SDMA_S2M, writes[k]);
 	neuron_dataram_free(mem);
 }
 
