@@ -748,6 +748,46 @@ fn relu_variants_cost_cycles_in_the_tutorials_order() {
     );
 }
 
+/// docs/sdk-ops.md "Cost": its 1024-element row is what the READMEs' runs of `add_bulk`
+/// (`torch::add`) and `vector_add` (element accessors) cost on the same inputs, with the same
+/// output.
+#[test]
+fn the_bulk_add_costs_what_the_ops_doc_says() {
+    let run = |example: &str, op: &str| {
+        readme_runs()
+            .iter()
+            .find(|r| r.example == example && r.op == op)
+            .unwrap_or_else(|| panic!("{example}/README.md runs {op}"))
+    };
+    let (bulk, element) = (
+        run("elementwise", "add_bulk"),
+        run("vector_add", "vector_add"),
+    );
+    assert_eq!(bulk.inputs, element.inputs, "the same inputs");
+    assert_eq!(bulk.run.output, element.run.output, "the same sums");
+    let n = bulk.run.output.numel();
+    let (b, e) = (
+        bulk.run.cores[0].stats.cycles,
+        element.run.cores[0].stats.cycles,
+    );
+    let row = format!(
+        "| {n} (the examples' READMEs) | {b} cycles, {:.1} per element | {e} cycles, {:.1} per \
+         element | ×{:.2} |",
+        b as f64 / n as f64,
+        e as f64 / n as f64,
+        e as f64 / b as f64
+    );
+    let doc = q7_tests::doc::read("docs/sdk-ops.md");
+    let documented = section(&doc, "## Cost")
+        .lines()
+        .find(|l| l.starts_with(&format!("| {n} ")))
+        .unwrap_or("(none)");
+    assert_eq!(
+        documented, row,
+        "docs/sdk-ops.md's cost row; measured:\n{row}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // The repository README and docs/run-report.md.
 
