@@ -5,7 +5,10 @@
 //! even, integers wrapping, true division, PyTorch's integer powers, clamp's NaN and min > max
 //! cases, the dtypes the _out forms accept, and each error's exact message. The inputs are 41
 //! elements long (no multiple of the ops' 512-element chunk); `lengths_and_ranks` covers the
-//! chunk boundaries, `tests/tests/sdk_ops_runtime.rs` multicore libraries and DATARAM.
+//! chunk boundaries. Two more libraries put the ops in a kernel's surroundings: results written
+//! in place, SDMA transfers per chunk, the DATARAM heap held by the kernel
+//! (`tests/programs/sdk/elementwise_runtime.cpp`), and a multicore library
+//! (`tests/programs/sdk/elementwise_multicore.cpp`).
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -476,8 +479,8 @@ fn powi(c: D, x: i64, y: i64) -> i64 {
     }
 }
 
-/// `op` on two values of computation dtype `c`; `alpha` for add and sub (already negated
-/// for sub is not needed: sub subtracts).
+/// `op` on two values of computation dtype `c`: add is x + alpha·y, sub x + (−alpha)·y (the
+/// product rounded, then the sum; integers wrapping).
 fn binary_value(op: Bin, c: D, x: V, y: V, alpha: S) -> V {
     if c.float() {
         let (x, y) = (x.f(), y.f());
@@ -1034,7 +1037,7 @@ fn documented_examples_give_their_exact_values() {
             &[S::F(0.00048828125 + 1e-7), S::I(1), S::I(0)],
             F16,
         ),
-        &fs(&[1.0009765625]),
+        &fs(&[1.0 + 2f32.powi(-10)]),
     );
     // abs of Char -128 is -128; ceil and floor of integers copy.
     check(
