@@ -39,7 +39,7 @@ use q7_tests::{Rng, TempDir};
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 /// The example directories under `examples/kernels`, in the order its README lists them.
-const EXAMPLES: [&str; 8] = [
+const EXAMPLES: [&str; 9] = [
     "vector_add",
     "relu_element",
     "relu_stream",
@@ -48,6 +48,7 @@ const EXAMPLES: [&str; 8] = [
     "scaled_transpose",
     "relu_inplace",
     "elementwise_math",
+    "elementwise",
 ];
 
 /// The ReLU variants of the cycle comparison, slowest first: AWS's tutorial's three
@@ -182,11 +183,14 @@ fn scalar_f32(text: &str) -> f32 {
 /// What op `op` computes from `inputs` and `scalars` (as given to `q7emu run`), in the kernel's
 /// own arithmetic: float32 operations rounded to nearest even, NaN results the default NaN.
 fn reference(op: &str, inputs: &[HostTensor], scalars: &[String]) -> HostTensor {
+    if op == "clamp_add" {
+        return clamp_add(inputs, scalars);
+    }
     let x = floats(&inputs[0]);
     let shape = &inputs[0].shape;
     match op {
-        // vector_add: ov[i] = av[i] + bv[i].
-        "vector_add" => {
+        // vector_add: ov[i] = av[i] + bv[i]; add_bulk: torch::add(a, b), the same sum.
+        "vector_add" | "add_bulk" => {
             let b = floats(&inputs[1]);
             let v: Vec<f32> = x.iter().zip(&b).map(|(a, b)| soft(a + b)).collect();
             tensor(shape, &v)
@@ -228,6 +232,71 @@ fn reference(op: &str, inputs: &[HostTensor], scalars: &[String]) -> HostTensor 
     }
 }
 
+/// elementwise's clamp_add(x, y, lo, hi) = torch::clamp(torch::add(x, y, 2), lo, hi) in the
+/// ops' arithmetic (docs/sdk-ops.md): float32 x + 2·y (product and sum rounded, NaN the
+/// default NaN); float16 the same in float32, rounded once to float16, then clamped by bounds
+/// rounded to float16; int32 wrapping; clamp as min(max(v, lo), hi), a NaN staying NaN.
+fn clamp_add(inputs: &[HostTensor], scalars: &[String]) -> HostTensor {
+    let (x, y) = (&inputs[0], &inputs[1]);
+    assert_eq!((x.dtype, &x.shape), (y.dtype, &y.shape));
+    let clamp = |v: f32, lo: f32, hi: f32| {
+        let m = if v < lo { lo } else { v };
+        if hi < m {
+            hi
+        } else {
+            m
+        }
+    };
+    let (lo, hi) = (scalar_f32(&scalars[0]), scalar_f32(&scalars[1]));
+    let data: Vec<u8> = match x.dtype.numpy_name() {
+        "float32" => floats(x)
+            .iter()
+            .zip(floats(y))
+            .flat_map(|(&a, b)| clamp(soft(a + soft(2.0 * b)), lo, hi).to_le_bytes())
+            .collect(),
+        "float16" => {
+            let h = |t: &HostTensor| -> Vec<f32> {
+                t.data
+                    .chunks_exact(2)
+                    .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
+                    .collect()
+            };
+            let r = |v: f32| half::f16::from_f32(v).to_f32();
+            h(x).iter()
+                .zip(h(y))
+                .flat_map(|(&a, b)| {
+                    let v = r(soft(a + soft(2.0 * b)));
+                    half::f16::from_f32(clamp(v, r(lo), r(hi))).to_le_bytes()
+                })
+                .collect()
+        }
+        "int32" => {
+            let i = |t: &HostTensor| -> Vec<i32> {
+                t.data
+                    .chunks_exact(4)
+                    .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+                    .collect()
+            };
+            let (lo, hi): (i32, i32) = (scalars[0].parse().unwrap(), scalars[1].parse().unwrap());
+            i(x).iter()
+                .zip(i(y))
+                .flat_map(|(&a, b)| {
+                    a.wrapping_add(b.wrapping_mul(2))
+                        .max(lo)
+                        .min(hi)
+                        .to_le_bytes()
+                })
+                .collect()
+        }
+        other => panic!("clamp_add: no reference for {other}"),
+    };
+    HostTensor {
+        dtype: x.dtype,
+        shape: x.shape.clone(),
+        data,
+    }
+}
+
 /// Panics naming the first element where `got` differs from `want` in any bit.
 fn assert_bits_equal(got: &HostTensor, want: &HostTensor, what: &str) {
     assert_eq!(
@@ -235,6 +304,19 @@ fn assert_bits_equal(got: &HostTensor, want: &HostTensor, what: &str) {
         (want.dtype, &want.shape),
         "{what}: dtype and shape"
     );
+    if got.dtype != float32() {
+        let size = usize::from(got.dtype.bytes);
+        if let Some(i) = (0..got.data.len() / size)
+            .find(|i| got.data[i * size..][..size] != want.data[i * size..][..size])
+        {
+            panic!(
+                "{what}: element {i} is {:02x?}, the reference gives {:02x?}",
+                &got.data[i * size..][..size],
+                &want.data[i * size..][..size]
+            );
+        }
+        return;
+    }
     if let Some((i, (g, w))) = floats(got)
         .iter()
         .zip(floats(want))
@@ -407,6 +489,43 @@ fn math_input() -> HostTensor {
     tensor(&[1024], &with_edges(v, MATH_EDGES))
 }
 
+/// elementwise's inputs, 3×500 (1500 elements: two whole 512-element chunks of the ops and a
+/// partial one) of `dtype` ("float32", "float16", "int32"), from `seed`: floats uniform in
+/// [-4, 4) with, in the middle of the second (`second`), NaN, ±∞, -0 and a value past the
+/// clamp's bounds; integers in [-2000, 2000] with the int32 extremes, whose sums wrap.
+fn elementwise_input(dtype: &str, seed: u64, second: bool) -> HostTensor {
+    let shape = [3u64, 500];
+    let n = 1500;
+    let data: Vec<u8> = match dtype {
+        "int32" => {
+            let mut r = Rng(seed);
+            let mut v: Vec<i32> = (0..n).map(|_| r.below(4001) as i32 - 2000).collect();
+            let edges = [i32::MAX, i32::MIN, 1 << 30, -(1 << 30), 0];
+            v[n / 2..n / 2 + 5].copy_from_slice(&edges);
+            v.iter().flat_map(|i| i.to_le_bytes()).collect()
+        }
+        _ => {
+            let mut v: Vec<f32> = uniform(seed, n).iter().map(|x| x * 4.0).collect();
+            if second {
+                let edges = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, 1e6];
+                v[n / 2..n / 2 + 5].copy_from_slice(&edges);
+            }
+            if dtype == "float16" {
+                v.iter()
+                    .flat_map(|&x| half::f16::from_f32(x).to_le_bytes())
+                    .collect()
+            } else {
+                v.iter().flat_map(|x| x.to_le_bytes()).collect()
+            }
+        }
+    };
+    HostTensor {
+        dtype: Dtype::from_name(dtype).unwrap(),
+        shape: shape.to_vec(),
+        data,
+    }
+}
+
 /// The ReLU examples' input: 32×4096 float32 (an element count divisible by 8).
 fn relu_input() -> HostTensor {
     tensor(
@@ -441,6 +560,30 @@ fn committed_tensors() -> Vec<(&'static str, HostTensor)> {
             ),
         ),
         ("elementwise_math/x.npy", math_input()),
+        (
+            "elementwise/x.npy",
+            elementwise_input("float32", 0x5eed_0008, false),
+        ),
+        (
+            "elementwise/y.npy",
+            elementwise_input("float32", 0x5eed_0009, true),
+        ),
+        (
+            "elementwise/xh.npy",
+            elementwise_input("float16", 0x5eed_000a, false),
+        ),
+        (
+            "elementwise/yh.npy",
+            elementwise_input("float16", 0x5eed_000b, true),
+        ),
+        (
+            "elementwise/xi.npy",
+            elementwise_input("int32", 0x5eed_000c, false),
+        ),
+        (
+            "elementwise/yi.npy",
+            elementwise_input("int32", 0x5eed_000d, true),
+        ),
         (
             "scaled_transpose/x.npy",
             tensor(
@@ -625,10 +768,19 @@ fn each_examples_readme_run_matches_its_snapshot() {
             "{example} has a run"
         );
     }
-    for r in runs {
+    for (i, r) in runs.iter().enumerate() {
         let what = format!("{} {}", r.example, r.op);
         check_output(&r.op, &r.run.output, &r.tensors, &r.scalars, &what);
-        q7_host::assert_summary_snapshot!(format!("{}-{}", r.example, r.op), Summary::of(&r.run));
+        // A README's second run of an op is `<example>-<op>-2`, and so on.
+        let nth = runs[..i]
+            .iter()
+            .filter(|p| p.example == r.example && p.op == r.op)
+            .count();
+        let name = match nth {
+            0 => format!("{}-{}", r.example, r.op),
+            n => format!("{}-{}-{}", r.example, r.op, n + 1),
+        };
+        q7_host::assert_summary_snapshot!(name, Summary::of(&r.run));
         // Three ReLU variants are AWS-style projects (examples/sdk/BUILD.md "Projects"): their
         // READMEs give no --out-shape, and the output is what the shape function says.
         if RELU_PROJECTS.contains(&r.example) {
@@ -762,6 +914,46 @@ fn relu_variants_cost_cycles_in_the_tutorials_order() {
         table,
         "examples/kernels/README.md's cycle table is not what the variants cost; measured:\n{}",
         table.join("\n")
+    );
+}
+
+/// docs/sdk-ops.md "Cost": its 1024-element row is what the READMEs' runs of `add_bulk`
+/// (`torch::add`) and `vector_add` (element accessors) cost on the same inputs, with the same
+/// output.
+#[test]
+fn the_bulk_add_costs_what_the_ops_doc_says() {
+    let run = |example: &str, op: &str| {
+        readme_runs()
+            .iter()
+            .find(|r| r.example == example && r.op == op)
+            .unwrap_or_else(|| panic!("{example}/README.md runs {op}"))
+    };
+    let (bulk, element) = (
+        run("elementwise", "add_bulk"),
+        run("vector_add", "vector_add"),
+    );
+    assert_eq!(bulk.inputs, element.inputs, "the same inputs");
+    assert_eq!(bulk.run.output, element.run.output, "the same sums");
+    let n = bulk.run.output.numel();
+    let (b, e) = (
+        bulk.run.cores[0].stats.cycles,
+        element.run.cores[0].stats.cycles,
+    );
+    let row = format!(
+        "| {n} (the examples' READMEs) | {b} cycles, {:.1} per element | {e} cycles, {:.1} per \
+         element | ×{:.2} |",
+        b as f64 / n as f64,
+        e as f64 / n as f64,
+        e as f64 / b as f64
+    );
+    let doc = q7_tests::doc::read("docs/sdk-ops.md");
+    let documented = section(&doc, "## Cost")
+        .lines()
+        .find(|l| l.starts_with(&format!("| {n} ")))
+        .unwrap_or("(none)");
+    assert_eq!(
+        documented, row,
+        "docs/sdk-ops.md's cost row; measured:\n{row}"
     );
 }
 

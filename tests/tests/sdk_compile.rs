@@ -317,6 +317,24 @@ fn every_runtime_source_compiles_under_the_build_flags() {
     compile_all(&gxx, &sources, &TempDir::new("sdk-rt"));
 }
 
+/// The element-wise ops' sources (`rt/ops`, archived by the build driver, examples/sdk/BUILD.md).
+#[test]
+fn every_elementwise_op_source_compiles_under_the_build_flags() {
+    let Some(gxx) = tool("g++") else { return };
+    let dir = sdk().join("rt/ops");
+    let sources: Vec<PathBuf> = files(&dir, &|p| {
+        p.extension().and_then(|e| e.to_str()) == Some("cpp")
+    })
+    .into_iter()
+    .map(|p| dir.join(p))
+    .collect();
+    assert!(
+        sources.iter().any(|p| p.ends_with("engine.cpp")),
+        "no engine.cpp in {sources:?}"
+    );
+    compile_all(&gxx, &sources, &TempDir::new("sdk-ops"));
+}
+
 /// The kernels of tests/programs/sdk (public-API code as the tutorials write it).
 const KERNELS: &[&str] = &[
     "vector_add.cpp",

@@ -125,3 +125,18 @@ fn pure_cxx_headers_behave_like_the_standard_library() {
     );
     assert_eq!(out, "169 checks, 0 failed\n");
 }
+
+#[test]
+fn elementwise_chunk_conversions_and_loops_match_host_arithmetic() {
+    let Some(cxx) = host_cxx() else { return };
+    let inc = rt_includes();
+    let ops = format!("-I{}", sdk().join("rt/ops").display());
+    let flags = ["-nostdinc++", inc[0].as_str(), ops.as_str()];
+    let out = run_native(
+        &cxx,
+        "sdk-elementwise",
+        &[(native_program("elementwise_test.cpp"), &flags)],
+        &[],
+    );
+    assert_eq!(out, "49 checks, 0 failed\n");
+}

@@ -25,4 +25,7 @@ Tensor full_like(const Tensor &self, const Scalar &fill_value, TensorOptions opt
 
 } // namespace at
 
+// The element-wise ops (add, mul, exp, clamp, ... and their _out forms).
+#include <ATen/ops/elementwise.h>
+
 #endif
