@@ -224,9 +224,12 @@ fn assert_bits_equal(got: &HostTensor, want: &HostTensor, what: &str) {
     }
 }
 
+/// A float64 function: the exact counterpart of a math library function.
+type Exact = fn(f64) -> f64;
+
 /// The math library function an op of `elementwise_math` applies, with its float64 counterpart
 /// (what numpy computes on the input converted to float64).
-fn math_op(op: &str) -> Option<(&'static str, fn(f64) -> f64)> {
+fn math_op(op: &str) -> Option<(&'static str, Exact)> {
     match op {
         "exp_each" => Some(("expf", f64::exp)),
         "log_each" => Some(("logf", f64::ln)),
@@ -271,7 +274,11 @@ fn check_output(op: &str, got: &HostTensor, inputs: &[HostTensor], scalars: &[St
         return assert_bits_equal(got, &reference(op, inputs, scalars), what);
     };
     let bound = math_bound(name);
-    assert_eq!((&got.shape, got.dtype), (&inputs[0].shape, float32()), "{what}");
+    assert_eq!(
+        (&got.shape, got.dtype),
+        (&inputs[0].shape, float32()),
+        "{what}"
+    );
     for (i, (g, x)) in floats(got).iter().zip(floats(&inputs[0])).enumerate() {
         let want = exact(f64::from(x));
         match ulp_error(*g, want) {

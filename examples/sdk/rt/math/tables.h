@@ -239,6 +239,33 @@ static const u32 COSF_C[5] = {
 	0x000004a0u,
 };
 
+/* atan(j/64) in 2^-64, j = 0..64 (atan.cpp) */
+static const u64 ATAN_T64[65] = {
+	0x0000000000000000ull, 0x03ffeaab776e5357ull, 0x07ff556eea5d892aull, 0x0bfdc0c2186d14fdull,
+	0x0ffaaddb967ef4e3ull, 0x13f59f0e7c559d6bull, 0x17ee182602f10e8cull, 0x1be39ebe6f07c37eull,
+	0x1fd5ba9aac2f6dc6ull, 0x23c3f5f6086e4dc9ull, 0x27adddd18cc4d8b1ull, 0x2b93023c7d84d3bfull,
+	0x2f72f6979cb6044dull, 0x334d51d2d90c4c3aull, 0x3721aea524c14409ull, 0x3aefabbe40ae6ce3ull,
+	0x3eb6ebf25901bac5ull, 0x4277165f618d8963ull, 0x462fd68c2fc5e098ull, 0x49e0dc815fbd16f9ull,
+	0x4d89dcdc1faf2f35ull, 0x512a90db0abc26a3ull, 0x54c2b6654735276dull, 0x5852100c273f8659ull,
+	0x5bd86507937bc23aull, 0x5f55812d8ecfdd6aull, 0x62c934e5286c95b7ull, 0x6633551535ac619eull,
+	0x6993bb0f308ff2dbull, 0x6cea44769971b1aeull, 0x7036d3253b27be34ull, 0x73794d0cb04d425dull,
+	0x76b19c1586ed3da3ull, 0x79dfadfc5d68d10eull, 0x7d03742d50505f2eull, 0x801ce39e0d205c9aull,
+	0x832bf4a6d9867e2aull, 0x8630a2dada1ed066ull, 0x892aecdfde9547b5ull, 0x8c1ad445f3e09b8cull,
+	0x8f005d5ef7f59f9bull, 0x91db8f1664f350e2ull, 0x94ac72c9847186f6ull, 0x97731420365e538cull,
+	0x9a2f80e671bdda20ull, 0x9ce1c8e6a0b8cdbaull, 0x9f89fdc4f4b7a1edull, 0xa22832dbcadaae09ull,
+	0xa4bc7d1934f70924ull, 0xa746f2ddb7602294ull, 0xa9c7abdc4830f5c9ull, 0xac3ec0fb997dd6a2ull,
+	0xaeac4c38b4d8c080ull, 0xb110688aebdc6f6aull, 0xb36b31c91f043691ull, 0xb5bcc49059ecc4b0ull,
+	0xb8053e2bc2319e74ull, 0xba44bc7dd470782full, 0xbc7b5deae98af281ull, 0xbea94144fd049aacull,
+	0xc0ce85b8ac526641ull, 0xc2eb4abb661628b6ull, 0xc4ffaffabf8fbd55ull, 0xc70bd54ce602ee14ull,
+	0xc90fdaa22168c235ull,
+};
+
+/* 1/n in 2^-64, n = 3, 5, .., 13: atan w = w (1 - w^2/3 + w^4/5 - ...) (atan.cpp) */
+static const u64 ATAN_Q64[6] = {
+	0x5555555555555555ull, 0x3333333333333333ull, 0x2492492492492492ull, 0x1c71c71c71c71c72ull,
+	0x1745d1745d1745d1ull, 0x13b13b13b13b13b1ull,
+};
+
 /* 1/n! in 2^-64, n = 3, 5, .., 19: the sine series (trig.cpp) */
 static const u64 SIN_C64[9] = {
 	0x2aaaaaaaaaaaaaabull, 0x0222222222222222ull, 0x000d00d00d00d00dull, 0x00002e3bc74aad8eull,
