@@ -452,13 +452,14 @@ pub fn render() -> String {
     out
 }
 
-/// A `static const` array declaration, four entries to a line.
+/// A `static const` array declaration, four entries to a line (two when they are long).
 fn array(what: &str, ty: &str, name: &str, values: &[String]) -> String {
     let mut s = format!(
         "/* {what} */\nstatic const {ty} {name}[{}] = {{\n",
         values.len()
     );
-    for chunk in values.chunks(4) {
+    let per_line = if values.iter().any(|v| v.len() > 24) { 2 } else { 4 };
+    for chunk in values.chunks(per_line) {
         writeln!(s, "\t{},", chunk.join(", ")).unwrap();
     }
     s.push_str("};\n\n");
