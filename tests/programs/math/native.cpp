@@ -316,7 +316,7 @@ static const u64 EDGE64[] = {
 	0x40862e42fefa39f0ull, 0x408633ce8fb9f87eull, 0x4087480000000000ull, 0x4090000000000000ull,
 	0x4330000000000000ull, 0x4340000000000000ull, 0x7fefffffffffffffull, 0x7ff0000000000000ull,
 	0x7ff0000000000001ull, 0x7ff7ffffffffffffull, 0x7ff8000000000000ull, 0x7ff8000000000001ull,
-	0x7506ac5b262ca1ffull, /* the double nearest a multiple of pi/2, relatively (2^-61.9) */
+	0x7506ac5b262ca1ffull, /* x 2/pi nearest an integer of all doubles (2^-61.54 from it) */
 };
 static const int NEDGE32 = sizeof EDGE32 / sizeof EDGE32[0];
 static const int NEDGE64 = sizeof EDGE64 / sizeof EDGE64[0];

@@ -1,8 +1,8 @@
 /* trig.cpp - sin, cos, tan and sincos (README.md in this directory, "Algorithms"): as
  * trigf.cpp for the 53-bit significand: x * 2/pi is its exact product with the 224 bits of 2/pi
  * that matter at x's exponent (Payne-Hanek), which leaves the fraction f at least 138 correct
- * bits below the binary point — every finite double is at least 2^-62 (relative) away from a
- * multiple of pi/2, so |f| keeps 64 significant bits; r = f pi/2, and sin r, cos r are their
+ * bits below the binary point — x * 2/pi is at least 2^-61.6 from an integer for every finite
+ * double (README.md "Algorithms"), so |f| keeps at least 76 significant bits; r = f pi/2, and sin r, cos r are their
  * series to r^19/19! and r^18/18! on 64-bit words; tan r = sin r / cos r by a Newton
  * reciprocal (fixed.h, quotient). */
 #include "fixed.h"
