@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # The long run of the SDK's math library (examples/sdk/rt/math), natively, against the host's
 # libm one format wider (tests/programs/math/native.cpp): every unary float function on all 2^32
-# arguments; every other function on every edge case (or pair of edge cases) and on
-# Q7_MATH_CASES generated arguments (default 10^8) from seed Q7_SEED (default 1). Each function
-# is split into Q7_MATH_PARTS slices (default 16) run as Q7_JOBS jobs at once (default 2) under
-# nice; Q7_MATH_FUNCTIONS (comma-separated names) limits the run. Prints the first class
-# mismatches of any, then the rows of examples/sdk/rt/math/README.md "Measured"; exits 1 on a
-# class mismatch or on an error over a function's bound (the README's table "Functions"). The
-# per-job logs go to $Q7_MATH_LOGS when set (kept), else to a temporary directory.
+# arguments; every other function on every edge case (or pair of edge cases) and on generated
+# arguments from seed Q7_SEED (default 1): Q7_MATH_CASES for the float functions of two
+# arguments (default 10^8), Q7_MATH_DOUBLE_CASES for the double functions (default 10^7). Each
+# function is split into Q7_MATH_PARTS slices (default 16) run as Q7_JOBS jobs at once (default
+# 2) under nice; Q7_MATH_FUNCTIONS (comma-separated names) limits the run. Prints the first
+# class mismatches of any, then the table of examples/sdk/rt/math/README.md "Measured" (stdout);
+# exits 1 on a class mismatch or on an error over a function's bound (the README's table
+# "Functions"). The per-job logs go to $Q7_MATH_LOGS when set (kept), else to a temporary
+# directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CASES=${Q7_MATH_CASES:-100000000}
+DOUBLE_CASES=${Q7_MATH_DOUBLE_CASES:-10000000}
 SEED=${Q7_SEED:-1}
 JOBS=${Q7_JOBS:-2}
 PARTS=${Q7_MATH_PARTS:-16}
@@ -33,8 +36,10 @@ while read -r name kind; do
     for part in $(seq 0 $((PARTS - 1))); do jobs+=("exhaustive $name $part $PARTS"); done
   else
     jobs+=("sample 1 0 $SEED $name")
+    total=$CASES
+    [ "$kind" = float2 ] || total=$DOUBLE_CASES
     for part in $(seq 0 $((PARTS - 1))); do
-      n=$((CASES / PARTS + (part < CASES % PARTS ? 1 : 0)))
+      n=$((total / PARTS + (part < total % PARTS ? 1 : 0)))
       jobs+=("random $name $n $((SEED * 1000003 + part))")
     done
   fi
@@ -62,7 +67,7 @@ bounds=$(awk -F'|' '/^## Functions/ { on = 1 } /^## / && !/Functions/ { on = 0 }
   }
   END {
     bad = 0; total = 0
-    print "| function | arguments | cases | max error | ≤ 0.5 | ≤ 1 | ≤ 1.5 | ≤ 2 | > 2 | class | at |"
+    print "| function | arguments | cases | max error | ≤ 0.5 | (0.5, 1] | (1, 1.5] | (1.5, 2] | > 2 | class | at |"
     print "|---|---|---|---|---|---|---|---|---|---|---|"
     for (i = 1; i <= nf; i++) {
       name = order[i]

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
-use math_support::{bounds, build_native, functions, parse_measured, programs, Function};
+use math_support::{bounds, functions, native, parse_measured, programs, Function};
 use q7_host::tensor::HostTensor;
 use q7_host::testing::{tensor, toolchain_installed, Kernel, Run};
 use q7_tests::{Rng, TempDir};
@@ -62,8 +62,7 @@ fn the_readme_bounds_every_measured_function() {
 
 #[test]
 fn every_function_is_within_its_bound_on_the_deterministic_sample() {
-    let dir = TempDir::new("math-sample");
-    let Some(exe) = build_native(&dir) else {
+    let Some(exe) = native() else {
         return;
     };
     // Two processes, each half of the functions.
@@ -75,7 +74,7 @@ fn every_function_is_within_its_bound_on_the_deterministic_sample() {
     let children: Vec<_> = halves
         .iter()
         .map(|half| {
-            Command::new(&exe)
+            Command::new(exe)
                 .args(["sample", &STEP.to_string(), &GENERATED.to_string()])
                 .arg(SEED.to_string())
                 .arg(half.join(","))
@@ -119,11 +118,10 @@ fn every_function_is_within_its_bound_on_the_deterministic_sample() {
 /// results, the NaN policy.
 #[test]
 fn edge_cases_give_their_exact_results() {
-    let dir = TempDir::new("math-edges");
-    let Some(exe) = build_native(&dir) else {
+    let Some(exe) = native() else {
         return;
     };
-    let out = Command::new(&exe).arg("edges").output().unwrap();
+    let out = Command::new(exe).arg("edges").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(
@@ -132,14 +130,18 @@ fn edge_cases_give_their_exact_results() {
     );
 }
 
-/// The arguments of the device comparison: every edge case (unary) or pair of edge cases
-/// (binary), then a spread: evenly spaced bit patterns, and random ones from a fixed seed.
+/// The arguments of the device comparison: every edge case (unary; binary: each edge case as
+/// x with 8 edge cases as y, and as y with 8 as x, cycling through them), then a spread: evenly
+/// spaced bit patterns, and random ones from a fixed seed.
 fn device_arguments(f: &Function, edges: &[u64]) -> Vec<(u64, u64)> {
     let mut args = Vec::new();
     if f.binary {
-        for &x in edges {
-            for &y in edges {
-                args.push((x, y));
+        let n = edges.len();
+        for (i, &e) in edges.iter().enumerate() {
+            for k in 0..8 {
+                let other = edges[(i * 5 + k * 13 + 1) % n];
+                args.push((e, other));
+                args.push((other, e));
             }
         }
     } else {
@@ -200,17 +202,23 @@ fn the_device_computes_the_host_builds_bits() {
         return;
     }
     let dir = TempDir::new("math-device");
-    let Some(exe) = build_native(&dir) else {
+    // The kernel builds while the native harness does.
+    let (lib, exe) = std::thread::scope(|s| {
+        let lib = s.spawn(|| {
+            Kernel::new(programs().join("device.cpp"))
+                .op("probe_float(Tensor args, int fn) -> Tensor")
+                .op("probe_double(Tensor args, int fn) -> Tensor")
+                .include(programs())
+                .build(dir.join("build"))
+                .unwrap()
+        });
+        (lib.join().unwrap(), native())
+    });
+    let Some(exe) = exe else {
         return;
     };
-    let lib = Kernel::new(programs().join("device.cpp"))
-        .op("probe_float(Tensor args, int fn) -> Tensor")
-        .op("probe_double(Tensor args, int fn) -> Tensor")
-        .include(programs())
-        .build(dir.join("build"))
-        .unwrap();
     let edge_list = |format: &str| -> Vec<u64> {
-        let out = q7_tests::run(Command::new(&exe).args(["edge-list", format]));
+        let out = q7_tests::run(Command::new(exe).args(["edge-list", format]));
         String::from_utf8(out)
             .unwrap()
             .lines()
@@ -244,7 +252,7 @@ fn the_device_computes_the_host_builds_bits() {
             .op_run(&lib)
             .unwrap_or_else(|e| panic!("{}: {e}", f.name));
         let device = words(&run.output, f.double);
-        let host = host_values(&exe, f, &args);
+        let host = host_values(exe, f, &args);
         assert_eq!(host.len(), args.len(), "{}: host values", f.name);
         for (k, ((x, y), (d, h))) in args.iter().zip(device.iter().zip(&host)).enumerate() {
             assert_eq!(

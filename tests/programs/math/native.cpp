@@ -316,7 +316,7 @@ static const u64 EDGE64[] = {
 	0x40862e42fefa39f0ull, 0x408633ce8fb9f87eull, 0x4087480000000000ull, 0x4090000000000000ull,
 	0x4330000000000000ull, 0x4340000000000000ull, 0x7fefffffffffffffull, 0x7ff0000000000000ull,
 	0x7ff0000000000001ull, 0x7ff7ffffffffffffull, 0x7ff8000000000000ull, 0x7ff8000000000001ull,
-	0x7506ac5b262ca1ffull, /* the double nearest a multiple of pi/2, relatively (2^-61.9) */
+	0x7506ac5b262ca1ffull, /* x 2/pi nearest an integer of all doubles (2^-61.54 from it) */
 };
 static const int NEDGE32 = sizeof EDGE32 / sizeof EDGE32[0];
 static const int NEDGE64 = sizeof EDGE64 / sizeof EDGE64[0];
@@ -374,6 +374,11 @@ static void generate(const Fn *f, u64 *x, u64 *y)
 	} else if (!strncmp(n, "log", 3) || !strncmp(n, "sqrt", 4)) {
 		vx = pick == 1 ? 1 + uniform(-1, 1) * ldexp(1, -int(next64() % 60))
 			       : exp2(uniform(dbl ? -1074 : -149, dbl ? 1024 : 128));
+	} else if (!strncmp(n, "sinh", 4) || !strncmp(n, "cosh", 4) || !strncmp(n, "tanh", 4)) {
+		vx = pick == 1 ? ldexp(uniform(-1, 1), -int(next64() % 40)) : uniform(dbl ? -720 : -95, dbl ? 720 : 95);
+	} else if (!strncmp(n, "asin", 4) || !strncmp(n, "acos", 4)) {
+		vx = pick == 1 ? copysign(1 - ldexp(uniform(0, 1), -int(next64() % 60)), uniform(-1, 1))
+			       : ldexp(uniform(-1, 1), -int(next64() % 40));
 	} else if (!strncmp(n, "sin", 3) || !strncmp(n, "cos", 3) || !strncmp(n, "tan", 3)) {
 		vx = pick == 1 ? uniform(-10, 10) : pick == 2 ? uniform(-1e6, 1e6)
 				: ldexp(uniform(-1, 1), int(next64() % (dbl ? 2100 : 280)) - (dbl ? 1075 : 150));
@@ -549,6 +554,56 @@ static void edge_checks()
 	EF(q7_fmodf(nan_in, 1.0f), NANQ);
 	EF(q7_fmodf(1.0f, nan_in), NANQ);
 	EF(q7_fmodf(ffrom(0x7f7fffff), ffrom(1)), 0);
+	/* hyperbolic */
+	EF(q7_sinhf(-0.0f), NZ);
+	EF(q7_sinhf(-inf), NINF);
+	EF(q7_sinhf(nan_in), NANQ);
+	EF(q7_sinhf(89.5f), PINF);
+	EF(q7_sinhf(ffrom(0x80000001u)), 0x80000001u);
+	EF(q7_coshf(-0.0f), ONE);
+	EF(q7_coshf(-inf), PINF);
+	EF(q7_coshf(-89.5f), PINF);
+	EF(q7_tanhf(-0.0f), NZ);
+	EF(q7_tanhf(inf), ONE);
+	EF(q7_tanhf(-inf), 0xbf800000u);
+	EF(q7_tanhf(20.0f), ONE);
+	EF(q7_tanhf(ffrom(1)), 1u);
+	EF(q7_tanhf(nan_in), NANQ);
+	/* inverse trigonometric (C99 Annex F.9.1) */
+	const u32 PIO2F = 0x3fc90fdbu, PIF = 0x40490fdbu, PIO4F = 0x3f490fdbu, PI3O4F = 0x4016cbe4u;
+	EF(q7_atanf(-0.0f), NZ);
+	EF(q7_atanf(inf), PIO2F);
+	EF(q7_atanf(-inf), PIO2F | NZ);
+	EF(q7_atanf(1.0f), PIO4F);
+	EF(q7_atanf(nan_in), NANQ);
+	EF(q7_atan2f(0.0f, -0.0f), PIF);
+	EF(q7_atan2f(-0.0f, -0.0f), PIF | NZ);
+	EF(q7_atan2f(0.0f, 0.0f), 0);
+	EF(q7_atan2f(-0.0f, 0.0f), NZ);
+	EF(q7_atan2f(0.0f, -1.0f), PIF);
+	EF(q7_atan2f(-0.0f, 1.0f), NZ);
+	EF(q7_atan2f(-1.0f, 0.0f), PIO2F | NZ);
+	EF(q7_atan2f(1.0f, -0.0f), PIO2F);
+	EF(q7_atan2f(1.0f, -inf), PIF);
+	EF(q7_atan2f(-1.0f, inf), NZ);
+	EF(q7_atan2f(-inf, 1.0f), PIO2F | NZ);
+	EF(q7_atan2f(inf, -inf), PI3O4F);
+	EF(q7_atan2f(-inf, inf), PIO4F | NZ);
+	EF(q7_atan2f(1.0f, 1.0f), PIO4F);
+	EF(q7_atan2f(nan_in, 1.0f), NANQ);
+	EF(q7_atan2f(1.0f, nan_in), NANQ);
+	EF(q7_asinf(-0.0f), NZ);
+	EF(q7_asinf(1.0f), PIO2F);
+	EF(q7_asinf(-1.0f), PIO2F | NZ);
+	EF(q7_asinf(1.5f), QN);
+	EF(q7_asinf(-inf), QN);
+	EF(q7_asinf(ffrom(1)), 1u);
+	EF(q7_acosf(1.0f), 0);
+	EF(q7_acosf(-1.0f), PIF);
+	EF(q7_acosf(0.0f), PIO2F);
+	EF(q7_acosf(-0.0f), PIO2F);
+	EF(q7_acosf(1.5f), QN);
+	EF(q7_acosf(nan_in), NANQ);
 	/* double */
 	const double dinf = INFINITY, dnan_in = dfrom(0xfff4000000000001ull);
 	const u64 DQN = 0x7ff8000000000000ull, DPINF = 0x7ff0000000000000ull;
@@ -614,6 +669,31 @@ static void edge_checks()
 	ED(q7_tan(-0.0), DNZ);
 	ED(q7_sin(dfrom(1)), 1);
 	ED(q7_tan(dfrom(0x8000000000000001ull)), 0x8000000000000001ull);
+	ED(q7_sinh(-0.0), DNZ);
+	ED(q7_sinh(-dinf), DNINF);
+	ED(q7_sinh(711.0), DPINF);
+	ED(q7_cosh(-0.0), DONE);
+	ED(q7_cosh(-dinf), DPINF);
+	ED(q7_tanh(-0.0), DNZ);
+	ED(q7_tanh(-dinf), 0xbff0000000000000ull);
+	ED(q7_tanh(dfrom(1)), 1);
+	const u64 PIO2D = 0x3ff921fb54442d18ull, PID = 0x400921fb54442d18ull;
+	ED(q7_atan(dinf), PIO2D);
+	ED(q7_atan(-0.0), DNZ);
+	ED(q7_atan(1.0), 0x3fe921fb54442d18ull);
+	ED(q7_atan2(0.0, -0.0), PID);
+	ED(q7_atan2(-0.0, 0.0), DNZ);
+	ED(q7_atan2(-1.0, -0.0), PIO2D | DNZ);
+	ED(q7_atan2(dinf, -dinf), 0x4002d97c7f3321d2ull);
+	ED(q7_atan2(-dinf, dinf), 0xbfe921fb54442d18ull);
+	ED(q7_atan2(1.0, -dinf), PID);
+	ED(q7_atan2(dnan_in, 1.0), DNANQ);
+	ED(q7_asin(-1.0), PIO2D | DNZ);
+	ED(q7_asin(2.0), DQN);
+	ED(q7_asin(dfrom(1)), 1);
+	ED(q7_acos(1.0), 0);
+	ED(q7_acos(-1.0), PID);
+	ED(q7_acos(-0.0), PIO2D);
 	ED(q7_sqrt(-0.0), 0x8000000000000000ull);
 	ED(q7_sqrt(-1.0), DQN);
 	ED(q7_sqrt(dinf), DPINF);

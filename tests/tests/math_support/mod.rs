@@ -10,8 +10,7 @@ pub mod tables;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-use q7_tests::TempDir;
+use std::sync::OnceLock;
 
 /// The library's README, whose tables the tests read.
 pub const README: &str = "examples/sdk/rt/math/README.md";
@@ -85,9 +84,26 @@ pub fn bounds() -> BTreeMap<String, f64> {
         .collect()
 }
 
+/// The native harness, built once per test process as `sdk-math/native` in the cargo target's
+/// temporary directory (built under a name of the process's own, then renamed over it); `None`
+/// without a host C++ compiler (with the notice of `q7_tests::missing_tool`).
+pub fn native() -> Option<&'static Path> {
+    static NATIVE: OnceLock<Option<PathBuf>> = OnceLock::new();
+    NATIVE
+        .get_or_init(|| {
+            let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sdk-math");
+            std::fs::create_dir_all(&dir).unwrap();
+            let built = build_native(&dir)?;
+            let exe = dir.join("native");
+            std::fs::rename(&built, &exe).unwrap();
+            Some(exe)
+        })
+        .as_deref()
+}
+
 /// The native harness, built with the host C++ compiler (`$CXX`, else `g++`) in `dir`; `None`
 /// when there is none (with the notice of `q7_tests::missing_tool`).
-pub fn build_native(dir: &TempDir) -> Option<PathBuf> {
+pub fn build_native(dir: &Path) -> Option<PathBuf> {
     let cxx = PathBuf::from(std::env::var_os("CXX").unwrap_or_else(|| "g++".into()));
     let runs = Command::new(&cxx)
         .arg("--version")
@@ -100,7 +116,7 @@ pub fn build_native(dir: &TempDir) -> Option<PathBuf> {
         );
         return None;
     }
-    let exe = dir.join("native");
+    let exe = dir.join(format!("native.{}", std::process::id()));
     let mut cmd = Command::new(cxx);
     cmd.args([
         "-std=c++14",

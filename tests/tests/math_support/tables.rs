@@ -391,6 +391,42 @@ pub fn render() -> String {
         &series(2),
     ));
 
+    // atan(j/64) by Euler's series: atan x = x/(1+x^2) sum_n prod_{k<=n} 2k/(2k+1) y^n,
+    // y = x^2/(1+x^2) <= 1/2, for x = j/64.
+    let atan_t: Vec<String> = (0..=64i64)
+        .map(|j| {
+            let (p, q) = (BigInt::from(j), BigInt::from(64));
+            let n2 = &p * &p + &q * &q;
+            let mut term = (one() * &p * &q) / &n2;
+            let mut sum = Fixed::zero();
+            let mut k = 0u32;
+            while !term.is_zero() {
+                sum += &term;
+                k += 1;
+                term = term * (2 * k) * &p * &p / ((2 * k + 1) * &n2);
+            }
+            format!("0x{:016x}ull", u64_of(&round_to(&sum, 64)))
+        })
+        .collect();
+    emit(&array(
+        "atan(j/64) in 2^-64, j = 0..64 (atan.cpp)",
+        "u64",
+        "ATAN_T64",
+        &atan_t,
+    ));
+    emit(&array(
+        "1/n in 2^-64, n = 3, 5, .., 13: atan w = w (1 - w^2/3 + w^4/5 - ...) (atan.cpp)",
+        "u64",
+        "ATAN_Q64",
+        &(0..6)
+            .map(|i| {
+                format!(
+                    "0x{:016x}ull",
+                    u64_of(&round_to(&(one() / (3 + 2 * i)), 64))
+                )
+            })
+            .collect::<Vec<_>>(),
+    ));
     let series64 = |first: u32| -> Vec<String> {
         (0..9)
             .map(|i| {
@@ -416,13 +452,14 @@ pub fn render() -> String {
     out
 }
 
-/// A `static const` array declaration, four entries to a line.
+/// A `static const` array declaration, four entries to a line (two when they are long).
 fn array(what: &str, ty: &str, name: &str, values: &[String]) -> String {
     let mut s = format!(
         "/* {what} */\nstatic const {ty} {name}[{}] = {{\n",
         values.len()
     );
-    for chunk in values.chunks(4) {
+    let per_line = if values.iter().any(|v| v.len() > 24) { 2 } else { 4 };
+    for chunk in values.chunks(per_line) {
         writeln!(s, "\t{},", chunk.join(", ")).unwrap();
     }
     s.push_str("};\n\n");

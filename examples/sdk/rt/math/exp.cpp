@@ -23,6 +23,21 @@ Wide exp2_wide64(int k, u64 f)
 	return {false, k, m};
 }
 
+Wide exp_wide64(u64 a, bool neg)
+{
+	/* t = x log2(e) in 2^-64 units: m * LOG2E_128 (181 bits) >> (115 - e), -54 <= e <= 9 */
+	Unpacked64 p = unpack(a);
+	U128 hi = mul64x64(p.m, LOG2E_128.m.hi), lo = mul64x64(p.m, LOG2E_128.m.lo);
+	U128 mid = add(U128{0, lo.hi}, U128{0, hi.lo}); /* bits 64..191 are hi.hi:mid */
+	u64 w2 = hi.hi + mid.hi, w1 = mid.lo;
+	int s = 115 - p.e; /* 106..169 */
+	U128 t = s >= 128 ? U128{0, w2 >> (s - 128)}
+			  : U128{w2 >> (s - 64), (w1 >> (s - 64)) | (w2 << (128 - s))};
+	if (neg)
+		t = q7m::neg(t);
+	return exp2_wide64(int(i64(t.hi)), t.lo);
+}
+
 } // namespace q7m
 
 using namespace q7m;
@@ -61,15 +76,7 @@ extern "C" double Q7_MATH(exp)(double x)
 	bool neg = u != a;
 	if (a >= (neg ? 0x4087500000000000ull : 0x4086300000000000ull)) /* x <= -746, x >= 710 */
 		return f64(neg ? 0 : F64_INF);
-	/* t = x log2(e) in 2^-64 units: m * LOG2E_128 (181 bits) >> (115 - e), -54 <= e <= 9 */
-	Unpacked64 p = unpack(a);
-	U128 hi = mul64x64(p.m, LOG2E_128.m.hi), lo = mul64x64(p.m, LOG2E_128.m.lo);
-	U128 mid = add(U128{0, lo.hi}, U128{0, hi.lo}); /* bits 64..191 are hi.hi:mid */
-	u64 w2 = hi.hi + mid.hi, w1 = mid.lo;
-	int s = 115 - p.e; /* 106..169 */
-	U128 t = s >= 128 ? U128{0, w2 >> (s - 128)}
-			  : U128{w2 >> (s - 64), (w1 >> (s - 64)) | (w2 << (128 - s))};
-	return exp2_fixed(neg ? q7m::neg(t) : t);
+	return round_f64(exp_wide64(a, neg));
 }
 
 extern "C" double Q7_MATH(exp2)(double x)

@@ -21,6 +21,18 @@ Wide exp2_wide32(int k, u32 f)
 	return normalised(false, k + 32, m);
 }
 
+Wide exp_wide32(u32 a, bool neg)
+{
+	/* t = x * log2(e) in 2^-32 units: the 24-bit significand times log2(e) * 2^62, an 86-bit
+	 * product, shifted to the binary point (x = m * 2^(e - 23), -25 <= e <= 6). */
+	Unpacked32 p = unpack(a);
+	U128 prod = add(U128{0, mul32x32(p.m, u32(LOG2E_62))},
+			shl(U128{0, mul32x32(p.m, u32(LOG2E_62 >> 32))}, 32));
+	u64 t = shr(prod, 53 - p.e).lo;
+	i64 st = neg ? -i64(t) : i64(t);
+	return exp2_wide32(int(st >> 32), u32(st));
+}
+
 } // namespace q7m
 
 using namespace q7m;
@@ -35,14 +47,7 @@ extern "C" float Q7_MATH(expf)(float x)
 		return f32(F32_ONE);
 	if (a >= 0x42d00000u) /* |x| >= 104: beyond the overflow and total-underflow thresholds */
 		return f32(neg ? 0 : F32_INF);
-	/* t = x * log2(e) in 2^-32 units: the 24-bit significand times log2(e) * 2^62, an 86-bit
-	 * product, shifted to the binary point (x = m * 2^(e - 23), -25 <= e <= 6). */
-	Unpacked32 p = unpack(a);
-	U128 prod = add(U128{0, mul32x32(p.m, u32(LOG2E_62))},
-			shl(U128{0, mul32x32(p.m, u32(LOG2E_62 >> 32))}, 32));
-	u64 t = shr(prod, 53 - p.e).lo;
-	i64 st = neg ? -i64(t) : i64(t);
-	return round_f32(exp2_wide32(int(st >> 32), u32(st)));
+	return round_f32(exp_wide32(a, neg));
 }
 
 extern "C" float Q7_MATH(exp2f)(float x)

@@ -37,6 +37,13 @@ float Q7_MATH(tanf)(float x);
 void Q7_MATH(sincosf)(float x, float *s, float *c);
 float Q7_MATH(sqrtf)(float x);
 float Q7_MATH(fmodf)(float x, float y);
+float Q7_MATH(sinhf)(float x);
+float Q7_MATH(coshf)(float x);
+float Q7_MATH(tanhf)(float x);
+float Q7_MATH(atanf)(float x);
+float Q7_MATH(atan2f)(float y, float x);
+float Q7_MATH(asinf)(float x);
+float Q7_MATH(acosf)(float x);
 double Q7_MATH(exp)(double x);
 double Q7_MATH(exp2)(double x);
 double Q7_MATH(log)(double x);
@@ -49,6 +56,13 @@ double Q7_MATH(tan)(double x);
 void Q7_MATH(sincos)(double x, double *s, double *c);
 double Q7_MATH(sqrt)(double x);
 double Q7_MATH(fmod)(double x, double y);
+double Q7_MATH(sinh)(double x);
+double Q7_MATH(cosh)(double x);
+double Q7_MATH(tanh)(double x);
+double Q7_MATH(atan)(double x);
+double Q7_MATH(atan2)(double y, double x);
+double Q7_MATH(asin)(double x);
+double Q7_MATH(acos)(double x);
 }
 
 namespace q7m {
@@ -289,6 +303,34 @@ inline float round_f32(Wide w)
 inline float round_f32(Wide32 w)
 {
 	return round_f32(Wide{w.neg, w.e, u64(w.m) << 32});
+}
+
+/* w truncated to 32 bits. */
+inline Wide32 narrowed32(Wide w)
+{
+	return {w.neg, w.e, u32(w.m >> 32)};
+}
+
+/* a / b for nonzero values: the quotient of the significands to 32 bits (a 64-by-32-bit
+ * division), the remainder as a jam bit. */
+inline Wide quotient(Wide32 a, Wide32 b)
+{
+	u32 rem;
+	bool big = a.m >= b.m; /* the quotient of the significands is in [1, 2) */
+	u32 q = big ? udiv64by32(a.m >> 1, a.m << 31, b.m, &rem) : udiv64by32(a.m, 0, b.m, &rem);
+	return normalised(a.neg != b.neg, a.e - b.e - !big, u64(q) << 32 | (rem != 0));
+}
+
+/* a / b for nonzero values: b's reciprocal from a 32-bit quotient and one Newton step, times
+ * a; relative error near 2^-61. */
+inline Wide quotient(Wide a, Wide b)
+{
+	u32 rem;
+	u32 y0 = udiv64by32(0x7fffffffu, 0xffffffffu, u32(b.m >> 32), &rem); /* 2^63 / bh */
+	u64 Y0 = u64(y0) << 31; /* 1/B in 2^-62 units (B = b.m 2^-64), within 2^-30 */
+	i64 d = i64((u64(1) << 62) - mulhi(b.m, Y0)); /* 1 - B Y0 in 2^-62 units, |d| < 2^33 */
+	u64 Y1 = d >= 0 ? Y0 + mulhi(Y0, u64(d) << 2) : Y0 - mulhi(Y0, u64(-d) << 2);
+	return normalised(a.neg != b.neg, a.e - b.e + 1, mulhi(a.m, Y1));
 }
 
 /* The double nearest to w, as round_f32. */

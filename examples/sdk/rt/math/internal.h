@@ -11,11 +11,17 @@ namespace q7m {
 /* 2^(k + f / 2^32), relative error below 2^-30 (expf.cpp). */
 Wide exp2_wide32(int k, u32 f);
 
+/* e^x for x = -|x| (neg) or |x|, |x| given by its float bits a, 2^-25 <= |x| < 104 (expf.cpp). */
+Wide exp_wide32(u32 a, bool neg);
+
 /* log2(m * 2^(e - 23)) for m with bit 23 set, relative error below 2^-56 (powf.cpp). */
 Wide log2_wide64(u32 m, int e);
 
 /* 2^(k + f / 2^64), relative error below 2^-61 (exp.cpp). */
 Wide exp2_wide64(int k, u64 f);
+
+/* e^x for x = -|x| (neg) or |x|, |x| given by its double bits a, 2^-54 <= |x| < 746 (exp.cpp). */
+Wide exp_wide64(u64 a, bool neg);
 
 /* ln x for a positive finite nonzero double given by its bits, relative error below 2^-75
  * (log.cpp). */

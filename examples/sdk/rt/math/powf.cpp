@@ -37,7 +37,7 @@ Wide log2_wide64(u32 m, int e)
 	if (e == 0 && k == 0)
 		return l1;
 	/* e + log2(c) + log2(1 + r) in 2^-55 units (|log2 x| < 150 < 2^8) */
-	i64 s = (i64(e) << 55) + LOG2F_T55[k + 32];
+	i64 s = i64(u64(i64(e)) << 55) + LOG2F_T55[k + 32];
 	if (l1.m) {
 		i64 t = i64(l1.m >> (8 - l1.e));
 		s += l1.neg ? -t : t;

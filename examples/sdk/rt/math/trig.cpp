@@ -1,10 +1,10 @@
 /* trig.cpp - sin, cos, tan and sincos (README.md in this directory, "Algorithms"): as
  * trigf.cpp for the 53-bit significand: x * 2/pi is its exact product with the 224 bits of 2/pi
  * that matter at x's exponent (Payne-Hanek), which leaves the fraction f at least 138 correct
- * bits below the binary point — every finite double is at least 2^-62 (relative) away from a
- * multiple of pi/2, so |f| keeps 64 significant bits; r = f pi/2, and sin r, cos r are their
+ * bits below the binary point — x * 2/pi is at least 2^-61.6 from an integer for every finite
+ * double (README.md "Algorithms"), so |f| keeps at least 76 significant bits; r = f pi/2, and sin r, cos r are their
  * series to r^19/19! and r^18/18! on 64-bit words; tan r = sin r / cos r by a Newton
- * reciprocal. */
+ * reciprocal (fixed.h, quotient). */
 #include "fixed.h"
 #include "tables.h"
 
@@ -99,18 +99,6 @@ Wide sin_quadrant(u32 k, Wide r, u64 r2)
 	return normalised(r.neg != neg, r.e, r.m - mulhi(r.m, d));
 }
 
-/* a / b for nonzero wide values: b's reciprocal from a 32-bit quotient and one Newton step
- * (relative error near 2^-61), times a. */
-Wide divide(Wide a, Wide b)
-{
-	u32 rem;
-	u32 y0 = udiv64by32(0x7fffffffu, 0xffffffffu, u32(b.m >> 32), &rem); /* 2^63 / bh */
-	u64 Y0 = u64(y0) << 31; /* 1/B in 2^-62 units (B = b.m 2^-64), within 2^-30 */
-	i64 d = i64((u64(1) << 62) - mulhi(b.m, Y0)); /* 1 - B Y0 in 2^-62 units, |d| < 2^33 */
-	u64 Y1 = d >= 0 ? Y0 + mulhi(Y0, u64(d) << 2) : Y0 - mulhi(Y0, u64(-d) << 2);
-	return normalised(a.neg != b.neg, a.e - b.e + 1, mulhi(a.m, Y1));
-}
-
 } // namespace
 
 extern "C" double Q7_MATH(sin)(double x)
@@ -170,7 +158,7 @@ extern "C" double Q7_MATH(tan)(double x)
 	Wide s = sin_quadrant(red.q & 1, red.r, r2), c = sin_quadrant((red.q & 1) + 1, red.r, r2);
 	if (s.m == 0 || c.m == 0) /* an exact zero of sin r, which no double argument has */
 		return f64(u & F64_SIGN);
-	Wide w = divide(s, c);
+	Wide w = quotient(s, c);
 	w.neg = w.neg != (u != a);
 	return round_f64(w);
 }

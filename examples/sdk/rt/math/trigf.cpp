@@ -181,11 +181,7 @@ extern "C" float Q7_MATH(tanf)(float x)
 	Wide32 s = sin_quadrant(red.q & 1, red.r, r2), c = sin_quadrant((red.q & 1) + 1, red.r, r2);
 	if (s.m == 0 || c.m == 0) /* an exact zero of sin r, which no float argument has */
 		return f32(u & F32_SIGN);
-	/* s / c: the quotient of the significands, 32 bits, in [1/2, 2) */
-	u32 rem;
-	bool big = s.m >= c.m;
-	u32 q = big ? udiv64by32(s.m >> 1, s.m << 31, c.m, &rem) : udiv64by32(s.m, 0, c.m, &rem);
-	Wide w = normalised(s.neg != c.neg, s.e - c.e - !big, u64(q) << 32 | (rem != 0));
+	Wide w = quotient(s, c);
 	w.neg = w.neg != (u != a);
 	return round_f32(w);
 }
