@@ -48,6 +48,7 @@ fuzz_target!(|data: &[u8]| {
             call_budget: u64::MAX / 4,
             timing: p.clone(),
             progress: false,
+            console: Default::default(),
         };
         let run = run_op::run(&LIBRARY, &req)
             .unwrap_or_else(|e| panic!("relu_backward under {}: {e}", p.model));

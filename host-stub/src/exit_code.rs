@@ -113,7 +113,9 @@ pub const CODES: [Code; 9] = [
         meaning: "a core faulted, or the kernel stopped with a runtime error (PLATFORM.md \
                   \"Runtime errors\": a descriptor or dtype the runtime refuses, a failed \
                   `assert`, `abort`), or ended without completing its response (a semihosting \
-                  exit instead of a return, no TPB_WRITE_RESPONSE); stderr holds the report",
+                  exit instead of a return, no TPB_WRITE_RESPONSE), or a project's shape \
+                  function crashed or did not answer within 5 s (`run`, examples/sdk/BUILD.md \
+                  \"Projects\"); stderr holds the report",
     },
     Code {
         kind: Kind::Interrupted,

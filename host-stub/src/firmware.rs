@@ -147,6 +147,9 @@ pub enum FirmwareError {
         name: &'static str,
         /// The runtime's `q7 runtime error: …` line from the core's console, without the prefix.
         message: String,
+        /// Where the core stopped, for the backtrace of the call that gave up (the kernel's
+        /// line that called `abort()` or misused an accessor, when the image has symbols).
+        report: Option<Box<FaultReport>>,
     },
     /// More ARG_TENSOR descriptors than the mailbox holds.
     #[error("dispatch of key {key:#x} with {count} ARG_TENSOR descriptors: the mailbox holds at most {max} (PLATFORM.md \"Mailbox\")")]
@@ -712,21 +715,29 @@ impl Firmware {
             name = mailbox::runtime_error_name(code),
             "runtime error"
         );
-        let console = bus.console.contents();
-        let text = String::from_utf8_lossy(&console);
-        let message = text
-            .lines()
-            .rev()
-            .find_map(|l| l.strip_prefix(RUNTIME_ERROR_PREFIX))
-            .unwrap_or("")
-            .trim()
-            .to_string();
+        // The runtime's line is the last whole line the core wrote (kept whatever the ring's
+        // size, PLATFORM.md "Console"); it starts a line of its own, and a line it did not
+        // start is taken from the prefix on all the same.
+        let runtime_line = |l: &str| {
+            l.find(RUNTIME_ERROR_PREFIX)
+                .map(|at| l[at + RUNTIME_ERROR_PREFIX.len()..].trim().to_string())
+        };
+        let message = runtime_line(&String::from_utf8_lossy(bus.console.last_line()))
+            .or_else(|| {
+                let console = bus.console.contents();
+                String::from_utf8_lossy(&console)
+                    .lines()
+                    .rev()
+                    .find_map(runtime_line)
+            })
+            .unwrap_or_default();
         FirmwareError::Aborted {
             core,
             what,
             code,
             name: mailbox::runtime_error_name(code),
             message,
+            report: Some(report),
         }
     }
 

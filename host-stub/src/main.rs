@@ -33,7 +33,7 @@ enum Command {
     Build(q7_host::build::cli::BuildArgs),
     /// Run an op of a library built by `q7emu build` on .npy tensors: load it on the cluster
     /// (8 cores for a multicore build), dispatch the op, print or save its output.
-    Run(q7_host::run_op::cli::RunArgs),
+    Run(Box<q7_host::run_op::cli::RunArgs>),
     /// Show what an image or a build holds: ELF header and segments, the packed container, the
     /// UCPL header and relocations of the prelinked image, the kernel table with its ops, and
     /// the build's q7build.json and ucode_lib.json.
@@ -93,7 +93,7 @@ fn run(cli: Cli) -> Result<Exit, Failure> {
         Command::RunElf(args) => q7_host::run_elf::run(args),
         Command::RunPacked(args) => q7_host::run_packed::run(args),
         Command::Build(args) => q7_host::build::cli::run(args),
-        Command::Run(args) => q7_host::run_op::cli::run(args),
+        Command::Run(args) => q7_host::run_op::cli::run(*args),
         Command::Inspect(args) => q7_host::inspect::run(args),
     }
 }

@@ -5,8 +5,11 @@
 //! - the committed `.npy` files are what their generators below make (fixed seeds);
 //! - each committed build is what the README's `q7emu build` command makes, byte for byte
 //!   (with the toolchain);
-//! - the three ReLU variants cost the cycles examples/kernels/README.md tabulates, in the order
-//!   of AWS's tutorial: element accessor ≫ TCM > 8 cores with TCM (per core);
+//! - the ReLU variants cost the cycles examples/kernels/README.md tabulates, in the order of
+//!   AWS's tutorial: element accessor ≫ TCM > 8 cores with TCM (per core), with the stream
+//!   accessors between the element accessor and TCM;
+//! - a README run that stops with a runtime error (a coherence violation) stops with the error
+//!   the README shows;
 //! - each README `q7emu run` command, run in-process through `q7_host::testing`, matches its
 //!   snapshot `snapshots/examples__<example>-<op>.snap` (output digest, samples, statistics,
 //!   per-core instructions and cycles);
@@ -34,17 +37,37 @@ use q7_tests::{Rng, TempDir};
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 /// The example directories under `examples/kernels`, in the order its README lists them.
-const EXAMPLES: [&str; 6] = [
+const EXAMPLES: [&str; 8] = [
     "vector_add",
     "relu_element",
+    "relu_stream",
     "relu_tcm",
     "relu_multicore",
     "scaled_transpose",
+    "relu_inplace",
     "elementwise",
 ];
 
-/// The three ReLU variants of the cycle comparison, slowest first.
-const RELU_VARIANTS: [&str; 3] = ["relu_element", "relu_tcm", "relu_multicore"];
+/// The ReLU variants of the cycle comparison, slowest first: AWS's tutorial's three
+/// (element accessor, TCM, eight cores with TCM) and the stream accessors between the first two.
+const RELU_VARIANTS: [&str; 4] = ["relu_element", "relu_stream", "relu_tcm", "relu_multicore"];
+
+/// The README runs that stop with a runtime error, by example and op, and the error.
+const STOPPED: [(&str, &str, &str); 1] = [(
+    "relu_inplace",
+    "relu_inplace",
+    "core 0: kernel aborted with runtime error 7 (ABORT): kernel relu_inplace: argument 0 (t_in): \
+     a write stream opened while a read stream is open on it: possibly incoherent access \
+     (coherence policy COHERENT)",
+)];
+
+/// The runtime error the README run of `op` of `example` stops with, if it is one that does.
+fn stopped(example: &str, op: &str) -> Option<&'static str> {
+    STOPPED
+        .iter()
+        .find(|s| s.0 == example && s.1 == op)
+        .map(|s| s.2)
+}
 
 /// The float32 NaN every soft-float operation returns (examples/sdk/rt/helpers/README.md,
 /// "NaN policy").
@@ -167,8 +190,8 @@ fn reference(op: &str, inputs: &[HostTensor], scalars: &[String]) -> HostTensor 
             let v: Vec<f32> = x.iter().zip(&b).map(|(a, b)| soft(a + b)).collect();
             tensor(shape, &v)
         }
-        // relu_forward: x > 0.0 ? x : 0.0.
-        "relu_forward" => {
+        // relu_forward, and relu_inplace_quiet in place: x > 0.0 ? x : 0.0.
+        "relu_forward" | "relu_inplace_quiet" => {
             let v: Vec<f32> = x.iter().map(|&x| relu_select(x, x)).collect();
             tensor(shape, &v)
         }
@@ -508,6 +531,16 @@ fn each_example_runs_as_its_readme_says_and_matches_its_reference() {
                 "{example}/README.md runs its own build"
             );
             let out = dir.join(&format!("{example}-{n}.npy"));
+            let op = values(args, "--op")[0];
+            if let Some(error) = stopped(example, op) {
+                let o = q7emu().current_dir(ROOT).args(args).output().unwrap();
+                let stderr = String::from_utf8(o.stderr).unwrap();
+                // docs/exit-codes.md: a runtime error is 129.
+                assert_eq!(o.status.code(), Some(129), "{stderr}");
+                assert_eq!(stderr, format!("q7emu: error: {error}\n"));
+                outputs.push(stderr);
+                continue;
+            }
             let printed = success(
                 q7emu()
                     .current_dir(ROOT)
@@ -518,7 +551,6 @@ fn each_example_runs_as_its_readme_says_and_matches_its_reference() {
                     .unwrap(),
                 &format!("q7emu {}", args.join(" ")),
             );
-            let op = values(args, "--op")[0];
             assert!(printed.starts_with(&format!("{op}(")), "{printed}");
             let inputs: Vec<HostTensor> = values(args, "--input")
                 .iter()
@@ -595,6 +627,15 @@ fn readme_runs() -> &'static [ReadmeRun] {
                 if let Some(dtype) = values(&args, "--out-dtype").first() {
                     invocation = invocation.output_dtype(Dtype::from_name(dtype).unwrap());
                 }
+                if let Some(error) = stopped(example, &op) {
+                    let e = invocation.op_run(&lib).err();
+                    assert_eq!(
+                        e.map(|e| e.to_string()).as_deref(),
+                        Some(error),
+                        "{example} {op}"
+                    );
+                    continue;
+                }
                 let run = invocation
                     .op_run(&lib)
                     .unwrap_or_else(|e| panic!("{example}: q7emu {}: {e}", args.join(" ")));
@@ -638,6 +679,20 @@ fn each_examples_readme_run_matches_its_snapshot() {
             n => format!("{}-{}-{}", r.example, r.op, n + 1),
         };
         q7_host::assert_summary_snapshot!(name, Summary::of(&r.run));
+        // The three ReLU variants are AWS-style projects (examples/sdk/BUILD.md "Projects"):
+        // their READMEs give no --out-shape, and the output is what the shape function says.
+        if RELU_VARIANTS.contains(&r.example) {
+            let shape_fn = if r.op == "relu_forward" {
+                "relu_fwd_shape"
+            } else {
+                "relu_bwd_shape"
+            };
+            assert_eq!(
+                r.run.output_from,
+                run_op::OutputFrom::ShapeFunction(shape_fn.into()),
+                "{what}"
+            );
+        }
     }
 }
 
@@ -656,6 +711,7 @@ fn relu_cycles(example: &str, input: &HostTensor, expected: &HostTensor) -> Vec<
             call_budget: CALL_BUDGET,
             timing: Default::default(),
             progress: false,
+            console: Default::default(),
         },
     )
     .unwrap_or_else(|e| panic!("{example}: {e}"));
@@ -716,12 +772,23 @@ fn relu_variants_cost_cycles_in_the_tutorials_order() {
             r.run.cores.iter().map(|c| c.stats.cycles).collect()
         })
         .collect();
-    let [element, tcm, multicore] = [&cycles[0], &cycles[1], &cycles[2]];
-    assert_eq!((element.len(), tcm.len(), multicore.len()), (1, 1, 8));
+    let [element, stream, tcm, multicore] = [&cycles[0], &cycles[1], &cycles[2], &cycles[3]];
+    assert_eq!(
+        (element.len(), stream.len(), tcm.len(), multicore.len()),
+        (1, 1, 1, 8)
+    );
     assert!(
         element[0] >= 4 * tcm[0],
         "the element accessor costs many times TCM: {} vs {} cycles",
         element[0],
+        tcm[0]
+    );
+    assert!(
+        element[0] >= 4 * stream[0] && stream[0] > tcm[0],
+        "streams cost many times less than the element accessor, more than TCM's bulk copies: \
+         {} vs {} vs {} cycles",
+        element[0],
+        stream[0],
         tcm[0]
     );
     let slowest = *multicore.iter().max().unwrap();
@@ -732,7 +799,7 @@ fn relu_variants_cost_cycles_in_the_tutorials_order() {
     );
     let table = cycle_table(&cycles);
     let text = std::fs::read_to_string(kernels().join("README.md")).unwrap();
-    let documented: Vec<&str> = section(&text, "## The three ReLU variants")
+    let documented: Vec<&str> = section(&text, "## The ReLU variants")
         .lines()
         .filter(|l| {
             RELU_VARIANTS
@@ -971,9 +1038,13 @@ fn the_readmes_snapshot_step_is_the_worked_example_as_it_is() {
 // Rebuilding.
 
 /// Whether a file of a build directory is committed with an example: what `q7emu run` reads
-/// (the packed images and `q7build.json`) and the library registry.
+/// (the packed images, a project's shape executable and `q7build.json`) and the library
+/// registry.
 fn committed(name: &str) -> bool {
-    name.ends_with(".packed.so") || name == "ucode_lib.json" || name == "q7build.json"
+    name.ends_with(".packed.so")
+        || name.ends_with(".shape")
+        || name == "ucode_lib.json"
+        || name == "q7build.json"
 }
 
 /// The committed files of build directory `dir`, sorted.

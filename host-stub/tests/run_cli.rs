@@ -36,6 +36,22 @@ fn fails_with(args: &[&str], want: &str) {
     assert_eq!(err.trim_end(), format!("q7emu: error: {want}"), "{args:?}");
 }
 
+/// The arguments of `q7emu run` of the committed vector_add's op on its inputs, from build
+/// directory `build`.
+fn vector_add_args(build: &str) -> Vec<String> {
+    [
+        build,
+        "--op",
+        "vector_add",
+        "--input",
+        &example("vector_add/a.npy"),
+        "--input",
+        &example("vector_add/b.npy"),
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
 /// `bytes` written to `name` in `dir`; its path.
 fn scratch(dir: &TempDir, name: &str, bytes: &[u8]) -> String {
     let p = dir.join(name);
@@ -222,6 +238,19 @@ fn a_kernels_console_is_in_every_report_marked_where_bytes_were_dropped_and_esca
     assert_eq!(doc["cores"][0]["console"], kept);
     assert_eq!(doc["cores"][0]["console_dropped"], dropped);
 
+    // --console-bytes sizes the ring: 64 KiB holds it all; 0 holds nothing (printf disabled),
+    // and the summary says how much was lost.
+    let stdout = |extra: &[&str]| {
+        let o = run(0.0, extra).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    assert!(stdout(&["--console-bytes", "65536"]).ends_with(&format!("console of core 0:\n{all}")));
+    assert!(stdout(&["--console-bytes", "0"]).ends_with(&format!(
+        "console of core 0:\n… {} bytes dropped\n",
+        all.len()
+    )));
+
     // A fault and a runaway: the error report ends with the console, with --json too.
     for (mode, extra, code) in [
         (1.0, vec![], 129),
@@ -251,6 +280,27 @@ fn a_kernels_console_is_in_every_report_marked_where_bytes_were_dropped_and_esca
         assert!(
             out.contains("line 199 of what the kernel printed\n\\x1b]0;pwned\\x07\n"),
             "mode {mode}: {out:?}"
+        );
+    }
+}
+
+#[test]
+fn a_console_ring_is_0_or_a_power_of_two_up_to_128_kib() {
+    for bytes in ["3000", "262144"] {
+        let (ok, err) = q7emu_run(&[
+            &example("relu_tcm/build"),
+            "--op",
+            "relu_forward",
+            "--console-bytes",
+            bytes,
+        ]);
+        assert!(!ok);
+        assert!(
+            err.contains(&format!(
+                "error: invalid value '{bytes}' for '--console-bytes <BYTES>': console ring of \
+                 {bytes} bytes: must be 0 (printf disabled) or a power of two up to 131072 bytes"
+            )),
+            "{err}"
         );
     }
 }
@@ -343,16 +393,9 @@ fn an_ops_args_that_differ_from_its_schema_are_refused_naming_both() {
         serde_json::from_str(&std::fs::read_to_string(&info).unwrap()).unwrap();
     json["ops"][0]["args"] = serde_json::json!([]);
     std::fs::write(&info, json.to_string()).unwrap();
+    let args = vector_add_args(&build.display().to_string());
     fails_with(
-        &[
-            &build.display().to_string(),
-            "--op",
-            "vector_add",
-            "--input",
-            &example("vector_add/a.npy"),
-            "--input",
-            &example("vector_add/b.npy"),
-        ],
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
         &format!(
             "{}: ops[0].args: lists (), but ops[0].schema declares (Tensor a, Tensor b)",
             info.display()
@@ -642,16 +685,10 @@ fn an_image_that_is_not_the_builds_is_refused_by_its_digest_or_its_op_names() {
         sha256(&root().join("examples/kernels/vector_add/build/vector_add.packed.so")),
     );
     let run = |build: &std::path::Path| {
-        q7emu_status(&[
-            "run",
-            build.to_str().unwrap(),
-            "--op",
-            "vector_add",
-            "--input",
-            &example("vector_add/a.npy"),
-            "--input",
-            &example("vector_add/b.npy"),
-        ])
+        let args = vector_add_args(build.to_str().unwrap());
+        let mut all = vec!["run"];
+        all.extend(args.iter().map(String::as_str));
+        q7emu_status(&all)
     };
     let (code, err) = run(&build);
     assert_eq!((code, err.as_str()), (Some(1), want.as_str()));

@@ -6,6 +6,8 @@
 //!   transfers on its queues' tracks with their bytes, each joined to its doorbell by a flow;
 //! - timestamps are cycles at the clock of PLATFORM.md "Cores";
 //! - the timeline is byte-identical for every `--threads` and changes no cycle;
+//! - each core's timeline stops at its cap (`--timeline-max-events`), cut at one cycle, still
+//!   valid, said on stderr; without a cap, or with one it fits, it is whole;
 //! - a small deterministic timeline (vector_add on 8 elements) is snapshotted in
 //!   `snapshots/`; with the toolchain, a build's unstripped image gives function spans.
 
@@ -289,6 +291,146 @@ fn a_timeline_is_byte_identical_for_1_2_and_8_threads_and_changes_no_cycle() {
     assert_eq!(std::fs::read(&plain).unwrap(), one.2);
 }
 
+/// The cores' instructions, cycles and stats in a `--json` report.
+fn core_reports(stdout: &[u8]) -> Vec<Value> {
+    let report: Value = serde_json::from_slice(stdout).unwrap();
+    report["cores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| json!([c["instructions"], c["cycles"], c["stats"]]))
+        .collect()
+}
+
+#[test]
+fn a_cores_timeline_stops_at_its_cap_valid_cut_at_one_cycle_and_said_on_stderr() {
+    let dir = TempDir::new("timeline-cap");
+    let path = dir.join("t.json");
+    let mut cmd = relu_multicore(&["--json", "--timeline-max-events", "100", "--timeline"]);
+    cmd.arg(&path);
+    let o = ok(cmd);
+    let plain = ok(relu_multicore(&["--json"]));
+    assert_eq!(
+        core_reports(&o.stdout),
+        core_reports(&plain.stdout),
+        "the cap changes no cycle"
+    );
+    let doc = read(&path);
+    assert_eq!(support::timeline::breaches(&doc), Vec::<String>::new());
+    // Each core's kernel is 140 events (docs/tracing.md "Size"): 100 kept, 40 left out, 1217
+    // less 8 × 40, plus per core the instant and the end of the phase open at the cut.
+    assert_eq!(events(&doc).len(), 1217 - 8 * 40 + 8 * 2);
+    let mut notes = String::new();
+    for core in 0..8u64 {
+        let cuts: Vec<&Value> = events(&doc)
+            .iter()
+            .filter(|e| e["tid"] == core && e["cat"] == "timeline")
+            .collect();
+        assert_eq!(cuts.len(), 1, "core {core}");
+        let cut = cuts[0];
+        assert_eq!(
+            (&cut["name"], &cut["ph"]),
+            (&json!("timeline truncated"), &json!("i"))
+        );
+        let cycle = u64_of(&cut["args"]["cycle"]);
+        assert_eq!(
+            cut["args"],
+            json!({"cap": 100, "dropped": 40, "cycle": cycle})
+        );
+        // What is kept: the core's records before the cut (not the firmware's calls, the
+        // instant, nor the ends of spans closing with the call) and their transfers.
+        let ts = cut["ts"].as_f64().unwrap();
+        let kept = events(&doc)
+            .iter()
+            .filter(|e| e["ph"] != "M")
+            .filter(|e| {
+                (e["tid"] == core
+                    && e["cat"] != "firmware"
+                    && e["cat"] != "timeline"
+                    && e["ts"].as_f64().unwrap() < ts)
+                    || e["tid"] == 200 + 2 * core
+                    || e["tid"] == 201 + 2 * core
+            })
+            .count();
+        assert_eq!(kept, 100, "core {core}");
+        let closing: Vec<&str> = events(&doc)
+            .iter()
+            .filter(|e| e["tid"] == core && e["cat"] == "phase" && e["ts"].as_f64().unwrap() > ts)
+            .map(|e| e["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            closing,
+            ["compute"],
+            "core {core}: the phase open at the cut"
+        );
+        notes.push_str(&format!(
+            "q7emu: timeline of core {core} truncated at cycle {cycle}: it reached the cap of \
+             100 events (40 more left out; --timeline-max-events N or none)\n"
+        ));
+    }
+    let size = std::fs::metadata(&path).unwrap().len();
+    notes.push_str(&format!(
+        "q7emu: timeline {}: {} events, {size} bytes\n",
+        path.display(),
+        events(&doc).len()
+    ));
+    assert_eq!(String::from_utf8(o.stderr).unwrap(), notes);
+
+    // The same on one thread: the cap is each core's own.
+    let one = dir.join("one.json");
+    let mut cmd = relu_multicore(&[
+        "--threads",
+        "1",
+        "--timeline-max-events",
+        "100",
+        "--timeline",
+    ]);
+    cmd.arg(&one);
+    ok(cmd);
+    assert!(std::fs::read(&one).unwrap() == std::fs::read(&path).unwrap());
+
+    // No cap, a cap it fits, and the default: the whole timeline, the same bytes.
+    let whole = |extra: &[&str]| {
+        let path = dir.join("whole.json");
+        let mut cmd = relu_multicore(&["--timeline"]);
+        cmd.arg(&path).args(extra);
+        let o = ok(cmd);
+        assert!(!String::from_utf8_lossy(&o.stderr).contains("truncated"));
+        std::fs::read(&path).unwrap()
+    };
+    let default = whole(&[]);
+    let doc: Value = serde_json::from_slice(&default).unwrap();
+    assert_eq!(events(&doc).len(), 1217);
+    assert!(whole(&["--timeline-max-events", "none"]) == default);
+    assert!(whole(&["--timeline-max-events", "140"]) == default);
+}
+
+#[test]
+fn a_bad_cap_is_refused_naming_the_flag() {
+    let dir = TempDir::new("timeline-bad-cap");
+    let path = dir.join("t.json");
+    let cases = [
+        ("99", "error: invalid value '99' for '--timeline-max-events <N|none>': 99 events: a timeline cap is at least 100 events per core, or `none` for no cap"),
+        ("lots", "error: invalid value 'lots' for '--timeline-max-events <N|none>': \"lots\": invalid digit found in string (expected a 64-bit number, decimal or 0x-hex)"),
+    ];
+    for (cap, message) in cases {
+        let mut cmd = relu_multicore(&["--timeline-max-events", cap, "--timeline"]);
+        cmd.arg(&path);
+        let o = cmd.output().unwrap();
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert_eq!(o.status.code(), Some(2), "{cap}: {err}");
+        assert!(err.contains(message), "{cap}: {err}");
+        assert!(!path.exists(), "nothing ran");
+    }
+    let o = relu_multicore(&["--timeline-max-events", "1000"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "the cap needs --timeline");
+    assert!(String::from_utf8(o.stderr)
+        .unwrap()
+        .contains("the following required arguments were not provided:\n  --timeline <FILE.json>"));
+}
+
 #[test]
 fn a_faulting_run_still_writes_a_valid_timeline_naming_the_fault() {
     let dir = TempDir::new("timeline-fault");
@@ -438,4 +580,33 @@ fn an_unstripped_image_gives_function_spans_of_its_calls_and_returns() {
         events(&doc).iter().any(|e| e["cat"] == "translate"),
         "the runtime programs a dynamic window"
     );
+
+    // Capped, the spans open at the cut end there: the file stays valid.
+    let capped = dir.join("capped.json");
+    let mut cmd = q7emu();
+    cmd.arg("run")
+        .arg(&build)
+        .args(["--op", "k", "--input"])
+        .arg(&input)
+        .args(["--timeline-max-events", "100", "--timeline"])
+        .arg(&capped);
+    let o = ok(cmd);
+    let doc = read(&capped);
+    assert_eq!(support::timeline::breaches(&doc), Vec::<String>::new());
+    let cut = events(&doc)
+        .iter()
+        .find(|e| e["cat"] == "timeline")
+        .expect("cut");
+    let ts = |e: &Value| e["ts"].as_f64().unwrap();
+    let functions: Vec<&Value> = events(&doc)
+        .iter()
+        .filter(|e| e["tid"] == 100 && e["ph"] != "M")
+        .collect();
+    assert!(functions.iter().all(|e| ts(e) <= ts(cut)));
+    let last = functions.last().unwrap();
+    assert_eq!((&last["ph"], ts(last)), (&json!("E"), ts(cut)));
+    assert!(String::from_utf8(o.stderr).unwrap().starts_with(&format!(
+        "q7emu: timeline of core 0 truncated at cycle {}: it reached the cap of 100 events (",
+        cut["args"]["cycle"]
+    )));
 }

@@ -472,6 +472,21 @@ const REFUSED: &[(&str, &str, &str)] = &[
         "kByte is the only unsigned one",
     ),
     (
+        "a write stream on a const tensor",
+        "void f(const at::Tensor &t) { t.write_stream_accessor<float>().write(1.0f); }",
+        "write_stream_accessor writes the tensor",
+    ),
+    (
+        "a copy of a stream (two streams would share one buffer)",
+        "void f(const at::Tensor &t) { auto s = t.read_stream_accessor<float>(); auto c = s; c.read(); }",
+        "use of deleted function",
+    ),
+    (
+        "a stream of an element type no dtype has",
+        "double f(const at::Tensor &t) { return t.read_stream_accessor<double>().read(); }",
+        "no tensor dtype has this element type",
+    ),
+    (
         "a STACK_SIZE over MAX_STACK_SIZE",
         "#define STACK_SIZE 0x400001\n#include <neuron/wrapper_api.h>\n",
         "larger than MAX_STACK_SIZE",

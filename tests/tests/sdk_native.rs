@@ -53,6 +53,34 @@ fn allocator_splits_coalesces_and_refuses_foreign_pointers() {
 }
 
 #[test]
+fn tcm_pool_hands_out_all_16_kib_in_64_byte_granules() {
+    let Some(cxx) = host_cxx() else { return };
+    let inc = rt_includes();
+    let flags = [inc[0].as_str(), inc[1].as_str()];
+    let out = run_native(
+        &cxx,
+        "sdk-tcm-pool",
+        &[(native_program("tcm_pool_test.cpp"), &flags)],
+        &[],
+    );
+    assert_eq!(out, "40 checks, 0 failed\n");
+}
+
+#[test]
+fn coherence_rules_allow_read_streams_and_element_accessors_together_and_nothing_else() {
+    let Some(cxx) = host_cxx() else { return };
+    let inc = rt_includes();
+    let flags = [inc[0].as_str(), inc[1].as_str()];
+    let out = run_native(
+        &cxx,
+        "sdk-coherence",
+        &[(native_program("coherence_test.cpp"), &flags)],
+        &[],
+    );
+    assert_eq!(out, "20 checks, 0 failed\n");
+}
+
+#[test]
 fn tlb_maps_pinned_windows_and_programs_dynamic_ones_round_robin() {
     let Some(cxx) = host_cxx() else { return };
     let inc = rt_includes();

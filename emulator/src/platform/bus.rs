@@ -13,6 +13,7 @@ use super::hbm::Hbm;
 use super::mailbox::Mailbox;
 use super::map;
 use super::mem_window::{MemWindows, WindowCounters};
+use super::recording::Recording;
 use super::sdma::{QueueCounters, Sdma};
 use super::trace_port::TracePort;
 use crate::bus::{Bus, BusFault, DataLatency, Images};
@@ -144,6 +145,9 @@ pub struct PlatformBus {
     pub console: ConsoleRing,
     /// Annotation port (runtime events).
     pub trace: TracePort,
+    /// Whether the devices keep records for the run's timeline, and their room; off by
+    /// default.
+    pub recording: Recording,
     icache: ICache,
     hbm_latency: u32,
     sram_latency: u32,
@@ -170,6 +174,7 @@ impl PlatformBus {
             mailbox: Mailbox::default(),
             console: ConsoleRing::default(),
             trace: TracePort::default(),
+            recording: Recording::default(),
             icache: ICache::new(timing),
             hbm_latency: timing.hbm_latency,
             sram_latency: timing.sram_latency,
@@ -191,6 +196,7 @@ impl PlatformBus {
             DeviceCtx {
                 dataram: &mut self.dataram,
                 hbm: &self.hbm,
+                rec: &mut self.recording,
             },
         )
     }

@@ -6,15 +6,19 @@
 
 use super::hbm::Hbm;
 use super::map::{self, reg, reg::Decoded};
+use super::recording::Recording;
 use crate::bus::BusFault;
 
-/// What a device may touch besides its own registers: the core's DATARAM and the shared HBM.
+/// What a device may touch besides its own registers: the core's DATARAM, the shared HBM and
+/// the core's [`Recording`], through which every device keeps its records.
 #[derive(Debug)]
 pub struct DeviceCtx<'a> {
     /// The core's DATARAM, from `DATARAM.0`.
     pub dataram: &'a mut [u8],
     /// Shared HBM.
     pub hbm: &'a Hbm,
+    /// Whether the core's devices keep records, and their room (shared by all of them).
+    pub rec: &'a mut Recording,
 }
 
 /// A memory-mapped device. Accesses arrive decoded through [`Device::block`]: a read names a
@@ -138,11 +142,12 @@ pub fn store(
 }
 
 /// Test support: one device driven through [`load`] and [`store`] with 32-bit accesses, over a
-/// zeroed DATARAM and a 1 MiB HBM.
+/// zeroed DATARAM and a 1 MiB HBM, recording as `rec` says (off by default).
 #[cfg(test)]
 pub(crate) struct Rig {
     pub dataram: Vec<u8>,
     pub hbm: Hbm,
+    pub rec: Recording,
 }
 
 #[cfg(test)]
@@ -151,6 +156,7 @@ impl Rig {
         Rig {
             dataram: vec![0; map::DATARAM.1 as usize],
             hbm: Hbm::new(1 << 20, 0).expect("1 MiB of HBM"),
+            rec: Recording::default(),
         }
     }
 
@@ -158,6 +164,7 @@ impl Rig {
         DeviceCtx {
             dataram: &mut self.dataram,
             hbm: &self.hbm,
+            rec: &mut self.rec,
         }
     }
 

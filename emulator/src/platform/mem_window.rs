@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::device::{self, Device, DeviceCtx};
 use super::map::{self, reg, reg::mem_window as regs, reg::Decoded};
+use super::recording::Record;
 use crate::bus::BusFault;
 
 /// A translate window's registers.
@@ -58,8 +59,9 @@ impl WindowCounters {
     }
 }
 
-/// A write of MEM_WINDOW_CTRL, kept while [`MemWindows::record`] is set: the window as that
-/// write left it, at the core cycle of the write.
+/// A write of MEM_WINDOW_CTRL, kept while the core records
+/// ([`Recording`](super::recording::Recording)): the window as that write left it, at the core
+/// cycle of the write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WindowEvent {
     /// Core cycle of the write.
@@ -72,6 +74,16 @@ pub struct WindowEvent {
     pub enabled: bool,
 }
 
+impl Record for WindowEvent {
+    fn cycle(&self) -> u64 {
+        self.cycle
+    }
+    /// One instant of the timeline.
+    fn weight(&self) -> u64 {
+        1
+    }
+}
+
 /// The MEM_WINDOW device: one [`Window`] per translate window.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemWindows {
@@ -79,9 +91,7 @@ pub struct MemWindows {
     pub windows: [Window; map::WINDOWS as usize],
     /// Accesses through the windows and mappings put in use.
     pub counters: WindowCounters,
-    /// Keep every MEM_WINDOW_CTRL write in [`MemWindows::log`]; off by default.
-    pub record: bool,
-    /// CTRL writes while recording, oldest first.
+    /// CTRL writes while recording, within the recording's room, oldest first.
     pub log: Vec<WindowEvent>,
 }
 
@@ -102,7 +112,6 @@ impl Default for MemWindows {
         MemWindows {
             windows,
             counters: WindowCounters::default(),
-            record: false,
             log: Vec::new(),
         }
     }
@@ -140,7 +149,7 @@ impl Device for MemWindows {
         &mut self,
         d: Decoded,
         v: u32,
-        _: &mut DeviceCtx<'_>,
+        cx: &mut DeviceCtx<'_>,
         now: u64,
     ) -> Result<u64, BusFault> {
         let (w, win) = (d.instance, &mut self.windows[d.instance as usize]);
@@ -161,15 +170,13 @@ impl Device for MemWindows {
                 // CTRL
                 win.enabled = v & 1 != 0;
                 self.counters.maps += u64::from(win.enabled);
-                if self.record {
-                    let (base, enabled) = (win.base, win.enabled);
-                    self.log.push(WindowEvent {
-                        cycle: now,
-                        window: w,
-                        base,
-                        enabled,
-                    });
-                }
+                let event = WindowEvent {
+                    cycle: now,
+                    window: w,
+                    base: win.base,
+                    enabled: win.enabled,
+                };
+                cx.rec.keep(&mut self.log, event);
             }
         }
         Ok(0)
@@ -215,7 +222,7 @@ mod tests {
         let (mut rig, mut m) = (Rig::new(), MemWindows::default());
         rig.store(&mut m, reg::mem_window_ctrl(4), 1, 3).unwrap();
         assert!(m.log.is_empty(), "not recording");
-        m.record = true;
+        rig.rec = crate::platform::recording::Recording::with_room(None);
         rig.store(&mut m, reg::mem_window_base_lo(2), 0x0300_0000, 10)
             .unwrap();
         rig.store(&mut m, reg::mem_window_ctrl(2), 1, 12).unwrap();

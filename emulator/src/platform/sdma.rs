@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::device::{self, Device, DeviceCtx};
 use super::map::{self, queue, reg, reg::sdma as regs, reg::Decoded};
+use super::recording::{Record, Recording};
 use crate::bus::BusFault;
 use crate::timing::TimingModel;
 
@@ -19,6 +20,8 @@ pub const MAX_LEN: u32 = 65536;
 pub const MAX_RING: u32 = 256;
 /// Bytes of one descriptor (and the ring base's alignment).
 pub const DESCRIPTOR_SIZE: u32 = 16;
+/// Most doorbells and waits a queue's [`Queue::log`] keeps (the first ones while recording).
+pub const LOG_MAX: usize = 1024;
 
 /// Cycles an SDMA transfer of `len` bytes takes from becoming eligible to its end: the latency,
 /// then `len` at the engine's bytes per cycle. The firmware's timed image pull costs the same.
@@ -81,13 +84,14 @@ pub struct Queue {
     pub pending: VecDeque<Transfer>,
     /// End cycle of the last queued transfer.
     pub busy_until: u64,
-    /// Doorbells and waits as they happened (for traces and tests).
+    /// Doorbells and waits as they happened, kept only while the core records (for tests and
+    /// debugging; the timeline does not read them), the first [`LOG_MAX`] of them.
     pub log: Vec<QueueEvent>,
     /// What the queue has moved.
     pub counters: QueueCounters,
 }
 
-/// A transfer as it was queued, kept while [`Sdma::record`] is set: its queue and
+/// A transfer as it was queued, kept while the core records ([`Recording`]): its queue and
 /// descriptor, what it copied and when (in core cycles).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TransferRecord {
@@ -108,6 +112,27 @@ pub struct TransferRecord {
     pub start: u64,
     /// Cycle it completes.
     pub end: u64,
+}
+
+impl Record for TransferRecord {
+    /// The doorbell's: when it was queued.
+    fn cycle(&self) -> u64 {
+        self.doorbell
+    }
+    /// 3 events of the timeline: the flow's start at the doorbell, the transfer, the flow's
+    /// end.
+    fn weight(&self) -> u64 {
+        3
+    }
+}
+
+impl Queue {
+    /// Logs `e` if the core records and the log has room.
+    fn note(&mut self, rec: &Recording, e: QueueEvent) {
+        if rec.on && self.log.len() < LOG_MAX {
+            self.log.push(e);
+        }
+    }
 }
 
 /// A doorbell or wait on a queue, with the core cycle it happened at.
@@ -134,10 +159,8 @@ pub enum QueueEvent {
 pub struct Sdma {
     /// M2S (0) and S2M (1).
     pub queues: [Queue; queue::COUNT as usize],
-    /// Keep every queued transfer in [`Sdma::transfers`]; off by default. Recording changes
-    /// no timing.
-    pub record: bool,
-    /// Transfers queued while recording, in doorbell order.
+    /// Transfers queued while the core records, within the recording's room, in doorbell
+    /// order. Recording changes no timing.
     pub transfers: Vec<TransferRecord>,
     timing: TimingModel,
 }
@@ -167,7 +190,6 @@ impl Sdma {
     pub fn new(timing: &TimingModel) -> Self {
         Sdma {
             queues: Default::default(),
-            record: false,
             transfers: Vec::new(),
             timing: timing.clone(),
         }
@@ -247,18 +269,17 @@ impl Sdma {
                 ));
             }
             let end = start_after + transfer_cycles(&self.timing, len);
-            if self.record {
-                self.transfers.push(TransferRecord {
-                    queue: q,
-                    index,
-                    hbm,
-                    local,
-                    len,
-                    doorbell: now,
-                    start: start_after + u64::from(self.timing.sdma_latency),
-                    end,
-                });
-            }
+            let record = TransferRecord {
+                queue: q,
+                index,
+                hbm,
+                local,
+                len,
+                doorbell: now,
+                start: start_after + u64::from(self.timing.sdma_latency),
+                end,
+            };
+            cx.rec.keep(&mut self.transfers, record);
             start_after = end;
             self.queues[q as usize].pending.push_back(Transfer {
                 index,
@@ -271,7 +292,7 @@ impl Sdma {
         let qu = &mut self.queues[q as usize];
         qu.queued = tail;
         qu.busy_until = start_after;
-        qu.log.push(QueueEvent::Doorbell { cycle: now, tail });
+        qu.note(cx.rec, QueueEvent::Doorbell { cycle: now, tail });
         Ok(())
     }
 
@@ -320,10 +341,11 @@ impl Sdma {
         // COMPLETED is monotonic: a count at or behind it (within 2^31, so the counters may
         // wrap) has been reached already and the wait ends at once (PLATFORM.md "SDMA").
         if (count.wrapping_sub(qu.completed) as i32) <= 0 {
-            self.queues[q as usize].log.push(QueueEvent::Wait {
+            let wait = QueueEvent::Wait {
                 cycle: now,
                 until: now,
-            });
+            };
+            self.queues[q as usize].note(cx.rec, wait);
             return Ok(0);
         }
         if count.wrapping_sub(qu.completed) > qu.queued.wrapping_sub(qu.completed) {
@@ -345,9 +367,7 @@ impl Sdma {
             .unwrap_or(now);
         let until = end.max(now);
         self.apply(q, cx, until)?;
-        self.queues[q as usize]
-            .log
-            .push(QueueEvent::Wait { cycle: now, until });
+        self.queues[q as usize].note(cx.rec, QueueEvent::Wait { cycle: now, until });
         Ok(until - now)
     }
 }
@@ -452,7 +472,7 @@ mod tests {
     fn recording_keeps_each_transfer_with_its_doorbell_start_and_end() {
         let (t, mut rig) = (TimingModel::default(), Rig::new());
         let mut s = Sdma::new(&t);
-        s.record = true;
+        rig.rec = Recording::with_room(None);
         descriptor(&mut rig, 0, 0x100, map::DATARAM.0 + 0x800, 64);
         descriptor(&mut rig, 1, 0x200, map::DATARAM.0 + 0x900, 130);
         rig.store(&mut s, reg::sdma_ring_base(1), map::DATARAM.0, 0)
@@ -490,6 +510,7 @@ mod tests {
     #[test]
     fn m2s_copies_at_the_end_cycle_and_wait_stalls_until_then() {
         let (t, mut rig) = (TimingModel::default(), Rig::new());
+        rig.rec = Recording::with_room(None);
         let mut s = Sdma::new(&t);
         rig.hbm.write(0x100, b"sdma").unwrap();
         descriptor(&mut rig, 0, 0x100, map::DATARAM.0 + 0x800, 4);
@@ -573,6 +594,94 @@ mod tests {
         assert!(
             rig.store(&mut s, reg::sdma_wait(0), 2, end + 7).is_err(),
             "never queued"
+        );
+    }
+
+    #[test]
+    fn without_recording_no_transfer_doorbell_or_wait_is_kept() {
+        let (t, mut rig) = (TimingModel::default(), Rig::new());
+        let mut s = Sdma::new(&t);
+        for slot in 0..3 {
+            descriptor(&mut rig, slot, 0x100, map::DATARAM.0 + 0x800, 4);
+        }
+        rig.store(&mut s, reg::sdma_ring_base(0), map::DATARAM.0, 0)
+            .unwrap();
+        rig.store(&mut s, reg::sdma_ring_size(0), 4, 0).unwrap();
+        for round in 0..3u32 {
+            rig.store(
+                &mut s,
+                reg::sdma_doorbell(0),
+                round + 1,
+                1000 * u64::from(round),
+            )
+            .unwrap();
+            rig.store(
+                &mut s,
+                reg::sdma_wait(0),
+                round + 1,
+                1000 * u64::from(round),
+            )
+            .unwrap();
+            rig.store(
+                &mut s,
+                reg::sdma_wait(0),
+                round + 1,
+                1000 * u64::from(round) + 999,
+            )
+            .unwrap();
+        }
+        assert_eq!(s.queues[0].counters.transfers, 3, "the transfers ran");
+        assert!(s.queues[0].log.is_empty() && s.queues[1].log.is_empty());
+        assert!(s.transfers.is_empty());
+        assert_eq!(rig.rec, Recording::default(), "nothing counted either");
+    }
+
+    #[test]
+    fn a_queue_log_keeps_the_first_log_max_doorbells_and_waits() {
+        let (t, mut rig) = (TimingModel::default(), Rig::new());
+        rig.rec = Recording::with_room(Some(0));
+        let mut s = Sdma::new(&t);
+        for i in 0..LOG_MAX as u64 + 10 {
+            rig.store(&mut s, reg::sdma_wait(1), 0, i).unwrap();
+        }
+        let log = &s.queues[1].log;
+        assert_eq!(log.len(), LOG_MAX);
+        assert_eq!(
+            log[LOG_MAX - 1],
+            QueueEvent::Wait {
+                cycle: LOG_MAX as u64 - 1,
+                until: LOG_MAX as u64 - 1
+            }
+        );
+        assert_eq!(rig.rec.dropped, 0, "the log does not use the room");
+    }
+
+    #[test]
+    fn a_transfer_counts_three_events_of_the_room() {
+        let (t, mut rig) = (TimingModel::default(), Rig::new());
+        rig.rec = Recording::with_room(Some(5));
+        let mut s = Sdma::new(&t);
+        descriptor(&mut rig, 0, 0x100, map::DATARAM.0 + 0x800, 64);
+        descriptor(&mut rig, 1, 0x200, map::DATARAM.0 + 0x900, 64);
+        rig.store(&mut s, reg::sdma_ring_base(0), map::DATARAM.0, 0)
+            .unwrap();
+        rig.store(&mut s, reg::sdma_ring_size(0), 4, 0).unwrap();
+        rig.store(&mut s, reg::sdma_doorbell(0), 1, 7).unwrap();
+        rig.store(&mut s, reg::sdma_doorbell(0), 2, 9).unwrap();
+        assert_eq!(s.transfers.len(), 1, "2 left for the second");
+        assert_eq!(
+            rig.rec,
+            Recording {
+                on: true,
+                room: Some(0),
+                dropped: 3,
+                first_dropped: Some(9)
+            }
+        );
+        assert_eq!(
+            s.queues[0].pending.len(),
+            2,
+            "both were queued all the same"
         );
     }
 

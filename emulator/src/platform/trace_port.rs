@@ -1,12 +1,14 @@
 //! The annotation port (PLATFORM.md "Annotation port (TRACE)"): the SDK runtime reports its own
 //! events — phases, allocations, tensor bindings, accessors, stack switches — by writing up to
 //! four arguments and then an event code. The guest pays the same stores whether or not the
-//! events are kept, so keeping them never changes a cycle count; with recording off an event
-//! costs the emulator nothing beyond decoding the store. An unknown event code is refused, so
-//! a runtime bug is reported the same way with and without an observer.
+//! events are kept (while the core's [`Recording`](super::recording::Recording) is on), so
+//! keeping them never changes a cycle count; with recording off an event costs the emulator
+//! nothing beyond decoding the store. An unknown event code is refused, so a runtime bug is
+//! reported the same way with and without an observer.
 
 use super::device::{self, Device, DeviceCtx};
 use super::map::{reg, reg::trace as regs, reg::Decoded};
+use super::recording::Record;
 use crate::bus::BusFault;
 
 /// The event codes of PLATFORM.md: code and name.
@@ -93,13 +95,25 @@ pub struct RuntimeEvent {
     pub args: [u32; 4],
 }
 
-/// The port's argument latches and, when [`TracePort::record`] is set, the events committed.
+impl Record for RuntimeEvent {
+    fn cycle(&self) -> u64 {
+        self.cycle
+    }
+    /// An ALLOC or FREE is 2 events of the timeline (its instant and a sample of the heap
+    /// counter), any other event 1 (docs/tracing.md "Timeline", "Cap").
+    fn weight(&self) -> u64 {
+        match self.code {
+            code::ALLOC | code::FREE => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// The port's argument latches and the events committed while the core records.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TracePort {
     args: [u32; 4],
-    /// Keep committed events in [`TracePort::events`]; off by default.
-    pub record: bool,
-    /// Events committed while recording, oldest first.
+    /// Events committed while recording, within the recording's room, oldest first.
     pub events: Vec<RuntimeEvent>,
 }
 
@@ -112,7 +126,7 @@ impl Device for TracePort {
         &mut self,
         d: Decoded,
         v: u32,
-        _: &mut DeviceCtx<'_>,
+        cx: &mut DeviceCtx<'_>,
         now: u64,
     ) -> Result<u64, BusFault> {
         if d.register == regs::EVENT {
@@ -122,13 +136,12 @@ impl Device for TracePort {
                     format!("TRACE_EVENT: unknown event code {v}"),
                 ));
             }
-            if self.record {
-                self.events.push(RuntimeEvent {
-                    cycle: now,
-                    code: v,
-                    args: self.args,
-                });
-            }
+            let event = RuntimeEvent {
+                cycle: now,
+                code: v,
+                args: self.args,
+            };
+            cx.rec.keep(&mut self.events, event);
         } else {
             self.args[(d.register.offset / reg::WIDTH) as usize] = v;
         }
@@ -140,6 +153,7 @@ impl Device for TracePort {
 mod tests {
     use super::*;
     use crate::platform::device::Rig;
+    use crate::platform::recording::Recording;
 
     fn at(r: &reg::Register) -> u32 {
         regs::BLOCK.at(r, 0)
@@ -148,7 +162,7 @@ mod tests {
     #[test]
     fn an_event_commits_the_arguments_written_before_it_at_its_cycle() {
         let (mut rig, mut t) = (Rig::new(), TracePort::default());
-        t.record = true;
+        rig.rec = Recording::with_room(None);
         assert_eq!(
             at(&regs::ARGS[0]),
             0x4000,
@@ -194,5 +208,22 @@ mod tests {
             "TRACE_EVENT: unknown event code 9"
         );
         assert!(rig.load(&mut t, at(&regs::EVENT), 0).is_err(), "write-only");
+    }
+
+    #[test]
+    fn an_allocation_counts_two_events_of_the_room_and_the_others_one() {
+        let (mut rig, mut t) = (Rig::new(), TracePort::default());
+        rig.rec = Recording::with_room(Some(4));
+        for (code, cycle) in [(3, 1), (1, 2), (4, 3), (2, 4)] {
+            rig.store(&mut t, at(&regs::EVENT), code, cycle).unwrap();
+        }
+        let kept: Vec<(u32, u64)> = t.events.iter().map(|e| (e.code, e.weight())).collect();
+        assert_eq!(
+            kept,
+            [(3, 2), (1, 1)],
+            "the FREE at cycle 3 needs 2, 1 is left"
+        );
+        // The FREE and the PHASE_END after it, though 1 would fit: the keeping has ended.
+        assert_eq!((rig.rec.dropped, rig.rec.first_dropped), (3, Some(3)));
     }
 }

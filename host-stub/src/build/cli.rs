@@ -5,18 +5,32 @@ use std::path::PathBuf;
 use super::{build, BuildError, Options};
 
 /// `q7emu build --name NAME --fn FN... --schema SCHEMA... [--multicore] [--cflag F]...
-/// [-I DIR]... [--verbose] -o BUILD_DIR SRC...`
+/// [-I DIR]... [--verbose] -o BUILD_DIR SRC...`, or a project's
+/// `q7emu build --name NAME --compute SRC... --shape SHAPE... [...] -o BUILD_DIR`
+/// (examples/sdk/BUILD.md "Projects").
 #[derive(Debug, clap::Args)]
 pub struct BuildArgs {
     /// Library name; outputs are <base>.so, .stripped.so, .packed.so (or <base>_cpu{i}.*).
     #[arg(long)]
     pub name: String,
     /// An op's C++ function (repeat; FunctionId = position).
-    #[arg(long = "fn", value_name = "FN", required = true)]
+    #[arg(long = "fn", value_name = "FN", required_unless_present = "shape")]
     pub fns: Vec<String>,
     /// The op's PyTorch schema, e.g. "relu_forward(Tensor t_in) -> Tensor" (repeat, same order).
-    #[arg(long = "schema", value_name = "SCHEMA", required = true)]
+    #[arg(
+        long = "schema",
+        value_name = "SCHEMA",
+        required_unless_present = "shape"
+    )]
     pub schemas: Vec<String>,
+    /// A project's compute sources: the kernels (device C++; one or more, repeatable).
+    #[arg(long = "compute", value_name = "SRC", num_args = 1.., requires = "shape", conflicts_with = "sources")]
+    pub compute: Vec<PathBuf>,
+    /// A project's shape sources (host C++): their NEURON_LIBRARY(ns, m) { m.def("op",
+    /// &shape_fn, "kernel_fn"); } registrations are the ops, each output's shape and dtype
+    /// what its shape function computes (one or more, repeatable).
+    #[arg(long = "shape", value_name = "SHAPE", num_args = 1.., requires = "compute", conflicts_with_all = ["fns", "schemas"])]
+    pub shape: Vec<PathBuf>,
     /// Link eight per-core images (2 MiB windows) instead of one single-core image (32 MiB).
     #[arg(long)]
     pub multicore: bool,
@@ -40,8 +54,8 @@ pub struct BuildArgs {
     /// Build directory (created if missing).
     #[arg(short = 'o', value_name = "BUILD_DIR")]
     pub build_dir: PathBuf,
-    /// The op sources.
-    #[arg(value_name = "SRC", required = true)]
+    /// The op sources (not with --compute).
+    #[arg(value_name = "SRC", required_unless_present = "compute")]
     pub sources: Vec<PathBuf>,
 }
 
@@ -56,7 +70,12 @@ impl From<BuildArgs> for Options {
             includes: a.includes,
             verbose: a.verbose,
             build_dir: a.build_dir,
-            sources: a.sources,
+            sources: if a.compute.is_empty() {
+                a.sources
+            } else {
+                a.compute
+            },
+            shape: a.shape,
             toolchain: a.toolchain,
             sdk: a.sdk,
         }
@@ -69,6 +88,9 @@ pub fn build_and_list(args: BuildArgs) -> Result<(), BuildError> {
     let info = build(&opts)?;
     for image in &info.images {
         println!("{}", opts.build_dir.join(image).display());
+    }
+    if let Some(shape) = &info.shape {
+        println!("{}", opts.build_dir.join(&shape.file).display());
     }
     Ok(())
 }

@@ -48,6 +48,22 @@ pub struct OpInfo {
     pub schema: String,
     /// Arguments in declared order.
     pub args: Vec<ArgInfo>,
+    /// A project op's kernel function (the third argument of its `m.def`), absent for a
+    /// `--fn` op, whose kernel is `name`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
+    /// A project op's shape function (examples/sdk/BUILD.md "Projects").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape_fn: Option<String>,
+}
+
+/// A project's shape executable in `q7build.json`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ShapeInfo {
+    /// Its file, relative to the build directory: `<base>.shape`.
+    pub file: String,
+    /// Its SHA-256, as [`BuildInfo::image_sha256`]'s.
+    pub sha256: String,
 }
 
 /// `q7build.json`: everything `q7emu run` needs from a build.
@@ -55,6 +71,10 @@ pub struct OpInfo {
 pub struct BuildInfo {
     /// Library base name.
     pub library: String,
+    /// A project's library namespace (its `NEURON_LIBRARY(ns, m)`): ops are also called
+    /// `ns::op`. Absent for a `--fn`/`--schema` build.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
     /// Eight per-core images (true) or one single-core image (false).
     pub multicore: bool,
     /// What `get_cpu_count()` returns in the library: 8 or 1.
@@ -77,6 +97,10 @@ pub struct BuildInfo {
     /// The SHA-256 of each file of `linked`, the same way.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub linked_sha256: Vec<String>,
+    /// A project's shape executable, which computes each op's output dtype and shape
+    /// (examples/sdk/BUILD.md "Projects"); absent for a `--fn`/`--schema` build.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<ShapeInfo>,
 }
 
 /// The SHA-256 of `bytes` as 64 lowercase hex digits.
@@ -117,6 +141,8 @@ pub fn op_infos(ops: &[Op]) -> Vec<OpInfo> {
                     kind: a.kind,
                 })
                 .collect(),
+            kernel: op.shape_fn.as_ref().map(|_| op.kernel.clone()),
+            shape_fn: op.shape_fn.clone(),
         })
         .collect()
 }

@@ -3,10 +3,13 @@
 //!
 //! 1. check the arguments: as many `--fn` as `--schema`, 1 to [`MAX_OPS`] ops, each function
 //!    name a C identifier of at most [`MAX_NAME_LEN`] characters, each schema parsing
-//!    ([`schema`]) and naming its function;
+//!    ([`schema`]) and naming its function — or a project's registrations read from its shape
+//!    sources ([`project`]);
 //! 2. check that every tool is installed ([`toolchain`]) and every source exists;
-//! 3. compile the user sources ([`compile`]), generate and compile `wrapper.cpp`
-//!    ([`wrapper`]), compile the SDK runtime ([`sdk`]);
+//! 3. for a project (`--shape`, [`project`]), build the shape executable for the host
+//!    ([`shape`]); compile the user sources ([`compile`]), generate and compile `wrapper.cpp`
+//!    ([`wrapper`]) (for a project, check that each kernel function is defined), compile the
+//!    SDK runtime ([`sdk`]);
 //! 4. link once, or eight times with `--multicore` ([`link`]);
 //! 5. unless `-g` is among the user's cflags, strip and pack every image ([`pack`]);
 //! 6. write `ucode_lib.json` and `q7build.json` ([`metadata`]).
@@ -22,8 +25,10 @@ pub mod compile;
 pub mod link;
 pub mod metadata;
 pub mod pack;
+pub mod project;
 pub mod schema;
 pub mod sdk;
+pub mod shape;
 mod steps;
 pub mod toolchain;
 pub mod wrapper;
@@ -72,8 +77,12 @@ pub struct Options {
     pub verbose: bool,
     /// Where every output goes (created if missing).
     pub build_dir: PathBuf,
-    /// The user's sources.
+    /// The user's sources: the compute sources of a project.
     pub sources: Vec<PathBuf>,
+    /// A project's shape sources (`--shape`, examples/sdk/BUILD.md "Projects"): when given,
+    /// the ops are the registrations of their `NEURON_LIBRARY` block ([`project::read`]) and
+    /// `fns` and `schemas` are empty; the shape executable is built from them ([`shape`]).
+    pub shape: Vec<PathBuf>,
     /// Toolchain prefix (tools in `PREFIX/bin`); `None`: [`toolchain::default_prefix`].
     pub toolchain: Option<PathBuf>,
     /// SDK directory; `None`: [`sdk::locate`]'s default.
@@ -83,8 +92,13 @@ pub struct Options {
 /// One op of the library.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Op {
-    /// The user's function (`--fn`).
+    /// The op's name (`--fn`, or the first argument of a project's `m.def`).
     pub name: String,
+    /// The C++ function of the user's sources the op calls: `name` itself, or the third
+    /// argument of a project's `m.def`.
+    pub kernel: String,
+    /// The project's shape function computing the op's output, if the op is a project's.
+    pub shape_fn: Option<String>,
     /// Its FunctionId: the index in `--fn` order.
     pub function_id: u32,
     /// Its parsed schema.
@@ -126,6 +140,9 @@ pub enum BuildError {
         /// What it is instead: "a character device", "a FIFO", …
         what: &'static str,
     },
+    /// A shape source that is not C++.
+    #[error("{}: a shape source is C++ (.cpp, .cc or .cxx)", .0.display())]
+    ShapeSourceType(PathBuf),
     /// A source of an unknown language.
     #[error("{}: not a source the build compiles (.c, .cc, .cpp, .cxx or .S)", .0.display())]
     SourceType(PathBuf),
@@ -267,6 +284,33 @@ pub enum BuildError {
     /// The registry refused the library set.
     #[error(transparent)]
     Registry(#[from] q7_loader::ucode_lib::RegistryError),
+    /// A project's shape sources cannot be read as its registrations.
+    #[error(transparent)]
+    Project(Box<project::ProjectError>),
+    /// `--shape` and `--fn`/`--schema` together.
+    #[error("--shape reads the ops from the NEURON_LIBRARY registrations of the shape sources: give no --fn or --schema with it")]
+    ProjectAndSchemas,
+    /// A project library named [`project::RESERVED_NAME`].
+    #[error("library name {0:?} is reserved for torch-neuronx's own ops: rename the library")]
+    ReservedLibrary(String),
+    /// A kernel function name the wrapper cannot call.
+    #[error("{at}: m.def({op:?}, …, {kernel:?}): the kernel function name {why}")]
+    KernelName {
+        /// The registration.
+        at: project::Loc,
+        /// The op.
+        op: String,
+        /// The kernel name.
+        kernel: String,
+        /// Why it cannot be used.
+        why: String,
+    },
+    /// The kernel function a registration names is not defined in the compute sources.
+    #[error(transparent)]
+    KernelMissing(Box<KernelMissing>),
+    /// The shape executable's build or its registrations went wrong.
+    #[error(transparent)]
+    Shape(#[from] shape::ShapeError),
     /// A file or directory could not be used.
     #[error("{}: {source}", .path.display())]
     Io {
@@ -277,6 +321,32 @@ pub enum BuildError {
     },
 }
 
+impl From<project::ProjectError> for BuildError {
+    fn from(e: project::ProjectError) -> BuildError {
+        BuildError::Project(Box::new(e))
+    }
+}
+
+/// The kernel function a project's registration names is not defined in the compute sources.
+#[derive(Debug, thiserror::Error)]
+#[error("{at}: m.def({op:?}, &{shape_fn}, {kernel:?}): the kernel function {signature} is not defined in the compute sources {}{}", list(.sources), found_instead(.found))]
+pub struct KernelMissing {
+    /// The registration.
+    pub at: project::Loc,
+    /// The op.
+    pub op: String,
+    /// Its shape function.
+    pub shape_fn: String,
+    /// The kernel function's name.
+    pub kernel: String,
+    /// The C++ signature the wrapper calls, e.g. `relu_forward(at::Tensor const&)`.
+    pub signature: String,
+    /// The compute sources.
+    pub sources: Vec<PathBuf>,
+    /// Functions of that name the compute sources do define, with their signatures.
+    pub found: Vec<String>,
+}
+
 impl Outcome for BuildError {
     /// The outcome it ends `q7emu build` with ([`crate::exit_code`]): a tool missing or
     /// failing is a failed build; arguments, sources, the SDK directory and files are bad
@@ -285,12 +355,33 @@ impl Outcome for BuildError {
         match self {
             BuildError::Interrupted => Kind::Interrupted,
             BuildError::Tool(_)
+            | BuildError::Shape(_)
             | BuildError::Compile { .. }
             | BuildError::Link { .. }
             | BuildError::Archive { .. }
             | BuildError::Pack(_) => Kind::BuildFailed,
             _ => Kind::BadInput,
         }
+    }
+}
+
+fn list(files: &[PathBuf]) -> String {
+    files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn found_instead(found: &[String]) -> String {
+    if found.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (they define {}: the kernel takes the op's arguments as const torch::Tensor&, \
+             const torch::Scalar&, double, int64_t and bool, examples/sdk/BUILD.md \"Projects\")",
+            found.join(", ")
+        )
     }
 }
 
@@ -356,11 +447,51 @@ pub fn ops(fns: &[String], schemas: &[String]) -> Result<Vec<Op>, BuildError> {
             schemas: schemas.len(),
         });
     }
-    if fns.is_empty() || fns.len() > MAX_OPS {
-        return Err(BuildError::OpCount(fns.len()));
+    let entries: Vec<OpEntry> = fns
+        .iter()
+        .zip(schemas)
+        .map(|(f, s)| OpEntry {
+            name: f.clone(),
+            kernel: f.clone(),
+            schema: s.clone(),
+            registration: None,
+        })
+        .collect();
+    checked_ops(&entries)
+}
+
+/// The ops of a project's registrations, checked as [`ops`] checks `--fn`/`--schema` ones, and
+/// each kernel function name as a function name the wrapper calls (step 1).
+pub fn project_ops(project: &project::Project) -> Result<Vec<Op>, BuildError> {
+    let entries: Vec<OpEntry> = project
+        .ops
+        .iter()
+        .map(|r| OpEntry {
+            name: r.op.clone(),
+            kernel: r.kernel.clone(),
+            schema: r.schema(),
+            registration: Some(r),
+        })
+        .collect();
+    checked_ops(&entries)
+}
+
+/// One op before it is checked.
+struct OpEntry<'a> {
+    name: String,
+    kernel: String,
+    schema: String,
+    registration: Option<&'a project::Registration>,
+}
+
+fn checked_ops(entries: &[OpEntry]) -> Result<Vec<Op>, BuildError> {
+    if entries.is_empty() || entries.len() > MAX_OPS {
+        return Err(BuildError::OpCount(entries.len()));
     }
+    let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
     let mut ops: Vec<Op> = Vec::new();
-    for (i, (name, text)) in fns.iter().zip(schemas).enumerate() {
+    for (i, e) in entries.iter().enumerate() {
+        let name = &e.name;
         let len = name.chars().count();
         if len > MAX_NAME_LEN {
             return Err(BuildError::NameTooLong {
@@ -373,29 +504,48 @@ pub fn ops(fns: &[String], schemas: &[String]) -> Result<Vec<Op>, BuildError> {
         }
         if let Some(why) = schema::cxx_reserved(name)
             .map(str::to_string)
-            .or_else(|| wrapper::clash(name, fns))
+            .or_else(|| wrapper::clash(name, &names))
         {
             return Err(BuildError::ReservedName {
                 name: name.clone(),
                 why,
             });
         }
+        if let Some(r) = e.registration {
+            let why = if !is_identifier(&e.kernel) {
+                Some("is not a C identifier".to_string())
+            } else {
+                schema::cxx_reserved(&e.kernel)
+                    .map(|w| format!("is {w}"))
+                    .or_else(|| wrapper::clash(&e.kernel, &names).map(|w| format!("is {w}")))
+            };
+            if let Some(why) = why {
+                return Err(BuildError::KernelName {
+                    at: r.at.clone(),
+                    op: name.clone(),
+                    kernel: e.kernel.clone(),
+                    why: format!("{why}: rename the kernel function"),
+                });
+            }
+        }
         if ops.iter().any(|o| &o.name == name) {
             return Err(BuildError::DuplicateOp(name.clone()));
         }
-        let schema = schema::parse(text)?;
+        let schema = schema::parse(&e.schema)?;
         if &schema.name != name {
             return Err(BuildError::SchemaName {
-                schema: text.clone(),
+                schema: e.schema.clone(),
                 schema_name: schema.name,
                 function: name.clone(),
             });
         }
         ops.push(Op {
             name: name.clone(),
+            kernel: e.kernel.clone(),
+            shape_fn: e.registration.map(|r| r.shape_fn.clone()),
             function_id: i as u32,
             schema,
-            schema_text: text.clone(),
+            schema_text: e.schema.clone(),
         });
     }
     Ok(ops)
@@ -419,17 +569,36 @@ pub fn build(opts: &Options) -> Result<BuildInfo, BuildError> {
 }
 
 fn build_steps(opts: &Options) -> Result<BuildInfo, BuildError> {
-    // 1. arguments
-    let (base, ops) = steps::check_arguments(opts)?;
+    // 1. arguments (a project's registrations read from its shape sources)
+    let (base, ops, project) = steps::check_arguments(opts)?;
     // 2. tools, sources, SDK, build directory
     let tools = steps::find_toolchain(opts)?;
+    let host_cxx = match project {
+        Some(_) => Some(shape::find_compiler()?),
+        None => None,
+    };
     let units = steps::source_units(&opts.sources, &opts.build_dir)?;
+    let shape_units = steps::shape_units(&opts.shape)?;
     let sdk_dir = steps::locate_sdk(opts.sdk.as_deref())?;
-    let ctx = steps::prepare(opts, tools, sdk_dir, units)?;
-    // 3. compile: user sources, wrapper, SDK runtime
+    let ctx = steps::prepare(opts, tools, sdk_dir, units, shape_units)?;
+    // 3. a project's shape executable first (the host compiler is quick, and a shape error
+    // shows before the device build), then the device compile: user sources, wrapper (a
+    // project's kernels checked), SDK runtime
+    let shape = match (&project, &host_cxx) {
+        (Some(p), Some(cxx)) => {
+            let file = ctx.build_shape(&base, cxx, p)?;
+            let sha256 = ctx.digests(std::slice::from_ref(&file))?.remove(0);
+            Some(metadata::ShapeInfo { file, sha256 })
+        }
+        _ => None,
+    };
     let cpu_count = if opts.multicore { link::NUM_CPUS } else { 1 };
     let mut objects = ctx.compile_sources()?;
-    objects.push(ctx.compile_wrapper(&base, &ops, cpu_count)?);
+    let wrapper = ctx.compile_wrapper(&base, &ops, cpu_count)?;
+    if let Some(p) = &project {
+        ctx.check_kernels(p, &ops, &objects, &wrapper)?;
+    }
+    objects.push(wrapper);
     let (runtime, archives) = ctx.compile_sdk()?;
     objects.extend(runtime);
     // 4. link
@@ -441,6 +610,7 @@ fn build_steps(opts: &Options) -> Result<BuildInfo, BuildError> {
     let linked: Vec<String> = linked.iter().map(|p| steps::file_name(p)).collect();
     let info = BuildInfo {
         library: base,
+        namespace: project.as_ref().map(|p| p.namespace.clone()),
         multicore: opts.multicore,
         cpu_count,
         packed,
@@ -449,6 +619,7 @@ fn build_steps(opts: &Options) -> Result<BuildInfo, BuildError> {
         linked_sha256: ctx.digests(&linked)?,
         images,
         linked,
+        shape,
     };
     ctx.write_metadata(&info, &ops)?;
     // Every output into the build directory, the metadata last.

@@ -7,12 +7,14 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use super::metadata::{self, BuildInfo};
+use super::project::{self, Project};
 use super::toolchain::{self, run, Tool, ToolError, Toolchain};
 use super::{
-    base_name, compile, link, ops, pack, sdk, wrapper, BuildError, Op, Options, LOCK_FILE,
-    WRAPPER_FILE, WRAPPER_OBJECT,
+    base_name, compile, link, ops, pack, project_ops, sdk, shape, wrapper, BuildError, Op, Options,
+    LOCK_FILE, WRAPPER_FILE, WRAPPER_OBJECT,
 };
 
 /// The prefix of a build's private work directory inside the build directory.
@@ -40,6 +42,8 @@ pub(super) struct Ctx<'a> {
     _lock: File,
     sdk: PathBuf,
     units: Vec<Unit>,
+    /// A project's shape sources, their objects under `shape/` of the work directory.
+    shape_units: Vec<Unit>,
     prefix_maps: Vec<String>,
     sdk_include: PathBuf,
     user_includes: Vec<PathBuf>,
@@ -61,16 +65,69 @@ pub(super) fn file_name(p: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Step 1, the arguments: the library's base name ([`base_name`]), its ops ([`ops`]), and at
-/// least one source.
-pub(super) fn check_arguments(opts: &Options) -> Result<(String, Vec<Op>), BuildError> {
+/// Step 1, the arguments: the library's base name ([`base_name`]), its ops ([`ops`], or a
+/// project's registrations read from its shape sources, [`project::read`], [`project_ops`]),
+/// and at least one source.
+pub(super) fn check_arguments(
+    opts: &Options,
+) -> Result<(String, Vec<Op>, Option<Project>), BuildError> {
     let base = base_name(&opts.name)?;
-    let ops = ops(&opts.fns, &opts.schemas)?;
+    if opts.shape.is_empty() {
+        let ops = ops(&opts.fns, &opts.schemas)?;
+        if opts.sources.is_empty() {
+            return Err(BuildError::NoSources);
+        }
+        return Ok((base, ops, None));
+    }
+    if !opts.fns.is_empty() || !opts.schemas.is_empty() {
+        return Err(BuildError::ProjectAndSchemas);
+    }
+    if base == project::RESERVED_NAME {
+        return Err(BuildError::ReservedLibrary(opts.name.clone()));
+    }
     if opts.sources.is_empty() {
         return Err(BuildError::NoSources);
     }
-    Ok((base, ops))
+    for s in &opts.shape {
+        check_source(s)?;
+        if compile::Lang::of(s) != Some(compile::Lang::Cxx) {
+            return Err(BuildError::ShapeSourceType(s.clone()));
+        }
+    }
+    let project = project::read(&opts.shape)?;
+    let ops = project_ops(&project)?;
+    Ok((base, ops, Some(project)))
 }
+
+/// Step 2, a project's shape sources: their units, objects under `shape/`, no two alike.
+pub(super) fn shape_units(shape: &[PathBuf]) -> Result<Vec<Unit>, BuildError> {
+    let mut units: Vec<Unit> = Vec::new();
+    for given in shape {
+        let source = std::fs::canonicalize(given).map_err(io(given))?;
+        let stem = given
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let object = PathBuf::from(format!("{SHAPE_DIR}/{stem}.o"));
+        if let Some(first) = units.iter().find(|u| u.object == object) {
+            return Err(BuildError::ObjectClash {
+                object: object.display().to_string(),
+                first: first.given.clone(),
+                second: given.clone(),
+            });
+        }
+        units.push(Unit {
+            given: given.clone(),
+            source,
+            object,
+        });
+    }
+    Ok(units)
+}
+
+/// Where a project's shape objects go in the work directory (the SDK's shape main in its
+/// `main/`).
+pub(super) const SHAPE_DIR: &str = "shape";
 
 /// Step 2, the tools: every one installed under `--toolchain`, else the default prefix.
 pub(super) fn find_toolchain(opts: &Options) -> Result<Toolchain, BuildError> {
@@ -236,12 +293,13 @@ pub(super) fn prepare(
     tools: Toolchain,
     sdk_dir: PathBuf,
     mut units: Vec<Unit>,
+    mut shape_units: Vec<Unit>,
 ) -> Result<Ctx<'_>, BuildError> {
     std::fs::create_dir_all(&opts.build_dir).map_err(io(&opts.build_dir))?;
     let dir = std::fs::canonicalize(&opts.build_dir).map_err(io(&opts.build_dir))?;
     let lock = lock(&dir)?;
     let work = crate::output::TemporaryDir::new_in(&dir, WORK_PREFIX).map_err(io(&dir))?;
-    for u in &mut units {
+    for u in units.iter_mut().chain(shape_units.iter_mut()) {
         u.object = work.path().join(&u.object);
     }
     let user_includes = opts
@@ -251,6 +309,7 @@ pub(super) fn prepare(
         .collect::<Result<Vec<_>, _>>()?;
     let mut read_dirs: Vec<PathBuf> = units
         .iter()
+        .chain(&shape_units)
         .filter_map(|u| u.source.parent().map(Path::to_path_buf))
         .collect();
     read_dirs.extend(user_includes.iter().cloned());
@@ -265,6 +324,7 @@ pub(super) fn prepare(
         work,
         _lock: lock,
         units,
+        shape_units,
         user_includes,
     })
 }
@@ -466,6 +526,166 @@ impl Ctx<'_> {
         Ok(images)
     }
 
+    /// Step 3, a project's kernels: each op's kernel function, as the compiled wrapper calls
+    /// it (the undefined symbol of `wrapper` whose demangled name is the kernel's, so the C++
+    /// compiler's own mangling of the signature the wrapper declares), must be defined by one of
+    /// the compute sources' `objects`; else [`BuildError::KernelMissing`] names the registration,
+    /// the signature and the functions of that name the compute sources do define.
+    pub(super) fn check_kernels(
+        &self,
+        project: &Project,
+        ops: &[Op],
+        objects: &[PathBuf],
+        wrapper: &Path,
+    ) -> Result<(), BuildError> {
+        let symbols = |p: &Path| -> Result<Vec<q7_loader::elf::Symbol>, BuildError> {
+            let bytes = std::fs::read(p).map_err(io(p))?;
+            let elf = q7_loader::elf::ElfFile::parse(&bytes).map_err(|e| BuildError::Io {
+                path: p.to_path_buf(),
+                source: std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()),
+            })?;
+            Ok(elf.symbols)
+        };
+        let called = symbols(wrapper)?;
+        let mut defined = Vec::new();
+        for o in objects {
+            defined.extend(
+                symbols(o)?
+                    .into_iter()
+                    .filter(|s| s.global && s.section != 0),
+            );
+        }
+        for (op, reg) in ops.iter().zip(&project.ops) {
+            let prefix = format!("{}(", op.kernel);
+            let demangled = |s: &q7_loader::elf::Symbol| crate::symbolize::demangle(&s.name);
+            let Some(want) = called
+                .iter()
+                .find(|s| s.section == 0 && demangled(s).starts_with(&prefix))
+            else {
+                continue;
+            };
+            if defined.iter().any(|s| s.name == want.name) {
+                continue;
+            }
+            let found: Vec<String> = defined
+                .iter()
+                .map(demangled)
+                .filter(|d| d.starts_with(&prefix) || *d == op.kernel)
+                .collect();
+            return Err(BuildError::KernelMissing(Box::new(super::KernelMissing {
+                at: reg.at.clone(),
+                op: op.name.clone(),
+                shape_fn: reg.shape_fn.clone(),
+                kernel: op.kernel.clone(),
+                signature: demangled(want),
+                sources: self.units.iter().map(|u| u.given.clone()).collect(),
+                found,
+            })));
+        }
+        Ok(())
+    }
+
+    /// Step 3, first: a project's shape executable ([`shape`]): each shape source compiled for the
+    /// host with [`shape::HOST_CXX`] (`host_cxx`), then linked with the SDK's shape main as
+    /// `<base>.shape` in the work directory; its registrations (`--list`) must be `project`'s.
+    /// The executable's file name.
+    pub(super) fn build_shape(
+        &self,
+        base: &str,
+        host_cxx: &Path,
+        project: &Project,
+    ) -> Result<String, BuildError> {
+        let shape_dir = self.work().join(SHAPE_DIR);
+        let main_dir = shape_dir.join("main");
+        std::fs::create_dir_all(&main_dir).map_err(io(&main_dir))?;
+        let main = Unit {
+            given: self.sdk.join(shape::MAIN_SOURCE),
+            source: self.sdk.join(shape::MAIN_SOURCE),
+            object: main_dir.join("shape_main.o"),
+        };
+        let mut objects = Vec::new();
+        for u in self.shape_units.iter().chain(std::iter::once(&main)) {
+            let mut cmd = Command::new(host_cxx);
+            cmd.current_dir(&self.dir)
+                .args(["-x", "c++", "-c"])
+                .args(shape::COMPILE_FLAGS)
+                .args(self.opts.cflags.iter().filter(|f| is_define(f)))
+                .arg(format!(
+                    "-I{}",
+                    self.sdk.join(shape::HOST_INCLUDE).display()
+                ));
+            for i in &self.user_includes {
+                cmd.arg(format!("-I{}", i.display()));
+            }
+            cmd.arg("-idirafter")
+                .arg(&self.sdk_include)
+                .args(&self.prefix_maps)
+                .arg("-o")
+                .arg(&u.object)
+                .arg(&u.source);
+            match run(&mut cmd, self.opts.verbose) {
+                Ok(_) => {}
+                Err(ToolError::Failed { output, .. }) => {
+                    return Err(BuildError::Compile {
+                        source_file: u.given.clone(),
+                        output,
+                        verbose: self.opts.verbose,
+                    })
+                }
+                Err(e) => return Err(e.into()),
+            }
+            objects.push(u.object.clone());
+        }
+        let name = format!("{base}.{}", shape::EXTENSION);
+        let exe = self.work().join(&name);
+        let mut cmd = Command::new(host_cxx);
+        cmd.current_dir(self.work())
+            .args(shape::LINK_FLAGS)
+            .arg("-o")
+            .arg(&exe)
+            .args(&objects);
+        run(&mut cmd, self.opts.verbose).map_err(|e| match e {
+            ToolError::Failed { output, .. } => BuildError::Link {
+                image: self.shown(&exe),
+                output,
+            },
+            other => other.into(),
+        })?;
+        let listing = shape::list(&exe).map_err(|e| match e {
+            // Messages name the executable where it is installed.
+            shape::ShapeError::Failed {
+                what, how, stderr, ..
+            } => shape::ShapeError::Failed {
+                exe: self.shown(&exe),
+                what,
+                how,
+                stderr,
+            },
+            other => other,
+        })?;
+        let read = shape::Listing {
+            namespace: project.namespace.clone(),
+            ops: project
+                .ops
+                .iter()
+                .map(|r| shape::ListedOp {
+                    name: r.op.clone(),
+                    kernel: r.kernel.clone(),
+                    args: r.args.iter().map(|a| a.kind).collect(),
+                })
+                .collect(),
+        };
+        if listing != read {
+            return Err(shape::ShapeError::Registrations {
+                exe: self.shown(&exe),
+                compiled: listing.describe(),
+                read: read.describe(),
+            }
+            .into());
+        }
+        Ok(name)
+    }
+
     /// The SHA-256 of each of `files` of the work directory ([`metadata::sha256_hex`]), for
     /// `q7build.json`.
     pub(super) fn digests(&self, files: &[String]) -> Result<Vec<String>, BuildError> {
@@ -514,6 +734,12 @@ impl Ctx<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether user cflag `f` defines or undefines a macro (`-DX`, `-UX`): the only cflags the
+/// host compile of the shape sources takes (examples/sdk/BUILD.md "Projects").
+fn is_define(f: &str) -> bool {
+    f.starts_with("-D") || f.starts_with("-U")
 }
 
 /// The files below `root`/`rel`, relative to `root`, into `out`.

@@ -10,12 +10,13 @@
 //!
 //! Per op `<fn>`, in `--fn` order:
 //!
-//! * a declaration of the user's function, `at::Tensor <fn>(<params>)`, the parameter types
-//!   those of [`ArgKind::cxx_param`](super::schema::ArgKind::cxx_param);
+//! * a declaration of the user's function, `at::Tensor <kernel>(<params>)` (`<kernel>` is
+//!   `<fn>`, or a project op's kernel function), the parameter types those of
+//!   [`ArgKind::cxx_param`](super::schema::ArgKind::cxx_param);
 //! * `static void <fn>_wrapper()`: `customop_setup(true)`; then, in a block (so the argument
 //!   tensors are released before cleanup), one `customop_next_<kind>()` per schema argument,
 //!   each in its own statement in declared order (C++ leaves the order of a call's arguments
-//!   unspecified), the call of `<fn>`, `customop_return_tensor(output)`; then
+//!   unspecified), the call of `<kernel>`, `customop_return_tensor(output)`; then
 //!   `customop_cleanup()`;
 //! * `static int <fn>_stack_switch()`:
 //!   `return switch_stack_or_call_wrapper((uint32_t)<fn>_wrapper, STACK_SIZE);`.
@@ -105,7 +106,7 @@ pub fn generate(library: &str, ops: &[Op], cpu_count: u32) -> String {
             .collect();
         out!();
         out!("// {}", op.canonical_schema());
-        out!("at::Tensor {}({});", op.name, params.join(", "));
+        out!("at::Tensor {}({});", op.kernel, params.join(", "));
         out!();
         out!("static void {}_wrapper() {{", op.name);
         out!("    customop_setup(true);");
@@ -122,7 +123,7 @@ pub fn generate(library: &str, ops: &[Op], cpu_count: u32) -> String {
             .collect();
         out!(
             "        at::Tensor output = {}({});",
-            op.name,
+            op.kernel,
             call.join(", ")
         );
         out!("        customop_return_tensor(output);");

@@ -2,25 +2,32 @@
 
 use std::path::PathBuf;
 
+use q7_emulator::platform::ConsoleSize;
+
 use super::{run_observed, Library, OpRequest, RunError};
 use crate::number::{parse_cycle_range, parse_range, parse_threads, parse_u32, parse_u64};
 use crate::output::{build_dir_files, check_distinct, AtomicFile, Named, PathClash};
 use crate::tensor::dtype::Dtype;
 use crate::tensor::npy::{self, NpyError};
 use crate::timing_profile::{Profile, ProfileError};
-use crate::trace::{parse_max_bytes, writer, MaxBytes, ObserveSpec, PcSelect, Summary, TraceSpec};
+use crate::trace::timeline::{parse_max_events, MaxEvents};
+use crate::trace::{
+    parse_max_bytes, writer, MaxBytes, ObserveSpec, PcSelect, Summary, TimelineSpec, TraceSpec,
+};
 
 /// `q7emu run BUILD_DIR --op NAME --input FILE.npy... [--scalar V]... [--output FILE.npy]
 /// [--out-shape D0,D1,...] [--out-dtype DTYPE] [--threads N] [--max-cycles N]
-/// [--timing FILE] [--json | --json-file FILE]
+/// [--timing FILE] [--console-bytes BYTES] [--console-all-cores] [--json | --json-file FILE]
 /// [--trace-dir DIR [--trace-cores N,...] [--trace-pc LO..HI | --trace-fn NAME]
-/// [--trace-cycles A..B] [--trace-max-bytes BYTES|none]] [--timeline FILE.json]`
+/// [--trace-cycles A..B] [--trace-max-bytes BYTES|none]]
+/// [--timeline FILE.json [--timeline-max-events N|none]]`
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     /// The build directory (`q7emu build -o`).
     #[arg(value_name = "BUILD_DIR")]
     pub build_dir: PathBuf,
-    /// The op to run.
+    /// The op to run: its name, or ns::op for a project's library (examples/sdk/BUILD.md
+    /// "Projects").
     #[arg(long)]
     pub op: String,
     /// A tensor argument (repeat, in schema order).
@@ -34,11 +41,13 @@ pub struct RunArgs {
     /// Write the output tensor here (replaced only once written whole).
     #[arg(long, value_name = "FILE.npy")]
     pub output: Option<PathBuf>,
-    /// The output's shape (default: the first tensor argument's).
+    /// The output's shape (default: what the op's shape function computes, else what the
+    /// kernel returns).
     #[arg(long, value_name = "D0,D1,...", value_delimiter = ',', value_parser = parse_u64)]
     pub out_shape: Option<Vec<u64>>,
     /// The output's dtype, a numpy name: float32, float16, bfloat16, int8, uint8, int16,
-    /// int32, int64 (default: the first tensor argument's).
+    /// int32, int64 (default: what the op's shape function computes, else what the kernel
+    /// returns).
     #[arg(long, value_name = "DTYPE", value_parser = parse_dtype)]
     pub out_dtype: Option<Dtype>,
     /// Host threads running the cores, at least 1 (results and cycle counts are identical for
@@ -51,6 +60,15 @@ pub struct RunArgs {
     /// A timing profile (.json or .toml) laid over the default timing model.
     #[arg(long, value_name = "FILE")]
     pub timing: Option<PathBuf>,
+    /// Bytes of each core's console ring, printf's buffer: a power of two up to 131072 (the
+    /// oldest output is overwritten when it is full), or 0 to disable printf (PLATFORM.md
+    /// "Console").
+    #[arg(long, value_name = "BYTES", default_value = "4096")]
+    pub console_bytes: ConsoleSize,
+    /// Print the console of every core that printed, not only core 0's (which is what hardware
+    /// prints in multicore mode).
+    #[arg(long)]
+    pub console_all_cores: bool,
     /// The run report as JSON: `--json` on stdout instead of the summary, `--json-file FILE`
     /// besides it (docs/cli.md "Conventions").
     #[command(flatten)]
@@ -82,6 +100,11 @@ pub struct RunArgs {
     /// events, docs/tracing.md.
     #[arg(long, value_name = "FILE.json")]
     pub timeline: Option<PathBuf>,
+    /// Most events of each core's timeline, at least 100, or `none` for no cap (default
+    /// 200000); a core's timeline that reaches it is cut there, marked by a `timeline
+    /// truncated` instant, said on stderr too.
+    #[arg(long, value_name = "N|none", value_parser = parse_max_events, requires = "timeline")]
+    pub timeline_max_events: Option<MaxEvents>,
 }
 
 impl RunArgs {
@@ -135,7 +158,10 @@ impl RunArgs {
                 cycles: self.trace_cycles,
                 max_bytes: self.trace_max_bytes.unwrap_or_default(),
             }),
-            timeline: self.timeline.clone(),
+            timeline: self.timeline.as_ref().map(|path| TimelineSpec {
+                path: path.clone(),
+                max_events: self.timeline_max_events.unwrap_or_default(),
+            }),
         }
     }
 }
@@ -158,11 +184,12 @@ pub fn notes(s: &Summary) -> String {
             t.kept
         ));
     }
-    if let Some((path, bytes, counts)) = &s.timeline {
+    if let Some(t) = &s.timeline {
         out.push_str(&format!(
-            "q7emu: timeline {}: {} events, {bytes} bytes\n",
-            path.display(),
-            counts.events
+            "q7emu: timeline {}: {} events, {} bytes\n",
+            t.path.display(),
+            t.counts.events,
+            t.bytes
         ));
     }
     out
@@ -255,6 +282,7 @@ pub fn report(a: RunArgs) -> Result<(String, String), RunCliError> {
             call_budget: a.max_cycles,
             timing,
             progress: !a.report.any(),
+            console: a.console_bytes,
         },
         &spec,
     )?;
@@ -266,6 +294,12 @@ pub fn report(a: RunArgs) -> Result<(String, String), RunCliError> {
     if let Some(file) = json_file {
         file.write_all_and_commit(json().as_bytes())?;
     }
-    let text = if a.report.json { json() } else { result.text() };
+    let text = if a.report.json {
+        json()
+    } else if a.console_all_cores {
+        result.text_with_consoles(true)
+    } else {
+        result.text()
+    };
     Ok((text, notes(&summary)))
 }

@@ -58,6 +58,14 @@ pub enum BuildDirError {
         /// Why.
         source: PackedError,
     },
+    /// A shape executable that is not the one `q7build.json` describes.
+    #[error("{}: not the shape executable {BUILD_INFO_FILE} describes: {why}; rebuild the library with `q7emu build`", path.display())]
+    ShapeExecutable {
+        /// The executable.
+        path: PathBuf,
+        /// What it holds and what was expected.
+        why: String,
+    },
     /// An image that is not the one `q7build.json` describes.
     #[error("{}: not the image {BUILD_INFO_FILE} describes: {why}; rebuild the library with `q7emu build`", path.display())]
     Image {
@@ -257,6 +265,57 @@ pub fn check_build_info(path: &Path, info: &BuildInfo) -> Result<(), BuildDirErr
                 path,
                 format!("{list}[{i}]"),
                 format!("{d:?} is not a SHA-256 (64 lowercase hex digits)"),
+            ));
+        }
+    }
+    if let Some(ns) = &info.namespace {
+        let ident = ns
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && ns.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !ident {
+            return Err(field(
+                path,
+                "namespace",
+                format!("{ns:?} is not a C identifier, which a NEURON_LIBRARY namespace is"),
+            ));
+        }
+    }
+    if let Some(shape) = &info.shape {
+        if !inside(&shape.file) {
+            return Err(field(
+                path,
+                "shape.file",
+                format!(
+                    "{:?} is not a file inside the build directory (a relative path without \
+                     \"..\" or \".\")",
+                    shape.file
+                ),
+            ));
+        }
+        let hex = shape.sha256.len() == 64
+            && shape
+                .sha256
+                .bytes()
+                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        if !hex {
+            return Err(field(
+                path,
+                "shape.sha256",
+                format!(
+                    "{:?} is not a SHA-256 (64 lowercase hex digits)",
+                    shape.sha256
+                ),
+            ));
+        }
+    }
+    for (i, op) in info.ops.iter().enumerate() {
+        if op.shape_fn.is_some() && info.shape.is_none() {
+            return Err(field(
+                path,
+                format!("ops[{i}].shape_fn"),
+                "names a shape function, but the build lists no shape executable (shape)",
             ));
         }
     }
@@ -483,6 +542,22 @@ pub fn check_image_names(
     Ok(())
 }
 
+/// Checks that `bytes`, the file of the build's shape executable at `path`, is the one the
+/// build made (`shape.sha256`).
+pub fn check_shape_executable(path: &Path, bytes: &[u8], want: &str) -> Result<(), BuildDirError> {
+    let got = crate::build::metadata::sha256_hex(bytes);
+    if got == want {
+        return Ok(());
+    }
+    Err(BuildDirError::ShapeExecutable {
+        path: path.to_path_buf(),
+        why: format!(
+            "its SHA-256 is {got}, but {BUILD_INFO_FILE}'s shape.sha256 is {want}: the file \
+             changed since the build wrote it"
+        ),
+    })
+}
+
 /// Checks the kernel table of image `path`, as its start symbol filled it, against
 /// `q7build.json`'s ops: one entry per op, in FunctionId order, each with the op's key.
 pub fn check_kernel_table(
@@ -523,6 +598,7 @@ mod tests {
     fn info() -> BuildInfo {
         BuildInfo {
             library: "lib".into(),
+            namespace: None,
             multicore: false,
             cpu_count: 1,
             packed: true,
@@ -536,6 +612,8 @@ mod tests {
                         name: "x".into(),
                         kind: ArgKind::Tensor,
                     }],
+                    kernel: None,
+                    shape_fn: None,
                 },
                 OpInfo {
                     name: "b".into(),
@@ -552,12 +630,15 @@ mod tests {
                             kind: ArgKind::Float,
                         },
                     ],
+                    kernel: None,
+                    shape_fn: None,
                 },
             ],
             images: vec!["lib.packed.so".into()],
             linked: vec!["lib.so".into()],
             image_sha256: vec![crate::build::metadata::sha256_hex(b"image")],
             linked_sha256: vec![],
+            shape: None,
         }
     }
 

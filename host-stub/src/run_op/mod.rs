@@ -5,10 +5,15 @@
 //! descriptors in schema order, the output last (PLATFORM.md "ARG_TENSOR descriptor"); the op
 //! is dispatched by its key; the output is read back; the library is unloaded.
 //!
-//! The output's dtype and shape are the request's, or else those of the op's first tensor
-//! argument; a kernel that returns anything else stops with the runtime's RETURN_MISMATCH
-//! naming what it returned, and the request can then say so.
+//! The output's dtype and shape ([`OutputFrom`]) are the request's; else, for a project's op,
+//! what its shape function computes (examples/sdk/BUILD.md "Projects"), either half overridden
+//! by the request; else those of the op's first tensor argument — and when the kernel returns
+//! anything else, what it returned: the runtime stops it with RETURN_MISMATCH, leaves the
+//! returned tensor's dtype and shape in its returned-tensor record (PLATFORM.md), and the op is
+//! dispatched a second time with a matching output ([`run_observed`]). An output the request
+//! or a shape function gave that the kernel does not return stays a RETURN_MISMATCH.
 
+mod arg_names;
 pub mod cli;
 pub mod library;
 pub mod report;
@@ -17,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
+use q7_emulator::platform::{Cluster, ClusterConfig, ConsoleRing, ConsoleSize, HbmError};
 use q7_loader::input::{self, InputError, InputKind};
 
 use crate::build::metadata::{BuildInfo, OpInfo};
@@ -53,6 +58,9 @@ pub struct Library {
     pub images: Vec<Vec<u8>>,
     /// Function symbols of the unstripped images, by core (empty when absent).
     pub symbols: Vec<Symbols>,
+    /// A project's shape executable, checked against its digest (examples/sdk/BUILD.md
+    /// "Projects"); `None` for a `--fn`/`--schema` build.
+    pub shape: Option<PathBuf>,
 }
 
 /// One op invocation.
@@ -78,6 +86,9 @@ pub struct OpRequest {
     /// Draw the progress line of a long dispatch on stderr when it is a terminal
     /// ([`crate::progress`]).
     pub progress: bool,
+    /// The size of each core's console ring, printf's buffer (PLATFORM.md "Console"; 0
+    /// disables printf, the runtime's error line still reaches the host).
+    pub console: ConsoleSize,
 }
 
 /// The outcome of a run.
@@ -95,6 +106,76 @@ pub struct OpRun {
     pub wall: Duration,
     /// The timing model the cores ran with.
     pub timing: Profile,
+    /// Where the output's dtype and shape came from.
+    pub output_from: OutputFrom,
+}
+
+/// Where a run's output dtype and shape came from (docs/cli.md "`q7emu run`").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutputFrom {
+    /// The request (`--out-dtype` and `--out-shape`).
+    Request,
+    /// The op's shape function, named (a project's build, examples/sdk/BUILD.md "Projects");
+    /// a request's `--out-dtype` or `--out-shape` overrides its half.
+    ShapeFunction(String),
+    /// The default of an op without a shape function whose request says nothing of the
+    /// output: the first tensor argument's dtype and shape (float32 `[]` for an op without
+    /// one), which the kernel returned.
+    Default,
+    /// What the kernel returned, when that was not the default: the runtime's returned-tensor
+    /// record (PLATFORM.md "Returned-tensor record") after the first dispatch stopped with
+    /// RETURN_MISMATCH, and the op dispatched a second time with an output of that dtype and
+    /// shape. The run's counters are the second dispatch's.
+    KernelReturn,
+}
+
+/// Where the runtime leaves its returned-tensor record in each core's DataRAM (PLATFORM.md
+/// "Returned-tensor record"; `Q7_RETURNED_ADDR` of the SDK header `q7/customop_abi.h`).
+pub const RETURNED_ADDR: u32 = 0x0008_1000;
+/// The record's first word (`Q7_RETURNED_MAGIC`, "RETN").
+pub const RETURNED_MAGIC: u32 = 0x4E54_4552;
+/// The record's size: magic, dtype, rank, reserved, 8 dims of 64 bits.
+pub const RETURNED_BYTES: usize = 0x48;
+
+/// What a kernel returned, from the runtime's returned-tensor record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Returned {
+    /// Its dtype.
+    pub dtype: Dtype,
+    /// Its shape.
+    pub shape: Vec<u64>,
+}
+
+impl Returned {
+    /// The record in `bytes` ([`RETURNED_BYTES`] of DataRAM at [`RETURNED_ADDR`]), if it is
+    /// one with a dtype a tensor can have and a rank of at most 8 non-negative dims.
+    pub fn parse(bytes: &[u8]) -> Option<Returned> {
+        let word = |at: usize| u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?).into();
+        let magic: Option<u32> = word(0);
+        if magic != Some(RETURNED_MAGIC) {
+            return None;
+        }
+        let dtype = Dtype::from_code(*bytes.get(4)?).filter(Dtype::marshallable)?;
+        let rank = usize::from(*bytes.get(5)?);
+        if rank > 8 {
+            return None;
+        }
+        let shape = (0..rank)
+            .map(|i| {
+                let at = 8 + 8 * i;
+                let d = i64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?);
+                u64::try_from(d).ok()
+            })
+            .collect::<Option<Vec<u64>>>()?;
+        Some(Returned { dtype, shape })
+    }
+
+    /// The record core `core` of `cluster` holds after a RETURN_MISMATCH, if any.
+    fn of(cluster: &Cluster, core: u32) -> Option<Returned> {
+        let c = cluster.cores.get(core as usize)?;
+        let bytes = c.bus.read_bytes(RETURNED_ADDR, RETURNED_BYTES).ok()?;
+        Returned::parse(&bytes)
+    }
 }
 
 /// Why a run failed, naming what and where.
@@ -171,12 +252,9 @@ pub enum RunError {
         /// Why, and the forms the type takes.
         source: crate::number::ScalarError,
     },
-    /// No output dtype/shape given and no tensor argument to take them from.
-    #[error("op {schema} has no tensor argument: give the output's --out-dtype and --out-shape")]
-    NoOutputSpec {
-        /// The op's schema.
-        schema: String,
-    },
+    /// The shape executable could not say what the output is.
+    #[error(transparent)]
+    Shape(#[from] crate::build::shape::ShapeError),
     /// A tensor cannot be described.
     #[error("{what}: {source}")]
     Descriptor {
@@ -223,15 +301,21 @@ pub enum RunError {
         symbols: String,
         /// What each core the failure names printed (its console ring).
         console: Box<[CoreConsole]>,
+        /// What the kernel returned, when the runtime stopped it with RETURN_MISMATCH and left
+        /// its returned-tensor record.
+        returned: Option<Box<Returned>>,
     },
 }
 
 impl Outcome for RunError {
-    /// The outcome it ends `q7emu run` with ([`crate::exit_code`]): the device's, or bad
-    /// input.
+    /// The outcome it ends `q7emu run` with ([`crate::exit_code`]): the device's; a fault
+    /// for a shape function that crashed or did not answer; else bad input.
     fn kind(&self) -> Kind {
+        use crate::build::shape::ShapeError;
         match self {
             RunError::Device { source, .. } => source.kind(),
+            // The user's shape function crashed or hung, as a kernel faults.
+            RunError::Shape(ShapeError::Failed { .. } | ShapeError::Timeout { .. }) => Kind::Fault,
             _ => Kind::BadInput,
         }
     }
@@ -272,6 +356,17 @@ impl Library {
                 Err(_) => Symbols::default(),
             });
         }
+        // The shape executable: the build's own (its digest), read within the packed-library
+        // bound like an image.
+        let shape = match &info.shape {
+            Some(s) => {
+                let path = dir.join(&s.file);
+                let bytes = read_bounded(&path)?;
+                library::check_shape_executable(&path, &bytes, &s.sha256)?;
+                Some(path)
+            }
+            None => None,
+        };
         tracing::debug!(
             library = info.library,
             images = images.len(),
@@ -284,19 +379,31 @@ impl Library {
             info,
             images,
             symbols,
+            shape,
         })
     }
 
-    /// The op named `name`.
+    /// The op named `name`: by its name, or for a project's library (one with a namespace) as
+    /// `ns::op` (`torch.ops.ns.op`).
     pub fn op(&self, name: &str) -> Result<&OpInfo, RunError> {
-        self.info
-            .ops
-            .iter()
-            .find(|o| o.name == name)
+        let bare = match (name.split_once("::"), &self.info.namespace) {
+            (Some((ns, op)), Some(own)) if ns == own => Some(op),
+            (Some(_), _) => None,
+            (None, _) => Some(name),
+        };
+        bare.and_then(|b| self.info.ops.iter().find(|o| o.name == b))
             .ok_or_else(|| RunError::UnknownOp {
                 op: name.to_string(),
                 library: self.info.library.clone(),
-                ops: self.info.ops.iter().map(|o| o.name.clone()).collect(),
+                ops: self
+                    .info
+                    .ops
+                    .iter()
+                    .map(|o| match &self.info.namespace {
+                        Some(ns) => format!("{} ({ns}::{})", o.name, o.name),
+                        None => o.name.clone(),
+                    })
+                    .collect(),
             })
     }
 
@@ -305,6 +412,10 @@ impl Library {
     fn symbolise(&self, e: &FirmwareError) -> String {
         let reports: Vec<&q7_emulator::FaultReport> = match e {
             FirmwareError::Fault { report, .. }
+            | FirmwareError::Aborted {
+                report: Some(report),
+                ..
+            }
             | FirmwareError::Incomplete {
                 report: Some(report),
                 ..
@@ -342,9 +453,9 @@ fn scalar(op: &OpInfo, name: &str, kind: ArgKind, value: &str) -> Result<ScalarV
 /// Bytes of the output of `dtype` and `shape`: a shape the descriptor can describe
 /// ([`descriptor::describe_shape`]) of at most [`MAX_NPY_BYTES`], the bound of a tensor q7emu
 /// reads (so that it can read back every output it writes) and of the host memory it takes.
-fn output_bytes(dtype: Dtype, shape: &[u64]) -> Result<u64, RunError> {
+fn output_bytes(what: &str, dtype: Dtype, shape: &[u64]) -> Result<u64, RunError> {
     let (_, n) = descriptor::describe_shape(shape).map_err(|source| RunError::Descriptor {
-        what: "output".into(),
+        what: what.to_string(),
         source,
     })?;
     let bytes = n.checked_mul(u64::from(dtype.bytes));
@@ -409,14 +520,55 @@ fn check_hbm_room(
     Ok(())
 }
 
-/// Runs `req` on library `lib`, on a fresh cluster whose cores follow `req.timing`.
+/// Runs `req` on library `lib`, on a fresh cluster whose cores follow `req.timing` (the output
+/// as [`run_observed`] says).
 pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
     run_observed(lib, req, &ObserveSpec::default()).map(|(run, _)| run)
 }
 
 /// [`run`], observed as `spec` asks (docs/tracing.md): traces and timeline are written
 /// whether the run succeeds or fails (a failed run's error wins over one writing them).
+///
+/// An op without a shape function whose request gives neither the output's dtype nor its
+/// shape runs with the default output ([`OutputFrom::Default`]); when its kernel returns
+/// something else, the runtime stops it with RETURN_MISMATCH and leaves what it returned in its
+/// returned-tensor record (PLATFORM.md), and the op is dispatched once more, on a fresh
+/// cluster, with an output of that dtype and shape ([`OutputFrom::KernelReturn`]): the run's
+/// counters, traces and timeline are the second dispatch's.
 pub fn run_observed(
+    lib: &Library,
+    req: &OpRequest,
+    spec: &ObserveSpec,
+) -> Result<(OpRun, Summary), RunError> {
+    let first = run_observed_once(lib, req, spec);
+    let unspecified = req.out_dtype.is_none()
+        && req.out_shape.is_none()
+        && lib
+            .op(&req.op)
+            .is_ok_and(|op| op.shape_fn.is_none() || lib.shape.is_none());
+    match first {
+        Err(RunError::Device {
+            returned: Some(r), ..
+        }) if unspecified => {
+            tracing::info!(
+                dtype = r.dtype.numpy_name(),
+                shape = ?r.shape,
+                "the kernel returned another output than the default: dispatching again"
+            );
+            let again = OpRequest {
+                out_dtype: Some(r.dtype),
+                out_shape: Some(r.shape.clone()),
+                ..req.clone()
+            };
+            let (mut run, summary) = run_observed_once(lib, &again, spec)?;
+            run.output_from = OutputFrom::KernelReturn;
+            Ok((run, summary))
+        }
+        other => other,
+    }
+}
+
+fn run_observed_once(
     lib: &Library,
     req: &OpRequest,
     spec: &ObserveSpec,
@@ -463,20 +615,8 @@ fn run_with(
     if req.scalars.len() != op.args.len() - tensors {
         return Err(count("scalar", op.args.len() - tensors, req.scalars.len()));
     }
-    let (out_dtype, out_shape) = match (req.out_dtype, &req.out_shape, req.inputs.first()) {
-        (Some(d), Some(s), _) => (d, s.clone()),
-        (d, s, Some(first)) => (
-            d.unwrap_or(first.dtype()),
-            s.clone().unwrap_or_else(|| first.shape().to_vec()),
-        ),
-        _ => {
-            return Err(RunError::NoOutputSpec {
-                schema: op.schema.clone(),
-            })
-        }
-    };
-    // Every size is checked before anything is allocated.
-    let out_bytes = output_bytes(out_dtype, &out_shape)?;
+    // Every size is checked before anything is allocated (the inputs' before a shape
+    // function sees them).
     let mut in_bytes = Vec::new();
     for (a, t) in op
         .args
@@ -492,6 +632,12 @@ fn run_with(
         })?;
         in_bytes.push(input_bytes(&what, t)?);
     }
+    let (out_dtype, out_shape, output_from) = output_spec(lib, &op, req)?;
+    let out_what = match (&output_from, &req.out_shape) {
+        (OutputFrom::ShapeFunction(f), None) => format!("output (from shape function {f})"),
+        _ => "output".to_string(),
+    };
+    let out_bytes = output_bytes(&out_what, out_dtype, &out_shape)?;
     let config = ClusterConfig {
         timing: req.timing.model.clone(),
         ..ClusterConfig::default()
@@ -502,6 +648,9 @@ fn run_with(
         what: "cluster".into(),
         source,
     })?);
+    for core in &mut device.cluster.cores {
+        core.bus.console = ConsoleRing::sized(req.console);
+    }
     device.single_core = !lib.info.multicore;
     device.call_budget = req.call_budget;
     if let Some(o) = &observer {
@@ -512,7 +661,13 @@ fn run_with(
     let device_err = |cluster: &Cluster, source: FirmwareError| RunError::Device {
         symbols: lib.symbolise(&source),
         console: crate::console::of_failure(cluster, &source),
-        source,
+        returned: match &source {
+            FirmwareError::Aborted { core, name, .. } if *name == "RETURN_MISMATCH" => {
+                Returned::of(cluster, *core).map(Box::new)
+            }
+            _ => None,
+        },
+        source: arg_names::name_arguments(source, &op.args),
     };
 
     // Create and load one library instance per core.
@@ -667,5 +822,115 @@ fn run_with(
         console,
         wall,
         timing: req.timing.clone(),
+        output_from,
     })
+}
+
+/// The output's dtype and shape, and where they come from ([`OutputFrom`]): the request's when
+/// it gives both; else the op's shape function's, run in the build's shape executable
+/// ([`crate::build::shape::query`]) on the inputs' dtypes and shapes and the scalars, either
+/// half overridden by the request; else the first tensor argument's.
+fn output_spec(
+    lib: &Library,
+    op: &OpInfo,
+    req: &OpRequest,
+) -> Result<(Dtype, Vec<u64>, OutputFrom), RunError> {
+    if let (Some(d), Some(s)) = (req.out_dtype, &req.out_shape) {
+        return Ok((d, s.clone(), OutputFrom::Request));
+    }
+    if let (Some(f), Some(exe)) = (&op.shape_fn, &lib.shape) {
+        use crate::build::shape::{query, ShapeArg};
+        let (mut inputs, mut scalars) = (req.inputs.iter(), req.scalars.iter());
+        let mut args = Vec::new();
+        for a in &op.args {
+            args.push(if a.kind == ArgKind::Tensor {
+                let t = inputs.next().expect("counted");
+                ShapeArg::Tensor(t.dtype(), t.shape().to_vec())
+            } else {
+                let v = scalar(op, &a.name, a.kind, scalars.next().expect("counted"))?;
+                ShapeArg::Scalar(a.kind, v)
+            });
+        }
+        let what = format!("op {}, shape function {f}", op.name);
+        let (d, s) = query(exe, &op.name, &args, &what)?;
+        return Ok((
+            req.out_dtype.unwrap_or(d),
+            req.out_shape.clone().unwrap_or(s),
+            OutputFrom::ShapeFunction(f.clone()),
+        ));
+    }
+    let (dtype, shape) = match req.inputs.first() {
+        Some(first) => (first.dtype(), first.shape().to_vec()),
+        None => (Dtype::from_name("float32").expect("a dtype"), Vec::new()),
+    };
+    Ok((
+        req.out_dtype.unwrap_or(dtype),
+        req.out_shape.clone().unwrap_or(shape),
+        OutputFrom::Default,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_returned_record_is_the_sdk_headers() {
+        let header = std::fs::read_to_string(
+            crate::build::sdk::default_dir().join("include/q7/customop_abi.h"),
+        )
+        .unwrap();
+        let define = |name: &str| -> String {
+            header
+                .lines()
+                .find_map(|l| l.strip_prefix(&format!("#define {name} ")))
+                .unwrap_or_else(|| panic!("no {name}"))
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(define("Q7_RETURNED_ADDR"), "Q7_BOUNCE_ADDR");
+        assert_eq!(define("Q7_BOUNCE_ADDR"), format!("0x{RETURNED_ADDR:08X}u"));
+        assert_eq!(
+            define("Q7_RETURNED_MAGIC"),
+            format!("0x{RETURNED_MAGIC:08X}u")
+        );
+        assert_eq!(&RETURNED_MAGIC.to_le_bytes(), b"RETN");
+    }
+
+    fn record(magic: u32, dtype: u8, dims: &[i64]) -> Vec<u8> {
+        let mut b = magic.to_le_bytes().to_vec();
+        b.extend([dtype, dims.len() as u8, 0, 0]);
+        for i in 0..8 {
+            b.extend(dims.get(i).copied().unwrap_or(0).to_le_bytes());
+        }
+        assert_eq!(b.len(), RETURNED_BYTES);
+        b
+    }
+
+    #[test]
+    fn returned_records_give_a_dtype_and_shape_or_nothing() {
+        assert_eq!(
+            Returned::parse(&record(RETURNED_MAGIC, 0x6, &[6, 2])),
+            Some(Returned {
+                dtype: Dtype::from_name("int32").unwrap(),
+                shape: vec![6, 2]
+            })
+        );
+        assert_eq!(
+            Returned::parse(&record(RETURNED_MAGIC, 0xC, &[])).map(|r| r.shape),
+            Some(vec![])
+        );
+        assert_eq!(Returned::parse(&record(0, 0x6, &[6])), None, "no record");
+        assert_eq!(
+            Returned::parse(&record(RETURNED_MAGIC, 0xF, &[])),
+            None,
+            "an undefined tensor"
+        );
+        assert_eq!(Returned::parse(&record(RETURNED_MAGIC, 0x6, &[-1])), None);
+        let mut nine = record(RETURNED_MAGIC, 0x6, &[1]);
+        nine[5] = 9;
+        assert_eq!(Returned::parse(&nine), None);
+    }
 }

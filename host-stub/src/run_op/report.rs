@@ -127,6 +127,12 @@ impl OpRun {
     /// in multicore mode) when it printed anything, after a line marking the bytes its ring
     /// overwrote (`… N bytes dropped`).
     pub fn text(&self) -> String {
+        self.text_with_consoles(false)
+    }
+
+    /// [`OpRun::text`], with the console of every core that printed anything when `all_cores`
+    /// (`q7emu run --console-all-cores`), each under its `console of core N:` line.
+    pub fn text_with_consoles(&self, all_cores: bool) -> String {
         let o = &self.output;
         let mut out = format!(
             "{}: output {} {:?}, {} elements\n  {}\n",
@@ -136,6 +142,12 @@ impl OpRun {
             o.numel(),
             preview(o)
         );
+        if self.output_from == super::OutputFrom::KernelReturn {
+            out.push_str(
+                "  (the output the kernel returned: the op was dispatched a second time with it; \
+                 the counters are the second dispatch's)\n",
+            );
+        }
         for c in &self.cores {
             out.push_str(&core_text(c));
         }
@@ -146,7 +158,8 @@ impl OpRun {
         ));
         out.push_str(&self.timing.summary());
         out.push('\n');
-        if let Some(c) = self.console.first().filter(|c| !c.is_empty()) {
+        let shown = if all_cores { self.console.len() } else { 1 };
+        for c in self.console.iter().take(shown).filter(|c| !c.is_empty()) {
             out.push_str(&c.printed());
         }
         out

@@ -57,6 +57,15 @@ impl Kernel {
         self
     }
 
+    /// A shape source of a project (`--shape`, examples/sdk/BUILD.md "Projects"): the ops are
+    /// then its `NEURON_LIBRARY` registrations (no [`Kernel::op`]), the sources given with
+    /// [`Kernel::new`] and [`Kernel::source`] the compute sources, and each op's output shape
+    /// and dtype what its shape function computes when it runs.
+    pub fn shape(mut self, source: impl AsRef<Path>) -> Kernel {
+        self.options.shape.push(source.as_ref().to_path_buf());
+        self
+    }
+
     /// The library's name (`--name`).
     pub fn name(mut self, name: impl Into<String>) -> Kernel {
         self.name = Some(name.into());
@@ -107,7 +116,7 @@ impl Kernel {
             Some(n) => n.clone(),
             None => build::library_name_from(first)?,
         };
-        if self.schemas.is_empty() {
+        if self.schemas.is_empty() && self.options.shape.is_empty() {
             return Err(TestingError::NoOp(name));
         }
         let fns = self

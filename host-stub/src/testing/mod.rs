@@ -101,4 +101,5 @@ pub use tensors::{tensor, tensor_from_bytes, Element};
 pub use crate::run_op::Library;
 /// The insta crate the assertion macros expand to.
 pub use insta;
+pub use q7_emulator::platform::ConsoleSize;
 pub use q7_emulator::timing::TimingModel;

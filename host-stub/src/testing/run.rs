@@ -8,6 +8,7 @@ use crate::run_op::{self, OpRequest, OpRun};
 use crate::tensor::dtype::Dtype;
 use crate::tensor::HostTensor;
 use crate::timing_profile::Profile;
+use q7_emulator::platform::ConsoleSize;
 
 /// One op invocation: its tensors and scalars in schema order, and how to run it.
 #[derive(Debug, Clone)]
@@ -30,6 +31,7 @@ impl Run {
                 call_budget: CALL_BUDGET,
                 timing: Profile::default(),
                 progress: false,
+                console: ConsoleSize::default(),
             },
         }
     }
@@ -75,6 +77,13 @@ impl Run {
     /// The cycle budget per core.
     pub fn max_cycles(mut self, cycles: u64) -> Run {
         self.request.call_budget = cycles;
+        self
+    }
+
+    /// The size of each core's console ring, printf's buffer (PLATFORM.md "Console"): 0
+    /// disables printf; by default 4 KiB.
+    pub fn console(mut self, size: ConsoleSize) -> Run {
+        self.request.console = size;
         self
     }
 

@@ -18,7 +18,7 @@ use q7_emulator::trace::{Event, Tracer};
 use q7_emulator::{Core, Stop};
 
 use self::insn::{CoreCap, CoreFilter, RegisterNames, Sink};
-use self::timeline::{CoreTimeline, Timeline};
+use self::timeline::{CoreTimeline, MaxEvents, Timeline, Truncation};
 use self::writer::{CoreFiles, Writer};
 use crate::output::{AtomicFile, WriteError};
 use crate::symbolize::Symbols;
@@ -79,13 +79,22 @@ pub struct TraceSpec {
     pub max_bytes: MaxBytes,
 }
 
+/// What `--timeline` asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimelineSpec {
+    /// The timeline file.
+    pub path: PathBuf,
+    /// Most events of each core's timeline (`--timeline-max-events`).
+    pub max_events: MaxEvents,
+}
+
 /// What a run observes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ObserveSpec {
     /// Instruction traces.
     pub trace: Option<TraceSpec>,
-    /// The timeline file.
-    pub timeline: Option<PathBuf>,
+    /// The timeline.
+    pub timeline: Option<TimelineSpec>,
 }
 
 impl ObserveSpec {
@@ -168,13 +177,26 @@ pub struct TraceSummary {
     pub truncated: Vec<(u32, u64)>,
 }
 
+/// What the timeline of a run holds, once written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimelineSummary {
+    /// Its file.
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Its events.
+    pub counts: timeline::Counts,
+    /// The cores whose timeline reached its cap.
+    pub truncated: Vec<Truncation>,
+}
+
 /// What a run observed, once written.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
     /// The instruction traces.
     pub trace: Option<TraceSummary>,
-    /// The timeline: its file, size in bytes and event counts.
-    pub timeline: Option<(PathBuf, u64, timeline::Counts)>,
+    /// The timeline.
+    pub timeline: Option<TimelineSummary>,
 }
 
 /// The instruction traces of a run.
@@ -204,6 +226,11 @@ pub struct Observer {
     insn: Option<InsnTraces>,
     /// The timeline: its path, what it records, and the file it goes to (taken when written).
     timeline: Option<(PathBuf, Mutex<Timeline>, Mutex<Option<AtomicFile>>)>,
+}
+
+/// Locks `m`, whether or not a thread panicked holding it.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The PC range of `--trace-fn name` in `symbols` of `core`.
@@ -281,14 +308,14 @@ impl Observer {
         };
         let timeline = match &spec.timeline {
             None => None,
-            Some(path) => {
+            Some(t) => {
                 // Started now (a temporary file beside it), so that a path that cannot be
                 // written fails before the run; renamed over it once written whole.
-                let file = AtomicFile::create(path).map_err(TraceError::from)?;
+                let file = AtomicFile::create(&t.path).map_err(TraceError::from)?;
                 let has = symbols.iter().map(|s| !s.is_empty()).collect();
                 Some((
-                    path.clone(),
-                    Mutex::new(Timeline::new(images.clone(), has)),
+                    t.path.clone(),
+                    Mutex::new(Timeline::new(images.clone(), has, t.max_events)),
                     Mutex::new(Some(file)),
                 ))
             }
@@ -303,12 +330,14 @@ impl Observer {
     }
 
     /// Makes the cores' devices keep the records the timeline reads (annotation-port events,
-    /// SDMA transfers, MEM_WINDOW writes); call before anything runs. Nothing without a
-    /// timeline.
+    /// SDMA transfers, MEM_WINDOW writes), within each core's cap; call before anything runs.
+    /// Nothing without a timeline.
     pub fn attach(&self, cores: &mut [Core<PlatformBus>]) {
-        if self.timeline.is_some() {
+        if let Some((_, tl, _)) = &self.timeline {
+            let tl = lock(tl);
             for c in cores {
-                timeline::record(&mut c.bus, true);
+                let room = tl.room(c.bus.prid());
+                timeline::record(&mut c.bus, room);
             }
         }
     }
@@ -344,10 +373,10 @@ impl Observer {
             sink.start(image, what, cycle);
             Some(sink)
         });
-        let timeline = self
-            .timeline
-            .as_ref()
-            .map(|_| CoreTimeline::new(prid, what, cycle, self.symbols(prid)));
+        let timeline = self.timeline.as_ref().map(|(_, tl, _)| {
+            let tl = lock(tl);
+            CoreTimeline::new(prid, what, cycle, tl.has_symbols(prid), tl.room(prid))
+        });
         CoreTracer { insn, timeline }
     }
 
@@ -362,7 +391,7 @@ impl Observer {
         }
         if let (Some(ct), Some((_, tl, _))) = (tracer.timeline, &self.timeline) {
             let done = ct.finish(stop, cycle, &mut core.bus);
-            tl.lock().unwrap_or_else(|p| p.into_inner()).add(done);
+            lock(tl).add(done);
         }
     }
 
@@ -377,8 +406,8 @@ impl Observer {
     }
 
     /// Writes what is left once every tracer is back: waits for the trace writer, writes the
-    /// timeline file. Says on stderr which cores' traces reached their cap
-    /// ([`truncation_note`]), whether the run succeeded or not.
+    /// timeline file. Says on stderr which cores' traces ([`truncation_note`]) and timelines
+    /// ([`timeline_note`]) reached their cap, whether the run succeeded or not.
     pub fn close(&self) -> Result<Summary, TraceError> {
         let mut summary = Summary::default();
         if let Some(t) = &self.insn {
@@ -407,15 +436,33 @@ impl Observer {
             }
         }
         if let Some((path, tl, file)) = &self.timeline {
-            let file = file.lock().unwrap_or_else(|p| p.into_inner()).take();
+            let file = lock(file).take();
             if let Some(file) = file {
-                let tl = tl.lock().unwrap_or_else(|p| p.into_inner());
-                let (bytes, counts) = tl.write(file)?;
-                summary.timeline = Some((path.clone(), bytes, counts));
+                let tl = lock(tl);
+                let truncated = tl.truncations();
+                for t in &truncated {
+                    eprintln!("{}", timeline_note(t));
+                }
+                let (bytes, counts) = tl.write(file, &self.symbols)?;
+                summary.timeline = Some(TimelineSummary {
+                    path: path.clone(),
+                    bytes,
+                    counts,
+                    truncated,
+                });
             }
         }
         Ok(summary)
     }
+}
+
+/// The line on stderr saying that a core's timeline reached its cap.
+pub fn timeline_note(t: &Truncation) -> String {
+    format!(
+        "q7emu: timeline of core {} truncated at cycle {}: it reached the cap of {} events \
+         ({} more left out; --timeline-max-events N or none)",
+        t.core, t.cycle, t.cap, t.dropped
+    )
 }
 
 /// The line on stderr saying that `core`'s trace reached its cap of `limit` bytes at `cycle`.
@@ -431,7 +478,7 @@ pub fn truncation_note(core: u32, cycle: u64, limit: u64) -> String {
 #[derive(Debug)]
 pub struct CoreTracer<'a> {
     insn: Option<Sink<'a>>,
-    timeline: Option<CoreTimeline<'a>>,
+    timeline: Option<CoreTimeline>,
 }
 
 impl Tracer for CoreTracer<'_> {

@@ -156,6 +156,18 @@ __attribute__((noreturn, format(printf, 2, 3))) void q7_fatal(int code, const ch
 #define Q7_RT_STATE_SIZE    0x00001000u
 #define Q7_BOUNCE_ADDR      0x00081000u   /* bounce buffer */
 #define Q7_BOUNCE_SIZE      0x00001000u
+/* The returned-tensor record (PLATFORM.md "Returned-tensor record"): before a RETURN_MISMATCH,
+ * customop_return_tensor writes what the kernel returned at the start of the bounce buffer, for
+ * the host to re-dispatch with a matching output. */
+#define Q7_RETURNED_ADDR    Q7_BOUNCE_ADDR
+#define Q7_RETURNED_MAGIC   0x4E544552u   /* "RETN" */
+struct q7_returned {
+	uint32_t magic;    /* Q7_RETURNED_MAGIC */
+	uint8_t dtype;     /* ISA dtype code; 0xF (INVALID) for an undefined tensor */
+	uint8_t rank;      /* 0..8 */
+	uint16_t reserved; /* 0 */
+	int64_t dims[8];   /* outermost first; unused dims 0 */
+};
 #define Q7_TCM_POOL_ADDR    0x00082000u   /* tcm_malloc pool */
 #define Q7_TCM_POOL_SIZE    0x00004000u
 #define Q7_DATARAM_HEAP_ADDR 0x00086000u  /* neuron_dataram_allocate */

@@ -37,11 +37,27 @@ struct q7_heap_root {
 	uint32_t pad;
 };
 
-/* Indices into q7_rt_state.heaps (the trace's heap ids are these + 1). */
+/* Indices into q7_rt_state.heaps (the trace's heap ids are these + 1). The TCM pool keeps its
+ * own bookkeeping (`tcm`), so heaps[Q7_HEAP_IX_TCM] is unused. */
 #define Q7_HEAP_IX_HBM      0u
 #define Q7_HEAP_IX_DATARAM  1u
 #define Q7_HEAP_IX_TCM      2u
 #define Q7_HEAP_IX_LIBC     3u
+
+/* The TCM user pool (rt/customop/tcm_pool.h): Q7_TCM_GRANULES granules of Q7_TCM_GRANULE bytes;
+ * len[g] is the length in granules of the live block that starts at granule g, 0 when none does. */
+#define Q7_TCM_GRANULE      64u
+#define Q7_TCM_GRANULES     (Q7_TCM_POOL_SIZE / Q7_TCM_GRANULE)
+struct q7_tcm_pool {
+	uint16_t len[Q7_TCM_GRANULES];
+	uint32_t used;              /* granules in live blocks */
+	uint32_t blocks;            /* live blocks */
+};
+
+/* Stream accessors (rt/customop/stream.cpp): at most Q7_STREAM_BUFFERS open streams hold a buffer
+ * of Q7_STREAM_BUFFER_BYTES from the TCM pool; the others access the tensor element by element. */
+#define Q7_STREAM_BUFFERS      4u
+#define Q7_STREAM_BUFFER_BYTES 4096u
 
 struct q7_rt_state {
 	struct q7_sdma_desc ring[2][Q7_SDMA_RING_ENTRIES];  /* M2S, S2M */
@@ -63,6 +79,8 @@ struct q7_rt_state {
 	uint64_t stack_base;        /* HBM stack of the running (or aborted) dispatch, 0 = none */
 	uint32_t stack_record;      /* its locked TLB record */
 	uint32_t pad;
+	struct q7_tcm_pool tcm;     /* the TCM user pool's blocks */
+	uint32_t stream_buf[Q7_STREAM_BUFFERS]; /* TCM buffers of open streams, 0 = slot free */
 };
 
 #define Q7_RT ((struct q7_rt_state *)Q7_RT_STATE_ADDR)

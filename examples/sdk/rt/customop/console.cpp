@@ -6,6 +6,7 @@
 #include <q7/platform.h>
 
 #include "format.h"
+#include "rt.h"
 
 struct q7_file {
 	int fd;
@@ -15,13 +16,28 @@ FILE __q7_stderr = {2};
 
 namespace {
 
+/* The last byte written, so that a runtime error starts a line of its own. */
+unsigned char last = '\n';
+
+void put(unsigned char c)
+{
+	Q7_CONSOLE_PUTC = c;
+	last = c;
+}
+
 void console_sink(void *, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		Q7_CONSOLE_PUTC = (unsigned char)s[i];
+		put((unsigned char)s[i]);
 }
 
 } // namespace
+
+void q7::rt::console_line_break()
+{
+	if (last != '\n')
+		put('\n');
+}
 
 extern "C" {
 
@@ -81,13 +97,13 @@ int fputs(const char *s, FILE *)
 int puts(const char *s)
 {
 	fputs(s, stdout);
-	Q7_CONSOLE_PUTC = '\n';
+	put('\n');
 	return 0;
 }
 
 int putchar(int c)
 {
-	Q7_CONSOLE_PUTC = (unsigned char)c;
+	put((unsigned char)c);
 	return (unsigned char)c;
 }
 

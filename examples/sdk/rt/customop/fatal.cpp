@@ -1,6 +1,7 @@
 /* fatal.cpp - the runtime-error path (PLATFORM.md "Runtime errors"): one console line
- * "q7 runtime error: <what>", then the code to MBOX_ABORT, which stops the core. Also abort(),
- * exit() and the assert hook. */
+ * "q7 runtime error: <what>" (on a line of its own: a line the kernel left unfinished is ended
+ * first), then the code to MBOX_ABORT, which stops the core. Also abort(), exit() and the
+ * assert hook. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,11 +9,13 @@
 #include <q7/platform.h>
 
 #include "format.h"
+#include "rt.h"
 
 extern "C" {
 
 void q7_fatal(int code, const char *fmt, ...)
 {
+	q7::rt::console_line_break();
 	fputs(Q7_ERROR_PREFIX, stdout);
 	va_list ap;
 	va_start(ap, fmt);

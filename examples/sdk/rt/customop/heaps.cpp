@@ -1,6 +1,7 @@
 /* heaps.cpp - the four heaps (PLATFORM.md "Runtime memory"): HBM (MBOX_HEAP_*; tensors from
- * factories, HBM stacks), DATARAM, the 16 KiB TCM user pool and the libc heap in the image
- * window. Each starts on first use; freeing something a heap did not hand out stops the kernel. */
+ * factories, HBM stacks), DATARAM, the 16 KiB TCM user pool (tcm_pool.h: tcm_malloc and the
+ * stream buffers) and the libc heap in the image window. Each starts on first use; freeing
+ * something a heap did not hand out stops the kernel. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "heap.h"
 #include "rt.h"
+#include "tcm_pool.h"
 
 namespace q7 {
 namespace rt {
@@ -39,9 +41,6 @@ heap::Heap<LocalMem> local(uint32_t ix)
 		case Q7_HEAP_IX_DATARAM:
 			h.init(Q7_DATARAM_HEAP_ADDR, Q7_DATARAM_HEAP_ADDR + Q7_DATARAM_HEAP_SIZE, 64);
 			break;
-		case Q7_HEAP_IX_TCM:
-			h.init(Q7_TCM_POOL_ADDR, Q7_TCM_POOL_ADDR + Q7_TCM_POOL_SIZE, 64);
-			break;
 		default:
 			h.init(uintptr_t(__q7_heap_start), uintptr_t(__q7_heap_end), 16);
 			break;
@@ -67,7 +66,36 @@ void local_free(uint32_t ix, void *p, const char *what)
 	trace_free(ix + 1, uintptr_t(p));
 }
 
+tcm::Pool tcm_pool()
+{
+	boot();
+	return tcm::Pool{Q7_RT->tcm, Q7_TCM_POOL_ADDR};
+}
+
 } // namespace
+
+uint32_t tcm_alloc(uint32_t bytes)
+{
+	uint64_t p = tcm_pool().alloc(bytes);
+	if (p)
+		trace_alloc(Q7_HEAP_IX_TCM + 1, p, bytes);
+	return uint32_t(p);
+}
+
+void tcm_release(uint32_t p, const char *what)
+{
+	if (!p)
+		return;
+	if (!tcm_pool().free(p))
+		q7_fatal(Q7_ERR_ABORT, "%s(%p): not a block of the TCM pool, or freed twice", what, (void *)uintptr_t(p));
+	trace_free(Q7_HEAP_IX_TCM + 1, p);
+}
+
+TcmUse tcm_use()
+{
+	tcm::Pool pool = tcm_pool();
+	return TcmUse{pool.used_bytes(), pool.s.blocks, pool.largest_free()};
+}
 
 uint64_t hbm_alloc(uint64_t bytes, uint64_t align, uint32_t trace_heap)
 {
@@ -107,8 +135,8 @@ void neuron_dataram_free(void *p) { local_free(Q7_HEAP_IX_DATARAM, p, "neuron_da
 
 namespace torch {
 namespace neuron {
-void *tcm_malloc(size_t nbytes) { return local_alloc(Q7_HEAP_IX_TCM, nbytes, 64); }
-void tcm_free(void *p) { local_free(Q7_HEAP_IX_TCM, p, "tcm_free"); }
+void *tcm_malloc(size_t nbytes) { return (void *)uintptr_t(tcm_alloc(uint32_t(nbytes))); }
+void tcm_free(void *p) { tcm_release(uint32_t(uintptr_t(p)), "tcm_free"); }
 } // namespace neuron
 } // namespace torch
 

@@ -226,6 +226,9 @@ at::Tensor get_dst_tensor()
 	return bind(d, Q7_BIND_OUTPUT);
 }
 
+// The returned-tensor record (defined last, off the paths every kernel takes).
+static void report_returned(const at::detail::TensorImpl *r);
+
 void customop_return_tensor(at::Tensor &output)
 {
 	q7_rt_state *st = Q7_RT;
@@ -237,20 +240,28 @@ void customop_return_tensor(at::Tensor &output)
 	const q7_arg_tensor &d = output_desc("customop_return_tensor");
 	if (!st->dst_taken) {
 		at::detail::TensorImpl *r = output.unsafeGetTensorImpl();
-		if (!r)
+		if (!r) {
+			report_returned(r);
 			q7_fatal(Q7_ERR_RETURN_MISMATCH, "kernel %s: returned an undefined tensor", op_name());
+		}
 		c10::ScalarType want = torch_dtype(d);
-		if (r->dtype != want)
+		if (r->dtype != want) {
+			report_returned(r);
 			q7_fatal(Q7_ERR_RETURN_MISMATCH, "kernel %s: returned a %s tensor but the output is %s (ISA 0x%x)",
 				 op_name(), c10::toString(r->dtype), c10::toString(want), (unsigned)d.dtype);
-		if (r->dim != d.rank)
+		}
+		if (r->dim != d.rank) {
+			report_returned(r);
 			q7_fatal(Q7_ERR_RETURN_MISMATCH, "kernel %s: returned a tensor of rank %u but the output has rank %u",
 				 op_name(), (unsigned)r->dim, (unsigned)d.rank);
+		}
 		for (uint32_t i = 0; i < d.rank; i++)
-			if (r->sizes[i] != int64_t(desc::dim(d, i)))
+			if (r->sizes[i] != int64_t(desc::dim(d, i))) {
+				report_returned(r);
 				q7_fatal(Q7_ERR_RETURN_MISMATCH,
 					 "kernel %s: returned a tensor whose dim %u is %lld but the output's is %u", op_name(),
 					 (unsigned)i, (long long)r->sizes[i], (unsigned)desc::dim(d, i));
+			}
 		uint64_t bytes = d.num_elem * desc::dtype_bytes(d.dtype);
 		bool local = d.location == Q7_LOC_LOCAL;
 		if (r->arg != Q7_BIND_OUTPUT && !(r->data.addr == d.addr && bool(r->data.is_local) == local))
@@ -266,4 +277,18 @@ void customop_cleanup()
 	__asm__ volatile("memw" ::: "memory");
 	Q7_MBOX_RESPONSE = Q7_RESPONSE_DONE;
 	phase_switch(0);
+}
+
+// The returned-tensor record of `r` (nullptr: undefined) at Q7_RETURNED_ADDR (PLATFORM.md
+// "Returned-tensor record"), written before every RETURN_MISMATCH.
+__attribute__((noinline)) static void report_returned(const at::detail::TensorImpl *r)
+{
+	volatile q7_returned *rec = (volatile q7_returned *)uintptr_t(Q7_RETURNED_ADDR);
+	uint8_t rank = r && r->dim <= 8 ? r->dim : 0;
+	rec->dtype = r ? c10::toIsaDtype(r->dtype) : 0xF;
+	rec->rank = rank;
+	rec->reserved = 0;
+	for (uint32_t i = 0; i < 8; i++)
+		rec->dims[i] = i < rank ? r->sizes[i] : 0;
+	rec->magic = Q7_RETURNED_MAGIC;
 }

@@ -27,6 +27,17 @@ void translate_unlock(uint32_t record);
 /* The running op's name for messages ("op 3" when the wrapper has no name for it). */
 const char *op_name();
 
+/* How messages name a tensor: "argument N" (its descriptor index, which the host maps to the
+ * schema's name), "the output", or "the tensor at HBM 0x…" for one the kernel made
+ * (tensor.cpp; the text is valid until the next call). */
+const char *tensor_name(uint8_t arg, uint64_t addr, bool local);
+
+/* ---- console (console.cpp) ---- */
+
+/* Ends the line the console is in the middle of, if it is: a runtime error's line starts a
+ * line of its own (fatal.cpp). */
+void console_line_break();
+
 /* ---- annotation port ---- */
 
 inline void trace_phase_begin(uint32_t phase) { q7_trace1(Q7_EV_PHASE_BEGIN, phase); }
@@ -76,6 +87,25 @@ struct HbmMem {
  * naming `what`. `trace_heap` is Q7_HEAP_HBM or Q7_HEAP_HBM_STACK. */
 uint64_t hbm_alloc(uint64_t bytes, uint64_t align, uint32_t trace_heap);
 void hbm_free(uint64_t addr, uint32_t trace_heap, const char *what);
+
+/* The TCM user pool (tcm_pool.h): a 64-byte aligned block of `bytes`, 0 when no run of free
+ * granules is long enough; free stops the kernel on a pointer that is not a live block, naming
+ * `what`. Both report ALLOC/FREE of heap 3 on the annotation port. */
+uint32_t tcm_alloc(uint32_t bytes);
+void tcm_release(uint32_t p, const char *what);
+/* What the TCM pool holds: bytes and blocks in use, the largest block it can still hand out. */
+struct TcmUse {
+	uint32_t used;
+	uint32_t blocks;
+	uint32_t largest_free;
+};
+TcmUse tcm_use();
+
+/* ---- streams (stream.cpp) ---- */
+
+/* Gives back the TCM buffers of streams a dispatch that stopped with a runtime error left open
+ * (at the next dispatch's start, as its HBM stack). */
+void stream_reclaim();
 
 /* ---- SDMA (sdma.cpp) ---- */
 

@@ -41,6 +41,8 @@ int switch_stack_or_call_wrapper(uint32_t wrapper, uint32_t stack_size)
 		hbm_free(st->stack_base, Q7_HEAP_HBM_STACK, "kernel stack");
 		st->stack_base = 0;
 	}
+	/* And the buffers of the streams it left open. */
+	stream_reclaim();
 	uint32_t sp;
 	__asm__ volatile("mov %0, a1" : "=a"(sp));
 	uint32_t isl = q7_read_isl() & ~15u;

@@ -1,13 +1,16 @@
 /* tensor.cpp - what the inline tensor API calls: tensor objects (in the libc heap), factories
- * (storage in the HBM heap), fill_, the accessor checks and the TCM accessor's copies. */
+ * (storage in the HBM heap), fill_, the accessor checks with the coherence policy
+ * (coherence.h) and the TCM accessor's copies. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <ATen/ATen.h>
 #include <q7/customop_abi.h>
 #include <q7/rt_state.h>
 #include <q7/runtime.h>
 
+#include "coherence.h"
 #include "rt.h"
 
 using namespace q7::rt;
@@ -47,6 +50,9 @@ TensorImpl *impl_new(ScalarType dtype, IntArrayRef sizes)
 	for (size_t i = 0; i < sizes.size(); i++)
 		t->sizes[i] = sizes[i];
 	c10::contiguous_strides(sizes, t->strides);
+	t->open_elements = t->open_reads = t->open_writes = 0;
+	t->policy = at::CoherencyEnforcer::COHERENT;
+	t->pad = 0;
 	return t;
 }
 
@@ -107,19 +113,121 @@ TensorImpl *impl_wrap(ScalarType dtype, IntArrayRef sizes, Q7PtrType data, uint8
 	return t;
 }
 
-void accessor_open(const TensorImpl *t, ScalarType elem, size_t dims, uint32_t kind, bool write)
+} // namespace detail
+} // namespace at
+
+const char *q7::rt::tensor_name(uint8_t arg, uint64_t addr, bool local)
+{
+	static char name[48];
+	if (arg == Q7_BIND_OUTPUT)
+		return "the output";
+	if (arg < Q7_MAX_ARGS)
+		snprintf(name, sizeof name, "argument %u", (unsigned)arg);
+	else
+		snprintf(name, sizeof name, "the tensor at %s 0x%llx", local ? "local" : "HBM", (unsigned long long)addr);
+	return name;
+}
+
+namespace at {
+namespace detail {
+
+namespace {
+
+/* The line a possibly incoherent access allowed by INCOHERENT_VERBOSE prints starts with this. */
+constexpr const char WARNING_PREFIX[] = "q7 warning: ";
+
+/* Applies `t`'s coherence policy to `access` (`what`: how the message says it). */
+void cohere(const TensorImpl *t, q7::coherence::Access access, const char *what)
+{
+	q7::coherence::Conflict c = q7::coherence::check(q7::coherence::Open{t->open_elements, t->open_reads, t->open_writes}, access);
+	if (c == q7::coherence::NONE || t->policy == at::CoherencyEnforcer::INCOHERENT_QUIET)
+		return;
+	const char *name = tensor_name(t->arg, t->data.addr, t->data.is_local);
+	const char *policy = q7::coherence::policy_name(t->policy);
+	if (t->policy == at::CoherencyEnforcer::COHERENT)
+		q7_fatal(Q7_ERR_ABORT, "kernel %s: %s: %s while %s is open on it: possibly incoherent access (coherence policy %s)",
+			 op_name(), name, what, q7::coherence::open_one(c), policy);
+	printf("%skernel %s: %s: %s while %s is open on it: possibly incoherent access (coherence policy %s)\n",
+	       WARNING_PREFIX, op_name(), name, what, q7::coherence::open_one(c), policy);
+}
+
+void check_element_type(const TensorImpl *t, ScalarType elem, const char *what)
 {
 	if (elem != ScalarType::Undefined && elem != t->dtype)
-		q7_fatal(Q7_ERR_ABORT, "kernel %s: an accessor of %s elements on a %s tensor", op_name(), c10::toString(elem),
+		q7_fatal(Q7_ERR_ABORT, "kernel %s: %s of %s elements on a %s tensor", op_name(), what, c10::toString(elem),
 			 c10::toString(t->dtype));
-	if (dims != 0 && dims != t->dim)
-		q7_fatal(Q7_ERR_ABORT, "kernel %s: a %u-dim accessor on a %u-dim tensor", op_name(), (unsigned)dims,
-			 (unsigned)t->dim);
+}
+
+void trace_accessor(const TensorImpl *t, uint32_t kind, bool write)
+{
 	q7_trace4(Q7_EV_ACCESSOR, kind, uint32_t(t->data.addr), uint32_t(t->data.addr >> 32), write ? 1 : 0);
 }
 
-void fill(const TensorImpl *t, const Scalar &v)
+} // namespace
+
+void accessor_open(TensorImpl *t, ScalarType elem, size_t dims, uint32_t kind, bool write)
 {
+	check_element_type(t, elem, kind == Q7_ACC_READ_STREAM ? "a read stream" : kind == Q7_ACC_WRITE_STREAM ? "a write stream" : "an accessor");
+	if (dims != 0 && dims != t->dim)
+		q7_fatal(Q7_ERR_ABORT, "kernel %s: a %u-dim accessor on a %u-dim tensor", op_name(), (unsigned)dims,
+			 (unsigned)t->dim);
+	switch (kind) {
+	case Q7_ACC_ELEMENT:
+		cohere(t, q7::coherence::OPEN_ELEMENT, "an element accessor opened");
+		t->open_elements++;
+		break;
+	case Q7_ACC_READ_STREAM:
+		cohere(t, q7::coherence::OPEN_READ_STREAM, "a read stream opened");
+		t->open_reads++;
+		break;
+	case Q7_ACC_WRITE_STREAM:
+		cohere(t, q7::coherence::OPEN_WRITE_STREAM, "a write stream opened");
+		t->open_writes++;
+		break;
+	default:
+		/* The TCM accessor: neither checked nor counted. */
+		trace_accessor(t, kind, write);
+		return;
+	}
+	t->refs++;
+	trace_accessor(t, kind, write);
+}
+
+void accessor_close(TensorImpl *t, uint32_t kind)
+{
+	uint16_t &open = kind == Q7_ACC_READ_STREAM ? t->open_reads : kind == Q7_ACC_WRITE_STREAM ? t->open_writes : t->open_elements;
+	open--;
+	if (--t->refs == 0)
+		impl_destroy(t);
+}
+
+void accessor_copy(TensorImpl *t)
+{
+	t->open_elements++;
+	t->refs++;
+}
+
+const void *item_at(TensorImpl *t, ScalarType elem)
+{
+	check_element_type(t, elem, "item()");
+	cohere(t, q7::coherence::OPEN_ELEMENT, "item() reads");
+	trace_accessor(t, Q7_ACC_ELEMENT, false);
+	return t->data.translate();
+}
+
+void set_policy(TensorImpl *t, int policy)
+{
+	if (policy < 0 || uint32_t(policy) >= q7::coherence::POLICIES)
+		q7_fatal(Q7_ERR_ABORT,
+			 "kernel %s: set_accessor_coherence_policy(%d): not a CoherencyEnforcer::Policy (0 COHERENT, 1 "
+			 "INCOHERENT_VERBOSE, 2 INCOHERENT_QUIET)",
+			 op_name(), policy);
+	t->policy = uint8_t(policy);
+}
+
+void fill(TensorImpl *t, const Scalar &v)
+{
+	cohere(t, q7::coherence::OPEN_ELEMENT, "fill_() writes");
 	uint8_t pattern[8];
 	uint32_t psize = encode(t->dtype, v, pattern);
 	if (t->numel > 0)

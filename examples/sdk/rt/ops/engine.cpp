@@ -301,10 +301,11 @@ void Plan::run(const Tensor &result) const
 	for (int i = 0; i < nargs_; i++)
 		if (args_[i].t) {
 			in[i] = args_[i].t->unsafeGetTensorImpl();
-			at::detail::accessor_open(in[i], ScalarType::Undefined, 0, Q7_ACC_TCM, false);
+			/* Reported as TCM accessors, which the coherence policy does not check. */
+			at::detail::accessor_open(args_[i].t->unsafeGetTensorImpl(), ScalarType::Undefined, 0, Q7_ACC_TCM, false);
 			streams++;
 		}
-	at::detail::accessor_open(out, ScalarType::Undefined, 0, Q7_ACC_TCM, true);
+	at::detail::accessor_open(result.unsafeGetTensorImpl(), ScalarType::Undefined, 0, Q7_ACC_TCM, true);
 	uint64_t total = uint64_t(out->numel);
 	if (total == 0)
 		return;

@@ -6,8 +6,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <ATen/core/CoherencyEnforcer.h>
 #include <ATen/core/TensorAccessor.h>
 #include <ATen/core/TensorImpl.h>
+#include <ATen/core/TensorStreamAccessor.h>
 #include <c10/core/Scalar.h>
 #include <c10/core/ScalarType.h>
 #include <c10/core/TensorOptions.h>
@@ -82,36 +84,67 @@ public:
 	// The storage address (seed spelling).
 	Q7PtrType q7_data_ptr() const { return impl("q7_data_ptr")->data; }
 
-	template <typename T, size_t N> TensorAccessor<T, N, true> accessor() const &
+	// A TensorAccessor<T, N, RO> that counts as open on the tensor while it lives
+	// (ATen/core/TensorAccessor.h).
+	template <typename T, size_t N> detail::TrackedAccessor<T, N, true> accessor() const &
 	{
-		const detail::TensorImpl *i = impl("accessor");
+		detail::TensorImpl *i = impl("accessor");
 		detail::accessor_open(i, c10::CppTypeToScalarType<T>::value, N, Q7_ACC_ELEMENT, false);
-		return TensorAccessor<T, N, true>(i->data.addr, i->data.is_local, i->sizes, i->strides);
+		return detail::TrackedAccessor<T, N, true>(i->data.addr, i->data.is_local, i->sizes, i);
 	}
-	template <typename T, size_t N> TensorAccessor<T, N, false> accessor() &
+	template <typename T, size_t N> detail::TrackedAccessor<T, N, false> accessor() &
 	{
-		const detail::TensorImpl *i = impl("accessor");
+		detail::TensorImpl *i = impl("accessor");
 		detail::accessor_open(i, c10::CppTypeToScalarType<T>::value, N, Q7_ACC_ELEMENT, true);
-		return TensorAccessor<T, N, false>(i->data.addr, i->data.is_local, i->sizes, i->strides);
+		return detail::TrackedAccessor<T, N, false>(i->data.addr, i->data.is_local, i->sizes, i);
 	}
 	// An accessor of a temporary would outlive the sizes it points at.
 	template <typename T, size_t N> TensorAccessor<T, N, false> accessor() && = delete;
 
+	// Streams over the elements in storage order (ATen/core/TensorStreamAccessor.h).
+	template <typename T> TensorReadStreamAccessor<T> read_stream_accessor() const &
+	{
+		return TensorReadStreamAccessor<T>(impl("read_stream_accessor"));
+	}
+	template <typename T> TensorWriteStreamAccessor<T> write_stream_accessor() &
+	{
+		return TensorWriteStreamAccessor<T>(impl("write_stream_accessor"));
+	}
+	template <typename T> TensorWriteStreamAccessor<T> write_stream_accessor() const &
+	{
+		static_assert(sizeof(T) == 0,
+			      "write_stream_accessor writes the tensor: take it of a non-const Tensor variable");
+		return TensorWriteStreamAccessor<T>(impl_);
+	}
+
+	// The tensor's coherence policy (ATen/core/CoherencyEnforcer.h), shared by every handle
+	// to it; COHERENT until set.
+	CoherencyEnforcer::Policy get_accessor_coherence_policy() const
+	{
+		return CoherencyEnforcer::Policy(impl("get_accessor_coherence_policy")->policy);
+	}
+	void set_accessor_coherence_policy(CoherencyEnforcer::Policy policy) const
+	{
+		detail::set_policy(impl("set_accessor_coherence_policy"), int(policy));
+	}
+
+	// No coherence checks (the public API's TCM accessor has none).
 	TensorTcmAccessor<true> tcm_accessor() const &
 	{
-		const detail::TensorImpl *i = impl("tcm_accessor");
+		detail::TensorImpl *i = impl("tcm_accessor");
 		detail::accessor_open(i, ScalarType::Undefined, 0, Q7_ACC_TCM, false);
 		return TensorTcmAccessor<true>(i);
 	}
 	TensorTcmAccessor<false> tcm_accessor() &
 	{
-		const detail::TensorImpl *i = impl("tcm_accessor");
+		detail::TensorImpl *i = impl("tcm_accessor");
 		detail::accessor_open(i, ScalarType::Undefined, 0, Q7_ACC_TCM, true);
 		return TensorTcmAccessor<false>(i);
 	}
 	TensorTcmAccessor<false> tcm_accessor() && = delete;
 
-	// Sets every element to `v` converted to the tensor's dtype.
+	// Sets every element to `v` converted to the tensor's dtype (an element access for the
+	// coherence checks).
 	Tensor &fill_(const Scalar &v) const
 	{
 		detail::fill(impl("fill_"), v);
@@ -119,14 +152,13 @@ public:
 	}
 	Tensor &zero_() const { return fill_(Scalar(0)); }
 
-	// The value of a one-element tensor.
+	// The value of a one-element tensor (an element access for the coherence checks).
 	template <typename T> T item() const
 	{
-		const detail::TensorImpl *i = impl("item");
+		detail::TensorImpl *i = impl("item");
 		if (i->numel != 1)
 			detail::bad_dim(i, "item() of a tensor whose numel is", i->numel);
-		detail::accessor_open(i, c10::CppTypeToScalarType<T>::value, 0, Q7_ACC_ELEMENT, false);
-		return *static_cast<const T *>(i->data.translate());
+		return *static_cast<const T *>(detail::item_at(i, c10::CppTypeToScalarType<T>::value));
 	}
 
 	// The runtime's view (marshalling, return).
@@ -135,7 +167,7 @@ public:
 private:
 	detail::TensorImpl *impl_;
 
-	const detail::TensorImpl *impl(const char *what) const
+	detail::TensorImpl *impl(const char *what) const
 	{
 		if (!impl_)
 			detail::undefined_tensor(what);

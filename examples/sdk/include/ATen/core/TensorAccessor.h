@@ -5,6 +5,13 @@
 // reference it returns stays valid until three more distinct 16 MiB regions are translated, as on
 // hardware. RO accessors (from a const Tensor) give const references.
 //
+// `TrackedAccessor<T, N, RO>`, what `Tensor::accessor()` hands out: a TensorAccessor that, with
+// every copy of it, counts as an open element accessor of its tensor (and keeps the tensor
+// alive) until it is destroyed, so that the coherence checks of the stream accessors
+// (TensorStreamAccessor.h) see it. The accessors that indexing makes (fewer dimensions) and a
+// TensorAccessor copied out of it are not counted: they carry no destructor, which keeps
+// indexing as cheap as a plain address computation.
+//
 // `TensorTcmAccessor<RO>`: bulk copies between a TCM buffer and the tensor's storage in flat
 // element order (strides are not consulted), through neuron_memcpy.
 #ifndef Q7_ATEN_TENSORACCESSOR_H
@@ -80,6 +87,35 @@ private:
 	const int64_t *strides_;
 	bool local_;
 };
+
+namespace detail {
+
+// The tensor whose `strides` array `strides` is (a tracked accessor's strides are its tensor's).
+inline TensorImpl *impl_of(const int64_t *strides)
+{
+	return reinterpret_cast<TensorImpl *>(reinterpret_cast<uintptr_t>(strides) - offsetof(TensorImpl, strides));
+}
+
+template <typename T, size_t N, bool RO> class TrackedAccessor : public TensorAccessor<T, N, RO> {
+public:
+	// Adopts one open count of `impl` (Tensor::accessor opened it).
+	TrackedAccessor(uint64_t addr, bool local, const int64_t *sizes, TensorImpl *impl)
+		: TensorAccessor<T, N, RO>(addr, local, sizes, impl->strides) {}
+	TrackedAccessor(const TrackedAccessor &o) : TensorAccessor<T, N, RO>(o) { accessor_copy(impl()); }
+	TrackedAccessor &operator=(const TrackedAccessor &o)
+	{
+		accessor_copy(impl_of(o.strides().data()));
+		accessor_close(impl(), Q7_ACC_ELEMENT);
+		TensorAccessor<T, N, RO>::operator=(o);
+		return *this;
+	}
+	~TrackedAccessor() { accessor_close(impl(), Q7_ACC_ELEMENT); }
+
+private:
+	TensorImpl *impl() const { return impl_of(this->strides().data()); }
+};
+
+} // namespace detail
 
 template <bool RO> class TensorTcmAccessor {
 public:
