@@ -5,6 +5,7 @@
 //! | module | what |
 //! |---|---|
 //! | [`command`] | the shape of every subcommand (`Args` and `run`), how a failure is reported |
+//! | [`builtin`] | the builtin SORT/TOPK library: its internal build and its staging (examples/builtin/README.md) |
 //! | [`build`] | `q7emu build`: C++ kernels to packed images, `ucode_lib.json`, `q7build.json` (examples/sdk/BUILD.md) |
 //! | [`disasm`] | `q7emu disasm`: objdump-style disassembly of ELF32-Xtensa files |
 //! | [`exit_code`] | the one table of exit codes (docs/exit-codes.md) |
@@ -27,6 +28,7 @@
 //! | [`trace`] | instruction traces and timelines of a run (docs/tracing.md) |
 
 pub mod build;
+pub mod builtin;
 pub mod command;
 pub mod console;
 pub mod disasm;

@@ -1,7 +1,9 @@
 //! The kernel examples of `examples/kernels` (its README.md lists them), as specifications:
 //!
 //! - each example runs as its README's `q7emu run` commands say and gives, bit for bit, what
-//!   its reference below computes in the kernel's own arithmetic;
+//!   its reference below computes in the kernel's own arithmetic — or, for the math library's
+//!   functions, a result within the function's documented error bound of the exact one
+//!   (examples/sdk/rt/math/README.md "Functions"), as numpy's float64 result would be;
 //! - the committed `.npy` files are what their generators below make (fixed seeds);
 //! - each committed build is what the README's `q7emu build` command makes, byte for byte
 //!   (with the toolchain);
@@ -37,7 +39,7 @@ use q7_tests::{Rng, TempDir};
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 /// The example directories under `examples/kernels`, in the order its README lists them.
-const EXAMPLES: [&str; 8] = [
+const EXAMPLES: [&str; 9] = [
     "vector_add",
     "relu_element",
     "relu_stream",
@@ -45,12 +47,15 @@ const EXAMPLES: [&str; 8] = [
     "relu_multicore",
     "scaled_transpose",
     "relu_inplace",
+    "elementwise_math",
     "elementwise",
 ];
 
 /// The ReLU variants of the cycle comparison, slowest first: AWS's tutorial's three
 /// (element accessor, TCM, eight cores with TCM) and the stream accessors between the first two.
 const RELU_VARIANTS: [&str; 4] = ["relu_element", "relu_stream", "relu_tcm", "relu_multicore"];
+/// The ReLU variants that are AWS-style projects (a compute file and `shape.cpp`).
+const RELU_PROJECTS: [&str; 3] = ["relu_element", "relu_tcm", "relu_multicore"];
 
 /// The README runs that stop with a runtime error, by example and op, and the error.
 const STOPPED: [(&str, &str, &str); 1] = [(
@@ -326,6 +331,75 @@ fn assert_bits_equal(got: &HostTensor, want: &HostTensor, what: &str) {
     }
 }
 
+/// A math library function's name and its float64 counterpart.
+type MathFn = (&'static str, fn(f64) -> f64);
+
+/// The math library function an op of `elementwise_math` applies, with its float64 counterpart
+/// (what numpy computes on the input converted to float64).
+fn math_op(op: &str) -> Option<MathFn> {
+    match op {
+        "exp_each" => Some(("expf", f64::exp)),
+        "log_each" => Some(("logf", f64::ln)),
+        "sin_each" => Some(("sinf", f64::sin)),
+        _ => None,
+    }
+}
+
+/// The error bound of math library function `name`, in ulps: its row of the table "Functions"
+/// of examples/sdk/rt/math/README.md.
+fn math_bound(name: &str) -> f64 {
+    let text = q7_tests::doc::read("examples/sdk/rt/math/README.md");
+    let rows = q7_tests::doc::table_after(&text, "## Functions");
+    let row = rows
+        .iter()
+        .find(|r| r[0] == format!("`{name}`"))
+        .unwrap_or_else(|| panic!("examples/sdk/rt/math/README.md has no row for {name}"));
+    row[1].parse().unwrap()
+}
+
+/// The error of float32 `got` against the exact result `want` (a float64), in ulps of `want`'s
+/// binade (2^-149 below 2^-126); `None` when they differ in class: a NaN against a number, an
+/// infinity where `want` does not round to it, a zero of the other sign against an exact zero.
+fn ulp_error(got: f32, want: f64) -> Option<f64> {
+    if want.is_nan() || got.is_nan() {
+        return (want.is_nan() && got.is_nan()).then_some(0.0);
+    }
+    if got.is_infinite() {
+        return (want as f32 == got).then_some(0.0);
+    }
+    if want == 0.0 {
+        return (got == 0.0 && got.is_sign_negative() == want.is_sign_negative()).then_some(0.0);
+    }
+    let e = want.abs().log2().floor().clamp(-126.0, 127.0);
+    Some((f64::from(got) - want).abs() / 2f64.powf(e - 23.0))
+}
+
+/// Checks an example's output against its reference: the math ops within their documented
+/// bound of the float64 result, every other op bit for bit.
+fn check_output(op: &str, got: &HostTensor, inputs: &[HostTensor], scalars: &[String], what: &str) {
+    let Some((name, exact)) = math_op(op) else {
+        return assert_bits_equal(got, &reference(op, inputs, scalars), what);
+    };
+    let bound = math_bound(name);
+    assert_eq!(
+        (&got.shape, got.dtype),
+        (&inputs[0].shape, float32()),
+        "{what}"
+    );
+    for (i, (g, x)) in floats(got).iter().zip(floats(&inputs[0])).enumerate() {
+        let want = exact(f64::from(x));
+        match ulp_error(*g, want) {
+            Some(e) if e <= bound => {}
+            e => panic!(
+                "{what}: element {i}, {name}({x:e} = {:#010x}) is {g:e} ({:#010x}), the exact \
+                 result {want:e}: error {e:?} ulps, bound {bound}",
+                x.to_bits(),
+                g.to_bits()
+            ),
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The committed inputs.
 
@@ -384,6 +458,35 @@ fn with_edges(mut v: Vec<f32>, edges: impl IntoIterator<Item = u32>) -> Vec<f32>
         v[mid + i] = f32::from_bits(e);
     }
     v
+}
+
+/// The edge values in the middle of the math example's input: both zeros, both infinities,
+/// NaNs, the smallest subnormal, the largest finite value, 1, expf's overflow threshold
+/// (88.7228394 overflows, the float before it does not), expf's total underflow (-104), the
+/// float nearest pi and a large argument for sinf's reduction (1e30).
+const MATH_EDGES: [u32; 14] = [
+    0x0000_0000,
+    0x8000_0000,
+    0x7f80_0000,
+    0xff80_0000,
+    0x7fc0_0000,
+    0xffc0_1234,
+    0x0000_0001,
+    0x7f7f_ffff,
+    0x3f80_0000,
+    0x42b1_7217,
+    0x42b1_7218,
+    0xc2d0_0000,
+    0x4049_0fdb,
+    0x7149_f2ca,
+];
+
+/// The math example's input: 1024 float32, half uniform in [-10, 10), half of random sign and
+/// mantissa with exponents in [-20, 20], the edges in the middle.
+fn math_input() -> HostTensor {
+    let mut v: Vec<f32> = uniform(0x5eed_0008, 512).iter().map(|x| x * 10.0).collect();
+    v.extend(wide(0x5eed_0009, 512));
+    tensor(&[1024], &with_edges(v, MATH_EDGES))
 }
 
 /// elementwise's inputs, 3×500 (1500 elements: two whole 512-element chunks of the ops and a
@@ -456,29 +559,30 @@ fn committed_tensors() -> Vec<(&'static str, HostTensor)> {
                 &with_edges(uniform(0x5eed_0005, 16 * 64), RELU_EDGES),
             ),
         ),
+        ("elementwise_math/x.npy", math_input()),
         (
             "elementwise/x.npy",
-            elementwise_input("float32", 0x5eed_0008, false),
+            elementwise_input("float32", 0x5eed_0010, false),
         ),
         (
             "elementwise/y.npy",
-            elementwise_input("float32", 0x5eed_0009, true),
+            elementwise_input("float32", 0x5eed_0011, true),
         ),
         (
             "elementwise/xh.npy",
-            elementwise_input("float16", 0x5eed_000a, false),
+            elementwise_input("float16", 0x5eed_0012, false),
         ),
         (
             "elementwise/yh.npy",
-            elementwise_input("float16", 0x5eed_000b, true),
+            elementwise_input("float16", 0x5eed_0013, true),
         ),
         (
             "elementwise/xi.npy",
-            elementwise_input("int32", 0x5eed_000c, false),
+            elementwise_input("int32", 0x5eed_0014, false),
         ),
         (
             "elementwise/yi.npy",
-            elementwise_input("int32", 0x5eed_000d, true),
+            elementwise_input("int32", 0x5eed_0015, true),
         ),
         (
             "scaled_transpose/x.npy",
@@ -560,9 +664,11 @@ fn each_example_runs_as_its_readme_says_and_matches_its_reference() {
                 .iter()
                 .map(|s| s.to_string())
                 .collect();
-            assert_bits_equal(
+            check_output(
+                op,
                 &npy::read(&out).unwrap(),
-                &reference(op, &inputs, &scalars),
+                &inputs,
+                &scalars,
                 &format!("{example}: q7emu {}", args.join(" ")),
             );
             outputs.push(printed);
@@ -664,11 +770,7 @@ fn each_examples_readme_run_matches_its_snapshot() {
     }
     for (i, r) in runs.iter().enumerate() {
         let what = format!("{} {}", r.example, r.op);
-        assert_bits_equal(
-            &r.run.output,
-            &reference(&r.op, &r.tensors, &r.scalars),
-            &what,
-        );
+        check_output(&r.op, &r.run.output, &r.tensors, &r.scalars, &what);
         // A README's second run of an op is `<example>-<op>-2`, and so on.
         let nth = runs[..i]
             .iter()
@@ -679,9 +781,9 @@ fn each_examples_readme_run_matches_its_snapshot() {
             n => format!("{}-{}-{}", r.example, r.op, n + 1),
         };
         q7_host::assert_summary_snapshot!(name, Summary::of(&r.run));
-        // The three ReLU variants are AWS-style projects (examples/sdk/BUILD.md "Projects"):
-        // their READMEs give no --out-shape, and the output is what the shape function says.
-        if RELU_VARIANTS.contains(&r.example) {
+        // Three ReLU variants are AWS-style projects (examples/sdk/BUILD.md "Projects"): their
+        // READMEs give no --out-shape, and the output is what the shape function says.
+        if RELU_PROJECTS.contains(&r.example) {
             let shape_fn = if r.op == "relu_forward" {
                 "relu_fwd_shape"
             } else {

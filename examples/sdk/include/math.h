@@ -1,7 +1,7 @@
-/* math.h - the SDK's own. Arithmetic is soft-float (the compiler helper routines). Implemented
- * now: fabs, copysign, trunc, floor, ceil, round, fmin, fmax (float and double); the rest is
- * declared for kernels' source compatibility and is provided with the math functions of a later
- * SDK release (examples/sdk/README.md). */
+/* math.h - the SDK's own, in soft-float. Implemented: fabs copysign trunc floor ceil round fmin
+ * fmax (rt/customop/math.cpp), and the math library of rt/math, whose README.md lists its
+ * functions with their error bounds and edge cases; the rest is declared for kernels' source
+ * compatibility, and calling one is a link error (examples/sdk/README.md). */
 #ifndef Q7_MATH_H
 #define Q7_MATH_H
 
@@ -124,6 +124,16 @@ inline double abs(double x) { return fabs(x); }
 #define isnormal(x) __builtin_isnormal(x)
 #define signbit(x) __builtin_signbit(x)
 #define fpclassify(x) __builtin_fpclassify(FP_NAN, FP_INFINITE, FP_NORMAL, FP_SUBNORMAL, FP_ZERO, x)
+#endif
+
+/* sin x and cos x at once (a GNU extension; rt/math). */
+#ifdef __cplusplus
+extern "C" {
+#endif
+void sincosf(float x, float *sin_x, float *cos_x);
+void sincos(double x, double *sin_x, double *cos_x);
+#ifdef __cplusplus
+}
 #endif
 
 #endif

@@ -6,6 +6,7 @@
 //! | `include/` | the include directory of every compilation (`q7/customop_abi.h`, …) |
 //! | `rt/customop/` | the device runtime: every source is compiled and linked into the image |
 //! | `rt/ops/` | the element-wise tensor ops (docs/sdk-ops.md): compiled into an archive, linked as needed |
+//! | `rt/math/` | the math library (`<math.h>`): compiled into an archive, linked as needed |
 //! | `rt/helpers/` | compiler helper routines: compiled into an archive, linked as needed |
 //! | `ld/customop.ld` | the linker script of every image window |
 //!
@@ -38,19 +39,24 @@ pub enum Part {
     Customop,
     /// `rt/ops`: an archive, members linked when referenced.
     Ops,
+    /// `rt/math`: an archive, members linked when referenced.
+    Math,
     /// `rt/helpers`: an archive, members linked when referenced.
     Helpers,
 }
 
 impl Part {
-    /// Every part, in link order (the ops call the runtime and the helper routines).
-    pub const ALL: [Part; 3] = [Part::Customop, Part::Ops, Part::Helpers];
+    /// Every part, in link order: the element-wise ops call the math library and the helper
+    /// routines, the math library's members call the helper routines, so each archive comes
+    /// before those it needs.
+    pub const ALL: [Part; 4] = [Part::Customop, Part::Ops, Part::Math, Part::Helpers];
 
     /// The part's directory under the SDK.
     pub const fn dir(self) -> &'static str {
         match self {
             Part::Customop => "rt/customop",
             Part::Ops => "rt/ops",
+            Part::Math => "rt/math",
             Part::Helpers => "rt/helpers",
         }
     }
@@ -60,17 +66,19 @@ impl Part {
         match self {
             Part::Customop => "customop",
             Part::Ops => "ops",
+            Part::Math => "math",
             Part::Helpers => "helpers",
         }
     }
 
-    /// The archive the part's objects go into under `BUILD_DIR/sdk/`; none for a part linked
-    /// whole.
+    /// The archive the part's objects go into, under `BUILD_DIR/sdk/`; `None` for the part
+    /// whose objects are all linked.
     pub const fn archive(self) -> Option<&'static str> {
         match self {
             Part::Customop => None,
-            Part::Ops => Some(super::OPS_ARCHIVE),
-            Part::Helpers => Some(super::HELPERS_ARCHIVE),
+            Part::Ops => Some("libq7ops.a"),
+            Part::Math => Some("libq7math.a"),
+            Part::Helpers => Some("libq7helpers.a"),
         }
     }
 }

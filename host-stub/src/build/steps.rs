@@ -416,8 +416,9 @@ impl Ctx<'_> {
     }
 
     /// Step 3, the SDK runtime, part by part ([`sdk::Part::ALL`]) into `sdk/<part>/` of the
-    /// work directory: the custom-op runtime's objects, and the archives to link, in link
-    /// order (the element-wise ops' and the helper routines', [`sdk::Part::archive`]).
+    /// work directory: the custom-op runtime's objects, and the element-wise ops, the math
+    /// library and the helper routines each archived as its [`sdk::Part::archive`] (the
+    /// archives to link, in link order).
     pub(super) fn compile_sdk(&self) -> Result<(Vec<PathBuf>, Vec<PathBuf>), BuildError> {
         let (mut objects, mut archives) = (Vec::new(), Vec::new());
         for part in sdk::Part::ALL {
@@ -456,7 +457,7 @@ impl Ctx<'_> {
         Ok(part_objects)
     }
 
-    /// The objects of `part` archived, afresh (the work directory has none before) and
+    /// `objects` of `part` archived, afresh (the work directory has none before) and
     /// deterministically, as `sdk/<name>` of the work directory: the archive.
     fn archive(
         &self,
@@ -470,9 +471,9 @@ impl Ctx<'_> {
             .arg("rcsD")
             .arg(&archive)
             .args(objects);
-        run(&mut ar, self.opts.verbose).map_err(|source| BuildError::Archive {
+        run(&mut ar, self.opts.verbose).map_err(|error| BuildError::Archive {
             part: part.name(),
-            source,
+            error,
         })?;
         Ok(archive)
     }
