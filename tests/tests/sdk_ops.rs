@@ -1429,6 +1429,7 @@ fn runtime_lib() -> Option<&'static Library> {
                     "in_place(Tensor a, Tensor b) -> Tensor",
                     "into_output(Tensor a, Tensor b) -> Tensor",
                     "squeezed(Tensor a, Tensor b, int keep) -> Tensor",
+                    "misuse(Tensor a, int which) -> Tensor",
                 ],
                 false,
             )
@@ -1535,6 +1536,36 @@ fn chunks_are_sdma_transfers_and_shrink_with_the_dataram_heap() {
         },
         e => panic!("{e}"),
     }
+}
+
+/// What a kernel can pass but the schema's arguments cannot: a bool alpha, refused as PyTorch
+/// refuses it, and an undefined tensor, refused as every use of one is.
+#[test]
+fn a_bool_alpha_and_an_undefined_operand_are_refused() {
+    let Some(lib) = runtime_lib() else { return };
+    let a = T::new(F32, &[V::F(1.0); 3]);
+    let run = |which: i64| match Run::new("misuse").input(a.host()).scalar(which).op_run(lib) {
+        Err(TestingError::Run(e)) => match *e {
+            RunError::Device {
+                source: FirmwareError::Aborted { code, message, .. },
+                ..
+            } => (code, message),
+            e => panic!("{e}"),
+        },
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        run(0),
+        (
+            7,
+            "kernel misuse: add: Boolean alpha only supported for Boolean results (alpha true)"
+                .to_string()
+        )
+    );
+    assert_eq!(
+        run(1),
+        (7, "kernel misuse: mul() of an undefined tensor".to_string())
+    );
 }
 
 /// In a multicore library each core computes an op on the whole tensors (core c's a + (c + 1)
