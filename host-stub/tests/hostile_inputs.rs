@@ -939,9 +939,10 @@ fn a_large_npy_input_and_a_large_output_take_memory_in_proportion() {
     let dir = TempDir::new("hostile-npy-memory");
     let small = dir.join("small.npy");
     std::fs::write(&small, q7_tests::npy_1d("<i4", 4, &[0; 16])).unwrap();
-    // 64 MiB of int32 zeros (sparse on disk): 16 Mi elements. The float kernel stops at its
-    // first accessor with a runtime error (the dtype), once the tensors are in place: what the
-    // run holds then is what it allocated for them.
+    // 64 MiB of int32 zeros (sparse on disk): 16 Mi elements. Asked for an int32 output (its
+    // shape function would say float32), the float kernel stops with a runtime error
+    // (RETURN_MISMATCH, the dtype), once the tensors are in place: what the run holds then is
+    // what it allocated for them.
     let tensor: u64 = 64 << 20;
     let big = dir.join("big.npy");
     let mut h = format!(
@@ -958,8 +959,8 @@ fn a_large_npy_input_and_a_large_output_take_memory_in_proportion() {
     std::fs::write(&big, &bytes).unwrap();
     let f = std::fs::OpenOptions::new().write(true).open(&big).unwrap();
     f.set_len(bytes.len() as u64 + tensor).unwrap();
-    let (base_out, base) = relu_run(&small, &[]);
-    let (big_out, peak) = relu_run(&big, &[]);
+    let (base_out, base) = relu_run(&small, &["--out-dtype", "int32"]);
+    let (big_out, peak) = relu_run(&big, &["--out-dtype", "int32"]);
     for o in [&base_out, &big_out] {
         // docs/exit-codes.md: a runtime error is 129.
         assert_eq!(

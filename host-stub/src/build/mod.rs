@@ -51,6 +51,12 @@ pub const WRAPPER_OBJECT: &str = "wrapper.o";
 /// The lock file a build holds in its build directory while it runs (examples/sdk/BUILD.md
 /// "Steps").
 pub const LOCK_FILE: &str = ".q7build.lock";
+/// The helper archive's file name under `BUILD_DIR/sdk/`.
+pub const HELPERS_ARCHIVE: &str = "libq7helpers.a";
+/// The element-wise ops' archive's file name under `BUILD_DIR/sdk/`.
+pub const OPS_ARCHIVE: &str = "libq7ops.a";
+/// The math library's archive's file name under `BUILD_DIR/sdk/`.
+pub const MATH_ARCHIVE: &str = "libq7math.a";
 /// The user cflag that skips strip and pack (examples/sdk/BUILD.md "Steps").
 pub const DEBUG_FLAG: &str = "-g";
 
@@ -266,13 +272,13 @@ pub enum BuildError {
         /// The linker's output.
         output: String,
     },
-    /// Archiving an SDK part (the element-wise ops, the math library, the helpers) failed.
-    #[error("Error archiving the SDK {part}: {error}")]
+    /// Archiving a part of the SDK runtime failed.
+    #[error("Error archiving the SDK {part}: {source}")]
     Archive {
-        /// The part's short name (`ops`, `math`, `helpers`).
+        /// The part's name (`ops`, `math`, `helpers`).
         part: &'static str,
-        /// Why.
-        error: ToolError,
+        /// The archiver's failure.
+        source: ToolError,
     },
     /// Packing failed.
     #[error(transparent)]

@@ -46,9 +46,8 @@ pub enum Part {
 }
 
 impl Part {
-    /// Every part, in link order: the element-wise ops call the math library and the helper
-    /// routines, the math library's members call the helper routines, so each archive comes
-    /// before those it needs.
+    /// Every part, in link order: the ops call the runtime, the math library and the helper
+    /// routines; the math library's members call the helper routines.
     pub const ALL: [Part; 4] = [Part::Customop, Part::Ops, Part::Math, Part::Helpers];
 
     /// The part's directory under the SDK.
@@ -71,14 +70,14 @@ impl Part {
         }
     }
 
-    /// The archive the part's objects go into, under `BUILD_DIR/sdk/`; `None` for the part
-    /// whose objects are all linked.
+    /// The archive the part's objects go into under `BUILD_DIR/sdk/`; none for a part linked
+    /// whole.
     pub const fn archive(self) -> Option<&'static str> {
         match self {
             Part::Customop => None,
-            Part::Ops => Some("libq7ops.a"),
-            Part::Math => Some("libq7math.a"),
-            Part::Helpers => Some("libq7helpers.a"),
+            Part::Ops => Some(super::OPS_ARCHIVE),
+            Part::Math => Some(super::MATH_ARCHIVE),
+            Part::Helpers => Some(super::HELPERS_ARCHIVE),
         }
     }
 }

@@ -416,9 +416,9 @@ impl Ctx<'_> {
     }
 
     /// Step 3, the SDK runtime, part by part ([`sdk::Part::ALL`]) into `sdk/<part>/` of the
-    /// work directory: the custom-op runtime's objects, and the element-wise ops, the math
-    /// library and the helper routines each archived as its [`sdk::Part::archive`] (the
-    /// archives to link, in link order).
+    /// work directory: the custom-op runtime's objects, and the archives to link, in link
+    /// order (the element-wise ops', the math library's and the helper routines',
+    /// [`sdk::Part::archive`]).
     pub(super) fn compile_sdk(&self) -> Result<(Vec<PathBuf>, Vec<PathBuf>), BuildError> {
         let (mut objects, mut archives) = (Vec::new(), Vec::new());
         for part in sdk::Part::ALL {
@@ -457,7 +457,7 @@ impl Ctx<'_> {
         Ok(part_objects)
     }
 
-    /// `objects` of `part` archived, afresh (the work directory has none before) and
+    /// The objects of `part` archived, afresh (the work directory has none before) and
     /// deterministically, as `sdk/<name>` of the work directory: the archive.
     fn archive(
         &self,
@@ -471,9 +471,9 @@ impl Ctx<'_> {
             .arg("rcsD")
             .arg(&archive)
             .args(objects);
-        run(&mut ar, self.opts.verbose).map_err(|error| BuildError::Archive {
+        run(&mut ar, self.opts.verbose).map_err(|source| BuildError::Archive {
             part: part.name(),
-            error,
+            source,
         })?;
         Ok(archive)
     }

@@ -301,11 +301,14 @@ void Plan::run(const Tensor &result) const
 	for (int i = 0; i < nargs_; i++)
 		if (args_[i].t) {
 			in[i] = args_[i].t->unsafeGetTensorImpl();
-			/* Reported as TCM accessors, which the coherence policy does not check. */
-			at::detail::accessor_open(args_[i].t->unsafeGetTensorImpl(), ScalarType::Undefined, 0, Q7_ACC_TCM, false);
+			// The tensor's accessor bookkeeping is runtime state beside its data (as a const
+			// Tensor's tcm_accessor() opens one too).
+			at::detail::accessor_open(const_cast<TensorImpl *>(in[i]), ScalarType::Undefined, 0,
+						  Q7_ACC_TCM, false);
 			streams++;
 		}
-	at::detail::accessor_open(result.unsafeGetTensorImpl(), ScalarType::Undefined, 0, Q7_ACC_TCM, true);
+	at::detail::accessor_open(const_cast<TensorImpl *>(out), ScalarType::Undefined, 0, Q7_ACC_TCM,
+				  true);
 	uint64_t total = uint64_t(out->numel);
 	if (total == 0)
 		return;
