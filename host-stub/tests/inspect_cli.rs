@@ -272,20 +272,20 @@ fn the_vector_add_build_has_these_exact_fields() {
     assert_eq!(
         segments(&d["elf"]),
         [
-            ("PT_LOAD".into(), 0x8400_0020, 0x880c, 0x880c, "R E".into()),
-            ("PT_LOAD".into(), 0x8400_8900, 0x9b8, 0xa4, "RW ".into()),
-            ("PT_DYNAMIC".into(), 0x8400_8914, 0x90, 0x90, "RW ".into()),
+            ("PT_LOAD".into(), 0x8400_0020, 0x97cc, 0x97cc, "R E".into()),
+            ("PT_LOAD".into(), 0x8400_98c0, 0x9ec, 0xa8, "RW ".into()),
+            ("PT_DYNAMIC".into(), 0x8400_98d8, 0x90, 0x90, "RW ".into()),
         ]
     );
     assert_eq!(
         d["relocations"],
-        json!({"applied": 220, "by_type": [{"r_type": 5, "name": "R_XTENSA_RELATIVE", "count": 220}]})
+        json!({"applied": 262, "by_type": [{"r_type": 5, "name": "R_XTENSA_RELATIVE", "count": 262}]})
     );
-    assert_eq!(d["ucpl"]["start_sym"], 0x8400_49c4u32);
-    assert_eq!(d["kernel_table"]["addr"], 0x8400_890cu32);
+    assert_eq!(d["ucpl"]["start_sym"], 0x8400_4c70u32);
+    assert_eq!(d["kernel_table"]["addr"], 0x8400_98d0u32);
     assert_eq!(
         d["kernel_table"]["bound_entries"],
-        json!([{"index": 0, "key": 0x85, "function": 0x8400_06b8u32, "op": "vector_add", "symbol": null}])
+        json!([{"index": 0, "key": 0x85, "function": 0x8400_07acu32, "op": "vector_add", "symbol": null}])
     );
     assert_eq!(
         j["build"]["ucode_lib"],
