@@ -562,27 +562,27 @@ fn committed_tensors() -> Vec<(&'static str, HostTensor)> {
         ("elementwise_math/x.npy", math_input()),
         (
             "elementwise/x.npy",
-            elementwise_input("float32", 0x5eed_0008, false),
+            elementwise_input("float32", 0x5eed_0010, false),
         ),
         (
             "elementwise/y.npy",
-            elementwise_input("float32", 0x5eed_0009, true),
+            elementwise_input("float32", 0x5eed_0011, true),
         ),
         (
             "elementwise/xh.npy",
-            elementwise_input("float16", 0x5eed_000a, false),
+            elementwise_input("float16", 0x5eed_0012, false),
         ),
         (
             "elementwise/yh.npy",
-            elementwise_input("float16", 0x5eed_000b, true),
+            elementwise_input("float16", 0x5eed_0013, true),
         ),
         (
             "elementwise/xi.npy",
-            elementwise_input("int32", 0x5eed_000c, false),
+            elementwise_input("int32", 0x5eed_0014, false),
         ),
         (
             "elementwise/yi.npy",
-            elementwise_input("int32", 0x5eed_000d, true),
+            elementwise_input("int32", 0x5eed_0015, true),
         ),
         (
             "scaled_transpose/x.npy",

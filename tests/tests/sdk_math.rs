@@ -19,10 +19,11 @@
 mod math_support;
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::process::{Command, Stdio};
 
-use math_support::{bounds, functions, native, parse_measured, programs, Function};
+use math_support::{
+    bounds, functions, host_values, native, parse_measured, programs, Function,
+};
 use q7_host::tensor::HostTensor;
 use q7_host::testing::{tensor, toolchain_installed, Kernel, Run};
 use q7_tests::{Rng, TempDir};
@@ -168,32 +169,6 @@ fn device_arguments(f: &Function, edges: &[u64]) -> Vec<(u64, u64)> {
         args.push((x, y));
     }
     args
-}
-
-/// What the host build computes for `args` (the harness's "values").
-fn host_values(exe: &std::path::Path, f: &Function, args: &[(u64, u64)]) -> Vec<u64> {
-    let mut child = Command::new(exe)
-        .args(["values", &f.name])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = String::new();
-    for (x, y) in args {
-        input.push_str(&format!("{x:x} {y:x}\n"));
-    }
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| u64::from_str_radix(l, 16).unwrap())
-        .collect()
 }
 
 #[test]

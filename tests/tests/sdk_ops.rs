@@ -10,6 +10,8 @@
 //! (`tests/programs/sdk/elementwise_runtime.cpp`), and a multicore library
 //! (`tests/programs/sdk/elementwise_multicore.cpp`).
 
+mod math_support;
+
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -59,7 +61,25 @@ enum Un {
     Ceil = 1,
     Floor = 2,
     Not = 3,
+    Sin = 4,
+    Cos = 5,
+    Tan = 6,
+    Log = 7,
+    Log2 = 8,
+    Log10 = 9,
+    Exp = 10,
 }
+
+/// The float ops and the math library's function each applies.
+const FLOAT_OPS: [(Un, &str); 7] = [
+    (Un::Sin, "sinf"),
+    (Un::Cos, "cosf"),
+    (Un::Tan, "tanf"),
+    (Un::Log, "logf"),
+    (Un::Log2, "log2f"),
+    (Un::Log10, "log10f"),
+    (Un::Exp, "expf"),
+];
 
 /// The kernel's codes of its binary ops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -393,7 +413,6 @@ type Outcome = Result<Vec<V>, (u32, String)>;
 /// Runs `op` with `tensors` and `scalars` (each in schema order) and an output of `out` shaped
 /// like the first tensor.
 fn call(op: &str, tensors: &[&T], scalars: &[S], out: D) -> Outcome {
-    let lib = lib().expect("the library is built");
     let mut r = Run::new(op);
     for t in tensors {
         r = r.input(t.host());
@@ -404,7 +423,12 @@ fn call(op: &str, tensors: &[&T], scalars: &[S], out: D) -> Outcome {
             S::F(x) => r.scalar(x),
         };
     }
-    r = r.output_dtype(out.dtype());
+    outcome(r.output_dtype(out.dtype()), out)
+}
+
+/// Runs `r` on the library of its op: its output's values as `out`, or its runtime error.
+fn outcome(r: Run, out: D) -> Outcome {
+    let lib = lib().expect("the library is built");
     match r.op_run(lib) {
         Ok(run) => Ok(run
             .output
@@ -417,9 +441,9 @@ fn call(op: &str, tensors: &[&T], scalars: &[S], out: D) -> Outcome {
                 source: FirmwareError::Aborted { code, message, .. },
                 ..
             } => Err((code, message)),
-            e => panic!("{op}: {e}"),
+            e => panic!("{e}"),
         },
-        Err(e) => panic!("{op}: {e}"),
+        Err(e) => panic!("{e}"),
     }
 }
 
@@ -447,6 +471,25 @@ fn fails(what: &str, got: Outcome, want: &str) {
 }
 
 // ---- host references (docs/sdk-ops.md) ----
+
+/// What the math library's `name` (`sinf`, `powf`, …) gives for float arguments `args` (the
+/// second ignored by a unary function), from its host build, which gives the device's bits
+/// (examples/sdk/rt/math/README.md "Tests").
+fn math(name: &str, args: &[(f32, f32)]) -> Vec<f32> {
+    let f = math_support::functions()
+        .into_iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no math function {name}"));
+    let exe = math_support::native().expect("the host compiler runs");
+    let words: Vec<(u64, u64)> = args
+        .iter()
+        .map(|(x, y)| (u64::from(x.to_bits()), u64::from(y.to_bits())))
+        .collect();
+    math_support::host_values(exe, &f, &words)
+        .iter()
+        .map(|&w| f32::from_bits(w as u32))
+        .collect()
+}
 
 /// An integer's value in `d` (wrapped).
 fn wrap(d: D, i: i64) -> i64 {
@@ -1233,35 +1276,23 @@ fn refusals_are_runtime_errors_naming_op_operands_and_dtypes() {
         "kernel tensor_scalar: pow: exponent 200 cannot be converted to Char without overflow",
     );
     let l3 = tensor_from_bytes(Dtype::from_code(0x7).unwrap(), &[3], vec![0; 24]).unwrap();
-    let lib = lib().unwrap();
-    let err = Run::new("unary")
-        .input(l3)
-        .scalar(0)
-        .op_run(lib)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.ends_with(
-            "kernel unary: abs: self Long [3]: element-wise ops take Float, BFloat16, Half, Int, \
-             Short, Char and Byte tensors"
-        ),
-        "{err}"
+    fails(
+        "a Long tensor",
+        outcome(Run::new("unary").input(l3).scalar(0), I32),
+        "kernel unary: abs: self Long [3]: element-wise ops take Float, BFloat16, Half, Int, \
+         Short, Char and Byte tensors",
     );
-    let err = Run::new("binary_out")
+    let wide = Run::new("binary_out")
         .input(f3.host())
         .input(f3.host())
         .scalar(1)
         .scalar(0)
-        .output_shape(&[4])
-        .op_run(lib)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.ends_with(
-            "kernel binary_out: add_out: result Float [4] differs in shape from self Float [3]: \
-             element-wise ops do not broadcast or resize their result"
-        ),
-        "{err}"
+        .output_shape(&[4]);
+    fails(
+        "a result of another shape",
+        outcome(wide, F32),
+        "kernel binary_out: add_out: result Float [4] differs in shape from self Float [3]: \
+         element-wise ops do not broadcast or resize their result",
     );
 }
 
@@ -1384,6 +1415,7 @@ fn runtime_lib() -> Option<&'static Library> {
                     "in_place(Tensor a, Tensor b) -> Tensor",
                     "into_output(Tensor a, Tensor b) -> Tensor",
                     "squeezed(Tensor a, Tensor b, int keep) -> Tensor",
+                    "misuse(Tensor a, int which) -> Tensor",
                 ],
                 false,
             )
@@ -1492,6 +1524,36 @@ fn chunks_are_sdma_transfers_and_shrink_with_the_dataram_heap() {
     }
 }
 
+/// What a kernel can pass but the schema's arguments cannot: a bool alpha, refused as PyTorch
+/// refuses it, and an undefined tensor, refused as every use of one is.
+#[test]
+fn a_bool_alpha_and_an_undefined_operand_are_refused() {
+    let Some(lib) = runtime_lib() else { return };
+    let a = T::new(F32, &[V::F(1.0); 3]);
+    let run = |which: i64| match Run::new("misuse").input(a.host()).scalar(which).op_run(lib) {
+        Err(TestingError::Run(e)) => match *e {
+            RunError::Device {
+                source: FirmwareError::Aborted { code, message, .. },
+                ..
+            } => (code, message),
+            e => panic!("{e}"),
+        },
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        run(0),
+        (
+            7,
+            "kernel misuse: add: Boolean alpha only supported for Boolean results (alpha true)"
+                .to_string()
+        )
+    );
+    assert_eq!(
+        run(1),
+        (7, "kernel misuse: mul() of an undefined tensor".to_string())
+    );
+}
+
 /// In a multicore library each core computes an op on the whole tensors (core c's a + (c + 1)
 /// b, of which it keeps slice c), and an op only one core calls is computed by that core alone:
 /// the other cores move nothing over SDMA.
@@ -1530,4 +1592,142 @@ fn multicore_kernels_compute_each_op_on_the_calling_core() {
         .map(|c| c.platform.sdma_m2s.transfers)
         .collect();
     assert_eq!(m2s, [6, 0, 0, 0, 0, 0, 0, 0]);
+}
+
+/// sin, cos, tan, log, log2, log10 and exp of every dtype: integers compute in Float, Half and
+/// BFloat16 in float; each element is the math library's result for the element's value in the
+/// computation dtype (its host build's bits, which the device's equal), rounded once to the
+/// computation dtype. The inputs reach sinf's large-argument reduction, logs of negatives,
+/// zeros and subnormals, and expf's overflow.
+#[test]
+fn float_ops_give_the_math_librarys_results_rounded_to_the_dtype() {
+    if lib().is_none() || math_support::native().is_none() {
+        return;
+    }
+    for &d in &DTYPES {
+        let a = input(d, 0);
+        let c = d.floating();
+        let args: Vec<(f32, f32)> = a.v.iter().map(|&x| (c.cast(x).f(), 0.0)).collect();
+        for (op, name) in FLOAT_OPS {
+            let want: Vec<V> = math(name, &args).iter().map(|&r| c.cast(V::F(r))).collect();
+            check(
+                &format!("{op:?}({d:?}) -> {c:?}"),
+                call("unary", &[&a], &[S::I(op as i64)], c),
+                &want,
+            );
+        }
+    }
+}
+
+/// The float ops' _out forms store into any float dtype (rounded to the computation dtype
+/// first), and refuse an integer result.
+#[test]
+fn float_ops_out_forms_cast_to_any_float_result() {
+    if lib().is_none() || math_support::native().is_none() {
+        return;
+    }
+    for (d, out) in [(I32, F16), (F16, F32), (Bf16, F16), (U8, Bf16), (F32, F16)] {
+        let a = input(d, 3);
+        let c = d.floating();
+        let args: Vec<(f32, f32)> = a.v.iter().map(|&x| (c.cast(x).f(), 0.0)).collect();
+        for (op, name) in [(Un::Exp, "expf"), (Un::Sin, "sinf")] {
+            let want: Vec<V> = math(name, &args)
+                .iter()
+                .map(|&r| store(c, out, V::F(r)))
+                .collect();
+            check(
+                &format!("{op:?}_out({d:?}) in {c:?} -> {out:?}"),
+                call("unary_out", &[&a], &[S::I(op as i64)], out),
+                &want,
+            );
+        }
+    }
+    fails(
+        "log_out into Int",
+        call("unary_out", &[&a_int()], &[S::I(Un::Log as i64)], I32),
+        "kernel unary_out: log_out: result type Float can't be cast to the desired output type Int \
+         (result Int [3])",
+    );
+}
+
+/// pow computing in a float dtype is powf on the operands' values in that dtype: a scalar
+/// exponent enters as the float nearest to it, a scalar base as the computation dtype's value
+/// (rounded to Half first for a Half tensor); the result rounded once. Negative bases with
+/// fractional exponents are NaN; integer tensors with a double scalar compute in Float.
+#[test]
+fn float_powers_are_powf_rounded_to_the_dtype() {
+    if lib().is_none() || math_support::native().is_none() {
+        return;
+    }
+    let powf = |c: D, pairs: &[(f32, f32)], out: D| -> Vec<V> {
+        math("powf", pairs)
+            .iter()
+            .map(|&r| store(c, out, V::F(r)))
+            .collect()
+    };
+    // Exponents: small integers and fractions, signed, zeros, ±inf, NaN (the inputs' other
+    // rotation supplies large ones).
+    for (da, db) in [
+        (F32, F32),
+        (F16, F16),
+        (Bf16, Bf16),
+        (I32, F32),
+        (F16, I8),
+        (U8, F16),
+    ] {
+        let (a, b) = (input(da, 0), input(db, 13));
+        let c = da.promote(db);
+        let pairs: Vec<(f32, f32)> =
+            a.v.iter()
+                .zip(&b.v)
+                .map(|(&x, &y)| (c.cast(x).f(), c.cast(y).f()))
+                .collect();
+        for out in [c, F32] {
+            let form = if out == c { "binary" } else { "binary_out" };
+            check(
+                &format!("pow({da:?}, {db:?}) in {c:?} -> {out:?}"),
+                call(form, &[&a, &b], &[S::I(1), S::I(Bin::Pow as i64)], out),
+                &powf(c, &pairs, out),
+            );
+        }
+    }
+    for (d, s) in [
+        (F32, S::F(0.5)),
+        (F32, S::I(-2)),
+        (F16, S::F(-1.5)),
+        (Bf16, S::I(3)),
+        (I32, S::F(0.5)),
+        (I8, S::F(-0.25)),
+    ] {
+        let a = input(d, 5);
+        let c = with_scalar(d, s);
+        let pairs: Vec<(f32, f32)> = a.v.iter().map(|&x| (c.cast(x).f(), s.f32())).collect();
+        check(
+            &format!("pow({d:?}, {s:?}) -> {c:?}"),
+            call(
+                "tensor_scalar",
+                &[&a],
+                &[s, S::I(1), S::I(Bin::Pow as i64)],
+                c,
+            ),
+            &powf(c, &pairs, c),
+        );
+    }
+    for (s, d) in [
+        (S::F(2.5), F16),
+        (S::F(0.1), F32),
+        (S::I(2), F32),
+        (S::F(-1.5), I32),
+        (S::F(0.1), Bf16),
+    ] {
+        let e = input(d, 7);
+        let c = with_scalar(d, s);
+        let base = c.cast(V::F(s.f32())).f();
+        let pairs: Vec<(f32, f32)> = e.v.iter().map(|&y| (base, c.cast(y).f())).collect();
+        check(
+            &format!("pow({s:?}, {d:?}) -> {c:?}"),
+            call("scalar_tensor", &[&e], &[s, S::I(Bin::Pow as i64)], c),
+            &powf(c, &pairs, c),
+        );
+    }
 }

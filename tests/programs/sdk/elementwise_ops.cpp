@@ -16,6 +16,13 @@ torch::Tensor unary_op(const torch::Tensor &x, int64_t op)
 	case CEIL: return torch::ceil(x);
 	case FLOOR: return torch::floor(x);
 	case BITWISE_NOT: return torch::bitwise_not(x);
+	case SIN: return torch::sin(x);
+	case COS: return torch::cos(x);
+	case TAN: return torch::tan(x);
+	case LOG: return torch::log(x);
+	case LOG2: return torch::log2(x);
+	case LOG10: return torch::log10(x);
+	case EXP: return torch::exp(x);
 	}
 	abort();
 }
@@ -27,6 +34,13 @@ torch::Tensor &unary_op_out(torch::Tensor &r, const torch::Tensor &x, int64_t op
 	case CEIL: return torch::ceil_out(r, x);
 	case FLOOR: return torch::floor_out(r, x);
 	case BITWISE_NOT: return torch::bitwise_not_out(r, x);
+	case SIN: return torch::sin_out(r, x);
+	case COS: return torch::cos_out(r, x);
+	case TAN: return torch::tan_out(r, x);
+	case LOG: return torch::log_out(r, x);
+	case LOG2: return torch::log2_out(r, x);
+	case LOG10: return torch::log10_out(r, x);
+	case EXP: return torch::exp_out(r, x);
 	}
 	abort();
 }

@@ -38,3 +38,11 @@ torch::Tensor squeezed(const torch::Tensor &a, const torch::Tensor &b, int64_t k
 		neuron_dataram_free(crumbs[i]);
 	return r;
 }
+
+// What the schema's scalars cannot carry: a bool alpha (0), an undefined operand (1).
+torch::Tensor misuse(const torch::Tensor &a, int64_t which)
+{
+	if (which == 0)
+		return torch::add(a, a, true);
+	return torch::mul(torch::Tensor(), a);
+}

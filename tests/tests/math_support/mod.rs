@@ -8,8 +8,9 @@
 pub mod tables;
 
 use std::collections::BTreeMap;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 /// The library's README, whose tables the tests read.
@@ -134,6 +135,33 @@ pub fn build_native(dir: &Path) -> Option<PathBuf> {
     .arg("-lm");
     q7_tests::run(&mut cmd);
     Some(exe)
+}
+
+/// What the host build `exe` ([`build_native`]) computes for `args`, each a pair of argument bit
+/// patterns (the second ignored by a unary function): the harness's "values".
+pub fn host_values(exe: &std::path::Path, f: &Function, args: &[(u64, u64)]) -> Vec<u64> {
+    let mut child = Command::new(exe)
+        .args(["values", &f.name])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = String::new();
+    for (x, y) in args {
+        input.push_str(&format!("{x:x} {y:x}\n"));
+    }
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| u64::from_str_radix(l, 16).unwrap())
+        .collect()
 }
 
 /// One line of a measuring mode of the harness.

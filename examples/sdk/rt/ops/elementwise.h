@@ -114,6 +114,14 @@ private:
 	const at::detail::TensorImpl *shape_source() const;
 };
 
+/* A float op of one tensor (sin, exp, ...): integers compute in Float; `fn` over float slots. */
+inline Plan float_op(const char *op, const at::Tensor &self, SlotFn fn)
+{
+	Plan pl(op, Arg::tensor("self", self), FLOAT_OP);
+	pl.set_loop(fn);
+	return pl;
+}
+
 /* PyTorch's promote_types over the seven element-wise dtypes (and Long). */
 c10::ScalarType promote(c10::ScalarType a, c10::ScalarType b);
 /* The slot of scalar `s` converted to dtype `t` as a C++ cast (integers wrap, floats round to

@@ -1,5 +1,6 @@
-/* pow.cpp - pow (docs/sdk-ops.md "pow"): powf for a float computation dtype, PyTorch's integer
- * power (powi) for an integer one. */
+/* pow.cpp - pow (docs/sdk-ops.md "How values are computed"): powf for a float computation
+ * dtype, PyTorch's integer power (powi) for an integer one. */
+#include <math.h>
 #include <ATen/ATen.h>
 
 #include "elementwise.h"
@@ -11,13 +12,9 @@ namespace at {
 
 namespace {
 
-void set_pow_loop(Plan &pl)
-{
-	if (pl.float_compute())
-		pl.fail("computing in %s takes powf, which this SDK's math library does not provide yet",
-			c10::toString(pl.compute()));
-	pl.set_loop(int_loop<pow_i>);
-}
+float pow_f(float x, float y, const Params &) { return powf(x, y); }
+
+void set_pow_loop(Plan &pl) { pl.set_loop(pl.float_compute() ? float_loop<pow_f> : int_loop<pow_i>); }
 
 Plan pow_tt(const char *op, const Tensor &self, const Tensor &exponent)
 {
