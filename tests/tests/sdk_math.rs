@@ -21,9 +21,7 @@ mod math_support;
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 
-use math_support::{
-    bounds, functions, host_values, native, parse_measured, programs, Function,
-};
+use math_support::{bounds, functions, host_values, native, parse_measured, programs, Function};
 use q7_host::tensor::HostTensor;
 use q7_host::testing::{tensor, toolchain_installed, Kernel, Run};
 use q7_tests::{Rng, TempDir};

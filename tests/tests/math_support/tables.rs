@@ -458,7 +458,11 @@ fn array(what: &str, ty: &str, name: &str, values: &[String]) -> String {
         "/* {what} */\nstatic const {ty} {name}[{}] = {{\n",
         values.len()
     );
-    let per_line = if values.iter().any(|v| v.len() > 24) { 2 } else { 4 };
+    let per_line = if values.iter().any(|v| v.len() > 24) {
+        2
+    } else {
+        4
+    };
     for chunk in values.chunks(per_line) {
         writeln!(s, "\t{},", chunk.join(", ")).unwrap();
     }
