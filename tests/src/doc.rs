@@ -42,6 +42,36 @@ pub fn table_after(text: &str, heading: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// `text` with the body rows of the first table after the first line starting with `heading`
+/// ([`table_after`]) replaced by `body`, each row written `| a | b | … |`; what a test writes
+/// when told to regenerate the document.
+pub fn with_table_after(text: &str, heading: &str, body: &[Vec<String>]) -> String {
+    let mut out = String::new();
+    let mut lines = text.split_inclusive('\n').peekable();
+    let mut seen_heading = false;
+    while let Some(line) = lines.next() {
+        out.push_str(line);
+        if !seen_heading && line.starts_with(heading) {
+            seen_heading = true;
+            while let Some(l) = lines.peek().filter(|l| !l.starts_with('|')) {
+                out.push_str(l);
+                lines.next();
+            }
+            for _ in 0..2 {
+                out.push_str(lines.next().expect("a table header and rule"));
+            }
+            while lines.peek().is_some_and(|l| l.starts_with('|')) {
+                lines.next();
+            }
+            for row in body {
+                out.push_str(&format!("| {} |\n", row.join(" | ")));
+            }
+        }
+    }
+    assert!(seen_heading, "no line starts with {heading:?}");
+    out
+}
+
 /// The section of `text` under the heading line `heading` (with its `#`s, e.g. `"## Trace a
 /// run"`), up to the next heading of its level or above; panics when there is none.
 pub fn section<'a>(text: &'a str, heading: &str) -> &'a str {
