@@ -1172,11 +1172,23 @@ fn every_example_rebuilds_byte_identical_with_its_readmes_command() {
         let builds = q7emu_commands(&readme(example), "build");
         assert_eq!(builds.len(), 1, "{example}/README.md has one q7emu build");
         let mut args = builds[0].clone();
-        let o = args.iter().position(|a| a == "-o").expect("-o BUILD_DIR") + 1;
         let build = format!("examples/kernels/{example}/build");
-        assert_eq!(args[o], build, "{example} builds into its build/");
         let out = dir.join(example);
-        args[o] = out.display().to_string();
+        match args.iter().position(|a| a == "-o") {
+            Some(o) => {
+                assert_eq!(args[o + 1], build, "{example} builds into its build/");
+                args[o + 1] = out.display().to_string();
+            }
+            None => {
+                // A project directory builds into its build/ (BUILD.md "Project directories").
+                let p = args
+                    .iter()
+                    .position(|a| a == "--project")
+                    .expect("-o or --project");
+                assert_eq!(args[p + 1], format!("examples/kernels/{example}"));
+                args.extend(["-o".to_string(), out.display().to_string()]);
+            }
+        }
         success(
             q7emu().current_dir(ROOT).args(&args).output().unwrap(),
             &format!("q7emu {}", builds[0].join(" ")),

@@ -723,6 +723,137 @@ fn without_a_shape_function_the_output_is_what_the_kernel_returns() {
     assert_eq!(ints(&run.output), pairs_reference());
 }
 
+/// examples/sdk/BUILD.md "Project directories": `--project DIR` builds what the directory's
+/// build.py's `custom_op.load(...)` says into `DIR/build`, `--name` replacing its name; a value
+/// the reader cannot take is refused with its line before anything is built.
+#[test]
+fn a_project_directory_builds_as_its_build_script_says() {
+    let tmp = TempDir::new("project-dir");
+    let dir = tmp.join("probe_dir");
+    let script = "import os\nfrom torch_neuronx.xla_impl import custom_op\n\ncustom_op.load(\n    \
+                  name='probe_dir',\n    compute_srcs=['probe.cpp'],\n    shape_srcs=['shape.cpp'],\n    \
+                  build_directory=os.getcwd(),\n)\n";
+    project(
+        &dir,
+        &[
+            ("probe.cpp", COMPUTE),
+            ("shape.cpp", SHAPE),
+            ("build.py", script),
+        ],
+    );
+    // An expression where a list is needed: nothing is built, the toolchain is not looked for.
+    let bad = dir.join("bad");
+    project(
+        &bad,
+        &[(
+            "build.py",
+            script
+                .replace("['probe.cpp']", "sorted(glob.glob('*.cpp'))")
+                .as_str(),
+        )],
+    );
+    let o = q7emu()
+        .args(["build", "--project"])
+        .arg(&bad)
+        .args(["--toolchain", "/nonexistent"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "bad input");
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "q7emu: error: {}:6: compute_srcs=sorted(glob.glob('*.cpp')): expected a list of \
+             strings; q7emu reads literals only, not expressions\n",
+            bad.join("build.py").display()
+        )
+    );
+    assert!(!bad.join("build").exists());
+    if !toolchain_present() {
+        return;
+    }
+    let o = q7emu()
+        .current_dir(&dir)
+        .args(["build", "--project", "."])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "./build/probe_dir.packed.so\n./build/probe_dir.shape\n"
+    );
+    let info = |out: &str| {
+        let text = std::fs::read_to_string(dir.join(out).join("q7build.json")).unwrap();
+        BuildInfo::from_json(&text).unwrap()
+    };
+    let info = info("build");
+    assert_eq!(info.library, "probe_dir");
+    assert_eq!(info.namespace.as_deref(), Some("probe_ops"));
+    let o = q7emu()
+        .current_dir(&dir)
+        .args(["build", "--project", ".", "--name", "renamed", "-o", "out"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(dir.join("out/q7build.json")).unwrap();
+    assert_eq!(BuildInfo::from_json(&text).unwrap().library, "renamed");
+}
+
+/// The JSON report's `output.from` and `output.shape_function` of `q7emu run BUILD --op OP
+/// --input v.npy --json` with `args`.
+fn output_from(build: &Path, op: &str, args: &[&str]) -> (String, serde_json::Value) {
+    let o = q7emu()
+        .arg("run")
+        .arg(build)
+        .args(["--op", op, "--input"])
+        .arg(values_npy())
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    (
+        j["output"]["from"].as_str().unwrap().to_string(),
+        j["output"]["shape_function"].clone(),
+    )
+}
+
+/// docs/cli.md "`q7emu run`": the JSON report names where the output's dtype and shape came
+/// from, one value for each of the four sources.
+#[test]
+fn the_json_report_names_where_the_output_came_from() {
+    if !toolchain_present() {
+        return;
+    }
+    let shape_fn = SHAPE
+        .lines()
+        .find(|l| l.contains("m.def(\"pairs\""))
+        .and_then(|l| l.split('&').nth(1))
+        .and_then(|l| l.split(',').next())
+        .expect("the probe registers pairs")
+        .to_string();
+    let project = probe().join("build");
+    assert_eq!(
+        output_from(&project, "pairs", &[]),
+        ("shape_function".to_string(), serde_json::json!(shape_fn))
+    );
+    let given = ["--out-shape", "6,2", "--out-dtype", "int32"];
+    assert_eq!(
+        output_from(&project, "pairs", &given),
+        ("request".to_string(), serde_json::Value::Null)
+    );
+    assert_eq!(
+        output_from(fn_build(), "pairs", &[]),
+        ("kernel_return".to_string(), serde_json::Value::Null)
+    );
+    // An --fn build's ReLU returns a tensor like its input: the default output.
+    let relu = support::example("relu_stream").join("build");
+    assert_eq!(
+        output_from(&relu, "relu_forward", &[]),
+        ("default".to_string(), serde_json::Value::Null)
+    );
+}
+
 #[test]
 fn a_project_without_the_host_compiler_says_so_before_compiling() {
     // Every device tool "present" (empty files): the host compiler is looked for on PATH next.

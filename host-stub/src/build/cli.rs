@@ -2,25 +2,35 @@
 
 use std::path::PathBuf;
 
-use super::{build, BuildError, Options};
+use super::{build, project_dir, BuildError, Options};
 
 /// `q7emu build --name NAME --fn FN... --schema SCHEMA... [--multicore] [--cflag F]...
 /// [-I DIR]... [--verbose] -o BUILD_DIR SRC...`, or a project's
 /// `q7emu build --name NAME --compute SRC... --shape SHAPE... [...] -o BUILD_DIR`
-/// (examples/sdk/BUILD.md "Projects").
+/// (examples/sdk/BUILD.md "Projects"), or a project directory's `q7emu build --project DIR`
+/// (BUILD.md "Project directories").
 #[derive(Debug, clap::Args)]
 pub struct BuildArgs {
     /// Library name; outputs are <base>.so, .stripped.so, .packed.so (or <base>_cpu{i}.*).
-    #[arg(long)]
-    pub name: String,
+    /// With --project: instead of the build script's name or the directory's.
+    #[arg(long, required_unless_present = "project")]
+    pub name: Option<String>,
+    /// A project directory, built as it is: its build.py's custom_op.load(...) call, else its
+    /// C++ sources, those with NEURON_LIBRARY the shape sources (flags add to what it says).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["fns", "schemas", "compute", "shape", "sources"])]
+    pub project: Option<PathBuf>,
     /// An op's C++ function (repeat; FunctionId = position).
-    #[arg(long = "fn", value_name = "FN", required_unless_present = "shape")]
+    #[arg(
+        long = "fn",
+        value_name = "FN",
+        required_unless_present_any = ["shape", "project"]
+    )]
     pub fns: Vec<String>,
     /// The op's PyTorch schema, e.g. "relu_forward(Tensor t_in) -> Tensor" (repeat, same order).
     #[arg(
         long = "schema",
         value_name = "SCHEMA",
-        required_unless_present = "shape"
+        required_unless_present_any = ["shape", "project"]
     )]
     pub schemas: Vec<String>,
     /// A project's compute sources: the kernels (device C++; one or more, repeatable).
@@ -51,40 +61,69 @@ pub struct BuildArgs {
     /// SDK directory (default $Q7_SDK or the repository's examples/sdk).
     #[arg(long, value_name = "DIR")]
     pub sdk: Option<PathBuf>,
-    /// Build directory (created if missing).
-    #[arg(short = 'o', value_name = "BUILD_DIR")]
-    pub build_dir: PathBuf,
+    /// Build directory (created if missing; with --project, default DIR/build).
+    #[arg(
+        short = 'o',
+        value_name = "BUILD_DIR",
+        required_unless_present = "project"
+    )]
+    pub build_dir: Option<PathBuf>,
     /// The op sources (not with --compute).
-    #[arg(value_name = "SRC", required_unless_present = "compute")]
+    #[arg(value_name = "SRC", required_unless_present_any = ["compute", "project"])]
     pub sources: Vec<PathBuf>,
 }
 
-impl From<BuildArgs> for Options {
-    fn from(a: BuildArgs) -> Options {
-        Options {
-            name: a.name,
-            fns: a.fns,
-            schemas: a.schemas,
-            multicore: a.multicore,
-            cflags: a.cflags,
-            includes: a.includes,
-            verbose: a.verbose,
-            build_dir: a.build_dir,
-            sources: if a.compute.is_empty() {
-                a.sources
-            } else {
-                a.compute
-            },
-            shape: a.shape,
+/// The directory a project directory builds into when `-o` is not given.
+pub const PROJECT_BUILD_DIR: &str = "build";
+
+impl BuildArgs {
+    /// The build's options: the flags, or with `--project` what the directory says
+    /// ([`project_dir::read`]) with the flags added: `--name` and `-o` replace its name and
+    /// build directory, `--multicore` and `--verbose` turn them on, `--cflag` and `-I` come
+    /// after its own.
+    pub fn options(self) -> Result<Options, BuildError> {
+        let a = self;
+        let Some(dir) = a.project else {
+            return Ok(Options {
+                name: a.name.expect("clap requires --name without --project"),
+                fns: a.fns,
+                schemas: a.schemas,
+                multicore: a.multicore,
+                cflags: a.cflags,
+                includes: a.includes,
+                verbose: a.verbose,
+                build_dir: a.build_dir.expect("clap requires -o without --project"),
+                sources: if a.compute.is_empty() {
+                    a.sources
+                } else {
+                    a.compute
+                },
+                shape: a.shape,
+                toolchain: a.toolchain,
+                sdk: a.sdk,
+            });
+        };
+        let p = project_dir::read(&dir)?;
+        Ok(Options {
+            name: a.name.unwrap_or(p.name),
+            fns: Vec::new(),
+            schemas: Vec::new(),
+            multicore: a.multicore || p.multicore,
+            cflags: p.cflags.into_iter().chain(a.cflags).collect(),
+            includes: p.includes.into_iter().chain(a.includes).collect(),
+            verbose: a.verbose || p.verbose,
+            build_dir: a.build_dir.unwrap_or_else(|| dir.join(PROJECT_BUILD_DIR)),
+            sources: p.compute,
+            shape: p.shape,
             toolchain: a.toolchain,
             sdk: a.sdk,
-        }
+        })
     }
 }
 
 /// Builds, then prints one line per image written.
 pub fn build_and_list(args: BuildArgs) -> Result<(), BuildError> {
-    let opts = Options::from(args);
+    let opts = args.options()?;
     let info = build(&opts)?;
     for image in &info.images {
         println!("{}", opts.build_dir.join(image).display());

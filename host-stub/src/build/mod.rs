@@ -26,6 +26,7 @@ pub mod link;
 pub mod metadata;
 pub mod pack;
 pub mod project;
+pub mod project_dir;
 pub mod schema;
 pub mod sdk;
 pub mod shape;
@@ -289,6 +290,9 @@ pub enum BuildError {
     /// A project's shape sources cannot be read as its registrations.
     #[error(transparent)]
     Project(Box<project::ProjectError>),
+    /// A project directory that cannot be read as one.
+    #[error(transparent)]
+    ProjectDir(#[from] project_dir::ProjectDirError),
     /// `--shape` and `--fn`/`--schema` together.
     #[error("--shape reads the ops from the NEURON_LIBRARY registrations of the shape sources: give no --fn or --schema with it")]
     ProjectAndSchemas,

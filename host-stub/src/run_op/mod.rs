@@ -129,6 +129,27 @@ pub enum OutputFrom {
     KernelReturn,
 }
 
+impl OutputFrom {
+    /// The run report's name of it (`output.from` of the JSON): `request`, `shape_function`,
+    /// `default` or `kernel_return`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            OutputFrom::Request => "request",
+            OutputFrom::ShapeFunction(_) => "shape_function",
+            OutputFrom::Default => "default",
+            OutputFrom::KernelReturn => "kernel_return",
+        }
+    }
+
+    /// The shape function's C++ name, when the output came from one.
+    pub fn shape_function(&self) -> Option<&str> {
+        match self {
+            OutputFrom::ShapeFunction(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
 /// Where the runtime leaves its returned-tensor record in each core's DataRAM (PLATFORM.md
 /// "Returned-tensor record"; `Q7_RETURNED_ADDR` of the SDK header `q7/customop_abi.h`).
 pub const RETURNED_ADDR: u32 = 0x0008_1000;

@@ -165,7 +165,8 @@ impl OpRun {
         out
     }
 
-    /// The JSON run report: op, output (dtype, shape, preview), per-core counters
+    /// The JSON run report: op, output (dtype, shape, preview, where the dtype and shape came
+    /// from: [`super::OutputFrom::name`] and the shape function or null), per-core counters
     /// ([`core_json`]) and console (`console`, the bytes the ring holds, and `console_dropped`,
     /// the bytes it overwrote), wall time, aggregate MIPS and the timing profile.
     pub fn json(&self) -> Value {
@@ -177,6 +178,8 @@ impl OpRun {
                 "dtype": self.output.dtype.numpy_name(),
                 "shape": self.output.shape,
                 "preview": preview(&self.output),
+                "from": self.output_from.name(),
+                "shape_function": self.output_from.shape_function(),
             },
             "cores": self.cores.iter().map(|c| {
                 let mut j = core_json(c);
