@@ -919,7 +919,7 @@ fn derive(
 /// `NEURON_LIBRARY` block, each registration's schema derived from its shape function, every
 /// rule of the module documentation checked.
 pub fn read(files: &[PathBuf]) -> Result<Project, ProjectError> {
-    let mut sources = Vec::new();
+    let mut texts = Vec::new();
     for f in files {
         let bytes = std::fs::read(f).map_err(|e| ProjectError::Read {
             file: f.clone(),
@@ -929,12 +929,24 @@ pub fn read(files: &[PathBuf]) -> Result<Project, ProjectError> {
             file: f.clone(),
             why: format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
         })?;
-        sources.push(Source {
-            file: f.clone(),
-            toks: tokenize(f, &text)?,
-        });
+        texts.push((f.clone(), text));
     }
-    from_sources(&sources, files)
+    parse(&texts)
+}
+
+/// [`read`] of shape sources already read: each a file name (for errors) and its text.
+pub fn parse(texts: &[(PathBuf, String)]) -> Result<Project, ProjectError> {
+    let sources = texts
+        .iter()
+        .map(|(file, text)| {
+            Ok(Source {
+                file: file.clone(),
+                toks: tokenize(file, text)?,
+            })
+        })
+        .collect::<Result<Vec<_>, ProjectError>>()?;
+    let files: Vec<PathBuf> = texts.iter().map(|(f, _)| f.clone()).collect();
+    from_sources(&sources, &files)
 }
 
 fn from_sources(sources: &[Source], files: &[PathBuf]) -> Result<Project, ProjectError> {

@@ -155,7 +155,7 @@ pub fn read(dir: &Path) -> Result<ProjectDir, ProjectDirError> {
             path: script.clone(),
             why: e.to_string(),
         })?;
-        let mut p = from_script(&script, &text)?;
+        let mut p = read_script(&script, &text)?;
         p.compute = p.compute.iter().map(|f| dir.join(f)).collect();
         p.shape = p.shape.iter().map(|f| dir.join(f)).collect();
         p.includes = p.includes.iter().map(|f| dir.join(f)).collect();
@@ -257,8 +257,9 @@ struct Arg {
     value: Option<Value>,
 }
 
-/// Reads the [`CALL`] of the script `text` (named `script` in errors).
-fn from_script(script: &Path, text: &str) -> Result<ProjectDir, ProjectDirError> {
+/// Reads the [`CALL`] of the script `text` (named `script` in errors); its paths as the script
+/// gives them.
+pub fn read_script(script: &Path, text: &str) -> Result<ProjectDir, ProjectDirError> {
     let calls = call_starts(text);
     let Some(&start) = calls.first() else {
         return Err(ProjectDirError::NoCall {
@@ -680,7 +681,7 @@ mod tests {
     use super::*;
 
     fn script(text: &str) -> Result<ProjectDir, ProjectDirError> {
-        from_script(Path::new("p/build.py"), text)
+        read_script(Path::new("p/build.py"), text)
     }
 
     /// The build script of AWS's ReLU tutorial, as published.
