@@ -59,59 +59,6 @@ fn the_readme_bounds_every_measured_function() {
     }
 }
 
-/// The README's "Measured" table (what `scripts/math-exhaustive.sh` printed): a row for every
-/// function of `functions.h`, in its order; each unary float function measured on all 2^32
-/// arguments, the others on at least 10^7 (double) or 10^8 (float) generated arguments; each
-/// row's buckets adding up to its cases, its largest error within the function's bound of
-/// "Functions", and no class mismatch.
-#[test]
-fn the_readmes_exhaustive_results_are_within_the_bounds() {
-    let text = q7_tests::doc::read(math_support::README);
-    let rows = q7_tests::doc::table_after(&text, "## Measured");
-    let names: Vec<String> = rows
-        .iter()
-        .map(|r| r[0].trim_matches('`').to_string())
-        .collect();
-    let wanted: Vec<String> = functions().into_iter().map(|f| f.name).collect();
-    assert_eq!(
-        names, wanted,
-        "one row per function of functions.h, in its order"
-    );
-    let bounds = bounds();
-    for (row, f) in rows.iter().zip(functions()) {
-        let num = |i: usize| -> u64 { row[i].parse().unwrap_or_else(|_| panic!("{row:?}")) };
-        let cases = num(2);
-        let max: f64 = row[3].parse().unwrap();
-        let buckets: u64 = (4..9).map(num).sum();
-        assert_eq!(
-            buckets, cases,
-            "{}: the buckets add up to the cases",
-            f.name
-        );
-        assert_eq!(num(9), 0, "{}: class mismatches", f.name);
-        assert!(
-            max <= bounds[&f.name],
-            "{}: {max} ulps over the bound",
-            f.name
-        );
-        if !f.double && !f.binary {
-            assert_eq!(
-                (row[1].as_str(), cases),
-                ("all 2^32", 1u64 << 32),
-                "{}",
-                f.name
-            );
-        } else {
-            let least = if f.double { 10_000_000 } else { 100_000_000 };
-            assert!(
-                row[1] == "edges + generated" && cases >= least,
-                "{}: {cases} cases",
-                f.name
-            );
-        }
-    }
-}
-
 #[test]
 fn every_function_is_within_its_bound_on_the_deterministic_sample() {
     let Some(exe) = native() else {
