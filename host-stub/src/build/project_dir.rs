@@ -432,9 +432,12 @@ fn call_starts(text: &str) -> Vec<usize> {
             q @ (b'\'' | b'"') => i = skip_string(b, i, q),
             _ => {
                 let word_start = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
-                if word_start && text[i..].starts_with(CALL) {
-                    let rest = text[i + CALL.len()..].trim_start_matches([' ', '\t']);
-                    if rest.starts_with('(') {
+                // Bytes, not `str` slices: `i` may sit inside a multi-byte character.
+                if word_start && b[i..].starts_with(CALL.as_bytes()) {
+                    let after = b[i + CALL.len()..]
+                        .iter()
+                        .find(|c| **c != b' ' && **c != b'\t');
+                    if after == Some(&b'(') {
                         out.push(i);
                     }
                     i += CALL.len();
@@ -774,6 +777,9 @@ mod tests {
             e.to_string(),
             "p/build.py:1: a positional argument, ['k.cpp'], after a keyword one"
         );
+        // Found by the fuzz target: a call searched for inside a multi-byte character.
+        let e = script("\u{3a2}custom_op.load(\u{3a2}").unwrap_err();
+        assert_eq!(e.to_string(), "p/build.py:1: custom_op.load( is not closed");
         let e = script("custom_op.load(name='r',\n compute_srcs=['k.cpp']\n").unwrap_err();
         assert_eq!(e.to_string(), "p/build.py:1: custom_op.load( is not closed");
     }
