@@ -8,7 +8,8 @@
 # 2) under nice; Q7_MATH_FUNCTIONS (comma-separated names) limits the run. Prints the first
 # class mismatches of any, then the table of examples/sdk/rt/math/README.md "Measured" (stdout);
 # exits 1 on a class mismatch or on an error over a function's bound (the README's table
-# "Functions"). The per-job logs go to $Q7_MATH_LOGS when set (kept), else to a temporary
+# "Functions"). The per-job logs go to $Q7_MATH_LOGS when set (kept; a run given the directory
+# of an interrupted one with the same settings skips the jobs it finished), else to a temporary
 # directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +47,12 @@ while read -r name kind; do
 done < <("$OUT/native" list)
 i=0
 for j in "${jobs[@]}"; do
+  # A job whose log ends with its result line (written last) is done: with Q7_MATH_LOGS naming
+  # the directory of an interrupted run, the run resumes where it stopped.
+  if tail -n 1 "$OUT/job$i.log" 2>/dev/null | grep -q ' max='; then
+    i=$((i + 1))
+    continue
+  fi
   while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
   # shellcheck disable=SC2086
   nice -n 19 "$OUT/native" $j > "$OUT/job$i.log" &
