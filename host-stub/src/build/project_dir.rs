@@ -424,11 +424,7 @@ fn call_starts(text: &str) -> Vec<usize> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'#' => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
+            b'#' => i = line_end(b, i),
             q @ (b'\'' | b'"') => i = skip_string(b, i, q),
             _ => {
                 let word_start = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
@@ -448,6 +444,15 @@ fn call_starts(text: &str) -> Vec<usize> {
         }
     }
     out
+}
+
+/// The index of the end of the line of `i` (its `\n`, or the end of the text): where a `#`
+/// comment at `i` ends.
+fn line_end(b: &[u8], i: usize) -> usize {
+    b[i..]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(b.len(), |n| i + n)
 }
 
 /// The index after the string literal quoted by `q` that starts at `i` (its end of text when
@@ -492,9 +497,7 @@ fn arguments(text: &str, from: usize) -> Result<Vec<Arg>, (usize, String)> {
             };
             match c {
                 b'#' => {
-                    while i < b.len() && b[i] != b'\n' {
-                        i += 1;
-                    }
+                    i = line_end(b, i);
                     continue;
                 }
                 b'\'' | b'"' => {
@@ -534,11 +537,7 @@ fn strip_comments(text: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'#' => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
+            b'#' => i = line_end(b, i),
             q @ (b'\'' | b'"') => {
                 let end = skip_string(b, i, q);
                 out.push_str(&text[i..end]);
