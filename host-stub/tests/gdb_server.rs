@@ -1,0 +1,188 @@
+//! `q7emu run … --gdb PORT` and `q7emu run-elf … --gdb PORT` (docs/gdb.md): scripted sessions
+//! of the tests' own protocol client (`q7_tests::rsp`) against the server — threads, a
+//! breakpoint at the kernel, a step, registers (GDB's view and `monitor regs`), memory, a
+//! watchpoint, the run to its end with the output a plain run gives, and a fault's signal.
+
+mod support;
+
+use std::process::{Child, Command, Stdio};
+
+use q7_tests::rsp::{Rsp, StopReply};
+use q7_tests::TempDir;
+use support::example;
+
+/// Where GDB's `g` packet has each register (docs/gdb.md "Registers").
+mod g {
+    pub const PC: usize = 0;
+    /// ar0..ar31 are 1..=32; GDB's a0..a15 are ar(4·windowbase + i).
+    pub const AR0: usize = 1;
+    pub const WINDOWBASE: usize = 38;
+    pub const WINDOWSTART: usize = 39;
+    pub const PS: usize = 42;
+    pub const COUNT: usize = 45;
+}
+
+/// GDB's a`i`: the view's ar(4·windowbase + i).
+fn a(regs: &[u32], i: usize) -> u32 {
+    regs[g::AR0 + 4 * regs[g::WINDOWBASE] as usize + i]
+}
+
+/// Starts `cmd` with `--gdb 0` and connects: the client, the opening stop reply and the
+/// thread gathering the rest of stderr.
+fn start(mut cmd: Command) -> (Child, Rsp, StopReply, std::thread::JoinHandle<String>) {
+    let mut child = cmd
+        .args(["--gdb", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (addr, stderr) = q7_tests::rsp::server_address(&mut child);
+    assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+    let mut rsp = Rsp::connect(&addr);
+    let first = StopReply::parse(&rsp.handshake());
+    (child, rsp, first, stderr)
+}
+
+/// The first float32 of a `.npy` file (version 1 header).
+fn first_f32(npy: &[u8]) -> f32 {
+    let header = u16::from_le_bytes([npy[8], npy[9]]) as usize;
+    let at = 10 + header;
+    f32::from_le_bytes(npy[at..at + 4].try_into().unwrap())
+}
+
+/// The committed 8-core ReLU under the debugger: every core is a thread, stopped at the
+/// firmware's call trampoline (PLATFORM.md "Host flow": the last 64 bytes of the core's image
+/// window, `callx8 a8` with a8 the kernel); a breakpoint at core 0's kernel stops thread 1
+/// there before its first instruction (ENTRY), one step executes it; a watchpoint on the TCM
+/// pool's first word (PLATFORM.md "Runtime memory": the `tcm_malloc` pool at DataRAM
+/// 0x82000) stops after the kernel's first store of a ReLU value; then the run ends (`W00`)
+/// and the output is the plain run's.
+#[test]
+fn a_session_on_the_eight_core_relu_breaks_steps_watches_and_ends_with_the_plain_output() {
+    let dir = TempDir::new("gdb-relu");
+    let out = dir.join("out.npy");
+    let k = example("relu_multicore");
+    let mut cmd = support::relu_multicore(&["--output"]);
+    cmd.arg(&out);
+    let (child, mut rsp, first, stderr) = start(cmd);
+    assert_eq!((first.kind, first.code), ('T', 5), "{first:?}");
+
+    assert_eq!(rsp.threads(), (1..=8).collect::<Vec<u32>>());
+    for t in 1..=8u32 {
+        rsp.select(t);
+        let r = rsp.registers();
+        assert_eq!(r.len(), g::COUNT);
+        let window = 0x8400_0000 + (t - 1) * 0x20_0000;
+        assert_eq!(r[g::PC], window + 0x20_0000 - 64, "thread {t} at its trampoline");
+        assert_eq!(a(&r, 1), q7_host::firmware::CALL_SP, "thread {t}'s a1");
+        assert_eq!(r[g::PS], 1 << 18, "PS.WOE alone");
+        assert_eq!((r[g::WINDOWBASE], r[g::WINDOWSTART]), (4, 1 << 4));
+        let kernel = a(&r, 8);
+        assert!(
+            (window..window + 0x20_0000).contains(&kernel),
+            "thread {t}'s kernel {kernel:#x} in its window"
+        );
+    }
+
+    rsp.select(1);
+    let kernel = a(&rsp.registers(), 8);
+    assert_eq!(rsp.ask(&format!("Z0,{kernel:x},3")), "OK");
+    let stop = StopReply::parse(&rsp.ask("vCont;c"));
+    assert_eq!((stop.kind, stop.code, stop.thread()), ('T', 5, Some(1)), "{stop:?}");
+    let r = rsp.registers();
+    assert_eq!(r[g::PC], kernel);
+    let code = rsp.memory(kernel, 3).unwrap();
+    let entry = q7_isa::decode(&code, kernel, &q7_isa::NCORE2GP).unwrap();
+    assert_eq!(entry.to_string().split_whitespace().next(), Some("entry"), "{entry}");
+    // Before ENTRY the window is still the caller's: CALLX8 left the return address in a8
+    // with the call size (0b10) in its top bits, and PS.CALLINC = 2 (isa/ISA.md §3).
+    assert_eq!(a(&r, 8) >> 30, 2);
+    assert_eq!(r[g::PS] >> 16 & 3, 2);
+    assert_eq!(a(&r, 1), q7_host::firmware::CALL_SP);
+
+    assert_eq!(rsp.ask(&format!("z0,{kernel:x},3")), "OK");
+    let step = StopReply::parse(&rsp.ask("vCont;s:1"));
+    assert_eq!((step.kind, step.code, step.thread()), ('T', 5, Some(1)), "{step:?}");
+    let r = rsp.registers();
+    assert_eq!(r[g::PC], kernel + 3, "past the 3-byte ENTRY");
+    assert!(a(&r, 1) < q7_host::firmware::CALL_SP, "ENTRY made the kernel's frame");
+    assert_eq!(a(&r, 0) >> 30, 2, "the return address is the callee's a0");
+    assert_eq!(
+        r[g::WINDOWSTART],
+        1 << 2 | 1 << 4,
+        "ENTRY rotated the window by the call8's two groups: the caller's frame is two below"
+    );
+    let regs = rsp.monitor("regs");
+    assert!(regs.starts_with("core 0: pc "), "{regs}");
+    assert!(
+        regs.contains(&format!("windowbase 2 windowstart 0x0005")),
+        "{regs}"
+    );
+    assert!(regs.contains("ar63 "), "the physical file of 64 ARs: {regs}");
+    assert!(regs.contains(&format!("a1  {:#010x}", a(&r, 1))), "{regs}");
+
+    // Unmapped memory is an error reply, never a fault of the server.
+    assert!(rsp.memory(0x7000_0000, 4).unwrap_err().starts_with('E'));
+
+    assert_eq!(rsp.ask("Z2,82000,4"), "OK");
+    let stop = StopReply::parse(&rsp.ask("vCont;c"));
+    assert_eq!((stop.kind, stop.thread()), ('T', Some(1)), "{stop:?}");
+    let watched = stop.get("watch").map(|w| u32::from_str_radix(w, 16));
+    assert_eq!(watched, Some(Ok(0x82000)), "{stop:?}");
+    let input = std::fs::read(k.join("input.npy")).unwrap();
+    let relu = first_f32(&input).max(0.0);
+    assert_eq!(
+        rsp.memory(0x82000, 4).unwrap(),
+        relu.to_le_bytes(),
+        "the ReLU of core 0's first element"
+    );
+    assert_eq!(rsp.ask("z2,82000,4"), "OK");
+
+    assert_eq!(rsp.ask("vCont;c"), "W00");
+    let status = child.wait_with_output().unwrap().status;
+    let stderr = stderr.join().unwrap();
+    assert!(status.success(), "{status}: {stderr}");
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(k.join("expected.npy")).unwrap(),
+        "the debugged run's output is the plain run's"
+    );
+}
+
+/// A fault under the debugger stops with its signal: the kernel's first instruction
+/// overwritten with `ill` (0x000000, isa/ISA.md) through the core's memory map is an illegal
+/// instruction, SIGILL (4) on thread 1; continuing ends the session with `X04` and the run
+/// with the fault's exit code and report.
+#[test]
+fn a_fault_stops_the_session_with_its_signal() {
+    let (child, mut rsp, _, stderr) = start(support::relu_multicore(&[]));
+    rsp.select(1);
+    let kernel = a(&rsp.registers(), 8);
+    assert_eq!(rsp.write_memory(kernel, &[0, 0, 0]), "OK");
+    assert_eq!(rsp.memory(kernel, 3).unwrap(), [0, 0, 0]);
+    let stop = StopReply::parse(&rsp.ask("vCont;c"));
+    assert_eq!((stop.kind, stop.code, stop.thread()), ('T', 4, Some(1)), "{stop:?}");
+    assert_eq!(rsp.registers()[g::PC], kernel, "stopped at the illegal instruction");
+    assert_eq!(rsp.ask("vCont;c"), "X04");
+    let status = child.wait_with_output().unwrap().status;
+    let stderr = stderr.join().unwrap();
+    assert_eq!(status.code(), Some(129), "a fault's exit code: {stderr}");
+    assert!(stderr.contains("IllegalInstructionCause"), "{stderr}");
+}
+
+/// Ctrl-C from the debugger (the 0x03 byte) stops the running cores with SIGINT, within one
+/// round of quanta (`q7_host::gdb::QUANTUM` instructions per core, far shorter than the run);
+/// `k` then kills the run, which ends as interrupted (exit code 130, docs/exit-codes.md).
+#[test]
+fn ctrl_c_from_the_debugger_stops_the_cores() {
+    let (child, mut rsp, _, stderr) = start(support::relu_multicore(&[]));
+    rsp.send("vCont;c");
+    rsp.interrupt();
+    let stop = StopReply::parse(&rsp.recv());
+    assert_eq!((stop.kind, stop.code), ('T', 2), "{stop:?}");
+    rsp.send("k");
+    let status = child.wait_with_output().unwrap().status;
+    let stderr = stderr.join().unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("debugger killed the run"), "{stderr}");
+}
