@@ -136,6 +136,11 @@ fn a_session_on_the_eight_core_relu_breaks_steps_watches_and_ends_with_the_plain
         relu.to_le_bytes(),
         "the ReLU of core 0's first element"
     );
+    assert_eq!(
+        rsp.monitor("mem 0x82000"),
+        format!("0x00082000: {:#010x}\n", relu.to_bits()),
+        "monitor mem shows the word as the core reads it"
+    );
     assert_eq!(rsp.ask("z2,82000,4"), "OK");
 
     assert_eq!(rsp.ask("vCont;c"), "W00");

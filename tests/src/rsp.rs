@@ -162,18 +162,19 @@ impl Rsp {
         assert_eq!(self.ask(&format!("Hg{tid:x}")), "OK");
     }
 
-    /// The `g` registers as little-endian words.
+    /// The `g` registers as words; q7emu sends each big-endian, as GDB's built-in Xtensa
+    /// target reads them (docs/gdb.md "Registers").
     pub fn registers(&mut self) -> Vec<u32> {
         let g = self.ask("g");
         unhex(&g)
             .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
             .collect()
     }
 
-    /// Writes all registers (`G`).
+    /// Writes all registers (`G`), each word big-endian.
     pub fn set_registers(&mut self, words: &[u32]) -> String {
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
         self.ask(&format!("G{}", hex(&bytes)))
     }
 

@@ -1,6 +1,8 @@
 //! The Xtensa [`Arch`] q7emu serves: GDB's built-in Xtensa register set (docs/gdb.md
-//! "Registers"), 45 32-bit registers in the `g` packet, in the core's little-endian byte
-//! order:
+//! "Registers"), 45 32-bit registers in the `g` packet, each in big-endian byte order — GDB's
+//! built-in Xtensa target is a big-endian core and decodes register values so whatever
+//! `set endian` says (which switches only how it reads instructions from memory; memory is
+//! served as the core's little-endian bytes):
 //!
 //! `pc, ar0..ar31, lbeg, lend, lcount, sar, litbase, windowbase, windowstart, sr176, sr208,
 //! ps, threadptr, scompare1`.
@@ -23,7 +25,7 @@ pub const VIEW_WINDOWBASE: u32 = 4;
 /// Registers in the `g` packet.
 pub const G_REGISTERS: usize = 45;
 
-/// The Xtensa architecture as GDB's built-in Xtensa target lays it out, little-endian.
+/// The Xtensa architecture as GDB's built-in Xtensa target lays it out.
 #[derive(Debug)]
 pub enum Xtensa {}
 
@@ -179,7 +181,7 @@ impl Registers for XtensaRegs {
 
     fn gdb_serialize(&self, mut write_byte: impl FnMut(Option<u8>)) {
         for w in self.words() {
-            w.to_le_bytes().into_iter().for_each(|b| write_byte(Some(b)));
+            w.to_be_bytes().into_iter().for_each(|b| write_byte(Some(b)));
         }
     }
 
@@ -189,7 +191,7 @@ impl Registers for XtensaRegs {
         }
         let w: Vec<u32> = bytes
             .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
         self.pc = w[0];
         self.ar.copy_from_slice(&w[1..33]);
@@ -240,7 +242,7 @@ mod tests {
     }
 
     #[test]
-    fn the_g_packet_is_45_little_endian_words_in_gdbs_order() {
+    fn the_g_packet_is_45_big_endian_words_in_gdbs_order() {
         let regs = XtensaRegs {
             pc: 0x0403_0201,
             ps: 0x11,
@@ -250,9 +252,9 @@ mod tests {
         let mut bytes = Vec::new();
         regs.gdb_serialize(|b| bytes.push(b.unwrap()));
         assert_eq!(bytes.len(), 180);
-        assert_eq!(&bytes[..4], &[1, 2, 3, 4]);
-        assert_eq!(bytes[42 * 4], 0x11, "ps is register 42");
-        assert_eq!(&bytes[176..], &[0xdd, 0xcc, 0xbb, 0xaa], "scompare1 is the last");
+        assert_eq!(&bytes[..4], &[4, 3, 2, 1]);
+        assert_eq!(bytes[42 * 4 + 3], 0x11, "ps is register 42");
+        assert_eq!(&bytes[176..], &[0xaa, 0xbb, 0xcc, 0xdd], "scompare1 is the last");
         let mut back = XtensaRegs::default();
         back.gdb_deserialize(&bytes).unwrap();
         assert_eq!(back, regs);

@@ -381,6 +381,27 @@ impl<'c, 'h, B: Bus + DebugMemory + 'static> Session<'c, 'h, B> {
             .collect()
     }
 
+    /// `monitor mem ADDR [WORDS]`: words of the current core's memory as the core reads them
+    /// (little-endian), four to a line; an unreadable word ends the listing with a note.
+    fn monitor_mem(&self, addr: u32, count: u32, out: &mut ConsoleOutput<'_>) {
+        let bus = &self.cores[self.current].bus;
+        for row in (0..count).step_by(4) {
+            let at = addr.wrapping_add(row * 4);
+            let mut line = format!("{at:#010x}:");
+            for k in row..count.min(row + 4) {
+                let mut w = [0u8; 4];
+                let a = addr.wrapping_add(k * 4);
+                if bus.debug_read(a, &mut w).is_err() {
+                    outputln!(out, "{line}");
+                    outputln!(out, "{a:#010x}: not mapped on core {}", self.prid(self.current));
+                    return;
+                }
+                line.push_str(&format!(" {:#010x}", u32::from_le_bytes(w)));
+            }
+            outputln!(out, "{line}");
+        }
+    }
+
     /// `monitor regs [N]`: core N's (default: the current thread's) windowed registers and
     /// physical AR file.
     fn monitor_regs(&self, i: usize, out: &mut ConsoleOutput<'_>) {
@@ -653,11 +674,22 @@ impl<B: Bus + DebugMemory + 'static> MonitorCmd for Session<'_, '_, B> {
                 },
                 Err(_) => outputln!(out, "monitor regs: not a core number: {n}"),
             },
+            ["mem", addr, rest @ ..] if rest.len() <= 1 => {
+                let count = rest.first().map_or(Ok(1), |n| crate::number::parse_u32(n));
+                match (crate::number::parse_u32(addr), count) {
+                    (Ok(addr), Ok(count)) => self.monitor_mem(addr, count.min(256), &mut out),
+                    _ => outputln!(out, "monitor mem: usage: mem ADDR [WORDS]"),
+                }
+            }
             _ => {
                 outputln!(out, "q7emu monitor commands:");
                 outputln!(
                     out,
-                    "  regs [CORE]  the windowed registers a0-a15 and the physical AR file"
+                    "  regs [CORE]       the windowed registers a0-a15 and the physical AR file"
+                );
+                outputln!(
+                    out,
+                    "  mem ADDR [WORDS]  little-endian words of the current core's memory"
                 );
             }
         }
