@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 
 use q7_tests::rsp::{Rsp, StopReply};
 use q7_tests::TempDir;
-use support::example;
+use support::{example, q7emu};
 
 /// Where GDB's `g` packet has each register (docs/gdb.md "Registers").
 mod g {
@@ -190,4 +190,79 @@ fn ctrl_c_from_the_debugger_stops_the_cores() {
     let stderr = stderr.join().unwrap();
     assert_eq!(status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("debugger killed the run"), "{stderr}");
+}
+
+/// A bare-metal program whose function's arguments and stores the session can predict.
+const SCALE: &str = r#"
+int out[4];
+__attribute__((noinline, noipa)) int scale(const int *in, int k)
+{
+	int s = 0;
+	for (int i = 0; i < 4; i++) {
+		out[i] = in[i] * k;
+		s += out[i];
+	}
+	return s;
+}
+int main(void)
+{
+	static const int in[4] = {1, 2, 3, 4};
+	return scale(in, 3);
+}
+"#;
+
+/// `run-elf --gdb`: the one core is thread 1, stopped before the program's first instruction
+/// (the ELF's entry: the runtime has no code at the ncore2gp reset vector); a breakpoint at `scale` (its address from the ELF's
+/// symbol table) stops before its ENTRY with the arguments in the caller's a10, a11 (a CALL8,
+/// isa/ISA.md §3), which the step through ENTRY makes the callee's a2, a3; the argument array
+/// is read through memory; a write watchpoint on `out[2]` stops after the store of 3·3; the
+/// run ends with `W1e`, the program's status 30, which is the process's exit code.
+#[test]
+fn a_session_on_a_bare_metal_program_sees_its_arguments_and_its_stores() {
+    let Some(prog) = q7_tests::build::build_sim("gdb-scale", &[("scale.c", SCALE)], &[]) else {
+        return;
+    };
+    let data = std::fs::read(&prog.elf).unwrap();
+    let elf = q7_loader::ElfFile::parse(&data).unwrap();
+    let scale = elf.global_symbol("scale").expect("scale in the symbol table");
+    let out = elf.global_symbol("out").expect("out in the symbol table");
+    let mut cmd = q7emu();
+    cmd.arg("run-elf").arg(&prog.elf);
+    let (child, mut rsp, first, stderr) = start(cmd);
+    assert_eq!((first.kind, first.code), ('T', 5), "{first:?}");
+    assert_eq!(rsp.threads(), [1]);
+    rsp.select(1);
+    assert_eq!(rsp.registers()[g::PC], elf.entry, "the ELF's entry");
+
+    assert_eq!(rsp.ask(&format!("Z1,{scale:x},3")), "OK");
+    let stop = StopReply::parse(&rsp.ask("vCont;c"));
+    assert_eq!((stop.kind, stop.code, stop.thread()), ('T', 5, Some(1)), "{stop:?}");
+    let r = rsp.registers();
+    assert_eq!((r[g::PC], a(&r, 11)), (scale, 3));
+    let words: Vec<u32> = rsp
+        .memory(a(&r, 10), 16)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(words, [1, 2, 3, 4]);
+    assert_eq!(rsp.ask(&format!("z1,{scale:x},3")), "OK");
+
+    let step = StopReply::parse(&rsp.ask("vCont;s:1"));
+    assert_eq!((step.kind, step.thread()), ('T', Some(1)), "{step:?}");
+    let after = rsp.registers();
+    assert_eq!(after[g::PC], scale + 3, "past the 3-byte ENTRY");
+    assert_eq!((a(&after, 2), a(&after, 3)), (a(&r, 10), 3));
+
+    assert_eq!(rsp.ask(&format!("Z2,{:x},4", out + 8)), "OK");
+    let stop = StopReply::parse(&rsp.ask("vCont;c"));
+    let watched = stop.get("watch").map(|w| u32::from_str_radix(w, 16));
+    assert_eq!(watched, Some(Ok(out + 8)), "{stop:?}");
+    assert_eq!(rsp.memory(out, 12).unwrap(), [3, 0, 0, 0, 6, 0, 0, 0, 9, 0, 0, 0]);
+    assert_eq!(rsp.ask(&format!("z2,{:x},4", out + 8)), "OK");
+
+    assert_eq!(rsp.ask("vCont;c"), "W1e");
+    let status = child.wait_with_output().unwrap().status;
+    let stderr = stderr.join().unwrap();
+    assert_eq!(status.code(), Some(30), "{stderr}");
 }
