@@ -266,3 +266,108 @@ fn a_session_on_a_bare_metal_program_sees_its_arguments_and_its_stores() {
     let stderr = stderr.join().unwrap();
     assert_eq!(status.code(), Some(30), "{stderr}");
 }
+
+/// The GDB script of docs/gdb.md's worked session, for the server at `addr`.
+fn gdb_script(addr: &str) -> String {
+    format!(
+        "set pagination off\n\
+         set confirm off\n\
+         set architecture xtensa\n\
+         set endian little\n\
+         target remote {addr}\n\
+         info threads\n\
+         p/x $pc\n\
+         p/x $a8\n\
+         break *(unsigned int)$a8\n\
+         continue\n\
+         x/i $pc\n\
+         stepi\n\
+         p/x $pc\n\
+         monitor regs\n\
+         delete\n\
+         watch *(int *)0x82000\n\
+         continue\n\
+         monitor mem 0x82000\n\
+         delete\n\
+         continue\n"
+    )
+}
+
+/// The hex value GDB printed for `$N = 0x…`.
+fn printed(out: &str, n: u32) -> u32 {
+    let line = out
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("${n} = 0x")))
+        .unwrap_or_else(|| panic!("no ${n} in:\n{out}"));
+    u32::from_str_radix(line.trim(), 16).unwrap()
+}
+
+/// The same session with the real GDB (`xtensa-elf-gdb`, installed by
+/// scripts/setup-toolchain.sh; docs/gdb.md): GDB lists the eight cores as threads, shows the
+/// trampoline's PC and the kernel address in a8, stops at the kernel's ENTRY (disassembled
+/// little-endian), steps over it, prints `monitor regs`, stops at the watchpoint on the TCM
+/// pool's first word with the ReLU of that core's first element there, and sees the run exit;
+/// the output is the plain run's.
+#[test]
+fn the_real_gdb_runs_the_worked_session() {
+    let Some(gdb) = q7_tests::tool("gdb") else {
+        return;
+    };
+    let dir = TempDir::new("gdb-real");
+    let out = dir.join("out.npy");
+    let k = example("relu_multicore");
+    let mut cmd = support::relu_multicore(&["--output"]);
+    cmd.arg(&out).args(["--gdb", "0"]);
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let (addr, stderr) = q7_tests::rsp::server_address(&mut child);
+    let script = dir.join("session.gdb");
+    std::fs::write(&script, gdb_script(&addr)).unwrap();
+    let run = Command::new(gdb).arg("-batch").arg("-x").arg(&script).output().unwrap();
+    let text = String::from_utf8_lossy(&run.stdout).into_owned()
+        + &String::from_utf8_lossy(&run.stderr);
+    let status = child.wait_with_output().unwrap().status;
+    let stderr = stderr.join().unwrap();
+    assert!(status.success(), "{status}: {stderr}\nGDB:\n{text}");
+
+    for t in 1..=8 {
+        assert!(
+            text.contains(&format!("Thread 1.{t} (core {} (live))", t - 1)),
+            "thread {t}:\n{text}"
+        );
+    }
+    assert_eq!(printed(&text, 1), 0x841f_ffc0, "core 0's trampoline:\n{text}");
+    let kernel = printed(&text, 2);
+    assert!(
+        text.contains(&format!("Thread 1 hit Breakpoint 1, {kernel:#x} in ?? ()")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("=> {kernel:#x}:\tentry\ta1, ")),
+        "the kernel's ENTRY, decoded little-endian:\n{text}"
+    );
+    assert_eq!(printed(&text, 3), kernel + 3, "{text}");
+    assert!(text.contains("core 0: pc ") && text.contains("ar63 "), "{text}");
+
+    let hit = text
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("Thread ")?
+                .strip_suffix(" hit Hardware watchpoint 2: *(int *)0x82000")
+        })
+        .unwrap_or_else(|| panic!("no watchpoint stop:\n{text}"));
+    let core: usize = hit.parse::<usize>().unwrap() - 1;
+    let input = std::fs::read(k.join("input.npy")).unwrap();
+    let header = u16::from_le_bytes([input[8], input[9]]) as usize;
+    // Core c's slice starts at element c · 131072 / 8 (the kernel's split, its README).
+    let at = 10 + header + 4 * core * (131072 / 8);
+    let relu = f32::from_le_bytes(input[at..at + 4].try_into().unwrap()).max(0.0);
+    assert!(
+        text.contains(&format!("0x00082000: {:#010x}", relu.to_bits())),
+        "core {core}'s first ReLU value:\n{text}"
+    );
+    assert!(text.contains("[Inferior 1 (process 1) exited normally]"), "{text}");
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(k.join("expected.npy")).unwrap()
+    );
+}
