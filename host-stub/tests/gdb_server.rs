@@ -371,3 +371,115 @@ fn the_real_gdb_runs_the_worked_session() {
         std::fs::read(k.join("expected.npy")).unwrap()
     );
 }
+
+/// The address of function `name` (its mangled symbol) in the unstripped image
+/// `so` (examples/sdk/BUILD.md "Debugging": linked where it runs, so symbols are device
+/// addresses).
+fn function_address(so: &std::path::Path, name: &str) -> u32 {
+    let data = std::fs::read(so).unwrap();
+    let elf = q7_loader::ElfFile::parse(&data).unwrap();
+    let found: Vec<u32> = elf
+        .symbols
+        .iter()
+        .filter(|s| s.kind == 2 && s.name == name)
+        .map(|s| s.value)
+        .collect();
+    assert_eq!(found.len(), 1, "one function {name} in {}", so.display());
+    found[0]
+}
+
+/// `relu_forward(const at::Tensor &)`, mangled.
+const RELU_FORWARD: &str = "_Z12relu_forwardRKN2at6TensorE";
+
+/// Breakpoints at a kernel function by its symbol (toolchain): the 8-core ReLU built from its
+/// project keeps its unstripped images (examples/sdk/BUILD.md "Debugging"); `relu_forward`
+/// of core 1's image stops thread 2 before its first instruction, that of core 0's thread 1.
+/// The real GDB, given core 0's image with `file`, breaks at `relu_forward` by name and shows
+/// its source line.
+#[test]
+fn breakpoints_at_the_kernel_function_from_the_unstripped_images() {
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let dir = TempDir::new("gdb-symbols");
+    let project = dir.join("relu_multicore");
+    std::fs::create_dir(&project).unwrap();
+    let k = example("relu_multicore");
+    for f in ["build.py", "relu_multicore.cpp", "shape.cpp"] {
+        std::fs::copy(k.join(f), project.join(f)).unwrap();
+    }
+    let built = q7emu()
+        .args(["build", "--toolchain"])
+        .arg(q7_tests::toolchain_prefix())
+        .arg("--project")
+        .arg(&project)
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let build = project.join("build");
+    let so = |core: u32| build.join(format!("relu_multicore_cpu{core}.so"));
+    let run = || {
+        let mut cmd = q7emu();
+        cmd.arg("run")
+            .arg(&build)
+            .args(["--op", "relu_forward", "--input"])
+            .arg(k.join("input.npy"));
+        cmd
+    };
+
+    let (core0, core1) = (
+        function_address(&so(0), RELU_FORWARD),
+        function_address(&so(1), RELU_FORWARD),
+    );
+    assert_eq!(core1, core0 + 0x20_0000, "each core's image is linked at its own window");
+    let (child, mut rsp, _, stderr) = start(run());
+    assert_eq!(rsp.ask(&format!("Z0,{core1:x},3")), "OK");
+    assert_eq!(rsp.ask(&format!("Z0,{core0:x},3")), "OK");
+    let first = StopReply::parse(&rsp.ask("vCont;c"));
+    assert_eq!(first.thread(), Some(1), "{first:?}");
+    rsp.select(1);
+    assert_eq!(rsp.registers()[g::PC], core0);
+    assert_eq!(rsp.ask(&format!("z0,{core0:x},3")), "OK");
+    let second = StopReply::parse(&rsp.ask("vCont;c"));
+    assert_eq!(second.thread(), Some(2), "{second:?}");
+    rsp.select(2);
+    assert_eq!(rsp.registers()[g::PC], core1);
+    assert_eq!(rsp.ask(&format!("z0,{core1:x},3")), "OK");
+    assert_eq!(rsp.ask("vCont;c"), "W00");
+    let status = child.wait_with_output().unwrap().status;
+    assert!(status.success(), "{}", stderr.join().unwrap());
+
+    let Some(gdb) = q7_tests::tool("gdb") else {
+        return;
+    };
+    let mut cmd = run();
+    let mut child = cmd
+        .args(["--gdb", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (addr, stderr) = q7_tests::rsp::server_address(&mut child);
+    let script = dir.join("symbols.gdb");
+    std::fs::write(
+        &script,
+        format!(
+            "set pagination off\nset confirm off\nset architecture xtensa\nset endian little\n\
+             file {}\ntarget remote {addr}\nbreak relu_forward\ncontinue\np/x $pc\n\
+             delete\ncontinue\n",
+            so(0).display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(gdb).arg("-batch").arg("-x").arg(&script).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned()
+        + &String::from_utf8_lossy(&out.stderr);
+    let status = child.wait_with_output().unwrap().status;
+    assert!(status.success(), "{}\nGDB:\n{text}", stderr.join().unwrap());
+    assert!(
+        text.contains("Thread 1 hit Breakpoint 1, relu_forward (t_in=...) at ./relu_multicore.cpp:"),
+        "{text}"
+    );
+    assert_eq!(printed(&text, 1), core0, "at the symbol's address:\n{text}");
+    assert!(text.contains("[Inferior 1 (process 1) exited normally]"), "{text}");
+}
