@@ -267,32 +267,6 @@ fn a_session_on_a_bare_metal_program_sees_its_arguments_and_its_stores() {
     assert_eq!(status.code(), Some(30), "{stderr}");
 }
 
-/// The GDB script of docs/gdb.md's worked session, for the server at `addr`.
-fn gdb_script(addr: &str) -> String {
-    format!(
-        "set pagination off\n\
-         set confirm off\n\
-         set architecture xtensa\n\
-         set endian little\n\
-         target remote {addr}\n\
-         info threads\n\
-         p/x $pc\n\
-         p/x $a8\n\
-         break *(unsigned int)$a8\n\
-         continue\n\
-         x/i $pc\n\
-         stepi\n\
-         p/x $pc\n\
-         monitor regs\n\
-         delete\n\
-         watch *(int *)0x82000\n\
-         continue\n\
-         monitor mem 0x82000\n\
-         delete\n\
-         continue\n"
-    )
-}
-
 /// The hex value GDB printed for `$N = 0x…`.
 fn printed(out: &str, n: u32) -> u32 {
     let line = out
@@ -302,26 +276,40 @@ fn printed(out: &str, n: u32) -> u32 {
     u32::from_str_radix(line.trim(), 16).unwrap()
 }
 
-/// The same session with the real GDB (`xtensa-elf-gdb`, installed by
-/// scripts/setup-toolchain.sh; docs/gdb.md): GDB lists the eight cores as threads, shows the
-/// trampoline's PC and the kernel address in a8, stops at the kernel's ENTRY (disassembled
-/// little-endian), steps over it, prints `monitor regs`, stops at the watchpoint on the TCM
-/// pool's first word with the ReLU of that core's first element there, and sees the run exit;
-/// the output is the plain run's.
+/// The worked session of docs/gdb.md "A worked session", as written there, with the real GDB
+/// (`xtensa-elf-gdb`, installed by scripts/setup-toolchain.sh): its `q7emu run` (port 1234 made
+/// 0) and its GDB commands (`localhost:1234` made the printed address) in batch mode. GDB lists
+/// the eight cores as threads, shows the trampoline's PC and the kernel address in a8, stops at
+/// the kernel's ENTRY (disassembled little-endian), steps over it, prints `monitor regs`,
+/// stops at the watchpoint on the TCM pool's first word with the ReLU of that core's first
+/// element there, and sees the run exit; the output is the plain run's.
 #[test]
 fn the_real_gdb_runs_the_worked_session() {
     let Some(gdb) = q7_tests::tool("gdb") else {
         return;
     };
+    let doc = q7_tests::doc::read("docs/gdb.md");
+    let section = q7_tests::doc::section(&doc, "## A worked session");
+    let commands = q7_tests::doc::q7emu_commands(section, "run");
+    assert_eq!(commands.len(), 1, "one q7emu run in \"A worked session\"");
+    let args: Vec<String> = commands[0]
+        .iter()
+        .map(|w| if w == "1234" { "0".to_string() } else { w.clone() })
+        .collect();
     let dir = TempDir::new("gdb-real");
-    let out = dir.join("out.npy");
+    let root = dir.join("");
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    std::os::unix::fs::symlink(repo.join("examples"), root.join("examples")).unwrap();
+    let out = root.join("relu.npy");
     let k = example("relu_multicore");
-    let mut cmd = support::relu_multicore(&["--output"]);
-    cmd.arg(&out).args(["--gdb", "0"]);
+    let mut cmd = q7emu();
+    cmd.current_dir(&root).args(&args);
     let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let (addr, stderr) = q7_tests::rsp::server_address(&mut child);
     let script = dir.join("session.gdb");
-    std::fs::write(&script, gdb_script(&addr)).unwrap();
+    let session = q7_tests::doc::first_fenced(section, "gdb");
+    assert!(session.contains("target remote localhost:1234"), "{session}");
+    std::fs::write(&script, session.replace("localhost:1234", &addr)).unwrap();
     let run = Command::new(gdb).arg("-batch").arg("-x").arg(&script).output().unwrap();
     let text = String::from_utf8_lossy(&run.stdout).into_owned()
         + &String::from_utf8_lossy(&run.stderr);

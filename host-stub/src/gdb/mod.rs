@@ -175,7 +175,8 @@ struct Session<'c, 'h, B: Bus + DebugMemory + 'static> {
     continued: Vec<bool>,
     /// Cores sitting at a breakpoint they stopped at: they execute it when resumed.
     at_breakpoint: Vec<bool>,
-    /// The core whose stop GDB was last told of (for `monitor` commands).
+    /// The core whose stop GDB was last told of or whose registers it last read (the thread
+    /// `monitor` commands are about).
     current: usize,
 }
 
@@ -458,6 +459,8 @@ impl<B: Bus + DebugMemory + 'static> Target for Session<'_, '_, B> {
 impl<B: Bus + DebugMemory + 'static> MultiThreadBase for Session<'_, '_, B> {
     fn read_registers(&mut self, regs: &mut XtensaRegs, t: Tid) -> TargetResult<(), Self> {
         let i = self.index(t)?;
+        // GDB reads a thread's registers when it selects it: `monitor` commands follow.
+        self.current = i;
         *regs = XtensaRegs::from_state(&self.cores[i].state);
         Ok(())
     }
