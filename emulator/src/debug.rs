@@ -56,7 +56,10 @@ pub struct Watchpoint {
 impl Watchpoint {
     /// Whether `a` touches the watched bytes with an access of the watched kind.
     pub fn hit_by(&self, a: &Access) -> bool {
-        let (lo, hi) = (u64::from(self.addr), u64::from(self.addr) + u64::from(self.len.max(1)));
+        let (lo, hi) = (
+            u64::from(self.addr),
+            u64::from(self.addr) + u64::from(self.len.max(1)),
+        );
         let (alo, ahi) = (u64::from(a.addr), u64::from(a.addr) + u64::from(a.size));
         self.kind.trips(a.write) && alo < hi && lo < ahi
     }

@@ -73,7 +73,11 @@ fn a_session_on_the_eight_core_relu_breaks_steps_watches_and_ends_with_the_plain
         let r = rsp.registers();
         assert_eq!(r.len(), g::COUNT);
         let window = 0x8400_0000 + (t - 1) * 0x20_0000;
-        assert_eq!(r[g::PC], window + 0x20_0000 - 64, "thread {t} at its trampoline");
+        assert_eq!(
+            r[g::PC],
+            window + 0x20_0000 - 64,
+            "thread {t} at its trampoline"
+        );
         assert_eq!(a(&r, 1), q7_host::firmware::CALL_SP, "thread {t}'s a1");
         assert_eq!(r[g::PS], 1 << 18, "PS.WOE alone");
         assert_eq!((r[g::WINDOWBASE], r[g::WINDOWSTART]), (4, 1 << 4));
@@ -88,12 +92,20 @@ fn a_session_on_the_eight_core_relu_breaks_steps_watches_and_ends_with_the_plain
     let kernel = a(&rsp.registers(), 8);
     assert_eq!(rsp.ask(&format!("Z0,{kernel:x},3")), "OK");
     let stop = StopReply::parse(&rsp.ask("vCont;c"));
-    assert_eq!((stop.kind, stop.code, stop.thread()), ('T', 5, Some(1)), "{stop:?}");
+    assert_eq!(
+        (stop.kind, stop.code, stop.thread()),
+        ('T', 5, Some(1)),
+        "{stop:?}"
+    );
     let r = rsp.registers();
     assert_eq!(r[g::PC], kernel);
     let code = rsp.memory(kernel, 3).unwrap();
     let entry = q7_isa::decode(&code, kernel, &q7_isa::NCORE2GP).unwrap();
-    assert_eq!(entry.to_string().split_whitespace().next(), Some("entry"), "{entry}");
+    assert_eq!(
+        entry.to_string().split_whitespace().next(),
+        Some("entry"),
+        "{entry}"
+    );
     // Before ENTRY the window is still the caller's: CALLX8 left the return address in a8
     // with the call size (0b10) in its top bits, and PS.CALLINC = 2 (isa/ISA.md §3).
     assert_eq!(a(&r, 8) >> 30, 2);
@@ -102,10 +114,17 @@ fn a_session_on_the_eight_core_relu_breaks_steps_watches_and_ends_with_the_plain
 
     assert_eq!(rsp.ask(&format!("z0,{kernel:x},3")), "OK");
     let step = StopReply::parse(&rsp.ask("vCont;s:1"));
-    assert_eq!((step.kind, step.code, step.thread()), ('T', 5, Some(1)), "{step:?}");
+    assert_eq!(
+        (step.kind, step.code, step.thread()),
+        ('T', 5, Some(1)),
+        "{step:?}"
+    );
     let r = rsp.registers();
     assert_eq!(r[g::PC], kernel + 3, "past the 3-byte ENTRY");
-    assert!(a(&r, 1) < q7_host::firmware::CALL_SP, "ENTRY made the kernel's frame");
+    assert!(
+        a(&r, 1) < q7_host::firmware::CALL_SP,
+        "ENTRY made the kernel's frame"
+    );
     assert_eq!(a(&r, 0) >> 30, 2, "the return address is the callee's a0");
     assert_eq!(
         r[g::WINDOWSTART],
@@ -114,11 +133,11 @@ fn a_session_on_the_eight_core_relu_breaks_steps_watches_and_ends_with_the_plain
     );
     let regs = rsp.monitor("regs");
     assert!(regs.starts_with("core 0: pc "), "{regs}");
+    assert!(regs.contains("windowbase 2 windowstart 0x0005"), "{regs}");
     assert!(
-        regs.contains(&format!("windowbase 2 windowstart 0x0005")),
-        "{regs}"
+        regs.contains("ar63 "),
+        "the physical file of 64 ARs: {regs}"
     );
-    assert!(regs.contains("ar63 "), "the physical file of 64 ARs: {regs}");
     assert!(regs.contains(&format!("a1  {:#010x}", a(&r, 1))), "{regs}");
 
     // Unmapped memory is an error reply, never a fault of the server.
@@ -166,8 +185,16 @@ fn a_fault_stops_the_session_with_its_signal() {
     assert_eq!(rsp.write_memory(kernel, &[0, 0, 0]), "OK");
     assert_eq!(rsp.memory(kernel, 3).unwrap(), [0, 0, 0]);
     let stop = StopReply::parse(&rsp.ask("vCont;c"));
-    assert_eq!((stop.kind, stop.code, stop.thread()), ('T', 4, Some(1)), "{stop:?}");
-    assert_eq!(rsp.registers()[g::PC], kernel, "stopped at the illegal instruction");
+    assert_eq!(
+        (stop.kind, stop.code, stop.thread()),
+        ('T', 4, Some(1)),
+        "{stop:?}"
+    );
+    assert_eq!(
+        rsp.registers()[g::PC],
+        kernel,
+        "stopped at the illegal instruction"
+    );
     assert_eq!(rsp.ask("vCont;c"), "X04");
     let status = child.wait_with_output().unwrap().status;
     let stderr = stderr.join().unwrap();
@@ -224,7 +251,9 @@ fn a_session_on_a_bare_metal_program_sees_its_arguments_and_its_stores() {
     };
     let data = std::fs::read(&prog.elf).unwrap();
     let elf = q7_loader::ElfFile::parse(&data).unwrap();
-    let scale = elf.global_symbol("scale").expect("scale in the symbol table");
+    let scale = elf
+        .global_symbol("scale")
+        .expect("scale in the symbol table");
     let out = elf.global_symbol("out").expect("out in the symbol table");
     let mut cmd = q7emu();
     cmd.arg("run-elf").arg(&prog.elf);
@@ -236,7 +265,11 @@ fn a_session_on_a_bare_metal_program_sees_its_arguments_and_its_stores() {
 
     assert_eq!(rsp.ask(&format!("Z1,{scale:x},3")), "OK");
     let stop = StopReply::parse(&rsp.ask("vCont;c"));
-    assert_eq!((stop.kind, stop.code, stop.thread()), ('T', 5, Some(1)), "{stop:?}");
+    assert_eq!(
+        (stop.kind, stop.code, stop.thread()),
+        ('T', 5, Some(1)),
+        "{stop:?}"
+    );
     let r = rsp.registers();
     assert_eq!((r[g::PC], a(&r, 11)), (scale, 3));
     let words: Vec<u32> = rsp
@@ -258,7 +291,10 @@ fn a_session_on_a_bare_metal_program_sees_its_arguments_and_its_stores() {
     let stop = StopReply::parse(&rsp.ask("vCont;c"));
     let watched = stop.get("watch").map(|w| u32::from_str_radix(w, 16));
     assert_eq!(watched, Some(Ok(out + 8)), "{stop:?}");
-    assert_eq!(rsp.memory(out, 12).unwrap(), [3, 0, 0, 0, 6, 0, 0, 0, 9, 0, 0, 0]);
+    assert_eq!(
+        rsp.memory(out, 12).unwrap(),
+        [3, 0, 0, 0, 6, 0, 0, 0, 9, 0, 0, 0]
+    );
     assert_eq!(rsp.ask(&format!("z2,{:x},4", out + 8)), "OK");
 
     assert_eq!(rsp.ask("vCont;c"), "W1e");
@@ -294,7 +330,13 @@ fn the_real_gdb_runs_the_worked_session() {
     assert_eq!(commands.len(), 1, "one q7emu run in \"A worked session\"");
     let args: Vec<String> = commands[0]
         .iter()
-        .map(|w| if w == "1234" { "0".to_string() } else { w.clone() })
+        .map(|w| {
+            if w == "1234" {
+                "0".to_string()
+            } else {
+                w.clone()
+            }
+        })
         .collect();
     let dir = TempDir::new("gdb-real");
     let root = dir.join("");
@@ -304,15 +346,27 @@ fn the_real_gdb_runs_the_worked_session() {
     let k = example("relu_multicore");
     let mut cmd = q7emu();
     cmd.current_dir(&root).args(&args);
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let (addr, stderr) = q7_tests::rsp::server_address(&mut child);
     let script = dir.join("session.gdb");
     let session = q7_tests::doc::first_fenced(section, "gdb");
-    assert!(session.contains("target remote localhost:1234"), "{session}");
+    assert!(
+        session.contains("target remote localhost:1234"),
+        "{session}"
+    );
     std::fs::write(&script, session.replace("localhost:1234", &addr)).unwrap();
-    let run = Command::new(gdb).arg("-batch").arg("-x").arg(&script).output().unwrap();
-    let text = String::from_utf8_lossy(&run.stdout).into_owned()
-        + &String::from_utf8_lossy(&run.stderr);
+    let run = Command::new(gdb)
+        .arg("-batch")
+        .arg("-x")
+        .arg(&script)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
     let status = child.wait_with_output().unwrap().status;
     let stderr = stderr.join().unwrap();
     assert!(status.success(), "{status}: {stderr}\nGDB:\n{text}");
@@ -323,7 +377,11 @@ fn the_real_gdb_runs_the_worked_session() {
             "thread {t}:\n{text}"
         );
     }
-    assert_eq!(printed(&text, 1), 0x841f_ffc0, "core 0's trampoline:\n{text}");
+    assert_eq!(
+        printed(&text, 1),
+        0x841f_ffc0,
+        "core 0's trampoline:\n{text}"
+    );
     let kernel = printed(&text, 2);
     assert!(
         text.contains(&format!("Thread 1 hit Breakpoint 1, {kernel:#x} in ?? ()")),
@@ -334,7 +392,10 @@ fn the_real_gdb_runs_the_worked_session() {
         "the kernel's ENTRY, decoded little-endian:\n{text}"
     );
     assert_eq!(printed(&text, 3), kernel + 3, "{text}");
-    assert!(text.contains("core 0: pc ") && text.contains("ar63 "), "{text}");
+    assert!(
+        text.contains("core 0: pc ") && text.contains("ar63 "),
+        "{text}"
+    );
 
     let hit = text
         .lines()
@@ -353,7 +414,10 @@ fn the_real_gdb_runs_the_worked_session() {
         text.contains(&format!("0x00082000: {:#010x}", relu.to_bits())),
         "core {core}'s first ReLU value:\n{text}"
     );
-    assert!(text.contains("[Inferior 1 (process 1) exited normally]"), "{text}");
+    assert!(
+        text.contains("[Inferior 1 (process 1) exited normally]"),
+        "{text}"
+    );
     assert_eq!(
         std::fs::read(&out).unwrap(),
         std::fs::read(k.join("expected.npy")).unwrap()
@@ -403,7 +467,11 @@ fn breakpoints_at_the_kernel_function_from_the_unstripped_images() {
         .arg(&project)
         .output()
         .unwrap();
-    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
     let build = project.join("build");
     let so = |core: u32| build.join(format!("relu_multicore_cpu{core}.so"));
     let run = || {
@@ -419,7 +487,11 @@ fn breakpoints_at_the_kernel_function_from_the_unstripped_images() {
         function_address(&so(0), RELU_FORWARD),
         function_address(&so(1), RELU_FORWARD),
     );
-    assert_eq!(core1, core0 + 0x20_0000, "each core's image is linked at its own window");
+    assert_eq!(
+        core1,
+        core0 + 0x20_0000,
+        "each core's image is linked at its own window"
+    );
     let (child, mut rsp, _, stderr) = start(run());
     assert_eq!(rsp.ask(&format!("Z0,{core1:x},3")), "OK");
     assert_eq!(rsp.ask(&format!("Z0,{core0:x},3")), "OK");
@@ -459,15 +531,25 @@ fn breakpoints_at_the_kernel_function_from_the_unstripped_images() {
         ),
     )
     .unwrap();
-    let out = Command::new(gdb).arg("-batch").arg("-x").arg(&script).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned()
-        + &String::from_utf8_lossy(&out.stderr);
+    let out = Command::new(gdb)
+        .arg("-batch")
+        .arg("-x")
+        .arg(&script)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     let status = child.wait_with_output().unwrap().status;
     assert!(status.success(), "{}\nGDB:\n{text}", stderr.join().unwrap());
     assert!(
-        text.contains("Thread 1 hit Breakpoint 1, relu_forward (t_in=...) at ./relu_multicore.cpp:"),
+        text.contains(
+            "Thread 1 hit Breakpoint 1, relu_forward (t_in=...) at ./relu_multicore.cpp:"
+        ),
         "{text}"
     );
     assert_eq!(printed(&text, 1), core0, "at the symbol's address:\n{text}");
-    assert!(text.contains("[Inferior 1 (process 1) exited normally]"), "{text}");
+    assert!(
+        text.contains("[Inferior 1 (process 1) exited normally]"),
+        "{text}"
+    );
 }

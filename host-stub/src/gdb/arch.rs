@@ -181,7 +181,9 @@ impl Registers for XtensaRegs {
 
     fn gdb_serialize(&self, mut write_byte: impl FnMut(Option<u8>)) {
         for w in self.words() {
-            w.to_be_bytes().into_iter().for_each(|b| write_byte(Some(b)));
+            w.to_be_bytes()
+                .into_iter()
+                .for_each(|b| write_byte(Some(b)));
         }
     }
 
@@ -226,17 +228,30 @@ mod tests {
             }
             for wb in 0..config.num_aregs / 4 {
                 s.set_windowbase(wb);
-                s.set_sr(sr::WINDOWSTART, 1 << wb | 1 << ((wb + 1) % (config.num_aregs / 4)));
+                s.set_sr(
+                    sr::WINDOWSTART,
+                    1 << wb | 1 << ((wb + 1) % (config.num_aregs / 4)),
+                );
                 let g = XtensaRegs::from_state(&s);
-                let a: Vec<u32> = (0..16).map(|i| g.ar[(4 * g.windowbase + i) as usize]).collect();
+                let a: Vec<u32> = (0..16)
+                    .map(|i| g.ar[(4 * g.windowbase + i) as usize])
+                    .collect();
                 assert_eq!(a, s.window(), "{} WINDOWBASE {wb}", config.name);
-                assert_eq!(g.windowstart, 1 << 4 | 1 << 5, "{} WINDOWBASE {wb}", config.name);
+                assert_eq!(
+                    g.windowstart,
+                    1 << 4 | 1 << 5,
+                    "{} WINDOWBASE {wb}",
+                    config.name
+                );
                 // Written back unchanged, the state is unchanged; a2 written lands in a2.
                 let mut changed = g.clone();
                 changed.ar[4 * 4 + 2] = 0xdead;
                 let mut t = s.clone();
                 changed.write_to(&mut t);
-                assert_eq!((t.a(2), t.windowbase(), t.windowstart()), (0xdead, s.windowbase(), s.windowstart()));
+                assert_eq!(
+                    (t.a(2), t.windowbase(), t.windowstart()),
+                    (0xdead, s.windowbase(), s.windowstart())
+                );
             }
         }
     }
@@ -254,7 +269,11 @@ mod tests {
         assert_eq!(bytes.len(), 180);
         assert_eq!(&bytes[..4], &[4, 3, 2, 1]);
         assert_eq!(bytes[42 * 4 + 3], 0x11, "ps is register 42");
-        assert_eq!(&bytes[176..], &[0xaa, 0xbb, 0xcc, 0xdd], "scompare1 is the last");
+        assert_eq!(
+            &bytes[176..],
+            &[0xaa, 0xbb, 0xcc, 0xdd],
+            "scompare1 is the last"
+        );
         let mut back = XtensaRegs::default();
         back.gdb_deserialize(&bytes).unwrap();
         assert_eq!(back, regs);

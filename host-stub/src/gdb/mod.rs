@@ -73,8 +73,8 @@ impl Server {
     /// Listens on 127.0.0.1:`port` (0: a free port) and says where on stderr
     /// (`q7emu: GDB server listening on 127.0.0.1:PORT`).
     pub fn listen(port: u16) -> Result<Server, GdbError> {
-        let listener =
-            TcpListener::bind(("127.0.0.1", port)).map_err(|source| GdbError::Listen { port, source })?;
+        let listener = TcpListener::bind(("127.0.0.1", port))
+            .map_err(|source| GdbError::Listen { port, source })?;
         let addr = listener
             .local_addr()
             .map(|a| a.to_string())
@@ -263,10 +263,7 @@ impl<'c, 'h, B: Bus + DebugMemory + 'static> Session<'c, 'h, B> {
                             signal.0,
                             r.kind
                         );
-                        Some(MultiThreadStopReason::SignalWithThread {
-                            tid: t,
-                            signal,
-                        })
+                        Some(MultiThreadStopReason::SignalWithThread { tid: t, signal })
                     }
                 };
                 self.runs[i] = CoreRun::Done(stop);
@@ -394,7 +391,11 @@ impl<'c, 'h, B: Bus + DebugMemory + 'static> Session<'c, 'h, B> {
                 let a = addr.wrapping_add(k * 4);
                 if bus.debug_read(a, &mut w).is_err() {
                     outputln!(out, "{line}");
-                    outputln!(out, "{a:#010x}: not mapped on core {}", self.prid(self.current));
+                    outputln!(
+                        out,
+                        "{a:#010x}: not mapped on core {}",
+                        self.prid(self.current)
+                    );
                     return;
                 }
                 line.push_str(&format!(" {:#010x}", u32::from_le_bytes(w)));
@@ -556,7 +557,11 @@ impl<B: Bus + DebugMemory + 'static> MultiThreadResume for Session<'_, '_, B> {
 }
 
 impl<B: Bus + DebugMemory + 'static> MultiThreadSingleStep for Session<'_, '_, B> {
-    fn set_resume_action_step(&mut self, t: Tid, signal: Option<Signal>) -> Result<(), Self::Error> {
+    fn set_resume_action_step(
+        &mut self,
+        t: Tid,
+        signal: Option<Signal>,
+    ) -> Result<(), Self::Error> {
         if signal.is_some() {
             return Err("q7emu cannot deliver a signal to a core");
         }
@@ -617,7 +622,12 @@ fn watch_kind(kind: WatchKind) -> debug::WatchKind {
 }
 
 impl<B: Bus + DebugMemory + 'static> HwWatchpoint for Session<'_, '_, B> {
-    fn add_hw_watchpoint(&mut self, addr: u32, len: u32, kind: WatchKind) -> TargetResult<bool, Self> {
+    fn add_hw_watchpoint(
+        &mut self,
+        addr: u32,
+        len: u32,
+        kind: WatchKind,
+    ) -> TargetResult<bool, Self> {
         self.points.watchpoints.push(Watchpoint {
             addr,
             len,
@@ -665,7 +675,11 @@ impl<B: Bus + DebugMemory + 'static> ThreadExtraInfo for Session<'_, '_, B> {
 }
 
 impl<B: Bus + DebugMemory + 'static> MonitorCmd for Session<'_, '_, B> {
-    fn handle_monitor_cmd(&mut self, cmd: &[u8], mut out: ConsoleOutput<'_>) -> Result<(), Self::Error> {
+    fn handle_monitor_cmd(
+        &mut self,
+        cmd: &[u8],
+        mut out: ConsoleOutput<'_>,
+    ) -> Result<(), Self::Error> {
         let cmd = String::from_utf8_lossy(cmd);
         let words: Vec<&str> = cmd.split_whitespace().collect();
         match words.as_slice() {
@@ -703,7 +717,9 @@ impl<B: Bus + DebugMemory + 'static> MonitorCmd for Session<'_, '_, B> {
 /// The blocking event loop: runs the cores between GDB's packets.
 struct EventLoop<'c, 'h, B>(std::marker::PhantomData<(&'c (), &'h (), B)>);
 
-impl<'c, 'h, B: Bus + DebugMemory + 'static> run_blocking::BlockingEventLoop for EventLoop<'c, 'h, B> {
+impl<'c, 'h, B: Bus + DebugMemory + 'static> run_blocking::BlockingEventLoop
+    for EventLoop<'c, 'h, B>
+{
     type Target = Session<'c, 'h, B>;
     type Connection = TcpStream;
     type StopReason = MultiThreadStopReason<u32>;
