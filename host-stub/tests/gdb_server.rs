@@ -242,8 +242,8 @@ int main(void)
 /// (the ELF's entry: the runtime has no code at the ncore2gp reset vector); a breakpoint at `scale` (its address from the ELF's
 /// symbol table) stops before its ENTRY with the arguments in the caller's a10, a11 (a CALL8,
 /// isa/ISA.md §3), which the step through ENTRY makes the callee's a2, a3; the argument array
-/// is read through memory; a write watchpoint on `out[2]` stops after the store of 3·3; the
-/// run ends with `W1e`, the program's status 30, which is the process's exit code.
+/// is read through memory; a read watchpoint on `in[0]` stops after its load, before anything
+/// is stored to `out`; a write watchpoint on `out[2]` stops after the store of 3·3; the run ends with `W1e`, the program's status 30, which is the process's exit code.
 #[test]
 fn a_session_on_a_bare_metal_program_sees_its_arguments_and_its_stores() {
     let Some(prog) = q7_tests::build::build_sim("gdb-scale", &[("scale.c", SCALE)], &[]) else {
@@ -286,6 +286,19 @@ fn a_session_on_a_bare_metal_program_sees_its_arguments_and_its_stores() {
     let after = rsp.registers();
     assert_eq!(after[g::PC], scale + 3, "past the 3-byte ENTRY");
     assert_eq!((a(&after, 2), a(&after, 3)), (a(&r, 10), 3));
+
+    // A read watchpoint on in[0]: its load comes before any store to out.
+    let first = a(&r, 10);
+    assert_eq!(rsp.ask(&format!("Z3,{first:x},4")), "OK");
+    let stop = StopReply::parse(&rsp.ask("vCont;c"));
+    let watched = stop.get("rwatch").map(|w| u32::from_str_radix(w, 16));
+    assert_eq!(watched, Some(Ok(first)), "{stop:?}");
+    assert_eq!(
+        rsp.memory(out, 4).unwrap(),
+        [0, 0, 0, 0],
+        "out[0] not yet stored"
+    );
+    assert_eq!(rsp.ask(&format!("z3,{first:x},4")), "OK");
 
     assert_eq!(rsp.ask(&format!("Z2,{:x},4", out + 8)), "OK");
     let stop = StopReply::parse(&rsp.ask("vCont;c"));
@@ -551,5 +564,28 @@ fn breakpoints_at_the_kernel_function_from_the_unstripped_images() {
     assert!(
         text.contains("[Inferior 1 (process 1) exited normally]"),
         "{text}"
+    );
+}
+
+/// GDB detaching (`D`) lets the cores run on to their end undebugged: the run succeeds with
+/// the plain run's output.
+#[test]
+fn a_detached_run_goes_on_to_the_plain_output() {
+    let dir = TempDir::new("gdb-detach");
+    let out = dir.join("out.npy");
+    let mut cmd = support::relu_multicore(&["--output"]);
+    cmd.arg(&out);
+    let (child, mut rsp, _, stderr) = start(cmd);
+    assert_eq!(rsp.ask("D"), "OK");
+    let status = child.wait_with_output().unwrap().status;
+    let stderr = stderr.join().unwrap();
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(
+        stderr.contains("debugger detached; the cores run on"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(example("relu_multicore").join("expected.npy")).unwrap()
     );
 }
