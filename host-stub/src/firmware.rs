@@ -264,7 +264,10 @@ impl Outcome for FirmwareError {
     fn kind(&self) -> Kind {
         match self {
             FirmwareError::Fault { report, .. } => Kind::of_fault(&report.kind),
-            FirmwareError::Interrupted { .. } => Kind::Interrupted,
+            FirmwareError::Interrupted { .. }
+            | FirmwareError::Debugger(crate::gdb::GdbError::Interrupted { .. }) => {
+                Kind::Interrupted
+            }
             FirmwareError::Aborted { .. } | FirmwareError::Incomplete { .. } => Kind::Fault,
             _ => Kind::BadInput,
         }

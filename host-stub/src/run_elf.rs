@@ -295,7 +295,12 @@ pub fn run(args: RunElfArgs) -> Result<Exit, crate::command::Failure> {
             let mut hook = q7_emulator::debug::NoHook;
             let stops = server
                 .serve(vec![&mut core], max_cycles, &mut hook)
-                .map_err(Failure::input)?;
+                .map_err(|e| match e {
+                    crate::gdb::GdbError::Interrupted { .. } => {
+                        Failure::new(Exit::of(Kind::Interrupted), e)
+                    }
+                    e => Failure::input(e),
+                })?;
             stops.into_iter().next().expect("one stop per core served")
         }
     };

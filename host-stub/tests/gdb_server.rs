@@ -589,3 +589,29 @@ fn a_detached_run_goes_on_to_the_plain_output() {
         std::fs::read(example("relu_multicore").join("expected.npy")).unwrap()
     );
 }
+
+/// Ctrl-C while the server waits for a debugger ends the wait: the run ends as interrupted
+/// (exit code 130, docs/exit-codes.md), for `run` and for `run-elf`.
+#[test]
+fn ctrl_c_while_waiting_for_a_debugger_ends_the_run_as_interrupted() {
+    let tour =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/isa-tour/tour.elf");
+    let mut elf = q7emu();
+    elf.arg("run-elf").arg(tour);
+    for mut cmd in [support::relu_multicore(&[]), elf] {
+        let mut child = cmd
+            .args(["--gdb", "0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (_, stderr) = q7_tests::rsp::server_address(&mut child);
+        let out = support::interrupt_after(child, std::time::Duration::from_millis(200));
+        let stderr = stderr.join().unwrap();
+        assert_eq!(out.status.code(), Some(130), "{stderr}");
+        assert!(
+            stderr.contains("interrupted (Ctrl-C) while waiting for a debugger on 127.0.0.1:"),
+            "{stderr}"
+        );
+    }
+}

@@ -57,6 +57,12 @@ pub enum GdbError {
         /// Why.
         source: std::io::Error,
     },
+    /// Ctrl-C while waiting for a debugger.
+    #[error("--gdb: interrupted (Ctrl-C) while waiting for a debugger on {addr}")]
+    Interrupted {
+        /// The address listened on.
+        addr: String,
+    },
     /// The protocol session failed (connection lost mid-packet, a malformed packet stream).
     #[error("--gdb: the debug session failed: {0}")]
     Session(String),
@@ -83,6 +89,33 @@ impl Server {
         Ok(Server { listener, addr })
     }
 
+    /// Waits for a connection, looking every 50 ms at the process's stop request so that
+    /// Ctrl-C ends the wait ([`crate::interrupt`]).
+    fn accept(&self) -> Result<(TcpStream, std::net::SocketAddr), GdbError> {
+        let failed = |source| GdbError::Accept {
+            addr: self.addr.clone(),
+            source,
+        };
+        self.listener.set_nonblocking(true).map_err(failed)?;
+        let stop = crate::interrupt::stop_request();
+        let accepted = loop {
+            match self.listener.accept() {
+                Ok(conn) => break conn,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if stop.is_requested() {
+                        return Err(GdbError::Interrupted {
+                            addr: self.addr.clone(),
+                        });
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                Err(e) => return Err(failed(e)),
+            }
+        };
+        accepted.0.set_nonblocking(false).map_err(failed)?;
+        Ok(accepted)
+    }
+
     /// Waits for GDB, then serves it `cores` (stopped before their next instruction) until
     /// they all stop, GDB detaches (the cores then run on to their end undebugged) or kills
     /// the run (unfinished cores stop as interrupted). Each core may spend `budget` more
@@ -93,10 +126,7 @@ impl Server {
         budget: u64,
         hook: &mut dyn StopHook,
     ) -> Result<Vec<Stop>, GdbError> {
-        let (stream, peer) = self.listener.accept().map_err(|source| GdbError::Accept {
-            addr: self.addr.clone(),
-            source,
-        })?;
+        let (stream, peer) = self.accept()?;
         eprintln!("q7emu: debugger connected from {peer}");
         let _ = stream.set_nodelay(true);
         let mut session = Session::new(cores, budget, hook);
