@@ -163,13 +163,21 @@ fn a_session_on_the_eight_core_relu_breaks_steps_watches_and_ends_with_the_plain
     assert_eq!(rsp.ask("z2,82000,4"), "OK");
 
     assert_eq!(rsp.ask("vCont;c"), "W00");
-    let status = child.wait_with_output().unwrap().status;
+    let debugged = child.wait_with_output().unwrap();
     let stderr = stderr.join().unwrap();
-    assert!(status.success(), "{status}: {stderr}");
+    assert!(debugged.status.success(), "{}: {stderr}", debugged.status);
     assert_eq!(
         std::fs::read(&out).unwrap(),
         std::fs::read(k.join("expected.npy")).unwrap(),
         "the debugged run's output is the plain run's"
+    );
+    let plain = support::ok(support::relu_multicore(&[]));
+    let counters = support::core_counters(&String::from_utf8_lossy(&plain.stdout));
+    assert_eq!(counters.len(), 8);
+    assert_eq!(
+        support::core_counters(&String::from_utf8_lossy(&debugged.stdout)),
+        counters,
+        "every core's instructions and cycles are the plain run's"
     );
 }
 
