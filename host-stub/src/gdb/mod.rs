@@ -783,3 +783,45 @@ impl<'c, 'h, B: Bus + DebugMemory + 'static> run_blocking::BlockingEventLoop
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/gdb.md "Stop reasons": the signal of each exception cause.
+    #[test]
+    fn each_exception_cause_has_the_signal_the_doc_gives() {
+        let signal = |cause| {
+            fault_signal(&FaultKind::Exception {
+                cause,
+                detail: String::new(),
+            })
+        };
+        for (cause, want) in [
+            (ExcCause::IllegalInstruction, Signal::SIGILL),
+            (ExcCause::Privileged, Signal::SIGILL),
+            (ExcCause::Alloca, Signal::SIGILL),
+            (ExcCause::LoadStoreError, Signal::SIGSEGV),
+            (ExcCause::InstructionFetchError, Signal::SIGSEGV),
+            (ExcCause::LoadProhibited, Signal::SIGSEGV),
+            (ExcCause::StoreProhibited, Signal::SIGSEGV),
+            (ExcCause::LoadStoreAlignment, Signal::SIGBUS),
+            (ExcCause::IntegerDivideByZero, Signal::SIGFPE),
+            (ExcCause::Syscall, Signal::SIGSYS),
+        ] {
+            assert_eq!(signal(cause), want, "{cause:?}");
+        }
+        assert_eq!(ExcCause::ALL.len(), 10, "every cause is listed above");
+        let double = FaultKind::DoubleException {
+            cause: ExcCause::LoadStoreAlignment,
+            detail: String::new(),
+        };
+        assert_eq!(
+            fault_signal(&double),
+            Signal::SIGBUS,
+            "a double exception: its cause's"
+        );
+        let runaway = FaultKind::BudgetExhausted { max_cycles: 1 };
+        assert_eq!(fault_signal(&runaway), Signal::SIGXCPU);
+    }
+}
