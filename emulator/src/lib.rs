@@ -11,6 +11,7 @@
 //! * [`bus`]: memory as a core sees it, and the flat 4 GiB bare-metal memory;
 //! * [`bootrom`]: window overflow/underflow handlers that run as real instructions;
 //! * [`baremetal`]: loading PT_LOAD segments and running from QEMU's reset state;
+//! * [`debug`]: stepping a core under a debugger: breakpoints, watchpoints, a stop hook;
 //! * [`fault`]: typed exceptions and the structured report of a stopped core;
 //! * [`stop_request`]: stopping running cores from outside (Ctrl-C);
 //! * [`progress`]: how far running cores have got, published for a display outside the run;
@@ -22,6 +23,7 @@ pub mod baremetal;
 pub mod bootrom;
 pub mod bus;
 pub mod core;
+pub mod debug;
 pub mod fault;
 pub mod platform;
 pub mod predecode;

@@ -49,6 +49,7 @@ fuzz_target!(|data: &[u8]| {
             timing: p.clone(),
             progress: false,
             console: Default::default(),
+            gdb: None,
         };
         let run = run_op::run(&LIBRARY, &req)
             .unwrap_or_else(|e| panic!("relu_backward under {}: {e}", p.model));

@@ -174,6 +174,9 @@ pub enum FirmwareError {
     /// The host threads that run the cores could not be started.
     #[error(transparent)]
     Threads(#[from] q7_emulator::platform::cluster::ThreadsError),
+    /// The GDB server of `--gdb` failed (docs/gdb.md).
+    #[error(transparent)]
+    Debugger(#[from] crate::gdb::GdbError),
     /// Ctrl-C stopped the cores running library code: where each one was.
     #[error("{}", interrupted_text(what, reports, finished))]
     Interrupted {
@@ -261,7 +264,10 @@ impl Outcome for FirmwareError {
     fn kind(&self) -> Kind {
         match self {
             FirmwareError::Fault { report, .. } => Kind::of_fault(&report.kind),
-            FirmwareError::Interrupted { .. } => Kind::Interrupted,
+            FirmwareError::Interrupted { .. }
+            | FirmwareError::Debugger(crate::gdb::GdbError::Interrupted { .. }) => {
+                Kind::Interrupted
+            }
             FirmwareError::Aborted { .. } | FirmwareError::Incomplete { .. } => Kind::Fault,
             _ => Kind::BadInput,
         }
@@ -375,6 +381,11 @@ pub struct Firmware {
     pub call_budget: u64,
     /// What observes the cores' runs (traces, timeline), if anything.
     pub observer: Option<Arc<crate::trace::Observer>>,
+    /// The GDB server that kernel dispatches are served to (`--gdb`, docs/gdb.md): each
+    /// dispatch waits for a debugger with its cores stopped before the kernel's first
+    /// instruction, and runs under it instead of on the host threads (observers see nothing
+    /// of a debugged dispatch).
+    pub debugger: Option<Arc<crate::gdb::Server>>,
 }
 
 fn trampoline(at: u32) -> Vec<u8> {
@@ -401,6 +412,7 @@ impl Firmware {
             single_core: false,
             call_budget: CALL_BUDGET,
             observer: None,
+            debugger: None,
         }
     }
 
@@ -805,8 +817,24 @@ impl Firmware {
             mb.response = None;
             self.prepare_call(core, f);
         }
-        self.cluster.prepare_threads(threads)?;
-        let stops = self.run_cores(&cores, threads, &format!("kernel of key {key:#x}"));
+        let stops = match self.debugger.clone() {
+            Some(server) => {
+                let budget = self.call_budget;
+                let debugged = self
+                    .cluster
+                    .cores
+                    .iter_mut()
+                    .enumerate()
+                    .filter(|(i, _)| cores.contains(&(*i as u32)))
+                    .map(|(_, c)| c)
+                    .collect();
+                server.serve(debugged, budget, &mut q7_emulator::debug::NoHook)?
+            }
+            None => {
+                self.cluster.prepare_threads(threads)?;
+                self.run_cores(&cores, threads, &format!("kernel of key {key:#x}"))
+            }
+        };
         let interrupted = stops
             .iter()
             .any(|stop| matches!(stop, Stop::Fault(r) if r.kind == FaultKind::Interrupted));

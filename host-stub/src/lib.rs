@@ -34,6 +34,7 @@ pub mod console;
 pub mod disasm;
 pub mod exit_code;
 pub mod firmware;
+pub mod gdb;
 pub mod inspect;
 pub mod interrupt;
 pub mod json_output;

@@ -224,6 +224,10 @@ pub struct RunElfArgs {
     /// A timing profile (.json or .toml) laid over the default timing model.
     #[arg(long, value_name = "FILE")]
     pub timing: Option<std::path::PathBuf>,
+    /// Serve the GDB remote protocol on 127.0.0.1:PORT (0: a free port, printed on stderr)
+    /// and wait for a debugger before the program's first instruction (docs/gdb.md).
+    #[arg(long, value_name = "PORT")]
+    pub gdb: Option<u16>,
     /// The ELF executable.
     pub file: std::path::PathBuf,
 }
@@ -279,8 +283,27 @@ pub fn run(args: RunElfArgs) -> Result<Exit, crate::command::Failure> {
         stdout: crate::terminal::guest_stdout(),
         stderr: crate::terminal::guest_stderr(),
     };
+    let server = args
+        .gdb
+        .map(crate::gdb::Server::listen)
+        .transpose()
+        .map_err(Failure::input)?;
     let start = std::time::Instant::now();
-    let stop = run_core(&mut core, max_cycles);
+    let stop = match &server {
+        None => run_core(&mut core, max_cycles),
+        Some(server) => {
+            let mut hook = q7_emulator::debug::NoHook;
+            let stops = server
+                .serve(vec![&mut core], max_cycles, &mut hook)
+                .map_err(|e| match e {
+                    crate::gdb::GdbError::Interrupted { .. } => {
+                        Failure::new(Exit::of(Kind::Interrupted), e)
+                    }
+                    e => Failure::input(e),
+                })?;
+            stops.into_iter().next().expect("one stop per core served")
+        }
+    };
     let secs = start.elapsed().as_secs_f64();
     let s = &core.stats;
     eprintln!(

@@ -814,6 +814,7 @@ fn relu_cycles(example: &str, input: &HostTensor, expected: &HostTensor) -> Vec<
             timing: Default::default(),
             progress: false,
             console: Default::default(),
+            gdb: None,
         },
     )
     .unwrap_or_else(|e| panic!("{example}: {e}"));

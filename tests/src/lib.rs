@@ -8,12 +8,14 @@
 //! | [`build`] | building bare-metal, linux-user, platform and packaged test programs |
 //! | [`doc`] | reading the repository's markdown tables |
 //! | [`lockstep`] | lockstep comparison with QEMU, and runs under `run-elf`'s defaults |
+//! | [`rsp`] | a GDB remote protocol client for the `--gdb` tests |
 //! | [`spec`] | the behaviour no oracle covers, asserted directly |
 
 pub mod build;
 pub mod doc;
 pub mod generated;
 pub mod lockstep;
+pub mod rsp;
 pub mod spec;
 
 use std::path::PathBuf;

@@ -17,6 +17,8 @@ const EXECUTED: &[(&str, &str, &str)] = &[
      "host-stub/tests/examples.rs the_main_job_prints_what_the_readme_and_the_run_report_doc_show"),
     ("docs/tracing.md", "q7emu run examples/kernels/relu_multicore/build",
      "host-stub/tests/trace_cli.rs the_docs_trace_command_runs_as_written"),
+    ("docs/gdb.md", "q7emu run examples/kernels/relu_multicore/build",
+     "host-stub/tests/gdb_server.rs the_real_gdb_runs_the_worked_session"),
     ("examples/sdk/BUILD.md", "q7emu build", "host-stub/tests/build_cli.rs the_build_pages_example_prints_the_eight_images"),
     ("examples/kernels/minimal/README.md", "cargo run --release -p q7-host -- run-packed examples/kernels/minimal/minimal.so",
      "host-stub/tests/run_packed_cli.rs the_minimal_examples_readme_command_runs_and_prints_every_core"),

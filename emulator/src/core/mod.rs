@@ -28,7 +28,7 @@ mod report;
 mod window;
 
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 
 pub use self::exception::Vector;
 pub use self::exception::WindowTrap;
@@ -298,6 +298,16 @@ impl<B: Bus> Core<B> {
             return Some(FaultKind::Interrupted);
         }
         self.stack_overflow()
+    }
+
+    /// The periodic look of a run for a caller that steps the core itself
+    /// ([`crate::debug::run`]): a stop when the cycle count reached `deadline` (reported as
+    /// exhausting `budget`), a stop was requested or the stack left its region.
+    pub fn look(&mut self, deadline: u64, budget: u64) -> Option<Stop> {
+        let saved = std::mem::replace(&mut self.deadline, deadline);
+        let kind = self.poll(budget);
+        self.deadline = saved;
+        kind.map(|kind| Stop::Fault(Box::new(self.report(self.state.pc, kind, None))))
     }
 
     /// The architectural stack pointer: a1 of the current window while PS.EXCM is clear.

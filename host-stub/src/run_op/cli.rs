@@ -105,6 +105,11 @@ pub struct RunArgs {
     /// truncated` instant, said on stderr too.
     #[arg(long, value_name = "N|none", value_parser = parse_max_events, requires = "timeline")]
     pub timeline_max_events: Option<MaxEvents>,
+    /// Serve the GDB remote protocol on 127.0.0.1:PORT (0: a free port, printed on stderr)
+    /// and wait for a debugger with the cores stopped before the kernel's first instruction
+    /// (docs/gdb.md); no traces or timeline of the debugged dispatch.
+    #[arg(long, value_name = "PORT", conflicts_with_all = ["trace_dir", "timeline"])]
+    pub gdb: Option<u16>,
 }
 
 impl RunArgs {
@@ -219,6 +224,9 @@ pub enum RunCliError {
     /// An output names the file of an input or of another output.
     #[error(transparent)]
     SamePath(#[from] PathClash),
+    /// The `--gdb` server could not listen.
+    #[error(transparent)]
+    Gdb(#[from] crate::gdb::GdbError),
 }
 
 impl crate::exit_code::Outcome for RunCliError {
@@ -228,7 +236,8 @@ impl crate::exit_code::Outcome for RunCliError {
             RunCliError::Npy(_)
             | RunCliError::Timing(_)
             | RunCliError::Json(_)
-            | RunCliError::SamePath(_) => crate::exit_code::Kind::BadInput,
+            | RunCliError::SamePath(_)
+            | RunCliError::Gdb(_) => crate::exit_code::Kind::BadInput,
             RunCliError::Run(e) => e.kind(),
         }
     }
@@ -270,6 +279,11 @@ pub fn report(a: RunArgs) -> Result<(String, String), RunCliError> {
         .as_deref()
         .map(AtomicFile::create)
         .transpose()?;
+    let gdb = a
+        .gdb
+        .map(crate::gdb::Server::listen)
+        .transpose()?
+        .map(std::sync::Arc::new);
     let (result, summary) = run_observed(
         &lib,
         &OpRequest {
@@ -283,6 +297,7 @@ pub fn report(a: RunArgs) -> Result<(String, String), RunCliError> {
             timing,
             progress: !a.report.any(),
             console: a.console_bytes,
+            gdb,
         },
         &spec,
     )?;

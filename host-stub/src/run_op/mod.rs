@@ -89,6 +89,8 @@ pub struct OpRequest {
     /// The size of each core's console ring, printf's buffer (PLATFORM.md "Console"; 0
     /// disables printf, the runtime's error line still reaches the host).
     pub console: ConsoleSize,
+    /// Serve the kernel's dispatch to a debugger (`--gdb`, docs/gdb.md).
+    pub gdb: Option<Arc<crate::gdb::Server>>,
 }
 
 /// The outcome of a run.
@@ -678,6 +680,7 @@ fn run_with(
         o.attach(&mut device.cluster.cores);
     }
     device.observer = observer;
+    device.debugger = req.gdb.clone();
     let mut ctx = Context::new(device);
     let device_err = |cluster: &Cluster, source: FirmwareError| RunError::Device {
         symbols: lib.symbolise(&source),

@@ -32,6 +32,7 @@ impl Run {
                 timing: Profile::default(),
                 progress: false,
                 console: ConsoleSize::default(),
+                gdb: None,
             },
         }
     }
