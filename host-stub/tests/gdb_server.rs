@@ -613,7 +613,8 @@ fn ctrl_c_while_waiting_for_a_debugger_ends_the_run_as_interrupted() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let (_, stderr) = q7_tests::rsp::server_address(&mut child);
+        // Once the load is done and the server waits (Ctrl-C during the load is the load's).
+        let (_, stderr) = q7_tests::rsp::stderr_until(&mut child, "q7emu: waiting for a debugger");
         let out = support::interrupt_after(child, std::time::Duration::from_millis(200));
         let stderr = stderr.join().unwrap();
         assert_eq!(out.status.code(), Some(130), "{stderr}");

@@ -265,16 +265,22 @@ impl StopReply {
 /// a thread that keeps reading the rest (so the child never blocks on a full pipe), whose
 /// result is everything it read, that line included.
 pub fn server_address(child: &mut Child) -> (String, std::thread::JoinHandle<String>) {
+    stderr_until(child, "q7emu: GDB server listening on ")
+}
+
+/// Reads `child`'s stderr up to the first line starting with `prefix`: the rest of that line,
+/// and a thread that collects the whole stderr (that line and those before it included).
+pub fn stderr_until(child: &mut Child, prefix: &str) -> (String, std::thread::JoinHandle<String>) {
     let stderr: ChildStderr = child.stderr.take().expect("stderr piped");
     let mut reader = BufReader::new(stderr);
     let mut seen = String::new();
     loop {
         let mut line = String::new();
         if reader.read_line(&mut line).unwrap() == 0 {
-            panic!("q7emu ended without listening:\n{seen}");
+            panic!("q7emu ended before a line starting {prefix:?}:\n{seen}");
         }
         seen.push_str(&line);
-        if let Some(addr) = line.trim().strip_prefix("q7emu: GDB server listening on ") {
+        if let Some(addr) = line.trim().strip_prefix(prefix) {
             let addr = addr.to_string();
             let rest = std::thread::spawn(move || {
                 let mut all = seen;

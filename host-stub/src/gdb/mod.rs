@@ -97,6 +97,11 @@ impl Server {
             source,
         };
         self.listener.set_nonblocking(true).map_err(failed)?;
+        eprintln!(
+            "q7emu: waiting for a debugger on {}: the cores are stopped before their first \
+             instruction",
+            self.addr
+        );
         let stop = crate::interrupt::stop_request();
         let accepted = loop {
             match self.listener.accept() {
