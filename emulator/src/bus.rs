@@ -82,6 +82,13 @@ pub trait Bus {
         let _ = addr;
         DataLatency::Free
     }
+    /// The address in shared memory (HBM) behind core address `addr`, when it is reached
+    /// through a translate window; `None` for local memory, devices and a bus without shared
+    /// memory. Only the data accesses kept for an enabled tracer ask it ([`crate::trace::Access`]).
+    fn shared_address(&self, addr: u32) -> Option<u64> {
+        let _ = addr;
+        None
+    }
     /// Reads an aligned word without side effects (for reports); `None` if unreadable.
     fn peek(&self, addr: u32) -> Option<u32> {
         let _ = addr;

@@ -327,7 +327,8 @@ mod tests {
                     addr: 0x200,
                     size: 4,
                     value: 9,
-                    write: true
+                    write: true,
+                    hbm: None
                 }
             }
         );

@@ -19,6 +19,9 @@ pub struct Access {
     pub value: u32,
     /// Whether it is a store.
     pub write: bool,
+    /// The HBM address it reached through a translate window ([`crate::Bus::shared_address`]),
+    /// as the window stood at the access; `None` for local memory and devices.
+    pub hbm: Option<u64>,
 }
 
 /// One trace event.

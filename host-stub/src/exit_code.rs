@@ -26,6 +26,8 @@ pub enum Kind {
     Runaway,
     /// Ctrl-C stopped the run.
     Interrupted,
+    /// `run --check` made an error-class finding.
+    CheckFailed,
 }
 
 /// One row of the table: the outcome, its code (or range of codes), its name, the subcommands
@@ -47,7 +49,7 @@ pub struct Code {
 }
 
 /// Every exit code of `q7emu`, in the order of docs/exit-codes.md.
-pub const CODES: [Code; 9] = [
+pub const CODES: [Code; 10] = [
     Code {
         kind: Kind::Success,
         first: 0,
@@ -135,6 +137,15 @@ pub const CODES: [Code; 9] = [
         name: "runaway",
         commands: "`run-elf`, `run-packed`, `run`",
         meaning: "the cycle budget (`--max-cycles`) ran out; stderr holds the report",
+    },
+    Code {
+        kind: Kind::CheckFailed,
+        first: 132,
+        last: 132,
+        name: "check-failed",
+        commands: "`run`",
+        meaning: "the run completed, and `--check` found at least one error-class bug \
+                  (docs/checked-mode.md); stderr lists the findings, the output is written",
     },
 ];
 

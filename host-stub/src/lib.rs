@@ -29,6 +29,7 @@
 
 pub mod build;
 pub mod builtin;
+pub mod check;
 pub mod command;
 pub mod console;
 pub mod disasm;

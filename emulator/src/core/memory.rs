@@ -80,6 +80,7 @@ impl<B: Bus> Core<B> {
             size: size as u8,
             value,
             write,
+            hbm: self.bus.shared_address(addr),
         });
     }
 

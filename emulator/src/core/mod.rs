@@ -33,6 +33,7 @@ pub(crate) mod testing;
 pub use self::exception::Vector;
 pub use self::exception::WindowTrap;
 pub use self::registers::{RegisterError, RegisterFile};
+pub use self::report::backtrace;
 pub use crate::semihost::Console;
 
 use self::exception::{Exc, Reason};

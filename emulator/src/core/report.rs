@@ -77,7 +77,7 @@ fn disassembly(op: &Op, pc: u32, config: &CoreConfig) -> String {
 /// one from the base save area [SP − 16, SP − 12] of its callee (read with `peek`). At most 65
 /// frames, each once: a frame (PC and SP) already listed ends the walk, and its index is
 /// returned as the loop's.
-fn backtrace(
+pub fn backtrace(
     s: &CoreState,
     pc: u32,
     peek: impl Fn(u32) -> Option<u32>,

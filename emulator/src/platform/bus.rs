@@ -389,6 +389,11 @@ impl Bus for PlatformBus {
         }
     }
 
+    #[inline]
+    fn shared_address(&self, addr: u32) -> Option<u64> {
+        self.translate(addr)
+    }
+
     fn peek(&self, addr: u32) -> Option<u32> {
         let b = self.read_bytes(addr, 4).ok()?;
         Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))

@@ -162,7 +162,27 @@ pub struct Sdma {
     /// Transfers queued while the core records, within the recording's room, in doorbell
     /// order. Recording changes no timing.
     pub transfers: Vec<TransferRecord>,
+    /// Where every queued transfer also goes, whatever the recording, when set: the checked
+    /// mode's view of the HBM the engine reads and writes (docs/checked-mode.md). Watching
+    /// changes no timing.
+    pub watch: Option<TransferWatch>,
     timing: TimingModel,
+}
+
+/// A shared list of the transfers a queue pair has queued, in doorbell order, for an observer
+/// on the core's own thread (it takes them after the doorbell's store completes).
+#[derive(Debug, Clone, Default)]
+pub struct TransferWatch(std::sync::Arc<std::sync::Mutex<Vec<TransferRecord>>>);
+
+impl TransferWatch {
+    fn push(&self, t: TransferRecord) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(t);
+    }
+
+    /// The transfers queued since the last call, oldest first.
+    pub fn take(&self) -> Vec<TransferRecord> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
+    }
 }
 
 /// Name of queue `q` for messages.
@@ -191,6 +211,7 @@ impl Sdma {
         Sdma {
             queues: Default::default(),
             transfers: Vec::new(),
+            watch: None,
             timing: timing.clone(),
         }
     }
@@ -279,6 +300,9 @@ impl Sdma {
                 start: start_after + u64::from(self.timing.sdma_latency),
                 end,
             };
+            if let Some(w) = &self.watch {
+                w.push(record);
+            }
             cx.rec.keep(&mut self.transfers, record);
             start_after = end;
             self.queues[q as usize].pending.push_back(Transfer {

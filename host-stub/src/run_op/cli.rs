@@ -110,6 +110,12 @@ pub struct RunArgs {
     /// (docs/gdb.md); no traces or timeline of the debugged dispatch.
     #[arg(long, value_name = "PORT", conflicts_with_all = ["trace_dir", "timeline"])]
     pub gdb: Option<u16>,
+    /// Checked mode: report the kernel bugs hardware swallows — out-of-bounds accesses,
+    /// races between cores, output bytes no core wrote, reads of memory nothing wrote, leaks,
+    /// bad frees, accessors the API leaves undefined in multicore mode — on stderr and in the
+    /// JSON report; exit 132 when any is an error (docs/checked-mode.md).
+    #[arg(long, conflicts_with = "gdb")]
+    pub check: bool,
 }
 
 impl RunArgs {
@@ -167,6 +173,7 @@ impl RunArgs {
                 path: path.clone(),
                 max_events: self.timeline_max_events.unwrap_or_default(),
             }),
+            check: self.check,
         }
     }
 }
@@ -196,6 +203,9 @@ pub fn notes(s: &Summary) -> String {
             t.counts.events,
             t.bytes
         ));
+    }
+    if let Some(findings) = &s.check {
+        out.push_str(&crate::check::text(findings));
     }
     out
 }
@@ -247,14 +257,19 @@ impl crate::exit_code::Outcome for RunCliError {
 /// on a terminal the kernel's console in the summary is shown escaped
 /// ([`crate::terminal`]).
 pub fn run(a: RunArgs) -> Result<crate::exit_code::Exit, crate::command::Failure> {
-    let (text, notes) = report(a)?;
+    let (text, notes, failed) = report(a)?;
     print!("{}", crate::terminal::for_stdout(&text));
     eprint!("{}", crate::terminal::for_stderr(&notes));
-    Ok(crate::exit_code::Exit::SUCCESS)
+    Ok(if failed {
+        crate::exit_code::Exit::of(crate::exit_code::Kind::CheckFailed)
+    } else {
+        crate::exit_code::Exit::SUCCESS
+    })
 }
 
-/// Runs the op; the text to print on stdout and the notes for stderr.
-pub fn report(a: RunArgs) -> Result<(String, String), RunCliError> {
+/// Runs the op; the text to print on stdout, the notes for stderr, and whether `--check` made
+/// an error-class finding.
+pub fn report(a: RunArgs) -> Result<(String, String, bool), RunCliError> {
     let timing = match &a.timing {
         Some(path) => Profile::load(path)?,
         None => Profile::default(),
@@ -304,8 +319,13 @@ pub fn report(a: RunArgs) -> Result<(String, String), RunCliError> {
     if let Some(file) = output {
         npy::write_whole(file, &result.output)?;
     }
-    let json =
-        || serde_json::to_string_pretty(&result.json()).expect("JSON values serialize") + "\n";
+    let json = || {
+        let mut v = result.json();
+        if let (Some(findings), Some(map)) = (&summary.check, v.as_object_mut()) {
+            map.insert("check".into(), crate::check::json(findings));
+        }
+        serde_json::to_string_pretty(&v).expect("JSON values serialize") + "\n"
+    };
     if let Some(file) = json_file {
         file.write_all_and_commit(json().as_bytes())?;
     }
@@ -316,5 +336,9 @@ pub fn report(a: RunArgs) -> Result<(String, String), RunCliError> {
     } else {
         result.text()
     };
-    Ok((text, notes(&summary)))
+    let failed = summary
+        .check
+        .as_ref()
+        .is_some_and(|f| crate::check::failed(f));
+    Ok((text, notes(&summary), failed))
 }

@@ -599,7 +599,12 @@ fn run_observed_once(
     req.timing.model.check()?;
     let observer = if spec.any() {
         let images = lib.info.images.clone();
-        Some(Arc::new(Observer::new(spec, lib.symbols.clone(), images)?))
+        Some(Arc::new(Observer::new(
+            spec,
+            lib.symbols.clone(),
+            images,
+            lib.info.multicore,
+        )?))
     } else {
         None
     };
@@ -614,7 +619,11 @@ fn run_observed_once(
         Some(Err(e)) => Err(e),
     };
     let run = result?;
-    Ok((run, summary?))
+    let mut summary = summary?;
+    if let Some(findings) = &mut summary.check {
+        findings.extend(crate::check::stack_findings(&run.cores));
+    }
+    Ok((run, summary))
 }
 
 fn run_with(
@@ -747,12 +756,21 @@ fn run_with(
     let (mut inputs, mut scalars) = (req.inputs.iter().zip(&in_bytes), req.scalars.iter());
     let mut descriptors = Vec::new();
     let mut placed = Vec::new();
+    let mut checked = Vec::new();
     for (i, a) in op.args.iter().enumerate() {
         let d = if a.kind == ArgKind::Tensor {
             let what = format!("input {i} ({})", a.name);
             let (t, &bytes) = inputs.next().expect("counted above");
             let addr = alloc(&what, bytes)?;
             placed.push((addr, bytes));
+            checked.push(crate::check::TensorInfo {
+                name: a.name.clone(),
+                addr,
+                bytes,
+                element: u64::from(t.dtype().bytes),
+                shape: t.shape().to_vec(),
+                output: false,
+            });
             let hbm_err = |source| RunError::Hbm {
                 what: what.clone(),
                 source,
@@ -792,6 +810,17 @@ fn run_with(
         "arguments placed in HBM"
     );
 
+    if let Some(c) = ctx.device.observer.as_ref().and_then(|o| o.checker()) {
+        checked.push(crate::check::TensorInfo {
+            name: "output".into(),
+            addr: out_addr,
+            bytes: out_bytes,
+            element: u64::from(out_dtype.bytes),
+            shape: out_shape.clone(),
+            output: true,
+        });
+        c.set_tensors(checked);
+    }
     let watch = Watch::attach(&mut ctx.device.cluster, loaded.iter().map(|(c, _)| *c));
     let target = progress::stderr_target(req.progress);
     let start = Instant::now();

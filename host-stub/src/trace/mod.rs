@@ -20,6 +20,7 @@ use q7_emulator::{Core, Stop};
 use self::insn::{CoreCap, CoreFilter, RegisterNames, Sink};
 use self::timeline::{CoreTimeline, MaxEvents, Timeline, Truncation};
 use self::writer::{CoreFiles, Writer};
+use crate::check::{Checker, CoreCheck};
 use crate::output::{AtomicFile, WriteError};
 use crate::symbolize::Symbols;
 
@@ -95,12 +96,14 @@ pub struct ObserveSpec {
     pub trace: Option<TraceSpec>,
     /// The timeline.
     pub timeline: Option<TimelineSpec>,
+    /// Checked mode (`--check`, docs/checked-mode.md).
+    pub check: bool,
 }
 
 impl ObserveSpec {
     /// Whether anything is observed.
     pub fn any(&self) -> bool {
-        self.trace.is_some() || self.timeline.is_some()
+        self.trace.is_some() || self.timeline.is_some() || self.check
     }
 }
 
@@ -197,6 +200,8 @@ pub struct Summary {
     pub trace: Option<TraceSummary>,
     /// The timeline.
     pub timeline: Option<TimelineSummary>,
+    /// Checked mode's findings, when the run was checked.
+    pub check: Option<Vec<crate::check::finding::Finding>>,
 }
 
 /// The instruction traces of a run.
@@ -226,6 +231,8 @@ pub struct Observer {
     insn: Option<InsnTraces>,
     /// The timeline: its path, what it records, and the file it goes to (taken when written).
     timeline: Option<(PathBuf, Mutex<Timeline>, Mutex<Option<AtomicFile>>)>,
+    /// Checked mode.
+    check: Option<Checker>,
 }
 
 /// Locks `m`, whether or not a thread panicked holding it.
@@ -252,12 +259,13 @@ fn resolve(symbols: &Symbols, name: &str, core: u32) -> Result<(u32, u32), Trace
 
 impl Observer {
     /// The observer `spec` asks for, for a library whose core `i` runs image `images[i]` with
-    /// symbols `symbols[i]`: resolves `--trace-fn` in each traced core's symbols and creates
-    /// the trace files.
+    /// symbols `symbols[i]` (a multicore library when `multicore`): resolves `--trace-fn` in
+    /// each traced core's symbols and creates the trace files.
     pub fn new(
         spec: &ObserveSpec,
         symbols: Vec<Symbols>,
         images: Vec<String>,
+        multicore: bool,
     ) -> Result<Observer, TraceError> {
         let cores = images.len() as u32;
         let insn = match &spec.trace {
@@ -326,13 +334,22 @@ impl Observer {
             images,
             insn,
             timeline,
+            check: spec.check.then(|| Checker::new(cores as usize, multicore)),
         })
+    }
+
+    /// The checker, when the run is checked.
+    pub fn checker(&self) -> Option<&Checker> {
+        self.check.as_ref()
     }
 
     /// Makes the cores' devices keep the records the timeline reads (annotation-port events,
     /// SDMA transfers, MEM_WINDOW writes), within each core's cap; call before anything runs.
     /// Nothing without a timeline.
     pub fn attach(&self, cores: &mut [Core<PlatformBus>]) {
+        if let Some(c) = &self.check {
+            c.attach(cores);
+        }
         if let Some((_, tl, _)) = &self.timeline {
             let tl = lock(tl);
             for c in cores {
@@ -377,7 +394,12 @@ impl Observer {
             let tl = lock(tl);
             CoreTimeline::new(prid, what, cycle, tl.has_symbols(prid), tl.room(prid))
         });
-        CoreTracer { insn, timeline }
+        let check = self.check.as_ref().map(|c| c.tracer(core, what));
+        CoreTracer {
+            insn,
+            timeline,
+            check,
+        }
     }
 
     /// `core` stopped with `stop` running the call `tracer` was made for.
@@ -388,6 +410,9 @@ impl Observer {
             let (kept, cap) = sink.stop(stop, cycle);
             t.kept.fetch_add(kept, Ordering::Relaxed);
             *t.caps[prid].lock().unwrap_or_else(|p| p.into_inner()) = cap;
+        }
+        if let (Some(cc), Some(c)) = (tracer.check, &self.check) {
+            c.finish(cc);
         }
         if let (Some(ct), Some((_, tl, _))) = (tracer.timeline, &self.timeline) {
             let done = ct.finish(stop, cycle, &mut core.bus);
@@ -409,7 +434,10 @@ impl Observer {
     /// timeline file. Says on stderr which cores' traces ([`truncation_note`]) and timelines
     /// ([`timeline_note`]) reached their cap, whether the run succeeded or not.
     pub fn close(&self) -> Result<Summary, TraceError> {
-        let mut summary = Summary::default();
+        let mut summary = Summary {
+            check: self.check.as_ref().map(|c| c.findings(&self.symbols)),
+            ..Summary::default()
+        };
         if let Some(t) = &self.insn {
             drop(t.tx.lock().unwrap_or_else(|p| p.into_inner()).take());
             let writer = t.writer.lock().unwrap_or_else(|p| p.into_inner()).take();
@@ -479,6 +507,7 @@ pub fn truncation_note(core: u32, cycle: u64, limit: u64) -> String {
 pub struct CoreTracer<'a> {
     insn: Option<Sink<'a>>,
     timeline: Option<CoreTimeline>,
+    check: Option<CoreCheck>,
 }
 
 impl Tracer for CoreTracer<'_> {
@@ -492,15 +521,18 @@ impl Tracer for CoreTracer<'_> {
                 }
             }
             Event::After {
+                pc,
                 next,
                 insn,
                 state,
                 cycle,
                 accesses,
-                ..
             } => {
                 if let Some(s) = &mut self.insn {
                     s.after(state, cycle, accesses);
+                }
+                if let Some(c) = &mut self.check {
+                    c.after(pc, insn, state, accesses);
                 }
                 if let Some(t) = &mut self.timeline {
                     t.after(next, insn, cycle);

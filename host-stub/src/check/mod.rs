@@ -1,0 +1,880 @@
+//! Checked mode (`q7emu run … --check`, docs/checked-mode.md): the kernel bugs hardware
+//! swallows, found by watching what each core does with memory.
+//!
+//! Each core's [`CoreCheck`] rides along as part of the run's tracer ([`crate::trace`]) and
+//! sees every completed instruction with its data accesses, each with the HBM address it
+//! reached ([`q7_emulator::trace::Access::hbm`]); the SDMA transfers the core queues (the
+//! engine's [`TransferWatch`]); and the runtime's annotation-port events (PLATFORM.md
+//! "Annotation port (TRACE)"), read from the core's own stores to the port. It keeps the HBM
+//! bytes the core wrote and read ([`ranges::Ranges`]), the allocations live on the core, and the
+//! sites of what it finds as it goes (out-of-bounds accesses, uninitialised reads, bad frees,
+//! misused accessors). When the run is over, [`Checker::findings`] puts the cores together:
+//! races between cores, output bytes nobody wrote, leaks. Watching changes no cycle count
+//! and no result: the checker only reads what the emulator shows it.
+
+pub mod finding;
+pub mod ranges;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use q7_emulator::platform::map::{self, reg};
+use q7_emulator::platform::sdma::{TransferRecord, TransferWatch};
+use q7_emulator::platform::trace_port::code;
+use q7_emulator::platform::PlatformBus;
+use q7_emulator::predecode::Op;
+use q7_emulator::trace::Access;
+use q7_emulator::{Core, CoreState};
+
+use self::finding::{element_index, index_text, Class, Finding, Kind, Site, Span};
+use self::ranges::Ranges;
+use crate::symbolize::Symbols;
+
+/// A tensor of the dispatch as the host placed it in HBM.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TensorInfo {
+    /// The argument's name in the schema; `output` for the output.
+    pub name: String,
+    /// HBM address.
+    pub addr: u64,
+    /// Bytes.
+    pub bytes: u64,
+    /// Bytes of one element.
+    pub element: u64,
+    /// Shape, outermost first.
+    pub shape: Vec<u64>,
+    /// Whether it is the output.
+    pub output: bool,
+}
+
+/// Heap codes of ALLOC/FREE (PLATFORM.md "Annotation port (TRACE)").
+mod heap {
+    pub const HBM: u32 = 1;
+    pub const HBM_STACK: u32 = 5;
+    /// The HBM heap's payload alignment: every payload is 64-byte aligned and follows its
+    /// block's 16-byte header (PLATFORM.md "Runtime memory", docs/checked-mode.md).
+    pub const HBM_ALIGN: u64 = 64;
+    /// Bytes of a block header of the runtime's heaps.
+    pub const HEADER: u64 = 16;
+}
+
+/// Accessor kinds of ACCESSOR (PLATFORM.md).
+mod accessor {
+    pub const ELEMENT: u32 = 1;
+    pub const READ_STREAM: u32 = 3;
+    pub const WRITE_STREAM: u32 = 4;
+}
+
+/// An instruction where something was found, before symbolising.
+#[derive(Debug, Clone)]
+struct RawSite {
+    core: u32,
+    pc: u32,
+    disassembly: String,
+    /// Return addresses of the callers still in the register file.
+    callers: Vec<u32>,
+}
+
+impl RawSite {
+    fn at(core: u32, pc: u32, insn: &Op, state: &CoreState) -> RawSite {
+        let (frames, _) = q7_emulator::core::backtrace(state, pc, |_| None);
+        RawSite {
+            core,
+            pc,
+            disassembly: insn.insn.to_string(),
+            callers: frames.iter().skip(1).map(|f| f.pc).collect(),
+        }
+    }
+}
+
+/// An allocation live on a core.
+#[derive(Debug, Clone)]
+struct Alloc {
+    heap: u32,
+    start: u64,
+    bytes: u64,
+    /// The call that made it.
+    call: u64,
+    site: RawSite,
+}
+
+/// Accesses of one kind at one instruction: how many, and the bytes they spanned.
+#[derive(Debug, Clone)]
+struct AccessSite {
+    kind: Kind,
+    site: RawSite,
+    write: bool,
+    count: u64,
+    lo: u64,
+    hi: u64,
+    /// The live HBM allocation nearest the first access, (start, bytes), for its words.
+    near: Option<(u64, u64)>,
+}
+
+/// What a core keeps between its calls: its live allocations and a count of its calls.
+#[derive(Debug, Clone, Default)]
+struct Carried {
+    live: Vec<Alloc>,
+    calls: u64,
+}
+
+/// The part of a core's tracer that checks (see the module documentation), for one firmware
+/// call.
+#[derive(Debug)]
+pub struct CoreCheck {
+    prid: u32,
+    kernel: bool,
+    multicore: bool,
+    call: u64,
+    tensors: Arc<Vec<TensorInfo>>,
+    /// This core's HBM heap, `[start, end)` (MBOX_HEAP_*).
+    heap: (u64, u64),
+    carried: Carried,
+    watch: TransferWatch,
+    args: [u32; 4],
+    writes: Ranges,
+    reads: Ranges,
+    /// The last object an access fell in, `[start, end)`: most accesses fall in the same one.
+    hot: (u64, u64),
+    /// Out-of-bounds and uninitialised accesses, by kind, PC and direction.
+    sites: BTreeMap<(Kind, u32, bool), AccessSite>,
+    /// Allocations of this call the checker watches for reads before writes: HBM range and
+    /// the bytes written so far.
+    fresh: Vec<(u64, u64, Ranges)>,
+    /// Findings made from single events (bad frees, misused accessors).
+    events: Vec<(Kind, String, RawSite)>,
+    /// The instruction of each PC that began a run of bytes in `writes` or `reads`, for the
+    /// races those runs may be part of.
+    pcs: HashMap<u32, RawSite>,
+}
+
+/// MMIO offsets of the registers the checker reads the core's stores to.
+fn trace_port_offset(addr: u32) -> Option<u32> {
+    addr.checked_sub(map::MMIO.0).filter(|&o| o < map::MMIO.1)
+}
+
+impl CoreCheck {
+    /// After the instruction at `pc` completed with `accesses`.
+    #[inline]
+    pub fn after(&mut self, pc: u32, insn: &Op, state: &CoreState, accesses: &[Access]) {
+        for a in accesses {
+            match a.hbm {
+                Some(h) if h >= map::HBM_SCRATCH.1 => {
+                    self.touch(h, u64::from(a.size), a.write, pc, insn, state);
+                }
+                Some(_) => {}
+                None if a.write => {
+                    if let Some(off) = trace_port_offset(a.addr) {
+                        self.device_store(off, a.value, pc, insn, state);
+                    }
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// A store to MMIO offset `off`: the annotation port's arguments and events, and the SDMA
+    /// doorbells whose transfers the engine has just queued.
+    #[cold]
+    fn device_store(&mut self, off: u32, value: u32, pc: u32, insn: &Op, state: &CoreState) {
+        let port = &reg::trace::BLOCK;
+        if let Some(i) = (0..4).find(|&i| off == port.at(&reg::trace::ARGS[i], 0)) {
+            self.args[i] = value;
+        } else if off == port.at(&reg::trace::EVENT, 0) {
+            self.runtime_event(value, pc, insn, state);
+        } else if (0..map::queue::COUNT).any(|q| off == reg::sdma_doorbell(q)) {
+            for t in self.watch.take() {
+                self.transfer(&t, pc, insn, state);
+            }
+        }
+    }
+
+    /// An SDMA transfer queued by the doorbell at `pc`: M2S reads HBM, S2M writes it.
+    fn transfer(&mut self, t: &TransferRecord, pc: u32, insn: &Op, state: &CoreState) {
+        let write = t.queue == map::queue::S2M;
+        if t.hbm.saturating_add(u64::from(t.len)) > map::HBM_SCRATCH.1 {
+            let start = t.hbm.max(map::HBM_SCRATCH.1);
+            let len = t.hbm + u64::from(t.len) - start;
+            self.touch(start, len, write, pc, insn, state);
+        }
+    }
+
+    fn runtime_event(&mut self, event: u32, pc: u32, insn: &Op, state: &CoreState) {
+        let [a0, a1, a2, a3] = self.args;
+        let addr = u64::from(a1) | (u64::from(a2) << 32);
+        match event {
+            code::ALLOC => {
+                let site = RawSite::at(self.prid, pc, insn, state);
+                if a0 == heap::HBM {
+                    self.fresh
+                        .push((addr, addr + u64::from(a3), Ranges::default()));
+                }
+                self.carried.live.push(Alloc {
+                    heap: a0,
+                    start: addr,
+                    bytes: u64::from(a3),
+                    call: self.call,
+                    site,
+                });
+            }
+            code::FREE => {
+                let live = &mut self.carried.live;
+                match live.iter().position(|l| l.heap == a0 && l.start == addr) {
+                    Some(i) => {
+                        let gone = live.swap_remove(i);
+                        self.fresh.retain(|f| f.0 != gone.start);
+                    }
+                    None => {
+                        let heap = q7_emulator::platform::trace_port::name_in(
+                            &q7_emulator::platform::trace_port::HEAPS,
+                            a0,
+                        )
+                        .unwrap_or("unknown heap");
+                        self.events.push((
+                            Kind::BadFree,
+                            format!(
+                                "freed {addr:#x} of the {heap}, where no live allocation starts (freed twice, or never allocated there)"
+                            ),
+                            RawSite::at(self.prid, pc, insn, state),
+                        ));
+                    }
+                }
+            }
+            code::ACCESSOR
+                if self.multicore
+                    && matches!(
+                        a0,
+                        accessor::ELEMENT | accessor::READ_STREAM | accessor::WRITE_STREAM
+                    ) =>
+            {
+                let what = q7_emulator::platform::trace_port::name_in(
+                    &q7_emulator::platform::trace_port::ACCESSORS,
+                    a0,
+                )
+                .unwrap_or("accessor");
+                let tensor = self
+                    .tensor_at(addr)
+                    .map(|t| format!(" of `{}`", t.name))
+                    .unwrap_or_default();
+                self.events.push((
+                    Kind::Misuse,
+                    format!(
+                        "made {} {what}{tensor} in multicore mode, where the API leaves it undefined (use TCM accessors)",
+                        if what.starts_with('e') { "an" } else { "a" }
+                    ),
+                    RawSite::at(self.prid, pc, insn, state),
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    fn tensor_at(&self, addr: u64) -> Option<&TensorInfo> {
+        self.tensors
+            .iter()
+            .find(|t| addr >= t.addr && addr < t.addr + t.bytes.max(1))
+    }
+
+    /// `len` bytes of HBM at `h` read or written by the instruction at `pc`.
+    #[inline]
+    fn touch(&mut self, h: u64, len: u64, write: bool, pc: u32, insn: &Op, state: &CoreState) {
+        let end = h + len;
+        let began = if write {
+            self.writes.insert(h, end, pc)
+        } else {
+            self.reads.insert(h, end, pc)
+        };
+        if began && !self.pcs.contains_key(&pc) {
+            self.pcs.insert(pc, RawSite::at(self.prid, pc, insn, state));
+        }
+        if !(h >= self.hot.0 && end <= self.hot.1) {
+            match self.object(h, end) {
+                Some(o) => self.hot = o,
+                None if self.block_header(h, end) => {}
+                None => self.site(Kind::OutOfBounds, h, end, write, pc, insn, state),
+            }
+        }
+        if !self.fresh.is_empty() {
+            self.fresh_access(h, end, write, pc, insn, state);
+        }
+    }
+
+    #[cold]
+    fn fresh_access(
+        &mut self,
+        h: u64,
+        end: u64,
+        write: bool,
+        pc: u32,
+        insn: &Op,
+        state: &CoreState,
+    ) {
+        let Some(f) = self.fresh.iter_mut().find(|f| h < f.1 && end > f.0) else {
+            return;
+        };
+        let (lo, hi) = (h.max(f.0), end.min(f.1));
+        if write {
+            f.2.insert(lo, hi, pc);
+        } else if !f.2.covers(lo, hi) {
+            self.site(Kind::Uninitialised, lo, hi, false, pc, insn, state);
+        }
+    }
+
+    /// Whether `[h, end)` lies in one block header of the core's HBM heap: the allocator's
+    /// own bookkeeping, which it reads and writes on every allocation and free.
+    fn block_header(&self, h: u64, end: u64) -> bool {
+        let (a, hdr) = (heap::HBM_ALIGN, heap::HEADER);
+        h >= self.heap.0 && end <= self.heap.1 && h % a >= a - hdr && (end - 1) / a == h / a
+    }
+
+    /// The tensor or live allocation `[h, end)` lies in.
+    #[cold]
+    fn object(&self, h: u64, end: u64) -> Option<(u64, u64)> {
+        let tensors = self.tensors.iter().map(|t| (t.addr, t.addr + t.bytes));
+        let live = self
+            .carried
+            .live
+            .iter()
+            .filter(|a| matches!(a.heap, heap::HBM | heap::HBM_STACK))
+            .map(|a| (a.start, a.start + a.bytes));
+        tensors.chain(live).find(|&(s, e)| h >= s && end <= e)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    fn site(
+        &mut self,
+        kind: Kind,
+        h: u64,
+        end: u64,
+        write: bool,
+        pc: u32,
+        insn: &Op,
+        state: &CoreState,
+    ) {
+        let prid = self.prid;
+        let near = self
+            .carried
+            .live
+            .iter()
+            .filter(|a| a.heap == heap::HBM)
+            .min_by_key(|a| {
+                if h >= a.start + a.bytes {
+                    h - (a.start + a.bytes)
+                } else {
+                    a.start.saturating_sub(h)
+                }
+            })
+            .map(|a| (a.start, a.bytes));
+        let s = self
+            .sites
+            .entry((kind, pc, write))
+            .or_insert_with(|| AccessSite {
+                kind,
+                site: RawSite::at(prid, pc, insn, state),
+                write,
+                count: 0,
+                lo: h,
+                hi: end,
+                near,
+            });
+        s.count += 1;
+        s.lo = s.lo.min(h);
+        s.hi = s.hi.max(end);
+    }
+}
+
+/// One finished call of one core, as the checker keeps it for [`Checker::findings`].
+#[derive(Debug)]
+struct CallLog {
+    core: u32,
+    writes: Ranges,
+    reads: Ranges,
+    sites: BTreeMap<(Kind, u32, bool), AccessSite>,
+    events: Vec<(Kind, String, RawSite)>,
+    pcs: HashMap<u32, RawSite>,
+    /// Allocations the call made and had not freed when it ended.
+    leaked: Vec<Alloc>,
+}
+
+/// The checker of one run: makes each core's [`CoreCheck`], takes it back, and puts the
+/// cores' findings together.
+#[derive(Debug)]
+pub struct Checker {
+    multicore: bool,
+    tensors: Mutex<Arc<Vec<TensorInfo>>>,
+    carried: Mutex<Vec<Carried>>,
+    kernel_calls: Mutex<Vec<CallLog>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Checker {
+    /// The checker of a library of `cores` cores, multicore or not.
+    pub fn new(cores: usize, multicore: bool) -> Checker {
+        Checker {
+            multicore,
+            tensors: Mutex::new(Arc::new(Vec::new())),
+            carried: Mutex::new(vec![Carried::default(); cores]),
+            kernel_calls: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The tensors of the dispatch about to run (inputs in schema order, the output last).
+    pub fn set_tensors(&self, tensors: Vec<TensorInfo>) {
+        *lock(&self.tensors) = Arc::new(tensors);
+    }
+
+    /// Makes the cores' SDMA engines report every transfer to the checker.
+    pub fn attach(&self, cores: &mut [Core<PlatformBus>]) {
+        for c in cores {
+            c.bus.sdma.watch.get_or_insert_with(TransferWatch::default);
+        }
+    }
+
+    /// The check of `core` for the firmware call `what` it is about to run.
+    pub fn tracer(&self, core: &Core<PlatformBus>, what: &str) -> CoreCheck {
+        let prid = core.bus.prid();
+        let mut carried = std::mem::take(&mut lock(&self.carried)[prid as usize]);
+        carried.calls += 1;
+        CoreCheck {
+            prid,
+            kernel: what.starts_with("kernel"),
+            multicore: self.multicore,
+            call: carried.calls,
+            tensors: lock(&self.tensors).clone(),
+            heap: {
+                let (base, size) = core.bus.mailbox.heap;
+                (base, base + u64::from(size))
+            },
+            carried,
+            watch: core.bus.sdma.watch.clone().unwrap_or_default(),
+            args: [0; 4],
+            writes: Ranges::default(),
+            reads: Ranges::default(),
+            hot: (0, 0),
+            sites: BTreeMap::new(),
+            fresh: Vec::new(),
+            events: Vec::new(),
+            pcs: HashMap::new(),
+        }
+    }
+
+    /// `check` is back from its call.
+    pub fn finish(&self, check: CoreCheck) {
+        let CoreCheck {
+            prid,
+            kernel,
+            call,
+            mut carried,
+            writes,
+            reads,
+            sites,
+            events,
+            pcs,
+            ..
+        } = check;
+        let leaked = if kernel {
+            let (mine, rest): (Vec<Alloc>, Vec<Alloc>) = carried
+                .live
+                .drain(..)
+                .partition(|a| a.call == call && a.heap != heap::HBM_STACK);
+            carried.live = rest;
+            mine
+        } else {
+            Vec::new()
+        };
+        lock(&self.carried)[prid as usize] = carried;
+        if kernel {
+            lock(&self.kernel_calls).push(CallLog {
+                core: prid,
+                writes,
+                reads,
+                sites,
+                events,
+                pcs,
+                leaked,
+            });
+        }
+    }
+
+    /// Every finding of the run's dispatches, errors first, each kind in the order of
+    /// [`finding::KINDS`]; `symbols` by core.
+    pub fn findings(&self, symbols: &[Symbols]) -> Vec<Finding> {
+        let tensors = lock(&self.tensors).clone();
+        let mut calls = std::mem::take(&mut *lock(&self.kernel_calls));
+        calls.sort_by_key(|c| c.core);
+        let site = |r: &RawSite| symbolise(r, symbols.get(r.core as usize));
+        let mut out = Vec::new();
+        for c in &calls {
+            for s in c.sites.values() {
+                out.push(access_finding(s, &tensors, site(&s.site)));
+            }
+            for (kind, message, raw) in &c.events {
+                out.push(Finding {
+                    kind: *kind,
+                    class: kind.info().class,
+                    cores: vec![c.core],
+                    message: message.clone(),
+                    count: 1,
+                    sites: vec![site(raw)],
+                    span: None,
+                });
+            }
+            for a in &c.leaked {
+                let heap = q7_emulator::platform::trace_port::name_in(
+                    &q7_emulator::platform::trace_port::HEAPS,
+                    a.heap,
+                )
+                .unwrap_or("unknown heap");
+                out.push(Finding {
+                    kind: Kind::Leak,
+                    class: Kind::Leak.info().class,
+                    cores: vec![c.core],
+                    message: format!(
+                        "did not free {} bytes of the {heap} at {:#x} it allocated before the kernel returned",
+                        a.bytes, a.start
+                    ),
+                    count: 1,
+                    sites: vec![site(&a.site)],
+                    span: None,
+                });
+            }
+        }
+        out.extend(races(&mut calls, &tensors, &site));
+        out.extend(unwritten(&mut calls, &tensors));
+        out.sort_by_key(|f| (f.class, f.kind));
+        dedup(out)
+    }
+}
+
+/// The stack findings of a completed dispatch: each core whose deepest use of the firmware
+/// stack came within 10 % of its limit (a warning: the next call with a deeper path, or a
+/// window spill, overflows).
+pub fn stack_findings(cores: &[crate::firmware::CoreResult]) -> Vec<Finding> {
+    cores
+        .iter()
+        .filter(|c| u64::from(c.stack.bytes) * 10 >= u64::from(c.stack.limit) * 9)
+        .map(|c| Finding {
+            kind: Kind::Stack,
+            class: Kind::Stack.info().class,
+            cores: vec![c.core],
+            message: format!(
+                "used {} of its {} bytes of stack (lowest SP {:#010x}): within 10 % of the limit",
+                c.stack.bytes, c.stack.limit, c.stack.lowest_sp
+            ),
+            count: 1,
+            sites: Vec::new(),
+            span: None,
+        })
+        .collect()
+}
+
+/// Whether any finding is an error (`--check` then exits with `check-failed`).
+pub fn failed(findings: &[Finding]) -> bool {
+    findings.iter().any(|f| f.class == Class::Error)
+}
+
+/// The findings as stderr shows them: each rendered, then a count line.
+pub fn text(findings: &[Finding]) -> String {
+    let mut out = String::new();
+    for f in findings {
+        out.push_str(&f.render());
+    }
+    let errors = findings.iter().filter(|f| f.class == Class::Error).count();
+    out.push_str(&format!(
+        "q7emu: check: {errors} error(s), {} warning(s) (docs/checked-mode.md)\n",
+        findings.len() - errors
+    ));
+    out
+}
+
+/// The `check` object of the JSON report: the counts and the findings.
+pub fn json(findings: &[Finding]) -> serde_json::Value {
+    let errors = findings.iter().filter(|f| f.class == Class::Error).count();
+    serde_json::json!({
+        "errors": errors,
+        "warnings": findings.len() - errors,
+        "findings": findings,
+    })
+}
+
+/// Findings of the same kind and message on different cores (the same bug in every core's
+/// copy of the kernel), made one listing the cores, with the first core's sites; counts add.
+fn dedup(findings: Vec<Finding>) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    for f in findings {
+        match out
+            .iter_mut()
+            .find(|o| o.kind == f.kind && o.message == f.message && o.span == f.span)
+        {
+            Some(o) => {
+                o.count += f.count;
+                for c in f.cores {
+                    if !o.cores.contains(&c) {
+                        o.cores.push(c);
+                    }
+                }
+                o.cores.sort_unstable();
+            }
+            None => out.push(f),
+        }
+    }
+    out
+}
+
+fn symbolise(r: &RawSite, symbols: Option<&Symbols>) -> Site {
+    let frames = symbols.map(|s| s.backtrace(&r.callers)).unwrap_or_default();
+    Site {
+        core: r.core,
+        pc: r.pc,
+        function: symbols.and_then(|s| s.frame(r.pc, false)),
+        disassembly: r.disassembly.clone(),
+        backtrace: r
+            .callers
+            .iter()
+            .enumerate()
+            .map(|(i, pc)| match frames.get(i).cloned().flatten() {
+                Some(f) => format!("{pc:#010x} in {f}"),
+                None => format!("{pc:#010x}"),
+            })
+            .collect(),
+    }
+}
+
+/// `[lo, hi)` of HBM in the terms of the tensor holding it, or of the nearest one: the span,
+/// and words for the message ("bytes 4000..4016 (elements [1000]..[1003]), past the end of
+/// `output`, a [1000] tensor").
+fn span_of(lo: u64, hi: u64, tensors: &[TensorInfo]) -> (Span, String) {
+    let nearest = tensors.iter().min_by_key(|t| {
+        if lo >= t.addr && lo < t.addr + t.bytes {
+            0
+        } else if lo >= t.addr + t.bytes {
+            lo - (t.addr + t.bytes) + 1
+        } else {
+            t.addr - lo + 1
+        }
+    });
+    let Some(t) = nearest.filter(|t| {
+        let gap = if lo >= t.addr + t.bytes {
+            lo - (t.addr + t.bytes)
+        } else {
+            t.addr.saturating_sub(hi)
+        };
+        gap < 64 * 1024
+    }) else {
+        return (
+            Span {
+                tensor: None,
+                shape: None,
+                start: lo as i64,
+                end: hi as i64,
+                elements: None,
+            },
+            format!("HBM {lo:#x}..{hi:#x}, in no tensor"),
+        );
+    };
+    let (start, end) = (lo as i64 - t.addr as i64, hi as i64 - t.addr as i64);
+    let first = element_index(start, t.element, &t.shape);
+    let last = element_index(end - 1, t.element, &t.shape);
+    let where_ = if start >= t.bytes as i64 {
+        "past the end of"
+    } else if end <= 0 {
+        "before the start of"
+    } else {
+        "of"
+    };
+    let elements = if first == last {
+        format!("element {}", index_text(&first))
+    } else {
+        format!("elements {}..{}", index_text(&first), index_text(&last))
+    };
+    let shape: Vec<String> = t.shape.iter().map(u64::to_string).collect();
+    (
+        Span {
+            tensor: Some(t.name.clone()),
+            shape: Some(t.shape.clone()),
+            start,
+            end,
+            elements: Some((first, last)),
+        },
+        format!(
+            "bytes {start}..{end} ({elements}) {where_} `{}`, a [{}] tensor",
+            t.name,
+            shape.join(", ")
+        ),
+    )
+}
+
+fn access_finding(s: &AccessSite, tensors: &[TensorInfo], site: Site) -> Finding {
+    let (span, message) = match s.kind {
+        Kind::Uninitialised => (
+            None,
+            format!(
+                "read {} bytes of HBM at {:#x}..{:#x} that the kernel allocated and nothing had written",
+                s.hi - s.lo,
+                s.lo,
+                s.hi
+            ),
+        ),
+        _ => {
+            let (span, words) = span_of(s.lo, s.hi, tensors);
+            let verb = if s.write { "wrote" } else { "read" };
+            let words = match (&span.tensor, s.near) {
+                (None, Some((start, bytes))) => {
+                    let (lo, hi) = (s.lo as i64 - start as i64, s.hi as i64 - start as i64);
+                    let where_ = if lo >= bytes as i64 { "past the end of" } else if hi <= 0 { "before the start of" } else { "of" };
+                    format!("bytes {lo}..{hi} {where_} the {bytes}-byte HBM allocation at {start:#x} (a tensor the kernel made, or neuron_hbm_allocate)")
+                }
+                _ => words,
+            };
+            (Some(span), format!("{verb} {words}"))
+        }
+    };
+    Finding {
+        kind: s.kind,
+        class: s.kind.info().class,
+        cores: vec![s.site.core],
+        message,
+        count: s.count,
+        sites: vec![site],
+        span,
+    }
+}
+
+/// The tensor a byte range of HBM lies in, for a race's or a gap's words.
+fn race_words(lo: u64, hi: u64, tensors: &[TensorInfo]) -> (Option<Span>, String) {
+    let (span, words) = span_of(lo, hi, tensors);
+    match span.tensor {
+        Some(_) => (Some(span), words),
+        None => (None, format!("HBM {lo:#x}..{hi:#x}")),
+    }
+}
+
+/// Bytes two cores both wrote, or one read and another wrote, in the dispatch. Each pair of
+/// cores gives its first overlap; pairs whose first overlap is the same bytes become one
+/// finding listing every core involved.
+fn races(
+    calls: &mut [CallLog],
+    tensors: &[TensorInfo],
+    site: &dyn Fn(&RawSite) -> Site,
+) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    let n = calls.len();
+    for i in 0..n {
+        for j in 0..n {
+            if i == j || calls[i].core == calls[j].core {
+                continue;
+            }
+            let (a, b) = if i < j {
+                let (x, y) = calls.split_at_mut(j);
+                (&mut x[i], &mut y[0])
+            } else {
+                let (x, y) = calls.split_at_mut(i);
+                (&mut y[0], &mut x[j])
+            };
+            // Write/write once per pair (i < j); read/write in both directions.
+            let mut pairs = Vec::new();
+            if i < j {
+                pairs.push((Kind::WriteRace, a.writes.overlaps(&mut b.writes)));
+            }
+            pairs.push((Kind::ReadRace, a.reads.overlaps(&mut b.writes)));
+            for (kind, overlaps) in pairs {
+                let Some(&(lo, hi, pa, pb)) = overlaps.first() else {
+                    continue;
+                };
+                let bytes: u64 = overlaps.iter().map(|o| o.1 - o.0).sum();
+                let (span, words) = race_words(lo, hi, tensors);
+                let message = match kind {
+                    Kind::WriteRace => format!(
+                        "each wrote {words} in one dispatch{}",
+                        more(bytes, hi - lo, overlaps.len())
+                    ),
+                    _ => format!(
+                        "read and wrote {words} in one dispatch: core {} read what core {} wrote{}",
+                        a.core,
+                        b.core,
+                        more(bytes, hi - lo, overlaps.len())
+                    ),
+                };
+                let raw = |core: u32, pc: u32, log: &CallLog| {
+                    log.pcs.get(&pc).map(site).unwrap_or(Site {
+                        core,
+                        pc,
+                        function: None,
+                        disassembly: String::new(),
+                        backtrace: Vec::new(),
+                    })
+                };
+                let (ca, cb) = (a.core, b.core);
+                if kind == Kind::WriteRace {
+                    if let Some(o) = out
+                        .iter_mut()
+                        .find(|o| o.kind == kind && o.message == message && o.span == span)
+                    {
+                        for c in [ca, cb] {
+                            if !o.cores.contains(&c) {
+                                o.cores.push(c);
+                            }
+                        }
+                        o.cores.sort_unstable();
+                        continue;
+                    }
+                }
+                out.push(Finding {
+                    kind,
+                    class: kind.info().class,
+                    cores: vec![ca.min(cb), ca.max(cb)],
+                    message,
+                    count: overlaps.len() as u64,
+                    sites: vec![raw(ca, pa, a), raw(cb, pb, b)],
+                    span,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// ", 4096 bytes in 3 ranges in all" when the first range is not the whole of it.
+fn more(total: u64, first: u64, ranges: usize) -> String {
+    if ranges > 1 || total != first {
+        format!(" ({total} bytes in {ranges} ranges in all)")
+    } else {
+        String::new()
+    }
+}
+
+/// The output's bytes no core wrote during the dispatch: one finding per gap, the first 8.
+fn unwritten(calls: &mut [CallLog], tensors: &[TensorInfo]) -> Vec<Finding> {
+    let mut all = Ranges::default();
+    for c in calls.iter_mut() {
+        for (s, e, pc) in c.writes.iter() {
+            all.insert(s, e, pc);
+        }
+    }
+    let mut out = Vec::new();
+    for t in tensors.iter().filter(|t| t.output && t.bytes > 0) {
+        let gaps = all.missing(t.addr, t.addr + t.bytes);
+        let total: u64 = gaps.iter().map(|g| g.1 - g.0).sum();
+        for &(lo, hi) in gaps.iter().take(8) {
+            let (span, words) = span_of(lo, hi, tensors);
+            out.push(Finding {
+                kind: Kind::Unwritten,
+                class: Kind::Unwritten.info().class,
+                cores: Vec::new(),
+                message: format!(
+                    "no core wrote {words} ({total} of its {} bytes unwritten in {} ranges)",
+                    t.bytes,
+                    gaps.len()
+                ),
+                count: 1,
+                sites: Vec::new(),
+                span: Some(span),
+            });
+        }
+    }
+    out
+}
