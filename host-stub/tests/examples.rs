@@ -12,6 +12,7 @@
 //!   accessors between the element accessor and TCM;
 //! - a README run that stops with a runtime error (a coherence violation) stops with the error
 //!   the README shows;
+//! - every README run is checked (`--check`, docs/checked-mode.md) and has no finding;
 //! - each README `q7emu run` command, run in-process through `q7_host::testing`, matches its
 //!   snapshot `snapshots/examples__<example>-<op>.snap` (output digest, samples, statistics,
 //!   per-core instructions and cycles);
@@ -636,8 +637,15 @@ fn each_example_runs_as_its_readme_says_and_matches_its_reference() {
             );
             let out = dir.join(&format!("{example}-{n}.npy"));
             let op = values(args, "--op")[0];
+            // Every run is checked (docs/checked-mode.md): a correct example has no finding
+            // (exit 0, not 132) and prints what its README shows, cycle counts included.
             if let Some(error) = stopped(example, op) {
-                let o = q7emu().current_dir(ROOT).args(args).output().unwrap();
+                let o = q7emu()
+                    .current_dir(ROOT)
+                    .args(args)
+                    .arg("--check")
+                    .output()
+                    .unwrap();
                 let stderr = String::from_utf8(o.stderr).unwrap();
                 // docs/exit-codes.md: a runtime error is 129.
                 assert_eq!(o.status.code(), Some(129), "{stderr}");
@@ -649,6 +657,7 @@ fn each_example_runs_as_its_readme_says_and_matches_its_reference() {
                 q7emu()
                     .current_dir(ROOT)
                     .args(args)
+                    .arg("--check")
                     .arg("--output")
                     .arg(&out)
                     .output()

@@ -14,9 +14,8 @@ pub enum Class {
     Warning,
 }
 
-/// The kinds of finding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
+/// The kinds of finding (named in the JSON report by their row of [`KINDS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
     /// An HBM access outside every tensor and live allocation.
     OutOfBounds,
@@ -115,6 +114,12 @@ pub const KINDS: [KindInfo; 9] = [
         meaning: "a core's deepest stack use came within 10 % of its limit",
     },
 ];
+
+impl Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.info().name)
+    }
+}
 
 impl Kind {
     /// Its row of [`KINDS`].

@@ -1,0 +1,346 @@
+//! docs/checked-mode.md: `q7emu run --check` on the deliberately buggy kernels of
+//! `examples/check` (built with the repository's SDK; needs the toolchain, skips or fails as
+//! `Q7_REQUIRE_TOOLCHAIN` says) gives exactly each one's findings — kind, cores, tensor
+//! argument and elements — and nothing else; the correct kernel gives none; a checked run
+//! computes the same output in the same instructions and cycles as a plain one; an error
+//! finding exits with `check-failed` (132, docs/exit-codes.md). The correct examples of
+//! `examples/kernels` run under `--check` without a finding in `host-stub/tests/examples.rs`.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use support::q7emu;
+
+use q7_host::tensor::dtype::Dtype;
+use q7_host::tensor::{npy, HostTensor};
+use q7_tests::TempDir;
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+/// One finding as the test states it: kind, cores, tensor argument, first and last element.
+type Expected = (
+    &'static str,
+    Vec<u32>,
+    Option<&'static str>,
+    Option<Vec<Vec<i64>>>,
+);
+
+/// `examples/check/<project>`'s build, in `dir`.
+fn build(dir: &TempDir, project: &str) -> PathBuf {
+    let out = dir.join(project);
+    let o = q7emu()
+        .args(["build", "--project"])
+        .arg(Path::new(ROOT).join("examples/check").join(project))
+        .arg("--toolchain")
+        .arg(q7_tests::toolchain_prefix())
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{project}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
+/// A float32 tensor of `shape` with values in [-1, 1) from a fixed seed, saved in `dir`.
+fn input(dir: &TempDir, shape: &[u64]) -> PathBuf {
+    let n: u64 = shape.iter().product();
+    let mut rng = q7_tests::Rng(q7_tests::seed("checked_mode"));
+    let data: Vec<u8> = (0..n)
+        .flat_map(|_| {
+            let v = rng.next_u32() as f32 / 2f32.powi(31) - 1.0;
+            v.to_le_bytes()
+        })
+        .collect();
+    let t = HostTensor {
+        dtype: Dtype::from_name("float32").unwrap(),
+        shape: shape.to_vec(),
+        data,
+    };
+    let shape_text: Vec<String> = shape.iter().map(u64::to_string).collect();
+    let path = dir.join(&format!("x{}.npy", shape_text.join("x")));
+    let mut bytes = Vec::new();
+    npy::to_writer(&mut bytes, &t).unwrap();
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// Runs `op` of `build` on `x` with `extra` flags and `--json`: exit code and report.
+fn run(build: &Path, op: &str, x: &Path, extra: &[&str]) -> (Option<i32>, Value, String) {
+    let o = q7emu()
+        .arg("run")
+        .arg(build)
+        .args(["--op", op, "--input"])
+        .arg(x)
+        .arg("--json")
+        .args(extra)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr).to_string();
+    let report: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{op}: not JSON ({e}): {stderr}"));
+    (o.status.code(), report, stderr)
+}
+
+/// The findings of a report, as the test states them, in the report's order.
+fn findings(report: &Value) -> Vec<Expected> {
+    let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
+    report["check"]["findings"]
+        .as_array()
+        .expect("a checked run's report has check.findings")
+        .iter()
+        .map(|f| {
+            let cores = f["cores"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_u64().unwrap() as u32)
+                .collect();
+            let tensor = f["span"]["tensor"].as_str().map(leak);
+            let elements = f["span"]["elements"].as_array().map(|pair| {
+                pair.iter()
+                    .map(|i| {
+                        i.as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|v| v.as_i64().unwrap())
+                            .collect()
+                    })
+                    .collect()
+            });
+            (leak(f["kind"].as_str().unwrap()), cores, tensor, elements)
+        })
+        .collect()
+}
+
+/// Per core: instructions and cycles of a report.
+fn counts(report: &Value) -> Vec<(u64, u64)> {
+    report["cores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["instructions"].as_u64().unwrap(),
+                c["cycles"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn all_cores() -> Vec<u32> {
+    (0..8).collect()
+}
+
+fn el(first: &[i64], last: &[i64]) -> Option<Vec<Vec<i64>>> {
+    Some(vec![first.to_vec(), last.to_vec()])
+}
+
+/// The two accessors (element or stream) each multicore example makes are undefined in multicore mode (the
+/// public API): one finding per tensor, on every core.
+fn two_accessors_on_eight_cores() -> Vec<Expected> {
+    vec![
+        ("api-misuse", all_cores(), None, None),
+        ("api-misuse", all_cores(), None, None),
+    ]
+}
+
+#[test]
+fn each_buggy_kernel_gets_exactly_its_findings_and_the_correct_one_none() {
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let dir = TempDir::new("checked-mode");
+    let (x1003, x1024) = (input(&dir, &[1003]), input(&dir, &[1024]));
+    let (x16x64, x5x5x5) = (input(&dir, &[16, 64]), input(&dir, &[5, 5, 5]));
+    let mut cases: Vec<(&str, &str, &PathBuf, Vec<Expected>)> = vec![
+        (
+            "uneven_split",
+            "relu_forward",
+            &x1003,
+            [
+                vec![
+                    ("out-of-bounds", vec![7], Some("t_in"), el(&[1003], &[1007])),
+                    (
+                        "out-of-bounds",
+                        vec![7],
+                        Some("output"),
+                        el(&[1003], &[1007]),
+                    ),
+                ],
+                two_accessors_on_eight_cores(),
+            ]
+            .concat(),
+        ),
+        (
+            "overlapping_offsets",
+            "relu_rows",
+            &x16x64,
+            [
+                (1..=7)
+                    .map(|r| {
+                        (
+                            "write-race",
+                            vec![r as u32 - 1, r as u32],
+                            Some("output"),
+                            el(&[r, 0], &[r, 63]),
+                        )
+                    })
+                    .collect(),
+                vec![(
+                    "unwritten-output",
+                    vec![],
+                    Some("output"),
+                    el(&[9, 0], &[15, 63]),
+                )],
+                two_accessors_on_eight_cores(),
+            ]
+            .concat(),
+        ),
+        (
+            "leaked_tcm",
+            "relu_forward",
+            &x1024,
+            vec![("leak", vec![0], None, None)],
+        ),
+        (
+            "stream_multicore",
+            "relu_forward",
+            &x1024,
+            [
+                vec![("write-race", all_cores(), Some("output"), el(&[0], &[1023]))],
+                two_accessors_on_eight_cores(),
+            ]
+            .concat(),
+        ),
+        (
+            "index_3d",
+            "scale3d",
+            &x5x5x5,
+            vec![
+                (
+                    "out-of-bounds",
+                    vec![0],
+                    Some("t_in"),
+                    el(&[5, 0, 0], &[5, 0, 2]),
+                ),
+                // Past the end of the tensor the kernel made with torch::zeros (no argument).
+                ("out-of-bounds", vec![0], None, None),
+            ],
+        ),
+        (
+            "partly_unwritten",
+            "relu_forward",
+            &x1024,
+            vec![(
+                "unwritten-output",
+                vec![],
+                Some("output"),
+                el(&[512], &[1023]),
+            )],
+        ),
+        (
+            "empty_read",
+            "running_sum",
+            &x1024,
+            vec![("uninitialised-read", vec![0], None, None)],
+        ),
+        ("correct_multicore", "relu_forward", &x1003, vec![]),
+    ];
+    for (project, op, x, want) in cases.drain(..) {
+        let build = build(&dir, project);
+        let (plain_code, plain, _) = run(&build, op, x, &[]);
+        assert_eq!(plain_code, Some(0), "{project}: hardware swallows the bug");
+        assert!(plain.get("check").is_none(), "{project}: unchecked");
+        let (code, checked, stderr) = run(&build, op, x, &["--check"]);
+        assert_eq!(findings(&checked), want, "{project}:\n{stderr}");
+        // docs/exit-codes.md: 132 when an error was found.
+        let want_code = if want.is_empty() { 0 } else { 132 };
+        assert_eq!(code, Some(want_code), "{project}:\n{stderr}");
+        assert_eq!(
+            checked["check"]["errors"].as_u64(),
+            Some(want.len() as u64),
+            "{project}"
+        );
+        // Checking changes nothing the run computes or counts.
+        assert_eq!(counts(&checked), counts(&plain), "{project}");
+        assert_eq!(checked["output"], plain["output"], "{project}");
+        assert!(
+            stderr.ends_with(&format!(
+                "q7emu: check: {} error(s), 0 warning(s) (docs/checked-mode.md)\n",
+                want.len()
+            )),
+            "{project}:\n{stderr}"
+        );
+    }
+}
+
+/// The human form names the core, the function and source line of the access, its
+/// disassembly and callers, the tensor argument and the element range.
+#[test]
+fn a_finding_on_stderr_names_core_line_tensor_and_elements() {
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let dir = TempDir::new("checked-mode-text");
+    let build = build(&dir, "partly_unwritten");
+    let x = input(&dir, &[1024]);
+    let o = q7emu()
+        .arg("run")
+        .arg(&build)
+        .args(["--op", "relu_forward", "--input"])
+        .arg(&x)
+        .arg("--check")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(132));
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        stderr.contains(
+            "error[unwritten-output]: no core wrote bytes 2048..4096 (elements [512]..[1023]) of \
+             `output`, a [1024] tensor (2048 of its 4096 bytes unwritten in 1 ranges)\n"
+        ),
+        "{stderr}"
+    );
+    let build = self::build(&dir, "uneven_split");
+    let x = input(&dir, &[1003]);
+    let o = q7emu()
+        .arg("run")
+        .arg(&build)
+        .args(["--op", "relu_forward", "--input"])
+        .arg(&x)
+        .arg("--check")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    let line = |marker: &str| {
+        let src = std::fs::read_to_string(
+            Path::new(ROOT).join("examples/check/uneven_split/uneven_split.cpp"),
+        )
+        .unwrap();
+        src.lines().position(|l| l.contains(marker)).unwrap() + 1
+    };
+    let store = format!("(uneven_split.cpp:{})", line("out[i] ="));
+    assert!(
+        stderr.contains(
+            "error[out-of-bounds]: core 7 wrote bytes 4012..4032 (elements [1003]..[1007]) past \
+             the end of `output`, a [1003] tensor (5 times)\n    core 7 at 0x"
+        ),
+        "{stderr}"
+    );
+    let site = stderr
+        .lines()
+        .skip_while(|l| !l.contains("past the end of `output`"))
+        .nth(1)
+        .unwrap();
+    assert!(
+        site.contains(" in relu_forward(at::Tensor const&)+0x") && site.contains(&store),
+        "{site}"
+    );
+    assert!(site.contains(": s32i"), "the store's disassembly: {site}");
+}
