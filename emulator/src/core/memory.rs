@@ -68,7 +68,7 @@ impl<B: Bus> Core<B> {
     }
 
     /// Records a data access for the tracer.
-    #[cold]
+    #[inline]
     fn record(&mut self, addr: u32, size: u32, value: u32, write: bool) {
         let value = if size == 4 {
             value

@@ -134,8 +134,9 @@ pub struct CoreCheck {
     args: [u32; 4],
     writes: Ranges,
     reads: Ranges,
-    /// The last object an access fell in, `[start, end)`: most accesses fall in the same one.
-    hot: (u64, u64),
+    /// The last objects accesses fell in, `[start, end)`, by direction (a kernel reads one
+    /// tensor and writes another): most accesses fall in the same one as the last.
+    hot: [(u64, u64); 2],
     /// Out-of-bounds and uninitialised accesses, by kind, PC and direction.
     sites: BTreeMap<(Kind, u32, bool), AccessSite>,
     /// Allocations of this call the checker watches for reads before writes: HBM range and
@@ -154,8 +155,8 @@ fn trace_port_offset(addr: u32) -> Option<u32> {
 }
 
 impl CoreCheck {
-    /// After the instruction at `pc` completed with `accesses`.
-    #[inline]
+    /// After the instruction at `pc` completed with `accesses` (at least one).
+    #[inline(never)]
     pub fn after(&mut self, pc: u32, insn: &Op, state: &CoreState, accesses: &[Access]) {
         for a in accesses {
             match a.hbm {
@@ -287,9 +288,10 @@ impl CoreCheck {
         if began && !self.pcs.contains_key(&pc) {
             self.pcs.insert(pc, RawSite::at(self.prid, pc, insn, state));
         }
-        if !(h >= self.hot.0 && end <= self.hot.1) {
+        let hot = &mut self.hot[usize::from(write)];
+        if !(h >= hot.0 && end <= hot.1) {
             match self.object(h, end) {
-                Some(o) => self.hot = o,
+                Some(o) => self.hot[usize::from(write)] = o,
                 None if self.block_header(h, end) => {}
                 None => self.site(Kind::OutOfBounds, h, end, write, pc, insn, state),
             }
@@ -454,7 +456,7 @@ impl Checker {
             args: [0; 4],
             writes: Ranges::default(),
             reads: Ranges::default(),
-            hot: (0, 0),
+            hot: [(0, 0); 2],
             sites: BTreeMap::new(),
             fresh: Vec::new(),
             events: Vec::new(),

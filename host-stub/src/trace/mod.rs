@@ -513,6 +513,9 @@ pub struct CoreTracer<'a> {
 impl Tracer for CoreTracer<'_> {
     const ENABLED: bool = true;
 
+    /// Inlined into the core's loop, which calls it twice per instruction: each observer's
+    /// work is a call of its own, made only when the observer is on.
+    #[inline(always)]
     fn event(&mut self, e: Event<'_>) {
         match e {
             Event::Before { state, insn, cycle } => {
@@ -532,7 +535,9 @@ impl Tracer for CoreTracer<'_> {
                     s.after(state, cycle, accesses);
                 }
                 if let Some(c) = &mut self.check {
-                    c.after(pc, insn, state, accesses);
+                    if !accesses.is_empty() {
+                        c.after(pc, insn, state, accesses);
+                    }
                 }
                 if let Some(t) = &mut self.timeline {
                     t.after(next, insn, cycle);
@@ -543,14 +548,25 @@ impl Tracer for CoreTracer<'_> {
                 pc,
                 state,
                 cycle,
-            } => {
-                if let Some(s) = &mut self.insn {
-                    s.exception(vector, state, cycle);
-                }
-                if let Some(t) = &mut self.timeline {
-                    t.exception(vector, pc, state, cycle);
-                }
-            }
+            } => self.exception(vector, pc, state, cycle),
+        }
+    }
+}
+
+impl CoreTracer<'_> {
+    #[cold]
+    fn exception(
+        &mut self,
+        vector: q7_emulator::Vector,
+        pc: u32,
+        state: &q7_emulator::CoreState,
+        cycle: u64,
+    ) {
+        if let Some(s) = &mut self.insn {
+            s.exception(vector, state, cycle);
+        }
+        if let Some(t) = &mut self.timeline {
+            t.exception(vector, pc, state, cycle);
         }
     }
 }
