@@ -9,7 +9,8 @@
 # in one direction only.
 #
 # Then runs the main job, the committed 8-core ReLU kernel, through `q7emu run` on 1 and on 2
-# host threads and prints their wall times, aggregate MIPS and the 2-thread / 1-thread ratio.
+# host threads and prints their wall times, aggregate MIPS and the 2-thread / 1-thread ratio;
+# and checked mode's cost: two ReLU kernels run plain and with --check.
 #
 # Gates only on correctness and on ratios measured side by side in this run, never on an
 # absolute MIPS figure (shared hosts run the same binary at very different speeds): fails when the
@@ -162,9 +163,59 @@ else
   echo "relu_multicore: $tverdict"
 fi
 
+# Checked mode's cost (docs/checked-mode.md "Cost"): the 8-core ReLU (TCM accessors, 2 host
+# threads) and the element-accessor ReLU (one core, an HBM access per element) each run plain
+# and with --check, alternating, the best of CHECK_REPEAT runs of each (default 5,
+# Q7_BENCH_CHECK_REPEAT overrides). Gates on correctness (exit 0, no finding: both are correct
+# kernels; the same instructions and cycles) and on the checked / plain wall-time ratio
+# measured side by side here: at most CHECK_CEILING (Q7_BENCH_MAX_CHECK_RATIO overrides; the
+# issue's bound is 3x, quiet-host ratios are about 1.5x and 1.25x).
+CHECK_CEILING=${Q7_BENCH_MAX_CHECK_RATIO:-3.0}
+CHECK_REPEAT=${Q7_BENCH_CHECK_REPEAT:-5}
+printf '\n%-16s %10s %10s %7s %s\n' kernel plain-s checked-s ratio verdict
+for k in relu_multicore relu_element; do
+  args=(examples/kernels/$k/build --op relu_forward --input examples/kernels/relu_multicore/input.npy --threads 2 --json)
+  declare -A cbest=()
+  cverdict=
+  for _ in $(seq "$CHECK_REPEAT"); do
+    for mode in plain checked; do
+      flag=()
+      [ "$mode" = checked ] && flag=(--check)
+      set +e
+      ./target/release/q7emu run "${args[@]}" "${flag[@]}" >"$OUT/$k-$mode.json" 2>"$OUT/$k-$mode.err"
+      rc=$?
+      set -e
+      if [ "$rc" != 0 ]; then
+        cverdict="$mode run exit $rc FAILED"
+        break 2
+      fi
+      s=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['wall_seconds'])" "$OUT/$k-$mode.json")
+      if [ -z "${cbest[$mode]:-}" ] || [ "$(echo "$s < ${cbest[$mode]}" | bc -l)" = 1 ]; then cbest[$mode]=$s; fi
+    done
+  done
+  if [ -z "$cverdict" ] && [ "$(counters "$OUT/$k-plain.json")" != "$(counters "$OUT/$k-checked.json")" ]; then
+    cverdict="instructions or cycles differ between plain and checked FAILED"
+  fi
+  if [ -z "$cverdict" ] && [ "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['check']['findings'])" "$OUT/$k-checked.json")" != "[]" ]; then
+    cverdict="a finding in a correct kernel FAILED"
+  fi
+  if [ -n "$cverdict" ]; then
+    status=1
+    printf '%-16s %10s %10s %7s %s\n' $k - - - "$cverdict"
+    continue
+  fi
+  cratio=$(echo "${cbest[checked]} / ${cbest[plain]}" | bc -l)
+  cverdict="no finding, same counts; checked / plain = x$(printf '%.2f' "$cratio") (ceiling x$CHECK_CEILING)"
+  if [ "$(echo "$cratio > $CHECK_CEILING" | bc -l)" = 1 ]; then
+    cverdict="$cverdict CHECK RATIO ABOVE x$CHECK_CEILING"
+    status=1
+  fi
+  printf '%-16s %10.3f %10.3f %7.2f %s\n' $k "${cbest[plain]}" "${cbest[checked]}" "$cratio" "$cverdict"
+done
+
 if [ "$status" = 0 ]; then
-  echo "bench.sh: exit codes agree; every q7emu/qemu-system ratio at or above its floor; the 8-core ReLU's output is expected.npy on 1 and 2 threads, which scale at or above x$THREAD_FLOOR"
+  echo "bench.sh: exit codes agree; every q7emu/qemu-system ratio at or above its floor; the 8-core ReLU's output is expected.npy on 1 and 2 threads, which scale at or above x$THREAD_FLOOR; checked mode costs at most x$CHECK_CEILING"
 else
-  echo "bench.sh: FAILED (see MISMATCH / RATIO BELOW / THREAD RATIO BELOW / FAILED above)" >&2
+  echo "bench.sh: FAILED (see MISMATCH / RATIO BELOW / THREAD RATIO BELOW / CHECK RATIO ABOVE / FAILED above)" >&2
 fi
 exit $status
