@@ -344,3 +344,61 @@ fn a_finding_on_stderr_names_core_line_tensor_and_elements() {
     );
     assert!(site.contains(": s32i"), "the store's disassembly: {site}");
 }
+
+/// docs/checked-mode.md "Poison": `--poison nan` fills the tensor `empty_like` made with
+/// 0x7FC07FC0 before the kernel reads it, so the sum it returns is NaN everywhere (on a plain
+/// run, fresh HBM reads as zero and the bug hides); `--poison pattern` with 0xDEADBEEF.
+#[test]
+fn poison_makes_a_read_of_an_empty_tensor_show_in_the_output() {
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let dir = TempDir::new("checked-mode-poison");
+    let build = build(&dir, "empty_read");
+    let x = input(&dir, &[1024]);
+    let output = |extra: &[&str]| -> Vec<u32> {
+        let out = dir.join("y.npy");
+        let o = q7emu()
+            .arg("run")
+            .arg(&build)
+            .args(["--op", "running_sum", "--input"])
+            .arg(&x)
+            .arg("--output")
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        npy::read(&out)
+            .unwrap()
+            .data
+            .chunks(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    };
+    let plain = output(&[]);
+    let input: Vec<u32> = npy::read(&x)
+        .unwrap()
+        .data
+        .chunks(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    assert_eq!(plain, input, "0 + x: the bug hides on a plain run");
+    let nan = output(&["--poison", "nan"]);
+    assert!(
+        nan.iter().all(|&v| f32::from_bits(v).is_nan()),
+        "every element NaN: {:x?}",
+        &nan[..4]
+    );
+    let pattern = output(&["--poison", "pattern"]);
+    let want = |v: u32| (f32::from_bits(0xDEAD_BEEF) + f32::from_bits(v)).to_bits();
+    assert_eq!(
+        pattern[..4],
+        input[..4].iter().map(|&v| want(v)).collect::<Vec<_>>()[..]
+    );
+}

@@ -12,7 +12,8 @@
 //!   accessors between the element accessor and TCM;
 //! - a README run that stops with a runtime error (a coherence violation) stops with the error
 //!   the README shows;
-//! - every README run is checked (`--check`, docs/checked-mode.md) and has no finding;
+//! - every README run is checked (`--check`, docs/checked-mode.md), with fresh allocations
+//!   poisoned (`--poison nan`), and has no finding;
 //! - each README `q7emu run` command, run in-process through `q7_host::testing`, matches its
 //!   snapshot `snapshots/examples__<example>-<op>.snap` (output digest, samples, statistics,
 //!   per-core instructions and cycles);
@@ -637,13 +638,14 @@ fn each_example_runs_as_its_readme_says_and_matches_its_reference() {
             );
             let out = dir.join(&format!("{example}-{n}.npy"));
             let op = values(args, "--op")[0];
-            // Every run is checked (docs/checked-mode.md): a correct example has no finding
-            // (exit 0, not 132) and prints what its README shows, cycle counts included.
+            // Every run is checked, with fresh allocations poisoned (docs/checked-mode.md): a
+            // correct example has no finding (exit 0, not 132) and reads no poison, so it
+            // prints what its README shows, cycle counts included, and computes its reference.
             if let Some(error) = stopped(example, op) {
                 let o = q7emu()
                     .current_dir(ROOT)
                     .args(args)
-                    .arg("--check")
+                    .args(["--check", "--poison", "nan"])
                     .output()
                     .unwrap();
                 let stderr = String::from_utf8(o.stderr).unwrap();
@@ -657,7 +659,7 @@ fn each_example_runs_as_its_readme_says_and_matches_its_reference() {
                 q7emu()
                     .current_dir(ROOT)
                     .args(args)
-                    .arg("--check")
+                    .args(["--check", "--poison", "nan"])
                     .arg("--output")
                     .arg(&out)
                     .output()
@@ -824,6 +826,7 @@ fn relu_cycles(example: &str, input: &HostTensor, expected: &HostTensor) -> Vec<
             progress: false,
             console: Default::default(),
             gdb: None,
+            poison: None,
         },
     )
     .unwrap_or_else(|e| panic!("{example}: {e}"));

@@ -937,6 +937,7 @@ fn the_run_report_identities_hold_under_every_extreme_accepted_profile() {
                 progress: false,
                 console: Default::default(),
                 gdb: None,
+                poison: None,
             };
             let run = run_op::run(lib, &req).unwrap_or_else(|e| panic!("{op} under {model}: {e}"));
             for core in &run.cores {

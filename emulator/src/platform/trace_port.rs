@@ -109,12 +109,87 @@ impl Record for RuntimeEvent {
     }
 }
 
+/// The word a poisoned allocation is filled with, little-endian, over and over
+/// (`q7emu run --poison`, docs/checked-mode.md "Poison").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Poison {
+    /// 0x7FC07FC0: a quiet NaN read as one float32, and as two bfloat16 or two float16.
+    Nan,
+    /// 0xDEADBEEF: a value no computation is likely to make.
+    Pattern,
+}
+
+impl Poison {
+    /// The fill word.
+    pub const fn word(self) -> u32 {
+        match self {
+            Poison::Nan => 0x7FC0_7FC0,
+            Poison::Pattern => 0xDEAD_BEEF,
+        }
+    }
+}
+
 /// The port's argument latches and the events committed while the core records.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TracePort {
     args: [u32; 4],
     /// Events committed while recording, within the recording's room, oldest first.
     pub events: Vec<RuntimeEvent>,
+    /// Fill each allocation of the HBM heap, the DATARAM heap and the TCM pool as its ALLOC
+    /// event commits (the allocator reports it before the caller sees the memory).
+    pub poison: Option<Poison>,
+}
+
+/// Heap codes of ALLOC (from [`HEAPS`]) whose memory [`TracePort::poison`] fills.
+mod poisoned {
+    pub const HBM: u32 = 1;
+    pub const DATARAM: u32 = 2;
+    pub const TCM_POOL: u32 = 3;
+}
+
+impl TracePort {
+    /// Fills the allocation of an ALLOC event with `poison`'s word (heaps HBM, DATARAM and TCM
+    /// pool; the others are left as they are). An address outside the memory is the runtime's
+    /// bug, reported at the event.
+    fn poison(&self, poison: Poison, off: u32, cx: &mut DeviceCtx<'_>) -> Result<(), BusFault> {
+        let [heap, lo, hi, bytes] = self.args;
+        let addr = u64::from(lo) | (u64::from(hi) << 32);
+        let word = poison.word().to_le_bytes();
+        let fill = |len: usize, at: u64| -> Vec<u8> {
+            (0..len)
+                .map(|i| word[((at + i as u64) % 4) as usize])
+                .collect()
+        };
+        let bad = || {
+            device::error(
+                off,
+                format!("TRACE_EVENT: ALLOC of {bytes} bytes at {addr:#x} of heap {heap} lies outside its memory"),
+            )
+        };
+        match heap {
+            poisoned::HBM => {
+                const CHUNK: u64 = 64 * 1024;
+                let mut at = 0;
+                while at < u64::from(bytes) {
+                    let n = CHUNK.min(u64::from(bytes) - at);
+                    cx.hbm
+                        .write(addr + at, &fill(n as usize, addr + at))
+                        .map_err(|_| bad())?;
+                    at += n;
+                }
+            }
+            poisoned::DATARAM | poisoned::TCM_POOL => {
+                let start = addr
+                    .checked_sub(u64::from(super::map::DATARAM.0))
+                    .filter(|o| o + u64::from(bytes) <= cx.dataram.len() as u64)
+                    .ok_or_else(bad)? as usize;
+                let f = fill(bytes as usize, addr);
+                cx.dataram[start..start + bytes as usize].copy_from_slice(&f);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
 }
 
 impl Device for TracePort {
@@ -135,6 +210,9 @@ impl Device for TracePort {
                     d.off,
                     format!("TRACE_EVENT: unknown event code {v}"),
                 ));
+            }
+            if let (code::ALLOC, Some(p)) = (v, self.poison) {
+                self.poison(p, d.off, cx)?;
             }
             let event = RuntimeEvent {
                 cycle: now,
@@ -208,6 +286,35 @@ mod tests {
             "TRACE_EVENT: unknown event code 9"
         );
         assert!(rig.load(&mut t, at(&regs::EVENT), 0).is_err(), "write-only");
+    }
+
+    #[test]
+    fn a_poisoned_port_fills_each_hbm_dataram_and_tcm_allocation_as_it_is_reported() {
+        let (mut rig, mut t) = (Rig::new(), TracePort::default());
+        t.poison = Some(Poison::Nan);
+        let alloc = |rig: &mut Rig, t: &mut TracePort, args: [u32; 4]| {
+            for (i, v) in args.into_iter().enumerate() {
+                rig.store(t, at(&regs::ARGS[i]), v, 0).unwrap();
+            }
+            rig.store(t, at(&regs::EVENT), code::ALLOC, 0)
+        };
+        alloc(&mut rig, &mut t, [1, 0x100, 0, 6]).unwrap();
+        let mut hbm = [0u8; 8];
+        rig.hbm.read(0x100, &mut hbm).unwrap();
+        assert_eq!(
+            hbm,
+            [0xC0, 0x7F, 0xC0, 0x7F, 0xC0, 0x7F, 0, 0],
+            "6 bytes of 0x7FC07FC0"
+        );
+        t.poison = Some(Poison::Pattern);
+        // TCM pool (heap 3) at DATARAM 0x82000, 5 bytes.
+        alloc(&mut rig, &mut t, [3, 0x0008_2000, 0, 5]).unwrap();
+        let o = (0x0008_2000 - crate::platform::map::DATARAM.0) as usize;
+        assert_eq!(rig.dataram[o..o + 6], [0xEF, 0xBE, 0xAD, 0xDE, 0xEF, 0]);
+        // The libc heap (4) is not poisoned; an allocation outside DATARAM is an error.
+        alloc(&mut rig, &mut t, [4, 0x1000, 0, 4]).unwrap();
+        let e = alloc(&mut rig, &mut t, [2, 0x10, 0, 4]).unwrap_err();
+        assert!(e.to_string().contains("lies outside its memory"), "{e}");
     }
 
     #[test]

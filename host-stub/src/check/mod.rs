@@ -574,6 +574,17 @@ pub fn stack_findings(cores: &[crate::firmware::CoreResult]) -> Vec<Finding> {
         .collect()
 }
 
+/// The findings that stand when the dispatch did not finish (a fault, a runtime error, a
+/// runaway): all but the unwritten output and the leaks, which only a kernel that returned
+/// can be held to.
+pub fn before_failure(findings: &[Finding]) -> Vec<Finding> {
+    findings
+        .iter()
+        .filter(|f| !matches!(f.kind, Kind::Unwritten | Kind::Leak))
+        .cloned()
+        .collect()
+}
+
 /// Whether any finding is an error (`--check` then exits with `check-failed`).
 pub fn failed(findings: &[Finding]) -> bool {
     findings.iter().any(|f| f.class == Class::Error)

@@ -14,6 +14,7 @@ use crate::trace::timeline::{parse_max_events, MaxEvents};
 use crate::trace::{
     parse_max_bytes, writer, MaxBytes, ObserveSpec, PcSelect, Summary, TimelineSpec, TraceSpec,
 };
+use q7_emulator::platform::trace_port::Poison;
 
 /// `q7emu run BUILD_DIR --op NAME --input FILE.npy... [--scalar V]... [--output FILE.npy]
 /// [--out-shape D0,D1,...] [--out-dtype DTYPE] [--threads N] [--max-cycles N]
@@ -116,6 +117,22 @@ pub struct RunArgs {
     /// JSON report; exit 132 when any is an error (docs/checked-mode.md).
     #[arg(long, conflicts_with = "gdb")]
     pub check: bool,
+    /// Fill each allocation the kernel makes — tensors from empty()/zeros() before they are
+    /// filled, neuron_hbm_allocate, neuron_dataram_allocate, tcm_malloc — with a poison word
+    /// before it sees it: `nan` (0x7FC07FC0, NaN as float32, bfloat16 and float16) or
+    /// `pattern` (0xDEADBEEF), so that a read of memory nothing wrote shows in the output
+    /// (docs/checked-mode.md "Poison").
+    #[arg(long, value_name = "nan|pattern", value_parser = parse_poison)]
+    pub poison: Option<Poison>,
+}
+
+/// `--poison`: `nan` or `pattern`.
+fn parse_poison(s: &str) -> Result<Poison, String> {
+    match s {
+        "nan" => Ok(Poison::Nan),
+        "pattern" => Ok(Poison::Pattern),
+        _ => Err(format!("{s}: the poison is `nan` or `pattern`")),
+    }
 }
 
 impl RunArgs {
@@ -313,6 +330,7 @@ pub fn report(a: RunArgs) -> Result<(String, String, bool), RunCliError> {
             progress: !a.report.any(),
             console: a.console_bytes,
             gdb,
+            poison: a.poison,
         },
         &spec,
     )?;

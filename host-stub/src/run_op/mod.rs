@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use q7_emulator::platform::trace_port::Poison;
 use q7_emulator::platform::{Cluster, ClusterConfig, ConsoleRing, ConsoleSize, HbmError};
 use q7_loader::input::{self, InputError, InputKind};
 
@@ -91,6 +92,8 @@ pub struct OpRequest {
     pub console: ConsoleSize,
     /// Serve the kernel's dispatch to a debugger (`--gdb`, docs/gdb.md).
     pub gdb: Option<Arc<crate::gdb::Server>>,
+    /// Fill fresh allocations with a poison word (`--poison`, docs/checked-mode.md "Poison").
+    pub poison: Option<Poison>,
 }
 
 /// The outcome of a run.
@@ -611,7 +614,21 @@ fn run_observed_once(
     let result = run_with(lib, req, observer.clone());
     let summary = match observer.map(|o| o.close()) {
         None => Ok(Summary::default()),
-        Some(Ok(s)) => Ok(s),
+        Some(Ok(s)) => {
+            // A run that fails reports its error, not its summary: what checking found before
+            // the failure (often its cause) goes to stderr first, as the caps' notes do — but
+            // not what only a finished kernel can be held to (unwritten output, leaks).
+            if let (Err(_), Some(findings)) = (&result, &s.check) {
+                let before = crate::check::before_failure(findings);
+                if !before.is_empty() {
+                    eprint!(
+                        "{}",
+                        crate::terminal::for_stderr(&crate::check::text(&before))
+                    );
+                }
+            }
+            Ok(s)
+        }
         Some(Err(e)) if result.is_err() => {
             tracing::warn!(error = %e, "writing the observations of a failed run");
             Ok(Summary::default())
@@ -682,6 +699,7 @@ fn run_with(
     })?);
     for core in &mut device.cluster.cores {
         core.bus.console = ConsoleRing::sized(req.console);
+        core.bus.trace.poison = req.poison;
     }
     device.single_core = !lib.info.multicore;
     device.call_budget = req.call_budget;

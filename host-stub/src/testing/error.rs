@@ -46,6 +46,10 @@ pub enum TestingError {
     /// The run failed.
     #[error(transparent)]
     Run(Box<RunError>),
+    /// A checked run ([`super::Run::check`]) found an error-class bug: the findings as
+    /// `q7emu run --check` prints them (docs/checked-mode.md).
+    #[error("checked mode found bugs:\n{0}")]
+    Check(String),
 }
 
 impl From<BuildError> for TestingError {

@@ -3,17 +3,20 @@
 //! [`OpRun`].
 
 use super::{Library, Summary, TestingError, TimingModel};
+use crate::check::finding::Finding;
 use crate::firmware::CALL_BUDGET;
 use crate::run_op::{self, OpRequest, OpRun};
 use crate::tensor::dtype::Dtype;
 use crate::tensor::HostTensor;
 use crate::timing_profile::Profile;
+use crate::trace::ObserveSpec;
 use q7_emulator::platform::ConsoleSize;
 
 /// One op invocation: its tensors and scalars in schema order, and how to run it.
 #[derive(Debug, Clone)]
 pub struct Run {
     request: OpRequest,
+    check: bool,
 }
 
 impl Run {
@@ -33,7 +36,9 @@ impl Run {
                 progress: false,
                 console: ConsoleSize::default(),
                 gdb: None,
+                poison: None,
             },
+            check: false,
         }
     }
 
@@ -97,9 +102,42 @@ impl Run {
         self
     }
 
+    /// Checked mode (`q7emu run --check`, docs/checked-mode.md): [`Run::op_run`] and
+    /// [`Run::on`] fail with [`TestingError::Check`] when checking finds an error-class bug;
+    /// [`Run::checked`] returns the findings whatever they are.
+    pub fn check(mut self) -> Run {
+        self.check = true;
+        self
+    }
+
+    /// Fill each allocation the kernel makes (HBM heap, DATARAM heap, TCM pool) with
+    /// `poison`'s word before it sees it, so that a read of memory nothing wrote shows in the
+    /// output (docs/checked-mode.md "Poison").
+    pub fn poison(mut self, poison: q7_emulator::platform::trace_port::Poison) -> Run {
+        self.request.poison = Some(poison);
+        self
+    }
+
+    /// Runs on `lib` in checked mode (docs/checked-mode.md): the raw outcome and every finding.
+    pub fn checked(&self, lib: &Library) -> Result<(OpRun, Vec<Finding>), TestingError> {
+        let spec = ObserveSpec {
+            check: true,
+            ..ObserveSpec::default()
+        };
+        let (run, summary) = run_op::run_observed(lib, &self.request, &spec)?;
+        Ok((run, summary.check.unwrap_or_default()))
+    }
+
     /// Runs on `lib`: the raw outcome.
     pub fn op_run(&self, lib: &Library) -> Result<OpRun, TestingError> {
-        Ok(run_op::run(lib, &self.request)?)
+        if !self.check {
+            return Ok(run_op::run(lib, &self.request)?);
+        }
+        let (run, findings) = self.checked(lib)?;
+        if crate::check::failed(&findings) {
+            return Err(TestingError::Check(crate::check::text(&findings)));
+        }
+        Ok(run)
     }
 
     /// Runs on `lib`: the summary.
