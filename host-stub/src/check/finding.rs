@@ -33,6 +33,8 @@ pub enum Kind {
     BadFree,
     /// An accessor the API leaves undefined in multicore mode.
     Misuse,
+    /// A `tcm_malloc` that failed.
+    AllocFailed,
     /// A core's deepest stack use within 10 % of its limit.
     Stack,
 }
@@ -51,7 +53,7 @@ pub struct KindInfo {
 }
 
 /// Every finding kind, in the order of docs/checked-mode.md "Findings".
-pub const KINDS: [KindInfo; 9] = [
+pub const KINDS: [KindInfo; 10] = [
     KindInfo {
         kind: Kind::OutOfBounds,
         name: "out-of-bounds",
@@ -97,8 +99,9 @@ pub const KINDS: [KindInfo; 9] = [
         kind: Kind::BadFree,
         name: "bad-free",
         class: Class::Error,
-        meaning: "a free of an address no live allocation of that heap starts at: a double \
-                  free, or a pointer the heap did not hand out",
+        meaning: "a free of an address no live allocation of that heap starts at (a double \
+                  free, or a pointer the heap did not hand out), or `tcm_free(nullptr)`, which \
+                  the API leaves undefined",
     },
     KindInfo {
         kind: Kind::Misuse,
@@ -106,6 +109,13 @@ pub const KINDS: [KindInfo; 9] = [
         class: Class::Error,
         meaning: "an element accessor or a stream accessor made in multicore mode, where the \
                   API leaves their behaviour undefined",
+    },
+    KindInfo {
+        kind: Kind::AllocFailed,
+        name: "alloc-failed",
+        class: Class::Warning,
+        meaning: "a `tcm_malloc` the TCM pool could not satisfy returned nullptr: legal, but \
+                  a kernel that does not check for it computes nothing",
     },
     KindInfo {
         kind: Kind::Stack,

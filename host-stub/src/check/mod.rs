@@ -147,6 +147,8 @@ pub struct CoreCheck {
     /// The instruction of each PC that began a run of bytes in `writes` or `reads`, for the
     /// races those runs may be part of.
     pcs: HashMap<u32, RawSite>,
+    /// The last tcm_malloc that failed: bytes asked, and where.
+    failed: Option<(u32, RawSite)>,
 }
 
 /// MMIO offsets of the registers the checker reads the core's stores to.
@@ -204,6 +206,29 @@ impl CoreCheck {
         let [a0, a1, a2, a3] = self.args;
         let addr = u64::from(a1) | (u64::from(a2) << 32);
         match event {
+            code::ALLOC if addr == 0 => {
+                // A tcm_malloc that failed: remembered, for a tcm_free of its nullptr.
+                let site = RawSite::at(self.prid, pc, insn, state);
+                self.events.push((
+                    Kind::AllocFailed,
+                    format!("asked tcm_malloc for {a3} bytes, more than the TCM pool had free: it returned nullptr"),
+                    site.clone(),
+                ));
+                self.failed = Some((a3, site));
+            }
+            code::FREE if addr == 0 => {
+                let after = match &self.failed {
+                    Some((bytes, _)) => {
+                        format!(" after a tcm_malloc({bytes}) that failed and returned it")
+                    }
+                    None => String::new(),
+                };
+                self.events.push((
+                    Kind::BadFree,
+                    format!("called tcm_free(nullptr){after}: undefined in the API, which frees only what tcm_malloc returned"),
+                    RawSite::at(self.prid, pc, insn, state),
+                ));
+            }
             code::ALLOC => {
                 let site = RawSite::at(self.prid, pc, insn, state);
                 if a0 == heap::HBM {
@@ -461,6 +486,7 @@ impl Checker {
             fresh: Vec::new(),
             events: Vec::new(),
             pcs: HashMap::new(),
+            failed: None,
         }
     }
 

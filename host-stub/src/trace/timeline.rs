@@ -956,7 +956,14 @@ fn call_events(
             code::ALLOC | code::FREE => {
                 let heap = trace_port::name_in(&trace_port::HEAPS, a0).unwrap_or("heap");
                 let addr = addr64(a1, a2);
-                let bytes = if e.code == code::ALLOC {
+                // Address 0: a failed allocation, or a release of nullptr (PLATFORM.md).
+                let bytes = if addr == 0 {
+                    if e.code == code::ALLOC {
+                        a3
+                    } else {
+                        0
+                    }
+                } else if e.code == code::ALLOC {
                     held.insert((a0, addr), a3);
                     *per_heap.entry(a0).or_default() += u64::from(a3);
                     a3
@@ -966,10 +973,11 @@ fn call_events(
                     *h = h.saturating_sub(u64::from(b));
                     b
                 };
-                let what = if e.code == code::ALLOC {
-                    "ALLOC"
-                } else {
-                    "FREE"
+                let what = match (e.code == code::ALLOC, addr == 0) {
+                    (true, false) => "ALLOC",
+                    (true, true) => "ALLOC FAILED",
+                    (false, false) => "FREE",
+                    (false, true) => "FREE nullptr",
                 };
                 let args = json!({ "heap": heap, "addr": hex(addr), "bytes": bytes, "cycle": at });
                 body.push((

@@ -74,18 +74,22 @@ tcm::Pool tcm_pool()
 
 } // namespace
 
+/* A failed allocation and a release of nullptr are reported too, with address 0 (PLATFORM.md
+ * "Annotation port"): the checked mode tells a tcm_free after a failed tcm_malloc from a
+ * correct one. */
 uint32_t tcm_alloc(uint32_t bytes)
 {
 	uint64_t p = tcm_pool().alloc(bytes);
-	if (p)
-		trace_alloc(Q7_HEAP_IX_TCM + 1, p, bytes);
+	trace_alloc(Q7_HEAP_IX_TCM + 1, p, bytes);
 	return uint32_t(p);
 }
 
 void tcm_release(uint32_t p, const char *what)
 {
-	if (!p)
+	if (!p) {
+		trace_free(Q7_HEAP_IX_TCM + 1, 0);
 		return;
+	}
 	if (!tcm_pool().free(p))
 		q7_fatal(Q7_ERR_ABORT, "%s(%p): not a block of the TCM pool, or freed twice", what, (void *)uintptr_t(p));
 	trace_free(Q7_HEAP_IX_TCM + 1, p);
