@@ -209,6 +209,15 @@ fn each_buggy_kernel_gets_exactly_its_findings_and_the_correct_one_none() {
             vec![("leak", vec![0], None, None)],
         ),
         (
+            "free_after_failed_malloc",
+            "relu_forward",
+            &x1024,
+            vec![
+                ("bad-free", vec![0], None, None),
+                ("alloc-failed", vec![0], None, None),
+            ],
+        ),
+        (
             "stream_multicore",
             "relu_forward",
             &x1024,
@@ -259,12 +268,18 @@ fn each_buggy_kernel_gets_exactly_its_findings_and_the_correct_one_none() {
         assert!(plain.get("check").is_none(), "{project}: unchecked");
         let (code, checked, stderr) = run(&build, op, x, &["--check"]);
         assert_eq!(findings(&checked), want, "{project}:\n{stderr}");
+        // docs/checked-mode.md: alloc-failed is the warning among these.
+        let errors = want.iter().filter(|f| f.0 != "alloc-failed").count();
+        let warnings = want.len() - errors;
         // docs/exit-codes.md: 132 when an error was found.
-        let want_code = if want.is_empty() { 0 } else { 132 };
+        let want_code = if errors == 0 { 0 } else { 132 };
         assert_eq!(code, Some(want_code), "{project}:\n{stderr}");
         assert_eq!(
-            checked["check"]["errors"].as_u64(),
-            Some(want.len() as u64),
+            (
+                checked["check"]["errors"].as_u64(),
+                checked["check"]["warnings"].as_u64()
+            ),
+            (Some(errors as u64), Some(warnings as u64)),
             "{project}"
         );
         // Checking changes nothing the run computes or counts.
@@ -272,8 +287,7 @@ fn each_buggy_kernel_gets_exactly_its_findings_and_the_correct_one_none() {
         assert_eq!(checked["output"], plain["output"], "{project}");
         assert!(
             stderr.ends_with(&format!(
-                "q7emu: check: {} error(s), 0 warning(s) (docs/checked-mode.md)\n",
-                want.len()
+                "q7emu: check: {errors} error(s), {warnings} warning(s) (docs/checked-mode.md)\n"
             )),
             "{project}:\n{stderr}"
         );
@@ -401,4 +415,28 @@ fn poison_makes_a_read_of_an_empty_tensor_show_in_the_output() {
         pattern[..4],
         input[..4].iter().map(|&v| want(v)).collect::<Vec<_>>()[..]
     );
+}
+
+/// docs/checked-mode.md "Findings" is `q7_host::check::finding::KINDS`, row for row.
+#[test]
+fn the_docs_findings_table_is_the_kinds_table() {
+    let doc = std::fs::read_to_string(Path::new(ROOT).join("docs/checked-mode.md")).unwrap();
+    let rows: Vec<String> = doc
+        .lines()
+        .skip_while(|l| !l.starts_with("| kind | class | meaning |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(str::to_string)
+        .collect();
+    let want: Vec<String> = q7_host::check::finding::KINDS
+        .iter()
+        .map(|k| {
+            let class = match k.class {
+                q7_host::check::finding::Class::Error => "error",
+                q7_host::check::finding::Class::Warning => "warning",
+            };
+            format!("| `{}` | {class} | {} |", k.name, k.meaning)
+        })
+        .collect();
+    assert_eq!(rows, want);
 }
