@@ -62,6 +62,33 @@ pub const HEAPS: [(u32, &str); 5] = [
     (5, "HBM stack"),
 ];
 
+/// Heap codes, from [`HEAPS`].
+pub mod heap {
+    /// The HBM heap (tensors the kernel makes, `neuron_hbm_allocate`).
+    pub const HBM: u32 = 1;
+    /// The DATARAM heap (`neuron_dataram_allocate`).
+    pub const DATARAM: u32 = 2;
+    /// The TCM pool (`tcm_malloc`, stream buffers); address 0 reports a failed `tcm_malloc` or
+    /// `tcm_free(nullptr)`.
+    pub const TCM_POOL: u32 = 3;
+    /// The libc heap (`malloc`, `new`).
+    pub const LIBC: u32 = 4;
+    /// An HBM stack.
+    pub const HBM_STACK: u32 = 5;
+}
+
+/// Accessor kinds, from [`ACCESSORS`].
+pub mod accessor {
+    /// An element accessor (`accessor<T, N>()`).
+    pub const ELEMENT: u32 = 1;
+    /// A TCM accessor.
+    pub const TCM: u32 = 2;
+    /// A read stream.
+    pub const READ_STREAM: u32 = 3;
+    /// A write stream.
+    pub const WRITE_STREAM: u32 = 4;
+}
+
 /// The accessor kinds of ACCESSOR's argument 0 (PLATFORM.md): code and name.
 pub const ACCESSORS: [(u32, &str); 4] = [
     (1, "element accessor"),
@@ -140,13 +167,6 @@ pub struct TracePort {
     pub poison: Option<Poison>,
 }
 
-/// Heap codes of ALLOC (from [`HEAPS`]) whose memory [`TracePort::poison`] fills.
-mod poisoned {
-    pub const HBM: u32 = 1;
-    pub const DATARAM: u32 = 2;
-    pub const TCM_POOL: u32 = 3;
-}
-
 impl TracePort {
     /// Fills the allocation of an ALLOC event with `poison`'s word (heaps HBM, DATARAM and TCM
     /// pool; the others are left as they are). An address outside the memory is the runtime's
@@ -167,7 +187,7 @@ impl TracePort {
             )
         };
         match heap {
-            poisoned::HBM => {
+            heap::HBM => {
                 const CHUNK: u64 = 64 * 1024;
                 let mut at = 0;
                 while at < u64::from(bytes) {
@@ -178,7 +198,7 @@ impl TracePort {
                     at += n;
                 }
             }
-            poisoned::DATARAM | poisoned::TCM_POOL => {
+            heap::DATARAM | heap::TCM_POOL => {
                 let start = addr
                     .checked_sub(u64::from(super::map::DATARAM.0))
                     .filter(|o| o + u64::from(bytes) <= cx.dataram.len() as u64)
@@ -286,6 +306,25 @@ mod tests {
             "TRACE_EVENT: unknown event code 9"
         );
         assert!(rig.load(&mut t, at(&regs::EVENT), 0).is_err(), "write-only");
+    }
+
+    #[test]
+    fn the_code_constants_are_the_tables_rows() {
+        let heaps = [
+            (heap::HBM, "HBM"),
+            (heap::DATARAM, "DATARAM"),
+            (heap::TCM_POOL, "TCM pool"),
+            (heap::LIBC, "libc heap"),
+            (heap::HBM_STACK, "HBM stack"),
+        ];
+        assert_eq!(heaps, HEAPS);
+        let kinds = [
+            (accessor::ELEMENT, "element accessor"),
+            (accessor::TCM, "TCM accessor"),
+            (accessor::READ_STREAM, "read stream"),
+            (accessor::WRITE_STREAM, "write stream"),
+        ];
+        assert_eq!(kinds, ACCESSORS);
     }
 
     #[test]

@@ -47,10 +47,10 @@ pub struct TensorInfo {
     pub output: bool,
 }
 
-/// Heap codes of ALLOC/FREE (PLATFORM.md "Annotation port (TRACE)").
+/// Heap codes of ALLOC/FREE (PLATFORM.md "Annotation port (TRACE)"), and the HBM heap's
+/// block layout.
 mod heap {
-    pub const HBM: u32 = 1;
-    pub const HBM_STACK: u32 = 5;
+    pub use q7_emulator::platform::trace_port::heap::{HBM, HBM_STACK, TCM_POOL};
     /// The HBM heap's payload alignment: every payload is 64-byte aligned and follows its
     /// block's 16-byte header (PLATFORM.md "Runtime memory", docs/checked-mode.md).
     pub const HBM_ALIGN: u64 = 64;
@@ -58,12 +58,7 @@ mod heap {
     pub const HEADER: u64 = 16;
 }
 
-/// Accessor kinds of ACCESSOR (PLATFORM.md).
-mod accessor {
-    pub const ELEMENT: u32 = 1;
-    pub const READ_STREAM: u32 = 3;
-    pub const WRITE_STREAM: u32 = 4;
-}
+use q7_emulator::platform::trace_port::accessor;
 
 /// An instruction where something was found, before symbolising.
 #[derive(Debug, Clone)]
@@ -206,7 +201,7 @@ impl CoreCheck {
         let [a0, a1, a2, a3] = self.args;
         let addr = u64::from(a1) | (u64::from(a2) << 32);
         match event {
-            code::ALLOC if addr == 0 => {
+            code::ALLOC if addr == 0 && a0 == heap::TCM_POOL => {
                 // A tcm_malloc that failed: remembered, for a tcm_free of its nullptr.
                 let site = RawSite::at(self.prid, pc, insn, state);
                 self.events.push((
@@ -216,7 +211,7 @@ impl CoreCheck {
                 ));
                 self.failed = Some((a3, site));
             }
-            code::FREE if addr == 0 => {
+            code::FREE if addr == 0 && a0 == heap::TCM_POOL => {
                 let after = match &self.failed {
                     Some((bytes, _)) => {
                         format!(" after a tcm_malloc({bytes}) that failed and returned it")

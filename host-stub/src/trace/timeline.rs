@@ -956,8 +956,10 @@ fn call_events(
             code::ALLOC | code::FREE => {
                 let heap = trace_port::name_in(&trace_port::HEAPS, a0).unwrap_or("heap");
                 let addr = addr64(a1, a2);
-                // Address 0: a failed allocation, or a release of nullptr (PLATFORM.md).
-                let bytes = if addr == 0 {
+                // Address 0 in the TCM pool: a failed tcm_malloc, or tcm_free(nullptr)
+                // (PLATFORM.md).
+                let null = addr == 0 && a0 == trace_port::heap::TCM_POOL;
+                let bytes = if null {
                     if e.code == code::ALLOC {
                         a3
                     } else {
@@ -973,7 +975,7 @@ fn call_events(
                     *h = h.saturating_sub(u64::from(b));
                     b
                 };
-                let what = match (e.code == code::ALLOC, addr == 0) {
+                let what = match (e.code == code::ALLOC, null) {
                     (true, false) => "ALLOC",
                     (true, true) => "ALLOC FAILED",
                     (false, false) => "FREE",
