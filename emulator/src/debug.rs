@@ -16,6 +16,7 @@ use crate::bus::{Bus, BusFault, FlatMemory};
 use crate::core::Core;
 use crate::fault::Stop;
 use crate::platform::PlatformBus;
+use crate::predecode::Op;
 use crate::state::CoreState;
 use crate::stop_request::POLL_CYCLES;
 use crate::trace::{Access, Event, Tracer};
@@ -96,12 +97,13 @@ pub struct HookStop {
 /// Sees every instruction a debugged core completes and may stop the core after it: the seam
 /// for a checker that lands the user in the debugger at its first finding.
 pub trait StopHook {
-    /// `core` (its PRID) completed the instruction at `pc`, leaving `state` and making
-    /// `accesses`; `Some` stops the core there.
+    /// `core` (its PRID) completed `insn` at `pc`, leaving `state` and making `accesses`;
+    /// `Some` stops the core there.
     fn after(
         &mut self,
         core: u32,
         pc: u32,
+        insn: &Op,
         state: &CoreState,
         accesses: &[Access],
     ) -> Option<HookStop>;
@@ -112,7 +114,7 @@ pub trait StopHook {
 pub struct NoHook;
 
 impl StopHook for NoHook {
-    fn after(&mut self, _: u32, _: u32, _: &CoreState, _: &[Access]) -> Option<HookStop> {
+    fn after(&mut self, _: u32, _: u32, _: &Op, _: &CoreState, _: &[Access]) -> Option<HookStop> {
         None
     }
 }
@@ -154,6 +156,7 @@ impl Tracer for DebugTracer<'_> {
     fn event(&mut self, e: Event<'_>) {
         if let Event::After {
             pc,
+            insn,
             state,
             accesses,
             ..
@@ -165,7 +168,7 @@ impl Tracer for DebugTracer<'_> {
                     return;
                 }
             }
-            if let Some(stop) = self.hook.after(self.prid, pc, state, accesses) {
+            if let Some(stop) = self.hook.after(self.prid, pc, insn, state, accesses) {
                 self.halt = Some(Halt::Hook(stop));
             }
         }
@@ -344,7 +347,14 @@ mod tests {
     fn a_hook_stops_the_core_with_its_own_reason() {
         struct AtSecond(u32);
         impl StopHook for AtSecond {
-            fn after(&mut self, _: u32, pc: u32, _: &CoreState, _: &[Access]) -> Option<HookStop> {
+            fn after(
+                &mut self,
+                _: u32,
+                pc: u32,
+                _: &Op,
+                _: &CoreState,
+                _: &[Access],
+            ) -> Option<HookStop> {
                 self.0 += 1;
                 (self.0 == 2).then(|| HookStop {
                     reason: format!("second instruction at {pc:#x}"),

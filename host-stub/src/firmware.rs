@@ -820,6 +820,18 @@ impl Firmware {
         let stops = match self.debugger.clone() {
             Some(server) => {
                 let budget = self.call_budget;
+                let what = format!("kernel of key {key:#x}");
+                // In checked mode the debugged cores stop at the first error a check finds.
+                let observer = self.observer.clone();
+                let mut hook = observer.as_ref().and_then(|o| o.checker()).map(|checker| {
+                    let checked: Vec<&q7_emulator::Core<q7_emulator::platform::PlatformBus>> = self
+                        .cluster
+                        .cores
+                        .iter()
+                        .filter(|c| cores.contains(&c.bus.prid()))
+                        .collect();
+                    crate::check::DebugHook::new(checker, &checked, &what)
+                });
                 let debugged = self
                     .cluster
                     .cores
@@ -828,7 +840,14 @@ impl Firmware {
                     .filter(|(i, _)| cores.contains(&(*i as u32)))
                     .map(|(_, c)| c)
                     .collect();
-                server.serve(debugged, budget, &mut q7_emulator::debug::NoHook)?
+                let stops = match &mut hook {
+                    Some(h) => server.serve(debugged, budget, h),
+                    None => server.serve(debugged, budget, &mut q7_emulator::debug::NoHook),
+                };
+                if let Some(h) = hook {
+                    h.finish();
+                }
+                stops?
             }
             None => {
                 self.cluster.prepare_threads(threads)?;

@@ -624,3 +624,75 @@ fn ctrl_c_while_waiting_for_a_debugger_ends_the_run_as_interrupted() {
         );
     }
 }
+
+/// docs/gdb.md "Checked mode": with `--check`, a core stops in the debugger at the first error
+/// a check finds — here `examples/check/index_3d`'s first read past its `{5,5,5}` input, as
+/// SIGSEGV on thread 1 — and at each new one after it; the run then ends with the findings
+/// and the `check-failed` exit code (needs the toolchain to build the example).
+#[test]
+fn checked_mode_stops_the_debugger_at_the_first_out_of_bounds_access() {
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let dir = TempDir::new("gdb-check");
+    let build = dir.join("index_3d");
+    let o = q7emu()
+        .args(["build", "--project"])
+        .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/check/index_3d"))
+        .arg("--toolchain")
+        .arg(q7_tests::toolchain_prefix())
+        .arg("-o")
+        .arg(&build)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let x = dir.join("x.npy");
+    let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': (5, 5, 5), }}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    npy.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    npy.extend_from_slice(header.as_bytes());
+    npy.extend(std::iter::repeat_n(0u8, 125 * 4));
+    std::fs::write(&x, npy).unwrap();
+    let mut cmd = q7emu();
+    cmd.arg("run")
+        .arg(&build)
+        .args(["--op", "scale3d", "--input"])
+        .arg(&x)
+        .arg("--check");
+    let (child, mut rsp, _, stderr) = start(cmd);
+    let stop = StopReply::parse(&rsp.ask("vCont;c"));
+    assert_eq!(
+        (stop.kind, stop.code, stop.thread()),
+        ('T', 11, Some(1)),
+        "SIGSEGV on core 0: {stop:?}"
+    );
+    // The other new errors stop it too; then the kernel ends.
+    let mut stops = 1;
+    loop {
+        let reply = rsp.ask("vCont;c");
+        if reply.starts_with('W') {
+            break;
+        }
+        assert_eq!(StopReply::parse(&reply).code, 11, "{reply}");
+        stops += 1;
+        assert!(stops < 10, "a stop per new finding, not per access");
+    }
+    let status = child.wait_with_output().unwrap().status;
+    let stderr = stderr.join().unwrap();
+    assert_eq!(status.code(), Some(132), "check-failed: {stderr}");
+    assert!(
+        stderr.contains(
+            "q7emu: core 0 stopped: checked mode: error[out-of-bounds]: read bytes 500..504 \
+             (element [5][0][0]) past the end of `t_in`, a [5, 5, 5] tensor\n"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("q7emu: check: 2 error(s), 0 warning(s)"),
+        "{stderr}"
+    );
+}

@@ -144,6 +144,9 @@ pub struct CoreCheck {
     pcs: HashMap<u32, RawSite>,
     /// The last tcm_malloc that failed: bytes asked, and where.
     failed: Option<(u32, RawSite)>,
+    /// The first error-class finding this core made since [`CoreCheck::take_new_error`] last
+    /// took one: its kind and words (for a debugger to stop at).
+    new_error: Option<(Kind, String)>,
 }
 
 /// MMIO offsets of the registers the checker reads the core's stores to.
@@ -204,7 +207,7 @@ impl CoreCheck {
             code::ALLOC if addr == 0 && a0 == heap::TCM_POOL => {
                 // A tcm_malloc that failed: remembered, for a tcm_free of its nullptr.
                 let site = RawSite::at(self.prid, pc, insn, state);
-                self.events.push((
+                self.event((
                     Kind::AllocFailed,
                     format!("asked tcm_malloc for {a3} bytes, more than the TCM pool had free: it returned nullptr"),
                     site.clone(),
@@ -218,7 +221,7 @@ impl CoreCheck {
                     }
                     None => String::new(),
                 };
-                self.events.push((
+                self.event((
                     Kind::BadFree,
                     format!("called tcm_free(nullptr){after}: undefined in the API, which frees only what tcm_malloc returned"),
                     RawSite::at(self.prid, pc, insn, state),
@@ -251,7 +254,7 @@ impl CoreCheck {
                             a0,
                         )
                         .unwrap_or("unknown heap");
-                        self.events.push((
+                        self.event((
                             Kind::BadFree,
                             format!(
                                 "freed {addr:#x} of the {heap}, where no live allocation starts (freed twice, or never allocated there)"
@@ -277,7 +280,7 @@ impl CoreCheck {
                     .tensor_at(addr)
                     .map(|t| format!(" of `{}`", t.name))
                     .unwrap_or_default();
-                self.events.push((
+                self.event((
                     Kind::Misuse,
                     format!(
                         "made {} {what}{tensor} in multicore mode, where the API leaves it undefined (use TCM accessors)",
@@ -288,6 +291,19 @@ impl CoreCheck {
             }
             _ => {}
         }
+    }
+
+    /// A finding made from one event; an error one is also the newest error.
+    fn event(&mut self, (kind, message, site): (Kind, String, RawSite)) {
+        if kind.info().class == Class::Error && self.new_error.is_none() {
+            self.new_error = Some((kind, message.clone()));
+        }
+        self.events.push((kind, message, site));
+    }
+
+    /// The first error-class finding made since the last call, if any: kind and words.
+    pub fn take_new_error(&mut self) -> Option<(Kind, String)> {
+        self.new_error.take()
     }
 
     fn tensor_at(&self, addr: u64) -> Option<&TensorInfo> {
@@ -403,6 +419,78 @@ impl CoreCheck {
         s.count += 1;
         s.lo = s.lo.min(h);
         s.hi = s.hi.max(end);
+        if s.count == 1 && self.new_error.is_none() {
+            let site = Site {
+                core: prid,
+                pc,
+                function: None,
+                disassembly: String::new(),
+                backtrace: Vec::new(),
+            };
+            let f = access_finding(s, &self.tensors, site);
+            self.new_error = Some((kind, f.message));
+        }
+    }
+}
+
+/// The stop hook of a debugged dispatch in checked mode (`--gdb` with `--check`,
+/// docs/gdb.md): each debugged core's check sees the instructions it completes, and the first
+/// error it finds stops the core there, reported to the debugger as SIGSEGV for an
+/// out-of-bounds access and SIGTRAP for any other error. The findings are the run's as without
+/// a debugger.
+#[derive(Debug)]
+pub struct DebugHook<'a> {
+    checker: &'a Checker,
+    cores: BTreeMap<u32, CoreCheck>,
+}
+
+impl<'a> DebugHook<'a> {
+    /// The hook of `checker` for the firmware call `what` of `cores`.
+    pub fn new(checker: &'a Checker, cores: &[&Core<PlatformBus>], what: &str) -> DebugHook<'a> {
+        DebugHook {
+            checker,
+            cores: cores
+                .iter()
+                .map(|c| (c.bus.prid(), checker.tracer(c, what)))
+                .collect(),
+        }
+    }
+
+    /// The call is over: every core's check goes back to the checker.
+    pub fn finish(self) {
+        for (_, c) in self.cores {
+            self.checker.finish(c);
+        }
+    }
+}
+
+/// POSIX signal numbers the debugger is told (as docs/gdb.md lists them).
+const SIGTRAP: u8 = 5;
+const SIGSEGV: u8 = 11;
+
+impl q7_emulator::debug::StopHook for DebugHook<'_> {
+    fn after(
+        &mut self,
+        core: u32,
+        pc: u32,
+        insn: &Op,
+        state: &CoreState,
+        accesses: &[Access],
+    ) -> Option<q7_emulator::debug::HookStop> {
+        let c = self.cores.get_mut(&core)?;
+        if accesses.is_empty() {
+            return None;
+        }
+        c.after(pc, insn, state, accesses);
+        c.take_new_error()
+            .map(|(kind, message)| q7_emulator::debug::HookStop {
+                reason: format!("checked mode: error[{}]: {message}", kind.info().name),
+                signal: if kind == Kind::OutOfBounds {
+                    SIGSEGV
+                } else {
+                    SIGTRAP
+                },
+            })
     }
 }
 
@@ -482,6 +570,7 @@ impl Checker {
             events: Vec::new(),
             pcs: HashMap::new(),
             failed: None,
+            new_error: None,
         }
     }
 

@@ -114,8 +114,9 @@ pub struct RunArgs {
     /// Checked mode: report the kernel bugs hardware swallows — out-of-bounds accesses,
     /// races between cores, output bytes no core wrote, reads of memory nothing wrote, leaks,
     /// bad frees, accessors the API leaves undefined in multicore mode — on stderr and in the
-    /// JSON report; exit 132 when any is an error (docs/checked-mode.md).
-    #[arg(long, conflicts_with = "gdb")]
+    /// JSON report; exit 132 when any is an error (docs/checked-mode.md). With --gdb, a core
+    /// stops in the debugger at the first error it makes.
+    #[arg(long)]
     pub check: bool,
     /// Fill each allocation the kernel makes — tensors from empty()/zeros() before they are
     /// filled, neuron_hbm_allocate, neuron_dataram_allocate, tcm_malloc — with a poison word
