@@ -648,7 +648,7 @@ fn checked_mode_stops_the_debugger_at_the_first_out_of_bounds_access() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let x = dir.join("x.npy");
     let mut header = "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 5, 5), }".to_string();
-    while (10 + header.len() + 1) % 64 != 0 {
+    while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
     header.push('\n');
