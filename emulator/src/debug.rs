@@ -97,8 +97,8 @@ pub struct HookStop {
 /// Sees every instruction a debugged core completes and may stop the core after it: the seam
 /// for a checker that lands the user in the debugger at its first finding.
 pub trait StopHook {
-    /// `core` (its PRID) completed `insn` at `pc`, leaving `state` and making `accesses`;
-    /// `Some` stops the core there.
+    /// `core` (its PRID) completed `insn` at `pc` by cycle `cycle`, leaving `state` and making
+    /// `accesses`; `Some` stops the core there.
     fn after(
         &mut self,
         core: u32,
@@ -106,6 +106,7 @@ pub trait StopHook {
         insn: &Op,
         state: &CoreState,
         accesses: &[Access],
+        cycle: u64,
     ) -> Option<HookStop>;
 }
 
@@ -114,7 +115,15 @@ pub trait StopHook {
 pub struct NoHook;
 
 impl StopHook for NoHook {
-    fn after(&mut self, _: u32, _: u32, _: &Op, _: &CoreState, _: &[Access]) -> Option<HookStop> {
+    fn after(
+        &mut self,
+        _: u32,
+        _: u32,
+        _: &Op,
+        _: &CoreState,
+        _: &[Access],
+        _: u64,
+    ) -> Option<HookStop> {
         None
     }
 }
@@ -159,6 +168,7 @@ impl Tracer for DebugTracer<'_> {
             insn,
             state,
             accesses,
+            cycle,
             ..
         } = e
         {
@@ -168,7 +178,7 @@ impl Tracer for DebugTracer<'_> {
                     return;
                 }
             }
-            if let Some(stop) = self.hook.after(self.prid, pc, insn, state, accesses) {
+            if let Some(stop) = self.hook.after(self.prid, pc, insn, state, accesses, cycle) {
                 self.halt = Some(Halt::Hook(stop));
             }
         }
@@ -354,6 +364,7 @@ mod tests {
                 _: &Op,
                 _: &CoreState,
                 _: &[Access],
+                _: u64,
             ) -> Option<HookStop> {
                 self.0 += 1;
                 (self.0 == 2).then(|| HookStop {

@@ -440,3 +440,41 @@ fn the_docs_findings_table_is_the_kinds_table() {
         .collect();
     assert_eq!(rows, want);
 }
+
+/// docs/checked-mode.md: with `--timeline`, each finding's site is an instant of category
+/// `check` on its core's track, at the cycle it happened, named `error[kind]`.
+#[test]
+fn findings_are_instants_on_the_timeline() {
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let dir = TempDir::new("checked-mode-timeline");
+    let build = build(&dir, "leaked_tcm");
+    let x = input(&dir, &[1024]);
+    let tl = dir.join("tl.json");
+    let (code, report, stderr) = run(
+        &build,
+        "relu_forward",
+        &x,
+        &["--check", "--timeline", tl.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(132), "{stderr}");
+    let doc: Value = serde_json::from_slice(&std::fs::read(&tl).unwrap()).unwrap();
+    let checks: Vec<&Value> = doc["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["cat"] == "check")
+        .collect();
+    assert_eq!(checks.len(), 1, "{checks:?}");
+    let site = &report["check"]["findings"][0]["sites"][0];
+    assert_eq!(
+        (
+            checks[0]["name"].as_str(),
+            checks[0]["ph"].as_str(),
+            checks[0]["tid"].as_u64(),
+            &checks[0]["args"]["cycle"],
+        ),
+        (Some("error[leak]"), Some("i"), Some(0), &site["cycle"])
+    );
+}

@@ -14,6 +14,16 @@ pub enum Class {
     Warning,
 }
 
+impl Class {
+    /// `error` or `warning`, as stderr and the JSON report say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Error => "error",
+            Class::Warning => "warning",
+        }
+    }
+}
+
 /// The kinds of finding (named in the JSON report by their row of [`KINDS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
@@ -148,6 +158,8 @@ pub struct Site {
     pub core: u32,
     /// The instruction's address.
     pub pc: u32,
+    /// The core's cycle count once the instruction completed (its first time here).
+    pub cycle: u64,
     /// `function+0xoff (file:line)` when the unstripped image knows it.
     pub function: Option<String>,
     /// The instruction.
@@ -197,10 +209,7 @@ impl Finding {
     /// The finding as stderr shows it: a heading line, then each site and its backtrace.
     pub fn render(&self) -> String {
         let info = self.kind.info();
-        let class = match self.class {
-            Class::Error => "error",
-            Class::Warning => "warning",
-        };
+        let class = self.class.name();
         let times = if self.count > 1 {
             format!(" ({} times)", self.count)
         } else {

@@ -65,17 +65,20 @@ use q7_emulator::platform::trace_port::accessor;
 struct RawSite {
     core: u32,
     pc: u32,
+    /// The core's cycle count once the instruction completed.
+    cycle: u64,
     disassembly: String,
     /// Return addresses of the callers still in the register file.
     callers: Vec<u32>,
 }
 
 impl RawSite {
-    fn at(core: u32, pc: u32, insn: &Op, state: &CoreState) -> RawSite {
+    fn at(core: u32, pc: u32, cycle: u64, insn: &Op, state: &CoreState) -> RawSite {
         let (frames, _) = q7_emulator::core::backtrace(state, pc, |_| None);
         RawSite {
             core,
             pc,
+            cycle,
             disassembly: insn.insn.to_string(),
             callers: frames.iter().skip(1).map(|f| f.pc).collect(),
         }
@@ -144,6 +147,8 @@ pub struct CoreCheck {
     pcs: HashMap<u32, RawSite>,
     /// The last tcm_malloc that failed: bytes asked, and where.
     failed: Option<(u32, RawSite)>,
+    /// The cycle the instruction being looked at completed by.
+    cycle: u64,
     /// The first error-class finding this core made since [`CoreCheck::take_new_error`] last
     /// took one: its kind and words (for a debugger to stop at).
     new_error: Option<(Kind, String)>,
@@ -155,9 +160,17 @@ fn trace_port_offset(addr: u32) -> Option<u32> {
 }
 
 impl CoreCheck {
-    /// After the instruction at `pc` completed with `accesses` (at least one).
+    /// After the instruction at `pc` completed by `cycle` with `accesses` (at least one).
     #[inline(never)]
-    pub fn after(&mut self, pc: u32, insn: &Op, state: &CoreState, accesses: &[Access]) {
+    pub fn after(
+        &mut self,
+        pc: u32,
+        insn: &Op,
+        state: &CoreState,
+        accesses: &[Access],
+        cycle: u64,
+    ) {
+        self.cycle = cycle;
         for a in accesses {
             match a.hbm {
                 Some(h) if h >= map::HBM_SCRATCH.1 => {
@@ -206,7 +219,7 @@ impl CoreCheck {
         match event {
             code::ALLOC if addr == 0 && a0 == heap::TCM_POOL => {
                 // A tcm_malloc that failed: remembered, for a tcm_free of its nullptr.
-                let site = RawSite::at(self.prid, pc, insn, state);
+                let site = RawSite::at(self.prid, pc, self.cycle, insn, state);
                 self.event((
                     Kind::AllocFailed,
                     format!("asked tcm_malloc for {a3} bytes, more than the TCM pool had free: it returned nullptr"),
@@ -224,11 +237,11 @@ impl CoreCheck {
                 self.event((
                     Kind::BadFree,
                     format!("called tcm_free(nullptr){after}: undefined in the API, which frees only what tcm_malloc returned"),
-                    RawSite::at(self.prid, pc, insn, state),
+                    RawSite::at(self.prid, pc, self.cycle, insn, state),
                 ));
             }
             code::ALLOC => {
-                let site = RawSite::at(self.prid, pc, insn, state);
+                let site = RawSite::at(self.prid, pc, self.cycle, insn, state);
                 if a0 == heap::HBM {
                     self.fresh
                         .push((addr, addr + u64::from(a3), Ranges::default()));
@@ -259,7 +272,7 @@ impl CoreCheck {
                             format!(
                                 "freed {addr:#x} of the {heap}, where no live allocation starts (freed twice, or never allocated there)"
                             ),
-                            RawSite::at(self.prid, pc, insn, state),
+                            RawSite::at(self.prid, pc, self.cycle, insn, state),
                         ));
                     }
                 }
@@ -286,7 +299,7 @@ impl CoreCheck {
                         "made {} {what}{tensor} in multicore mode, where the API leaves it undefined (use TCM accessors)",
                         if what.starts_with('e') { "an" } else { "a" }
                     ),
-                    RawSite::at(self.prid, pc, insn, state),
+                    RawSite::at(self.prid, pc, self.cycle, insn, state),
                 ));
             }
             _ => {}
@@ -322,7 +335,8 @@ impl CoreCheck {
             self.reads.insert(h, end, pc)
         };
         if began && !self.pcs.contains_key(&pc) {
-            self.pcs.insert(pc, RawSite::at(self.prid, pc, insn, state));
+            self.pcs
+                .insert(pc, RawSite::at(self.prid, pc, self.cycle, insn, state));
         }
         let hot = &mut self.hot[usize::from(write)];
         if !(h >= hot.0 && end <= hot.1) {
@@ -390,7 +404,7 @@ impl CoreCheck {
         insn: &Op,
         state: &CoreState,
     ) {
-        let prid = self.prid;
+        let (prid, cycle) = (self.prid, self.cycle);
         let near = self
             .carried
             .live
@@ -409,7 +423,7 @@ impl CoreCheck {
             .entry((kind, pc, write))
             .or_insert_with(|| AccessSite {
                 kind,
-                site: RawSite::at(prid, pc, insn, state),
+                site: RawSite::at(prid, pc, cycle, insn, state),
                 write,
                 count: 0,
                 lo: h,
@@ -423,6 +437,7 @@ impl CoreCheck {
             let site = Site {
                 core: prid,
                 pc,
+                cycle,
                 function: None,
                 disassembly: String::new(),
                 backtrace: Vec::new(),
@@ -476,12 +491,13 @@ impl q7_emulator::debug::StopHook for DebugHook<'_> {
         insn: &Op,
         state: &CoreState,
         accesses: &[Access],
+        cycle: u64,
     ) -> Option<q7_emulator::debug::HookStop> {
         let c = self.cores.get_mut(&core)?;
         if accesses.is_empty() {
             return None;
         }
-        c.after(pc, insn, state, accesses);
+        c.after(pc, insn, state, accesses, cycle);
         c.take_new_error()
             .map(|(kind, message)| q7_emulator::debug::HookStop {
                 reason: format!("checked mode: error[{}]: {message}", kind.info().name),
@@ -571,6 +587,7 @@ impl Checker {
             pcs: HashMap::new(),
             failed: None,
             new_error: None,
+            cycle: 0,
         }
     }
 
@@ -753,6 +770,7 @@ fn symbolise(r: &RawSite, symbols: Option<&Symbols>) -> Site {
     Site {
         core: r.core,
         pc: r.pc,
+        cycle: r.cycle,
         function: symbols.and_then(|s| s.frame(r.pc, false)),
         disassembly: r.disassembly.clone(),
         backtrace: r
@@ -926,6 +944,7 @@ fn races(
                     log.pcs.get(&pc).map(site).unwrap_or(Site {
                         core,
                         pc,
+                        cycle: 0,
                         function: None,
                         disassembly: String::new(),
                         backtrace: Vec::new(),

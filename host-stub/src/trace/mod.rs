@@ -466,7 +466,21 @@ impl Observer {
         if let Some((path, tl, file)) = &self.timeline {
             let file = lock(file).take();
             if let Some(file) = file {
-                let tl = lock(tl);
+                let mut tl = lock(tl);
+                for f in summary.check.iter().flatten() {
+                    for s in &f.sites {
+                        let name = format!("{}[{}]", f.class.name(), f.kind.info().name);
+                        let args = serde_json::json!({
+                            "message": f.message,
+                            "cores": f.cores,
+                            "count": f.count,
+                            "pc": format!("{:#010x}", s.pc),
+                            "function": s.function,
+                            "cycle": s.cycle,
+                        });
+                        tl.finding(s.core, s.cycle, name, args);
+                    }
+                }
                 let truncated = tl.truncations();
                 for t in &truncated {
                     eprintln!("{}", timeline_note(t));
@@ -536,7 +550,7 @@ impl Tracer for CoreTracer<'_> {
                 }
                 if let Some(c) = &mut self.check {
                     if !accesses.is_empty() {
-                        c.after(pc, insn, state, accesses);
+                        c.after(pc, insn, state, accesses, cycle);
                     }
                 }
                 if let Some(t) = &mut self.timeline {

@@ -438,6 +438,8 @@ pub struct Timeline {
     room: Vec<Option<u64>>,
     /// By core: where its timeline was cut, once it was.
     cuts: Vec<Option<Cut>>,
+    /// By core: checked mode's findings, as instants (category `check`).
+    findings: Vec<Vec<Ev>>,
 }
 
 /// One trace event (the JSON object format's `traceEvents` entries). Its fields are in the
@@ -614,7 +616,16 @@ impl Timeline {
             cap: max.0,
             room: images.iter().map(|_| max.0).collect(),
             cuts: images.iter().map(|_| None).collect(),
+            findings: images.iter().map(|_| Vec::new()).collect(),
             images,
+        }
+    }
+
+    /// A finding of checked mode (docs/checked-mode.md) on `core` at `cycle`: an instant
+    /// named `name` on the core's track, after its calls, whatever the cap.
+    pub fn finding(&mut self, core: u32, cycle: u64, name: String, args: Value) {
+        if let Some(list) = self.findings.get_mut(core as usize) {
+            list.push(Ev::instant(name, "check", track::core(core), cycle).args(args));
         }
     }
 
@@ -758,6 +769,9 @@ impl Timeline {
                     }
                 }
             }
+        }
+        for e in &self.findings[core as usize] {
+            out.push(e)?;
         }
         Ok(())
     }
