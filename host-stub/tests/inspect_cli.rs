@@ -272,17 +272,17 @@ fn the_vector_add_build_has_these_exact_fields() {
     assert_eq!(
         segments(&d["elf"]),
         [
-            ("PT_LOAD".into(), 0x8400_0020, 0x97cc, 0x97cc, "R E".into()),
-            ("PT_LOAD".into(), 0x8400_98c0, 0x9ec, 0xa8, "RW ".into()),
-            ("PT_DYNAMIC".into(), 0x8400_98d8, 0x90, 0x90, "RW ".into()),
+            ("PT_LOAD".into(), 0x8400_0020, 0x97e4, 0x97e4, "R E".into()),
+            ("PT_LOAD".into(), 0x8400_98e0, 0x9ec, 0xa8, "RW ".into()),
+            ("PT_DYNAMIC".into(), 0x8400_98f8, 0x90, 0x90, "RW ".into()),
         ]
     );
     assert_eq!(
         d["relocations"],
         json!({"applied": 262, "by_type": [{"r_type": 5, "name": "R_XTENSA_RELATIVE", "count": 262}]})
     );
-    assert_eq!(d["ucpl"]["start_sym"], 0x8400_4c70u32);
-    assert_eq!(d["kernel_table"]["addr"], 0x8400_98d0u32);
+    assert_eq!(d["ucpl"]["start_sym"], 0x8400_4c88u32);
+    assert_eq!(d["kernel_table"]["addr"], 0x8400_98f0u32);
     assert_eq!(
         d["kernel_table"]["bound_entries"],
         json!([{"index": 0, "key": 0x85, "function": 0x8400_07acu32, "op": "vector_add", "symbol": null}])

@@ -397,12 +397,12 @@ fn a_load_use_profile_changes_the_cycles_by_the_load_use_stalls() {
     let two_cycles: Vec<u64> = cores(&two).iter().map(|c| u(&c["cycles"])).collect();
     assert_eq!(
         two_cycles,
-        [991224, 991440, 991288, 991508, 991129, 991126, 991264, 991317]
+        [991226, 991442, 991290, 991510, 991131, 991128, 991266, 991319]
     );
     let two_stalls: Vec<u64> = cores(&two).iter().map(|c| stalls(c)[0]).collect();
     assert_eq!(
         two_stalls,
-        [33958, 34174, 34022, 34242, 33888, 33860, 33998, 34052]
+        [33959, 34175, 34023, 34243, 33889, 33861, 33999, 34053]
     );
     assert_eq!(two["timing"]["model"]["load_use"], 2);
     assert!(two["timing"]["source"]
@@ -687,7 +687,7 @@ fn on_a_terminal_the_progress_line_is_drawn_unless_the_output_is_json() {
     assert!(shown.contains(" cores finished, cycles "), "{shown:?}");
     assert!(shown.contains("/8 cores finished"), "{shown:?}");
     assert!(
-        shown.contains("core 7: 651975 instructions"),
+        shown.contains("core 7: 651976 instructions"),
         "the report follows"
     );
     let mut json = relu_multicore();
