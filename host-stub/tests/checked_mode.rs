@@ -87,6 +87,19 @@ fn run(build: &Path, op: &str, x: &Path, extra: &[&str]) -> (Option<i32>, Value,
     (o.status.code(), report, stderr)
 }
 
+/// Runs `op` of `build` on `x` with `--check`, its report as text: exit code and stderr.
+fn checked_text(build: &Path, op: &str, x: &Path) -> (Option<i32>, String) {
+    let o = q7emu()
+        .arg("run")
+        .arg(build)
+        .args(["--op", op, "--input"])
+        .arg(x)
+        .arg("--check")
+        .output()
+        .unwrap();
+    (o.status.code(), String::from_utf8(o.stderr).unwrap())
+}
+
 /// The findings of a report, as the test states them, in the report's order.
 fn findings(report: &Value) -> Vec<Expected> {
     let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
@@ -304,16 +317,8 @@ fn a_finding_on_stderr_names_core_line_tensor_and_elements() {
     let dir = TempDir::new("checked-mode-text");
     let build = build(&dir, "partly_unwritten");
     let x = input(&dir, &[1024]);
-    let o = q7emu()
-        .arg("run")
-        .arg(&build)
-        .args(["--op", "relu_forward", "--input"])
-        .arg(&x)
-        .arg("--check")
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(132));
-    let stderr = String::from_utf8(o.stderr).unwrap();
+    let (code, stderr) = checked_text(&build, "relu_forward", &x);
+    assert_eq!(code, Some(132));
     assert!(
         stderr.contains(
             "error[unwritten-output]: no core wrote bytes 2048..4096 (elements [512]..[1023]) of \
@@ -323,15 +328,7 @@ fn a_finding_on_stderr_names_core_line_tensor_and_elements() {
     );
     let build = self::build(&dir, "uneven_split");
     let x = input(&dir, &[1003]);
-    let o = q7emu()
-        .arg("run")
-        .arg(&build)
-        .args(["--op", "relu_forward", "--input"])
-        .arg(&x)
-        .arg("--check")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(o.stderr).unwrap();
+    let (_, stderr) = checked_text(&build, "relu_forward", &x);
     let line = |marker: &str| {
         let src = std::fs::read_to_string(
             Path::new(ROOT).join("examples/check/uneven_split/uneven_split.cpp"),

@@ -647,15 +647,7 @@ fn checked_mode_stops_the_debugger_at_the_first_out_of_bounds_access() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let x = dir.join("x.npy");
-    let mut header = "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 5, 5), }".to_string();
-    while !(10 + header.len() + 1).is_multiple_of(64) {
-        header.push(' ');
-    }
-    header.push('\n');
-    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
-    npy.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    npy.extend_from_slice(header.as_bytes());
-    npy.extend(std::iter::repeat_n(0u8, 125 * 4));
+    let npy = q7_tests::npy("<f4", &[5, 5, 5], &[0; 125 * 4]);
     std::fs::write(&x, npy).unwrap();
     let mut cmd = q7emu();
     cmd.arg("run")

@@ -232,8 +232,19 @@ pub fn load_cluster(
 /// A C-ordered 1-D `.npy` (format 1.0) of dtype `descr` (e.g. `<f4`) holding `data`, the
 /// little-endian bytes of its elements, `size` bytes each.
 pub fn npy_1d(descr: &str, size: usize, data: &[u8]) -> Vec<u8> {
-    let n = data.len() / size;
-    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({n},), }}");
+    npy(descr, &[(data.len() / size) as u64], data)
+}
+
+/// A C-ordered `.npy` (format 1.0) of dtype `descr` and `shape` holding `data`, the
+/// little-endian bytes of its elements.
+pub fn npy(descr: &str, shape: &[u64], data: &[u8]) -> Vec<u8> {
+    let dims: String = shape.iter().map(|d| format!("{d},")).collect();
+    let dims = if shape.len() > 1 {
+        dims.trim_end_matches(',').replace(',', ", ")
+    } else {
+        dims
+    };
+    let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({dims}), }}");
     while !(10 + h.len() + 1).is_multiple_of(64) {
         h.push(' ');
     }
