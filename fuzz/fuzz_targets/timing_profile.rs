@@ -50,6 +50,7 @@ fuzz_target!(|data: &[u8]| {
             progress: false,
             console: Default::default(),
             gdb: None,
+            poison: None,
         };
         let run = run_op::run(&LIBRARY, &req)
             .unwrap_or_else(|e| panic!("relu_backward under {}: {e}", p.model));
