@@ -188,6 +188,12 @@ impl TracePort {
         };
         match heap {
             heap::HBM => {
+                if addr
+                    .checked_add(u64::from(bytes))
+                    .is_none_or(|end| end > cx.hbm.size())
+                {
+                    return Err(bad());
+                }
                 const CHUNK: u64 = 64 * 1024;
                 let mut at = 0;
                 while at < u64::from(bytes) {
@@ -201,7 +207,10 @@ impl TracePort {
             heap::DATARAM | heap::TCM_POOL => {
                 let start = addr
                     .checked_sub(u64::from(super::map::DATARAM.0))
-                    .filter(|o| o + u64::from(bytes) <= cx.dataram.len() as u64)
+                    .filter(|o| {
+                        o.checked_add(u64::from(bytes))
+                            .is_some_and(|end| end <= cx.dataram.len() as u64)
+                    })
                     .ok_or_else(bad)? as usize;
                 let f = fill(bytes as usize, addr);
                 cx.dataram[start..start + bytes as usize].copy_from_slice(&f);
@@ -354,6 +363,12 @@ mod tests {
         alloc(&mut rig, &mut t, [4, 0x1000, 0, 4]).unwrap();
         let e = alloc(&mut rig, &mut t, [2, 0x10, 0, 4]).unwrap_err();
         assert!(e.to_string().contains("lies outside its memory"), "{e}");
+        // A kernel may write the port itself: addresses at the top of the 64-bit space are
+        // refused, not wrapped.
+        for heap in [1, 2, 3] {
+            let e = alloc(&mut rig, &mut t, [heap, u32::MAX, u32::MAX, 16]).unwrap_err();
+            assert!(e.to_string().contains("lies outside its memory"), "{e}");
+        }
     }
 
     #[test]

@@ -96,6 +96,14 @@ struct Alloc {
     site: RawSite,
 }
 
+impl Alloc {
+    /// One past its last byte (the runtime's event says where; a kernel writing the port
+    /// itself may say anything, so this saturates).
+    fn end(&self) -> u64 {
+        self.start.saturating_add(self.bytes)
+    }
+}
+
 /// Accesses of one kind at one instruction: how many, and the bytes they spanned.
 #[derive(Debug, Clone)]
 struct AccessSite {
@@ -244,7 +252,7 @@ impl CoreCheck {
                 let site = RawSite::at(self.prid, pc, self.cycle, insn, state);
                 if a0 == heap::HBM {
                     self.fresh
-                        .push((addr, addr + u64::from(a3), Ranges::default()));
+                        .push((addr, addr.saturating_add(u64::from(a3)), Ranges::default()));
                 }
                 self.carried.live.push(Alloc {
                     heap: a0,
@@ -388,7 +396,7 @@ impl CoreCheck {
             .live
             .iter()
             .filter(|a| matches!(a.heap, heap::HBM | heap::HBM_STACK))
-            .map(|a| (a.start, a.start + a.bytes));
+            .map(|a| (a.start, a.end()));
         tensors.chain(live).find(|&(s, e)| h >= s && end <= e)
     }
 
@@ -411,8 +419,8 @@ impl CoreCheck {
             .iter()
             .filter(|a| a.heap == heap::HBM)
             .min_by_key(|a| {
-                if h >= a.start + a.bytes {
-                    h - (a.start + a.bytes)
+                if h >= a.end() {
+                    h - a.end()
                 } else {
                     a.start.saturating_sub(h)
                 }
