@@ -59,6 +59,62 @@ fn the_readme_bounds_every_measured_function() {
     }
 }
 
+/// The README's "Measured" is the long run of `scripts/math-exhaustive.sh`: one row per
+/// function of functions.h, in its order; each row's error buckets add up to its cases, no
+/// result is of another class than the reference's, the largest error is within the
+/// function's bound; a unary float function was measured on all 2^32 arguments, a float
+/// function of two arguments on at least 10^8, a double one on at least 10^7.
+#[test]
+fn the_readmes_exhaustive_results_are_within_the_bounds_and_cover_every_function() {
+    let readme =
+        std::fs::read_to_string(q7_tests::doc::root().join("examples/sdk/rt/math/README.md"))
+            .unwrap();
+    let rows = q7_tests::doc::table_after(&readme, "## Measured");
+    let names: Vec<String> = functions().into_iter().map(|f| f.name).collect();
+    let listed: Vec<&str> = rows.iter().map(|r| r[0].trim_matches('`')).collect();
+    assert_eq!(
+        listed, names,
+        "one row per function of functions.h, in order"
+    );
+    let bounds = bounds();
+    for (row, f) in rows.iter().zip(functions()) {
+        // | function | arguments | cases | max error | ≤ 0.5 | (0.5, 1] | (1, 1.5] | (1.5, 2] | > 2 | class | at |
+        let n = |i: usize| -> u64 {
+            row[i]
+                .parse()
+                .unwrap_or_else(|_| panic!("{}: column {i} {:?}", f.name, row[i]))
+        };
+        let cases = n(2);
+        let max: f64 = row[3].parse().unwrap();
+        let buckets: u64 = (4..9).map(n).sum();
+        assert_eq!(
+            buckets, cases,
+            "{}: the buckets add up to the cases",
+            f.name
+        );
+        assert_eq!(n(9), 0, "{}: no class mismatch", f.name);
+        assert!(
+            max <= bounds[&f.name],
+            "{}: {max} ulps over the bound {}",
+            f.name,
+            bounds[&f.name]
+        );
+        let least = match (f.double, f.binary) {
+            (false, false) => 1 << 32,
+            (false, true) => 100_000_000,
+            (true, _) => 10_000_000,
+        };
+        assert!(
+            cases >= least,
+            "{}: {cases} cases, at least {least}",
+            f.name
+        );
+        if !f.double && !f.binary {
+            assert_eq!(cases, 1 << 32, "{}: every float argument once", f.name);
+        }
+    }
+}
+
 #[test]
 fn every_function_is_within_its_bound_on_the_deterministic_sample() {
     let Some(exe) = native() else {
