@@ -171,6 +171,7 @@ fn each_buggy_kernel_gets_exactly_its_findings_and_the_correct_one_none() {
     let dir = TempDir::new("checked-mode");
     let (x1003, x1024) = (input(&dir, &[1003]), input(&dir, &[1024]));
     let (x16x64, x5x5x5) = (input(&dir, &[16, 64]), input(&dir, &[5, 5, 5]));
+    let x8x256 = input(&dir, &[8, 256]);
     let mut cases: Vec<(&str, &str, &PathBuf, Vec<Expected>)> = vec![
         (
             "uneven_split",
@@ -270,6 +271,12 @@ fn each_buggy_kernel_gets_exactly_its_findings_and_the_correct_one_none() {
             "empty_read",
             "running_sum",
             &x1024,
+            vec![("uninitialised-read", vec![0], None, None)],
+        ),
+        (
+            "tcm_accumulate",
+            "row_sum",
+            &x8x256,
             vec![("uninitialised-read", vec![0], None, None)],
         ),
         ("correct_multicore", "relu_forward", &x1003, vec![]),

@@ -95,8 +95,9 @@ pub const KINDS: [KindInfo; 10] = [
         kind: Kind::Uninitialised,
         name: "uninitialised-read",
         class: Class::Error,
-        meaning: "a read of an HBM allocation the kernel made (`torch::empty`, `empty_like`, \
-                  `neuron_hbm_allocate`) before anything wrote the bytes read",
+        meaning: "a read of memory the kernel allocated — an HBM tensor or buffer \
+                  (`torch::empty`, `empty_like`, `neuron_hbm_allocate`), `tcm_malloc`, \
+                  `neuron_dataram_allocate` — before anything wrote the bytes read",
     },
     KindInfo {
         kind: Kind::Leak,

@@ -50,7 +50,7 @@ pub struct TensorInfo {
 /// Heap codes of ALLOC/FREE (PLATFORM.md "Annotation port (TRACE)"), and the HBM heap's
 /// block layout.
 mod heap {
-    pub use q7_emulator::platform::trace_port::heap::{HBM, HBM_STACK, TCM_POOL};
+    pub use q7_emulator::platform::trace_port::heap::{DATARAM, HBM, HBM_STACK, TCM_POOL};
     /// The HBM heap's payload alignment: every payload is 64-byte aligned and follows its
     /// block's 16-byte header (PLATFORM.md "Runtime memory", docs/checked-mode.md).
     pub const HBM_ALIGN: u64 = 64;
@@ -108,6 +108,8 @@ impl Alloc {
 #[derive(Debug, Clone)]
 struct AccessSite {
     kind: Kind,
+    /// For an uninitialised read, the heap of the allocation read.
+    heap: u32,
     site: RawSite,
     write: bool,
     count: u64,
@@ -143,11 +145,11 @@ pub struct CoreCheck {
     /// The last objects accesses fell in, `[start, end)`, by direction (a kernel reads one
     /// tensor and writes another): most accesses fall in the same one as the last.
     hot: [(u64, u64); 2],
-    /// Out-of-bounds and uninitialised accesses, by kind, PC and direction.
-    sites: BTreeMap<(Kind, u32, bool), AccessSite>,
-    /// Allocations of this call the checker watches for reads before writes: HBM range and
-    /// the bytes written so far.
-    fresh: Vec<(u64, u64, Ranges)>,
+    /// Out-of-bounds and uninitialised accesses, by kind, PC, direction and heap (0 for an
+    /// out-of-bounds access).
+    sites: BTreeMap<(Kind, u32, bool, u32), AccessSite>,
+    /// Allocations of this call the checker watches for reads before writes.
+    fresh: Vec<Fresh>,
     /// Findings made from single events (bad frees, misused accessors).
     events: Vec<(Kind, String, RawSite)>,
     /// The instruction of each PC that began a run of bytes in `writes` or `reads`, for the
@@ -157,9 +159,27 @@ pub struct CoreCheck {
     failed: Option<(u32, RawSite)>,
     /// The cycle the instruction being looked at completed by.
     cycle: u64,
+    /// The heap of the allocation an uninitialised read is about to be recorded for.
+    uninitialised: u32,
     /// The first error-class finding this core made since [`CoreCheck::take_new_error`] last
     /// took one: its kind and words (for a debugger to stop at).
     new_error: Option<(Kind, String)>,
+}
+
+/// An allocation of the call watched for reads before writes: its heap, its range (HBM
+/// addresses for the HBM heap, the core's own DATARAM addresses for the DATARAM heap and the
+/// TCM pool) and the bytes written so far.
+#[derive(Debug)]
+struct Fresh {
+    heap: u32,
+    start: u64,
+    end: u64,
+    written: Ranges,
+}
+
+/// Whether a heap's addresses are the core's own (DATARAM) rather than HBM's.
+fn local_heap(heap: u32) -> bool {
+    heap != heap::HBM
 }
 
 /// MMIO offsets of the registers the checker reads the core's stores to.
@@ -185,12 +205,18 @@ impl CoreCheck {
                     self.touch(h, u64::from(a.size), a.write, pc, insn, state);
                 }
                 Some(_) => {}
-                None if a.write => {
-                    if let Some(off) = trace_port_offset(a.addr) {
-                        self.device_store(off, a.value, pc, insn, state);
+                None => {
+                    if a.write {
+                        if let Some(off) = trace_port_offset(a.addr) {
+                            self.device_store(off, a.value, pc, insn, state);
+                            continue;
+                        }
+                    }
+                    if !self.fresh.is_empty() {
+                        let (at, n) = (u64::from(a.addr), u64::from(a.size));
+                        self.fresh_access(true, at, at + n, a.write, pc, insn, state);
                     }
                 }
-                None => {}
             }
         }
     }
@@ -214,6 +240,11 @@ impl CoreCheck {
     /// An SDMA transfer queued by the doorbell at `pc`: M2S reads HBM, S2M writes it.
     fn transfer(&mut self, t: &TransferRecord, pc: u32, insn: &Op, state: &CoreState) {
         let write = t.queue == map::queue::S2M;
+        if !self.fresh.is_empty() {
+            // The local side: M2S writes DATARAM, S2M reads it.
+            let (at, n) = (u64::from(t.local), u64::from(t.len));
+            self.fresh_access(true, at, at + n, !write, pc, insn, state);
+        }
         if t.hbm.saturating_add(u64::from(t.len)) > map::HBM_SCRATCH.1 {
             let start = t.hbm.max(map::HBM_SCRATCH.1);
             let len = t.hbm + u64::from(t.len) - start;
@@ -250,9 +281,13 @@ impl CoreCheck {
             }
             code::ALLOC => {
                 let site = RawSite::at(self.prid, pc, self.cycle, insn, state);
-                if a0 == heap::HBM {
-                    self.fresh
-                        .push((addr, addr.saturating_add(u64::from(a3)), Ranges::default()));
+                if matches!(a0, heap::HBM | heap::DATARAM | heap::TCM_POOL) {
+                    self.fresh.push(Fresh {
+                        heap: a0,
+                        start: addr,
+                        end: addr.saturating_add(u64::from(a3)),
+                        written: Ranges::default(),
+                    });
                 }
                 self.carried.live.push(Alloc {
                     heap: a0,
@@ -267,7 +302,8 @@ impl CoreCheck {
                 match live.iter().position(|l| l.heap == a0 && l.start == addr) {
                     Some(i) => {
                         let gone = live.swap_remove(i);
-                        self.fresh.retain(|f| f.0 != gone.start);
+                        self.fresh
+                            .retain(|f| (f.heap, f.start) != (gone.heap, gone.start));
                     }
                     None => {
                         let heap = q7_emulator::platform::trace_port::name_in(
@@ -355,13 +391,18 @@ impl CoreCheck {
             }
         }
         if !self.fresh.is_empty() {
-            self.fresh_access(h, end, write, pc, insn, state);
+            self.fresh_access(false, h, end, write, pc, insn, state);
         }
     }
 
+    /// An access of `[h, end)` — the core's own addresses when `local`, else HBM's — checked
+    /// against the watched allocations: a write marks its bytes written, a read of bytes
+    /// nothing wrote is an uninitialised read.
+    #[allow(clippy::too_many_arguments)]
     #[cold]
     fn fresh_access(
         &mut self,
+        local: bool,
         h: u64,
         end: u64,
         write: bool,
@@ -369,13 +410,18 @@ impl CoreCheck {
         insn: &Op,
         state: &CoreState,
     ) {
-        let Some(f) = self.fresh.iter_mut().find(|f| h < f.1 && end > f.0) else {
+        let Some(f) = self
+            .fresh
+            .iter_mut()
+            .find(|f| local_heap(f.heap) == local && h < f.end && end > f.start)
+        else {
             return;
         };
-        let (lo, hi) = (h.max(f.0), end.min(f.1));
+        let (lo, hi, heap) = (h.max(f.start), end.min(f.end), f.heap);
         if write {
-            f.2.insert(lo, hi, pc);
-        } else if !f.2.covers(lo, hi) {
+            f.written.insert(lo, hi, pc);
+        } else if !f.written.covers(lo, hi) {
+            self.uninitialised = heap;
             self.site(Kind::Uninitialised, lo, hi, false, pc, insn, state);
         }
     }
@@ -426,11 +472,17 @@ impl CoreCheck {
                 }
             })
             .map(|a| (a.start, a.bytes));
+        let heap = if kind == Kind::Uninitialised {
+            self.uninitialised
+        } else {
+            0
+        };
         let s = self
             .sites
-            .entry((kind, pc, write))
+            .entry((kind, pc, write, heap))
             .or_insert_with(|| AccessSite {
                 kind,
+                heap,
                 site: RawSite::at(prid, pc, cycle, insn, state),
                 write,
                 count: 0,
@@ -524,7 +576,7 @@ struct CallLog {
     core: u32,
     writes: Ranges,
     reads: Ranges,
-    sites: BTreeMap<(Kind, u32, bool), AccessSite>,
+    sites: BTreeMap<(Kind, u32, bool, u32), AccessSite>,
     events: Vec<(Kind, String, RawSite)>,
     pcs: HashMap<u32, RawSite>,
     /// Allocations the call made and had not freed when it ended.
@@ -596,6 +648,7 @@ impl Checker {
             failed: None,
             new_error: None,
             cycle: 0,
+            uninitialised: 0,
         }
     }
 
@@ -862,8 +915,13 @@ fn access_finding(s: &AccessSite, tensors: &[TensorInfo], site: Site) -> Finding
         Kind::Uninitialised => (
             None,
             format!(
-                "read {} bytes of HBM at {:#x}..{:#x} that the kernel allocated and nothing had written",
+                "read {} bytes of the {} at {:#x}..{:#x} that the kernel allocated and nothing had written",
                 s.hi - s.lo,
+                q7_emulator::platform::trace_port::name_in(
+                    &q7_emulator::platform::trace_port::HEAPS,
+                    s.heap
+                )
+                .unwrap_or("heap"),
                 s.lo,
                 s.hi
             ),
