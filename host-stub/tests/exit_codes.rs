@@ -248,3 +248,56 @@ fn a_kernel_out_of_cycles_is_130() {
         "{err}"
     );
 }
+
+/// `run --check` that finds an error exits 132 after writing the output: the kernel of
+/// `examples/check/partly_unwritten` leaves half its output unwritten (needs the toolchain to
+/// build it; docs/checked-mode.md).
+#[test]
+fn a_checked_run_that_finds_an_error_is_132() {
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let dir = TempDir::new("exit-check");
+    let build = dir.join("b");
+    let built = support::q7emu()
+        .args([
+            "build",
+            "--project",
+            &path("examples/check/partly_unwritten"),
+        ])
+        .arg("--toolchain")
+        .arg(q7_tests::toolchain_prefix())
+        .arg("-o")
+        .arg(&build)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let x = dir.join("x.npy");
+    std::fs::write(&x, q7_tests::npy_1d("<f4", 4, &[0; 1024 * 4])).unwrap();
+    let y = dir.join("y.npy");
+    let run = |check: bool| {
+        let mut args = vec![
+            "run".to_string(),
+            build.display().to_string(),
+            "--op".into(),
+            "relu_forward".into(),
+            "--input".into(),
+            x.display().to_string(),
+            "--output".into(),
+            y.display().to_string(),
+        ];
+        if check {
+            args.push("--check".into());
+        }
+        q7emu(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    exits(&run(false), Kind::Success, 0);
+    std::fs::remove_file(&y).unwrap();
+    let err = exits(&run(true), Kind::CheckFailed, 132);
+    assert!(err.contains("error[unwritten-output]"), "{err}");
+    assert!(y.exists(), "the output is written all the same");
+}
