@@ -152,9 +152,12 @@ pub struct CoreCheck {
     fresh: Vec<Fresh>,
     /// Findings made from single events (bad frees, misused accessors).
     events: Vec<(Kind, String, RawSite)>,
-    /// The instruction of each PC that began a run of bytes in `writes` or `reads`, for the
-    /// races those runs may be part of.
-    pcs: HashMap<u32, RawSite>,
+    /// Where each run of bytes in `writes` or `reads` began, by its tag (an instruction's PC,
+    /// or [`DMA`] with the transfer's number, whose site is its doorbell with the callers of
+    /// that moment), for the races those runs may be part of.
+    pcs: HashMap<u64, RawSite>,
+    /// SDMA transfers seen, numbering their tags.
+    transfers: u64,
     /// The last tcm_malloc that failed: bytes asked, and where.
     failed: Option<(u32, RawSite)>,
     /// The cycle the instruction being looked at completed by.
@@ -182,6 +185,9 @@ fn local_heap(heap: u32) -> bool {
     heap != heap::HBM
 }
 
+/// The tag bit of a run of bytes an SDMA transfer began (an instruction's tag is its PC).
+const DMA: u64 = 1 << 32;
+
 /// MMIO offsets of the registers the checker reads the core's stores to.
 fn trace_port_offset(addr: u32) -> Option<u32> {
     addr.checked_sub(map::MMIO.0).filter(|&o| o < map::MMIO.1)
@@ -202,7 +208,8 @@ impl CoreCheck {
         for a in accesses {
             match a.hbm {
                 Some(h) if h >= map::HBM_SCRATCH.1 => {
-                    self.touch(h, u64::from(a.size), a.write, pc, insn, state);
+                    let tag = u64::from(pc);
+                    self.touch(h, u64::from(a.size), a.write, tag, pc, insn, state);
                 }
                 Some(_) => {}
                 None => {
@@ -248,7 +255,9 @@ impl CoreCheck {
         if t.hbm.saturating_add(u64::from(t.len)) > map::HBM_SCRATCH.1 {
             let start = t.hbm.max(map::HBM_SCRATCH.1);
             let len = t.hbm + u64::from(t.len) - start;
-            self.touch(start, len, write, pc, insn, state);
+            self.transfers += 1;
+            let tag = DMA | self.transfers;
+            self.touch(start, len, write, tag, pc, insn, state);
         }
     }
 
@@ -371,16 +380,26 @@ impl CoreCheck {
 
     /// `len` bytes of HBM at `h` read or written by the instruction at `pc`.
     #[inline]
-    fn touch(&mut self, h: u64, len: u64, write: bool, pc: u32, insn: &Op, state: &CoreState) {
+    #[allow(clippy::too_many_arguments)]
+    fn touch(
+        &mut self,
+        h: u64,
+        len: u64,
+        write: bool,
+        tag: u64,
+        pc: u32,
+        insn: &Op,
+        state: &CoreState,
+    ) {
         let end = h + len;
         let began = if write {
-            self.writes.insert(h, end, pc)
+            self.writes.insert(h, end, tag)
         } else {
-            self.reads.insert(h, end, pc)
+            self.reads.insert(h, end, tag)
         };
-        if began && !self.pcs.contains_key(&pc) {
+        if began && !self.pcs.contains_key(&tag) {
             self.pcs
-                .insert(pc, RawSite::at(self.prid, pc, self.cycle, insn, state));
+                .insert(tag, RawSite::at(self.prid, pc, self.cycle, insn, state));
         }
         let hot = &mut self.hot[usize::from(write)];
         if !(h >= hot.0 && end <= hot.1) {
@@ -419,7 +438,7 @@ impl CoreCheck {
         };
         let (lo, hi, heap) = (h.max(f.start), end.min(f.end), f.heap);
         if write {
-            f.written.insert(lo, hi, pc);
+            f.written.insert(lo, hi, u64::from(pc));
         } else if !f.written.covers(lo, hi) {
             self.uninitialised = heap;
             self.site(Kind::Uninitialised, lo, hi, false, pc, insn, state);
@@ -578,7 +597,7 @@ struct CallLog {
     reads: Ranges,
     sites: BTreeMap<(Kind, u32, bool, u32), AccessSite>,
     events: Vec<(Kind, String, RawSite)>,
-    pcs: HashMap<u32, RawSite>,
+    pcs: HashMap<u64, RawSite>,
     /// Allocations the call made and had not freed when it ended.
     leaked: Vec<Alloc>,
 }
@@ -645,6 +664,7 @@ impl Checker {
             fresh: Vec::new(),
             events: Vec::new(),
             pcs: HashMap::new(),
+            transfers: 0,
             failed: None,
             new_error: None,
             cycle: 0,
@@ -1006,10 +1026,10 @@ fn races(
                         more(bytes, hi - lo, overlaps.len())
                     ),
                 };
-                let raw = |core: u32, pc: u32, log: &CallLog| {
+                let raw = |core: u32, pc: u64, log: &CallLog| {
                     log.pcs.get(&pc).map(site).unwrap_or(Site {
                         core,
-                        pc,
+                        pc: pc as u32,
                         cycle: 0,
                         function: None,
                         disassembly: String::new(),

@@ -1,4 +1,5 @@
-//! Sets of byte ranges of HBM, with the PC that first touched each: what one core wrote or
+//! Sets of byte ranges of HBM, with the tag of what first touched each (an instruction's PC, or
+//! an SDMA transfer's number): what one core wrote or
 //! read during one call (docs/checked-mode.md). Contiguous accesses — a loop storing element
 //! after element, a DMA transfer after the last — extend the last range without a search, so
 //! a streaming kernel costs one range; the set is kept merged, so its size is the number of
@@ -6,14 +7,14 @@
 
 use std::collections::BTreeMap;
 
-/// Disjoint, non-adjacent `[start, end)` ranges, each with the PC of the first access to it.
+/// Disjoint, non-adjacent `[start, end)` ranges, each with the tag of the first access to it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Ranges {
-    /// start → (end, first PC).
-    map: BTreeMap<u64, (u64, u32)>,
+    /// start → (end, first tag).
+    map: BTreeMap<u64, (u64, u64)>,
     /// The range the last insertion grew, kept out of `map` until an insertion does not touch
-    /// it: (start, end, first PC).
-    open: Option<(u64, u64, u32)>,
+    /// it: (start, end, first tag).
+    open: Option<(u64, u64, u64)>,
 }
 
 impl Ranges {
@@ -21,7 +22,7 @@ impl Ranges {
     /// Whether it began a new run of bytes (it did not touch the run the last insertion grew),
     /// whose PC [`Ranges::iter`] may report.
     #[inline]
-    pub fn insert(&mut self, start: u64, end: u64, pc: u32) -> bool {
+    pub fn insert(&mut self, start: u64, end: u64, pc: u64) -> bool {
         if start >= end {
             return false;
         }
@@ -63,7 +64,7 @@ impl Ranges {
     }
 
     /// The ranges, in address order: (start, end, first PC).
-    pub fn iter(&mut self) -> impl Iterator<Item = (u64, u64, u32)> + '_ {
+    pub fn iter(&mut self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
         self.flush();
         self.map.iter().map(|(s, (e, p))| (*s, *e, *p))
     }
@@ -103,7 +104,7 @@ impl Ranges {
     }
 
     /// The bytes both sets hold: (start, end, this set's first PC there, `other`'s), in order.
-    pub fn overlaps(&mut self, other: &mut Ranges) -> Vec<(u64, u64, u32, u32)> {
+    pub fn overlaps(&mut self, other: &mut Ranges) -> Vec<(u64, u64, u64, u64)> {
         self.flush();
         other.flush();
         let (a, b): (Vec<_>, Vec<_>) = (
@@ -134,7 +135,7 @@ mod tests {
     fn contiguous_accesses_make_one_range_with_the_first_pc() {
         let mut r = Ranges::default();
         for i in 0..1000u64 {
-            r.insert(0x1000 + 4 * i, 0x1004 + 4 * i, 0x40 + (i as u32 % 2));
+            r.insert(0x1000 + 4 * i, 0x1004 + 4 * i, 0x40 + (i % 2));
         }
         assert_eq!(
             r.iter().collect::<Vec<_>>(),

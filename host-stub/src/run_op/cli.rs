@@ -52,7 +52,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "DTYPE", value_parser = parse_dtype)]
     pub out_dtype: Option<Dtype>,
     /// Host threads running the cores, at least 1 (results and cycle counts are identical for
-    /// any count).
+    /// any count, unless cores race on HBM within the dispatch: `--check` finds that)
     #[arg(long, default_value_t = super::DEFAULT_THREADS, value_parser = parse_threads)]
     pub threads: usize,
     /// Cycle budget per core before the kernel counts as runaway.
