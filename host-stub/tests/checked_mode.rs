@@ -482,3 +482,63 @@ fn findings_are_instants_on_the_timeline() {
         (Some("error[leak]"), Some("i"), Some(0), &site["cycle"])
     );
 }
+
+/// docs/checked-mode.md, through the Rust API (`testing::Run::checked`, `Run::check`): a store
+/// through the nullptr a failed `tcm_malloc` returned lands in IRAM, where the vectors live, and
+/// is an out-of-bounds error naming IRAM; `Run::check` fails the run with the findings' text.
+#[test]
+fn a_store_through_a_null_pointer_is_found_from_the_rust_api() {
+    use q7_host::testing::{tensor, Kernel, Run, TestingError};
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let dir = TempDir::new("checked-mode-null");
+    let src = dir.join("k.cpp");
+    std::fs::write(
+        &src,
+        "#include <torch/torch.h>\n#include <neuron/neuron-utils.hpp>\n\
+         torch::Tensor k(const torch::Tensor &x)\n{\n\
+         \tfloat *buf = (float *)torch::neuron::tcm_malloc(1 << 20);\n\
+         \tbuf[3] = 1.0f; // NULL\n\
+         \treturn x;\n}\n",
+    )
+    .unwrap();
+    let lib = Kernel::new(&src)
+        .op("k(Tensor x) -> Tensor")
+        .toolchain(q7_tests::toolchain_prefix())
+        .build(dir.join("b"))
+        .unwrap();
+    let run = Run::new("k").input(tensor(&[4], &[1.0f32, 2.0, 3.0, 4.0]).unwrap());
+    let (_, findings) = run.checked(&lib).unwrap();
+    let kinds: Vec<(&str, &str)> = findings
+        .iter()
+        .map(|f| (f.kind.info().name, f.message.as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (
+                "out-of-bounds",
+                "wrote IRAM at 0xc..0x10, where the exception vectors and the boot ROM live: a \
+                 store through a null pointer (a failed tcm_malloc?) or a wild one"
+            ),
+            (
+                "alloc-failed",
+                "asked tcm_malloc for 1048576 bytes, more than the TCM pool had free: it \
+                 returned nullptr"
+            ),
+        ]
+    );
+    assert!(
+        findings[0].sites[0]
+            .function
+            .as_deref()
+            .is_some_and(|f| f.starts_with("k(at::Tensor const&)") && f.contains("k.cpp:6")),
+        "{:?}",
+        findings[0].sites[0]
+    );
+    match run.check().op_run(&lib) {
+        Err(TestingError::Check(text)) => assert!(text.contains("error[out-of-bounds]"), "{text}"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -69,7 +69,8 @@ pub const KINDS: [KindInfo; 10] = [
         name: "out-of-bounds",
         class: Class::Error,
         meaning: "an HBM access (an instruction's or an SDMA transfer's) outside every tensor \
-                  of the call and every live allocation of the core's HBM heap",
+                  of the call and every live allocation of the core's HBM heap, or a store into \
+                  IRAM, where the exception vectors live (a store through a null pointer)",
     },
     KindInfo {
         kind: Kind::WriteRace,

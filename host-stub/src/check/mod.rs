@@ -108,7 +108,8 @@ impl Alloc {
 #[derive(Debug, Clone)]
 struct AccessSite {
     kind: Kind,
-    /// For an uninitialised read, the heap of the allocation read.
+    /// For an uninitialised read, the heap of the allocation read; [`IRAM_SITE`] for a store
+    /// into IRAM; else 0.
     heap: u32,
     site: RawSite,
     write: bool,
@@ -162,7 +163,8 @@ pub struct CoreCheck {
     failed: Option<(u32, RawSite)>,
     /// The cycle the instruction being looked at completed by.
     cycle: u64,
-    /// The heap of the allocation an uninitialised read is about to be recorded for.
+    /// The heap of the next site recorded (an uninitialised read's allocation, or
+    /// [`IRAM_SITE`]); 0 otherwise.
     uninitialised: u32,
     /// The first error-class finding this core made since [`CoreCheck::take_new_error`] last
     /// took one: its kind and words (for a debugger to stop at).
@@ -184,6 +186,9 @@ struct Fresh {
 fn local_heap(heap: u32) -> bool {
     heap != heap::HBM
 }
+
+/// The heap field of an out-of-bounds site that is a store into IRAM (no heap has this code).
+const IRAM_SITE: u32 = u32::MAX;
 
 /// The tag bit of a run of bytes an SDMA transfer began (an instruction's tag is its PC).
 const DMA: u64 = 1 << 32;
@@ -216,6 +221,14 @@ impl CoreCheck {
                     if a.write {
                         if let Some(off) = trace_port_offset(a.addr) {
                             self.device_store(off, a.value, pc, insn, state);
+                            continue;
+                        }
+                        if a.addr.wrapping_sub(map::IRAM.0) < map::IRAM.1 {
+                            // IRAM holds the vectors and the boot ROM: no kernel stores there,
+                            // but a store through a null pointer lands there.
+                            let (at, n) = (u64::from(a.addr), u64::from(a.size));
+                            self.uninitialised = IRAM_SITE;
+                            self.site(Kind::OutOfBounds, at, at + n, true, pc, insn, state);
                             continue;
                         }
                     }
@@ -491,11 +504,7 @@ impl CoreCheck {
                 }
             })
             .map(|a| (a.start, a.bytes));
-        let heap = if kind == Kind::Uninitialised {
-            self.uninitialised
-        } else {
-            0
-        };
+        let heap = std::mem::take(&mut self.uninitialised);
         let s = self
             .sites
             .entry((kind, pc, write, heap))
@@ -944,6 +953,13 @@ fn access_finding(s: &AccessSite, tensors: &[TensorInfo], site: Site) -> Finding
                 .unwrap_or("heap"),
                 s.lo,
                 s.hi
+            ),
+        ),
+        Kind::OutOfBounds if s.heap == IRAM_SITE => (
+            None,
+            format!(
+                "wrote IRAM at {:#x}..{:#x}, where the exception vectors and the boot ROM live: a store through a null pointer (a failed tcm_malloc?) or a wild one",
+                s.lo, s.hi
             ),
         ),
         _ => {
