@@ -111,9 +111,10 @@ pub const KINDS: [KindInfo; 10] = [
         kind: Kind::BadFree,
         name: "bad-free",
         class: Class::Error,
-        meaning: "a free of an address no live allocation of that heap starts at (a double \
-                  free, or a pointer the heap did not hand out), or `tcm_free(nullptr)`, which \
-                  the API leaves undefined",
+        meaning: "`tcm_free(nullptr)`, which the API leaves undefined (after a failed \
+                  `tcm_malloc`, said so), or a free the runtime reports of an address no live \
+                  allocation of that heap starts at (a double free or a foreign pointer the \
+                  runtime's own check, which stops the kernel first, lets through)",
     },
     KindInfo {
         kind: Kind::Misuse,
