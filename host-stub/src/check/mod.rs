@@ -996,15 +996,27 @@ fn race_words(lo: u64, hi: u64, tensors: &[TensorInfo]) -> (Option<Span>, String
     }
 }
 
+/// One pair of cores' overlap: its kind, the first overlapping range, the bytes and ranges in
+/// all, the cores (reader first for a read race) and their sites there.
+struct Race {
+    kind: Kind,
+    lo: u64,
+    hi: u64,
+    bytes: u64,
+    ranges: usize,
+    cores: [u32; 2],
+    sites: Vec<Site>,
+}
+
 /// Bytes two cores both wrote, or one read and another wrote, in the dispatch. Each pair of
-/// cores gives its first overlap; pairs whose first overlap is the same bytes become one
-/// finding listing every core involved.
+/// cores gives its first overlap; pairs whose first overlaps intersect (several cores on the
+/// same bytes) make one finding listing every core, with the first pair's sites.
 fn races(
     calls: &mut [CallLog],
     tensors: &[TensorInfo],
     site: &dyn Fn(&RawSite) -> Site,
 ) -> Vec<Finding> {
-    let mut out: Vec<Finding> = Vec::new();
+    let mut pairs: Vec<Race> = Vec::new();
     let n = calls.len();
     for i in 0..n {
         for j in 0..n {
@@ -1019,28 +1031,14 @@ fn races(
                 (&mut y[0], &mut x[j])
             };
             // Write/write once per pair (i < j); read/write in both directions.
-            let mut pairs = Vec::new();
+            let mut found = Vec::new();
             if i < j {
-                pairs.push((Kind::WriteRace, a.writes.overlaps(&mut b.writes)));
+                found.push((Kind::WriteRace, a.writes.overlaps(&mut b.writes)));
             }
-            pairs.push((Kind::ReadRace, a.reads.overlaps(&mut b.writes)));
-            for (kind, overlaps) in pairs {
+            found.push((Kind::ReadRace, a.reads.overlaps(&mut b.writes)));
+            for (kind, overlaps) in found {
                 let Some(&(lo, hi, pa, pb)) = overlaps.first() else {
                     continue;
-                };
-                let bytes: u64 = overlaps.iter().map(|o| o.1 - o.0).sum();
-                let (span, words) = race_words(lo, hi, tensors);
-                let message = match kind {
-                    Kind::WriteRace => format!(
-                        "each wrote {words} in one dispatch{}",
-                        more(bytes, hi - lo, overlaps.len())
-                    ),
-                    _ => format!(
-                        "read and wrote {words} in one dispatch: core {} read what core {} wrote{}",
-                        a.core,
-                        b.core,
-                        more(bytes, hi - lo, overlaps.len())
-                    ),
                 };
                 let raw = |core: u32, pc: u64, log: &CallLog| {
                     log.pcs.get(&pc).map(site).unwrap_or(Site {
@@ -1052,34 +1050,70 @@ fn races(
                         backtrace: Vec::new(),
                     })
                 };
-                let (ca, cb) = (a.core, b.core);
-                if kind == Kind::WriteRace {
-                    if let Some(o) = out
-                        .iter_mut()
-                        .find(|o| o.kind == kind && o.message == message && o.span == span)
-                    {
-                        for c in [ca, cb] {
-                            if !o.cores.contains(&c) {
-                                o.cores.push(c);
-                            }
-                        }
-                        o.cores.sort_unstable();
-                        continue;
-                    }
-                }
-                out.push(Finding {
+                pairs.push(Race {
                     kind,
-                    class: kind.info().class,
-                    cores: vec![ca.min(cb), ca.max(cb)],
-                    message,
-                    count: overlaps.len() as u64,
-                    sites: vec![raw(ca, pa, a), raw(cb, pb, b)],
-                    span,
+                    lo,
+                    hi,
+                    bytes: overlaps.iter().map(|o| o.1 - o.0).sum(),
+                    ranges: overlaps.len(),
+                    cores: [a.core, b.core],
+                    sites: vec![raw(a.core, pa, a), raw(b.core, pb, b)],
                 });
             }
         }
     }
-    out
+    // Clusters of pairs of one kind whose first overlaps intersect.
+    let mut clusters: Vec<Vec<Race>> = Vec::new();
+    for r in pairs {
+        match clusters
+            .iter_mut()
+            .find(|c| c[0].kind == r.kind && c.iter().any(|o| r.lo < o.hi && o.lo < r.hi))
+        {
+            Some(c) => c.push(r),
+            None => clusters.push(vec![r]),
+        }
+    }
+    clusters
+        .into_iter()
+        .map(|c| {
+            let kind = c[0].kind;
+            let lo = c.iter().map(|r| r.lo).min().expect("a cluster has a pair");
+            let hi = c.iter().map(|r| r.hi).max().expect("a cluster has a pair");
+            let (span, words) = race_words(lo, hi, tensors);
+            let first = &c[0];
+            let message = match (kind, c.len()) {
+                (Kind::WriteRace, 1) => format!(
+                    "each wrote {words} in one dispatch{}",
+                    more(first.bytes, hi - lo, first.ranges)
+                ),
+                (Kind::WriteRace, pairs) => format!(
+                    "each wrote {words} in one dispatch ({pairs} pairs of cores overlap there)"
+                ),
+                (_, 1) => format!(
+                    "read and wrote {words} in one dispatch: core {} read what core {} wrote{}",
+                    first.cores[0],
+                    first.cores[1],
+                    more(first.bytes, hi - lo, first.ranges)
+                ),
+                (_, pairs) => format!(
+                    "read and wrote {words} in one dispatch ({pairs} pairs of cores, each one \
+                     reading what the other wrote)"
+                ),
+            };
+            let mut cores: Vec<u32> = c.iter().flat_map(|r| r.cores).collect();
+            cores.sort_unstable();
+            cores.dedup();
+            Finding {
+                kind,
+                class: kind.info().class,
+                cores,
+                message,
+                count: c.iter().map(|r| r.ranges as u64).sum(),
+                sites: first.sites.clone(),
+                span,
+            }
+        })
+        .collect()
 }
 
 /// ", 4096 bytes in 3 ranges in all" when the first range is not the whole of it.
