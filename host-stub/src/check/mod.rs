@@ -232,7 +232,11 @@ impl CoreCheck {
                             continue;
                         }
                     }
-                    if !self.fresh.is_empty() {
+                    // The local heaps (the DATARAM heap, the TCM pool) are in DATARAM; the
+                    // stack, in the firmware band, is not looked at.
+                    if !self.fresh.is_empty()
+                        && a.addr.wrapping_sub(map::DATARAM.0) < map::DATARAM.1
+                    {
                         let (at, n) = (u64::from(a.addr), u64::from(a.size));
                         self.fresh_access(true, at, at + n, a.write, pc, insn, state);
                     }
