@@ -29,22 +29,7 @@ type Expected = (
 
 /// `examples/check/<project>`'s build, in `dir`.
 fn build(dir: &TempDir, project: &str) -> PathBuf {
-    let out = dir.join(project);
-    let o = q7emu()
-        .args(["build", "--project"])
-        .arg(Path::new(ROOT).join("examples/check").join(project))
-        .arg("--toolchain")
-        .arg(q7_tests::toolchain_prefix())
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "{project}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    out
+    support::build_check_example(dir, project)
 }
 
 /// A float32 tensor of `shape` with values in [-1, 1) from a fixed seed, saved in `dir`.

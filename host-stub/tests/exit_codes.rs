@@ -258,24 +258,7 @@ fn a_checked_run_that_finds_an_error_is_132() {
         return;
     }
     let dir = TempDir::new("exit-check");
-    let build = dir.join("b");
-    let built = support::q7emu()
-        .args([
-            "build",
-            "--project",
-            &path("examples/check/partly_unwritten"),
-        ])
-        .arg("--toolchain")
-        .arg(q7_tests::toolchain_prefix())
-        .arg("-o")
-        .arg(&build)
-        .output()
-        .unwrap();
-    assert!(
-        built.status.success(),
-        "{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
+    let build = support::build_check_example(&dir, "partly_unwritten");
     let x = dir.join("x.npy");
     std::fs::write(&x, q7_tests::npy_1d("<f4", 4, &[0; 1024 * 4])).unwrap();
     let y = dir.join("y.npy");

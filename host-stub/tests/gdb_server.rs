@@ -635,17 +635,7 @@ fn checked_mode_stops_the_debugger_at_the_first_out_of_bounds_access() {
         return;
     }
     let dir = TempDir::new("gdb-check");
-    let build = dir.join("index_3d");
-    let o = q7emu()
-        .args(["build", "--project"])
-        .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/check/index_3d"))
-        .arg("--toolchain")
-        .arg(q7_tests::toolchain_prefix())
-        .arg("-o")
-        .arg(&build)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let build = support::build_check_example(&dir, "index_3d");
     let x = dir.join("x.npy");
     let npy = q7_tests::npy("<f4", &[5, 5, 5], &[0; 125 * 4]);
     std::fs::write(&x, npy).unwrap();

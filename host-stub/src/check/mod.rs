@@ -165,7 +165,7 @@ pub struct CoreCheck {
     cycle: u64,
     /// The heap of the next site recorded (an uninitialised read's allocation, or
     /// [`IRAM_SITE`]); 0 otherwise.
-    uninitialised: u32,
+    next_site_heap: u32,
     /// The first error-class finding this core made since [`CoreCheck::take_new_error`] last
     /// took one: its kind and words (for a debugger to stop at).
     new_error: Option<(Kind, String)>,
@@ -227,7 +227,7 @@ impl CoreCheck {
                             // IRAM holds the vectors and the boot ROM: no kernel stores there,
                             // but a store through a null pointer lands there.
                             let (at, n) = (u64::from(a.addr), u64::from(a.size));
-                            self.uninitialised = IRAM_SITE;
+                            self.next_site_heap = IRAM_SITE;
                             self.site(Kind::OutOfBounds, at, at + n, true, pc, insn, state);
                             continue;
                         }
@@ -457,7 +457,7 @@ impl CoreCheck {
         if write {
             f.written.insert(lo, hi, u64::from(pc));
         } else if !f.written.covers(lo, hi) {
-            self.uninitialised = heap;
+            self.next_site_heap = heap;
             self.site(Kind::Uninitialised, lo, hi, false, pc, insn, state);
         }
     }
@@ -508,7 +508,7 @@ impl CoreCheck {
                 }
             })
             .map(|a| (a.start, a.bytes));
-        let heap = std::mem::take(&mut self.uninitialised);
+        let heap = std::mem::take(&mut self.next_site_heap);
         let s = self
             .sites
             .entry((kind, pc, write, heap))
@@ -681,7 +681,7 @@ impl Checker {
             failed: None,
             new_error: None,
             cycle: 0,
-            uninitialised: 0,
+            next_site_heap: 0,
         }
     }
 

@@ -115,6 +115,31 @@ torch::Tensor k(const torch::Tensor &x)
 }
 ";
 
+/// Builds the checked-mode example `examples/check/<project>` (docs/checked-mode.md) with the
+/// installed toolchain into `dir/<project>`; the build directory (the build must succeed).
+pub fn build_check_example(dir: &TempDir, project: &str) -> PathBuf {
+    let out = dir.join(project);
+    let o = q7emu()
+        .args(["build", "--project"])
+        .arg(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../examples/check")
+                .join(project),
+        )
+        .arg("--toolchain")
+        .arg(q7_tests::toolchain_prefix())
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{project}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
 /// Builds `source`, saved as `dir/k.cpp`, as op `k(Tensor x) -> Tensor` into `dir/<out>` with
 /// the installed toolchain and `extra` flags; the build directory (the build must succeed).
 pub fn build_k(dir: &TempDir, source: &str, out: &str, extra: &[&str]) -> PathBuf {
