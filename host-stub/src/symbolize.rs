@@ -12,6 +12,10 @@ use std::sync::Arc;
 use gimli::{EndianSlice, LittleEndian};
 use q7_loader::elf::ElfFile;
 
+/// The first component of the SDK's source files in the debug information (the build's
+/// `-ffile-prefix-map`, examples/sdk/BUILD.md "Reproducibility").
+const SDK_FILES: &str = "sdk/";
+
 /// ELF symbol type of a function (`STT_FUNC`).
 const STT_FUNC: u8 = object::elf::STT_FUNC;
 
@@ -167,6 +171,30 @@ impl Symbols {
         })
     }
 
+    /// The address ranges `[start, end)` of the functions compiled from the build's own
+    /// sources (the kernel's files, the generated wrapper): those whose first instruction's
+    /// line is in a file outside the SDK's `sdk/` tree (examples/sdk/BUILD.md
+    /// "Reproducibility"), sorted. Empty without line tables: then nothing can be told apart.
+    pub fn own_code(&self) -> Vec<(u32, u32)> {
+        let Some(context) = self.lines.as_ref().and_then(Lines::context) else {
+            return Vec::new();
+        };
+        self.funcs
+            .iter()
+            .enumerate()
+            .filter(|(_, (start, _, _))| {
+                line_in(&context, *start).is_some_and(|l| !l.file.starts_with(SDK_FILES))
+            })
+            .map(|(i, (start, size, _))| {
+                let end = match *size {
+                    0 => self.funcs.get(i + 1).map_or(start + 1, |next| next.0),
+                    size => start.saturating_add(size),
+                };
+                (*start, end)
+            })
+            .collect()
+    }
+
     /// The source line of the instruction at `addr`, when the line tables cover it.
     pub fn line(&self, addr: u32) -> Option<SourceLine> {
         line_in(&self.lines.as_ref()?.context()?, addr)
@@ -286,13 +314,33 @@ pub fn spellings(demangled: &str) -> Vec<String> {
     names
 }
 
-/// The source line of `addr` in `context`.
+/// The source line of `addr` in `context`: where code the compiler inlined from the SDK
+/// (an accessor's `operator[]`, `tcm_to_tensor`) holds it, the line of the build's own source
+/// that the SDK code was inlined into — the line the kernel's author wrote — else the line
+/// itself.
 fn line_in(context: &LineContext<'_>, addr: u32) -> Option<SourceLine> {
-    let loc = context.find_location(u64::from(addr)).ok()??;
-    Some(SourceLine {
-        file: tidy(loc.file?),
-        line: loc.line.filter(|&l| l != 0)?,
-    })
+    let line_of = |loc: &addr2line::Location<'_>| {
+        Some(SourceLine {
+            file: tidy(loc.file?),
+            line: loc.line.filter(|&l| l != 0)?,
+        })
+    };
+    let mut lines = Vec::new();
+    if let Ok(mut frames) = context.find_frames(u64::from(addr)).skip_all_loads() {
+        while let Ok(Some(frame)) = frames.next() {
+            if let Some(line) = frame.location.as_ref().and_then(line_of) {
+                lines.push(line);
+            }
+        }
+    }
+    if lines.is_empty() {
+        return line_of(&context.find_location(u64::from(addr)).ok()??);
+    }
+    let first = lines.first().cloned();
+    lines
+        .into_iter()
+        .find(|l| !l.file.starts_with(SDK_FILES))
+        .or(first)
 }
 
 /// The demangled form of a C++ symbol name, or the name itself.

@@ -53,6 +53,21 @@ pub const PHASES: [(u32, &str); 5] = [
     (5, "cleanup"),
 ];
 
+/// Phase codes, from [`PHASES`].
+pub mod phase {
+    /// Setting up the dispatch.
+    pub const SETUP: u32 = 1;
+    /// Reading the arguments.
+    pub const MARSHAL: u32 = 2;
+    /// The kernel's own code.
+    pub const COMPUTE: u32 = 3;
+    /// Taking the kernel's returned tensor (copied to the output unless it called
+    /// `get_dst_tensor()`).
+    pub const RETURN: u32 = 4;
+    /// Draining SDMA and answering the host.
+    pub const CLEANUP: u32 = 5;
+}
+
 /// The heaps of ALLOC/FREE's argument 0 (PLATFORM.md): code and name.
 pub const HEAPS: [(u32, &str); 5] = [
     (1, "HBM"),
@@ -334,6 +349,14 @@ mod tests {
             (accessor::WRITE_STREAM, "write stream"),
         ];
         assert_eq!(kinds, ACCESSORS);
+        let phases = [
+            (phase::SETUP, "setup"),
+            (phase::MARSHAL, "marshal"),
+            (phase::COMPUTE, "compute"),
+            (phase::RETURN, "return"),
+            (phase::CLEANUP, "cleanup"),
+        ];
+        assert_eq!(phases, PHASES);
     }
 
     #[test]

@@ -41,10 +41,13 @@ pub enum Kind {
     Leak,
     /// A free of something not allocated, or already freed.
     BadFree,
-    /// An accessor the API leaves undefined in multicore mode.
+    /// An accessor the API leaves undefined in multicore mode, or a multicore kernel that
+    /// did not write `get_dst_tensor()`.
     Misuse,
     /// A `tcm_malloc` that failed.
     AllocFailed,
+    /// A stream opened while four others held the runtime's stream buffers.
+    Streams,
     /// A core's deepest stack use within 10 % of its limit.
     Stack,
 }
@@ -63,7 +66,7 @@ pub struct KindInfo {
 }
 
 /// Every finding kind, in the order of docs/checked-mode.md "Findings".
-pub const KINDS: [KindInfo; 10] = [
+pub const KINDS: [KindInfo; 11] = [
     KindInfo {
         kind: Kind::OutOfBounds,
         name: "out-of-bounds",
@@ -121,7 +124,8 @@ pub const KINDS: [KindInfo; 10] = [
         name: "api-misuse",
         class: Class::Error,
         meaning: "an element accessor or a stream accessor made in multicore mode, where the \
-                  API leaves their behaviour undefined",
+                  API leaves their behaviour undefined, or a multicore kernel that returned a \
+                  tensor without calling `get_dst_tensor()`, which the API requires there",
     },
     KindInfo {
         kind: Kind::AllocFailed,
@@ -129,6 +133,14 @@ pub const KINDS: [KindInfo; 10] = [
         class: Class::Warning,
         meaning: "a `tcm_malloc` the TCM pool could not satisfy returned nullptr: legal, but \
                   a kernel that does not check for it computes nothing",
+    },
+    KindInfo {
+        kind: Kind::Streams,
+        name: "streams",
+        class: Class::Warning,
+        meaning: "a stream accessor opened while four others were active, more than the API's \
+                  four: the runtime has four stream buffers, so this stream moves its tensor \
+                  element by element, far slower",
     },
     KindInfo {
         kind: Kind::Stack,
@@ -187,6 +199,19 @@ pub struct Span {
     pub end: i64,
     /// The first and last element, multi-dimensional, when in or beside a tensor.
     pub elements: Option<(Vec<i64>, Vec<i64>)>,
+}
+
+impl Span {
+    /// HBM bytes `[lo, hi)` in no tensor.
+    pub fn bytes(lo: u64, hi: u64) -> Span {
+        Span {
+            tensor: None,
+            shape: None,
+            start: lo as i64,
+            end: hi as i64,
+            elements: None,
+        }
+    }
 }
 
 /// One finding: a kind, what it means here, how many times, and where.

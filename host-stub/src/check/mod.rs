@@ -58,7 +58,7 @@ mod heap {
     pub const HEADER: u64 = 16;
 }
 
-use q7_emulator::platform::trace_port::accessor;
+use q7_emulator::platform::trace_port::{accessor, phase, BIND_OUTPUT};
 
 /// An instruction where something was found, before symbolising.
 #[derive(Debug, Clone)]
@@ -118,6 +118,10 @@ struct AccessSite {
     hi: u64,
     /// The live HBM allocation nearest the first access, (start, bytes), for its words.
     near: Option<(u64, u64)>,
+    /// For an access of the kernel's own code outside the object its site is bound to
+    /// ([`CoreCheck::bound`]): that object, `[start, end)`, and the object the first such
+    /// access landed inside, if it landed in one.
+    bound: Option<((u64, u64), Option<(u64, u64)>)>,
 }
 
 /// What a core keeps between its calls: its live allocations and a count of its calls.
@@ -143,9 +147,17 @@ pub struct CoreCheck {
     args: [u32; 4],
     writes: Ranges,
     reads: Ranges,
-    /// The last objects accesses fell in, `[start, end)`, by direction (a kernel reads one
-    /// tensor and writes another): most accesses fall in the same one as the last.
-    hot: [(u64, u64); 2],
+    /// The functions of the kernel's own code, `[start, end)` sorted (from the unstripped
+    /// image; empty without one).
+    own_code: Arc<Vec<(u32, u32)>>,
+    /// Per site — an instruction of the kernel's own code called from one return address —
+    /// the object (a tensor of the call or a live HBM allocation, `[start, end)`) its first
+    /// HBM access fell in: a later access of the site outside it is out of bounds even when it
+    /// lands inside another object. Emptied when the kernel makes an accessor.
+    bound: HashMap<(u32, u32), (u64, u64)>,
+    /// Direct-mapped by PC: a site, `(pc, return address)`, and the object its last access
+    /// fell in, `[start, end)`; an access of the site inside it needs no other look.
+    hot: Box<[(u32, u32, u64, u64); HOT]>,
     /// Out-of-bounds and uninitialised accesses, by kind, PC, direction and heap (0 for an
     /// out-of-bounds access).
     sites: BTreeMap<(Kind, u32, bool, u32), AccessSite>,
@@ -166,6 +178,14 @@ pub struct CoreCheck {
     /// The heap of the next site recorded (an uninitialised read's allocation, or
     /// [`IRAM_SITE`]); 0 otherwise.
     next_site_heap: u32,
+    /// The bound object of the next site recorded, and the object its access landed in
+    /// ([`AccessSite::bound`]).
+    next_bound: Option<((u64, u64), Option<(u64, u64)>)>,
+    /// The runtime's phase (the last PHASE_BEGIN's, [`phase`]).
+    phase: u32,
+    /// A stream just opened (its words and site), until the next event says whether it got
+    /// one of the runtime's four stream buffers.
+    stream_opened: Option<(String, RawSite)>,
     /// The first error-class finding this core made since [`CoreCheck::take_new_error`] last
     /// took one: its kind and words (for a debugger to stop at).
     new_error: Option<(Kind, String)>,
@@ -185,6 +205,14 @@ struct Fresh {
 /// Whether a heap's addresses are the core's own (DATARAM) rather than HBM's.
 fn local_heap(heap: u32) -> bool {
     heap != heap::HBM
+}
+
+/// Entries of [`CoreCheck::hot`] (a power of two).
+const HOT: usize = 64;
+
+/// The entry of [`CoreCheck::hot`] for the instruction at `pc`.
+fn hot_slot(pc: u32) -> usize {
+    (pc ^ (pc >> 6)) as usize & (HOT - 1)
 }
 
 /// The heap field of an out-of-bounds site that is a store into IRAM (no heap has this code).
@@ -281,6 +309,12 @@ impl CoreCheck {
     fn runtime_event(&mut self, event: u32, pc: u32, insn: &Op, state: &CoreState) {
         let [a0, a1, a2, a3] = self.args;
         let addr = u64::from(a1) | (u64::from(a2) << 32);
+        if let Some((what, site)) = self.stream_opened.take() {
+            // A stream with a buffer allocates it before anything else happens.
+            if !(event == code::ALLOC && a0 == heap::TCM_POOL && addr != 0) {
+                self.event(unbuffered_stream(what, site));
+            }
+        }
         match event {
             code::ALLOC if addr == 0 && a0 == heap::TCM_POOL => {
                 // A tcm_malloc that failed: remembered, for a tcm_free of its nullptr.
@@ -328,6 +362,7 @@ impl CoreCheck {
                 match live.iter().position(|l| l.heap == a0 && l.start == addr) {
                     Some(i) => {
                         let gone = live.swap_remove(i);
+                        self.hot.fill((0, 0, 0, 0));
                         self.fresh
                             .retain(|f| (f.heap, f.start) != (gone.heap, gone.start));
                     }
@@ -347,13 +382,21 @@ impl CoreCheck {
                     }
                 }
             }
-            code::ACCESSOR
-                if self.multicore
-                    && matches!(
-                        a0,
-                        accessor::ELEMENT | accessor::READ_STREAM | accessor::WRITE_STREAM
-                    ) =>
+            code::PHASE_BEGIN => self.phase = a0,
+            code::TENSOR_BIND
+                if self.multicore && self.phase == phase::RETURN && a0 == BIND_OUTPUT =>
             {
+                // customop_return_tensor copied the kernel's returned tensor to the output:
+                // the kernel never called get_dst_tensor().
+                self.event((
+                    Kind::Misuse,
+                    "returned a tensor without calling get_dst_tensor(), which the API requires in multicore mode: the runtime copied the core's whole returned tensor over the output".to_string(),
+                    RawSite::at(self.prid, pc, self.cycle, insn, state),
+                ));
+            }
+            code::ACCESSOR => {
+                self.forget_sites();
+                let stream = matches!(a0, accessor::READ_STREAM | accessor::WRITE_STREAM);
                 let what = q7_emulator::platform::trace_port::name_in(
                     &q7_emulator::platform::trace_port::ACCESSORS,
                     a0,
@@ -363,17 +406,30 @@ impl CoreCheck {
                     .tensor_at(addr)
                     .map(|t| format!(" of `{}`", t.name))
                     .unwrap_or_default();
-                self.event((
-                    Kind::Misuse,
-                    format!(
-                        "made {} {what}{tensor} in multicore mode, where the API leaves it undefined (use TCM accessors)",
-                        if what.starts_with('e') { "an" } else { "a" }
-                    ),
-                    RawSite::at(self.prid, pc, self.cycle, insn, state),
-                ));
+                if stream {
+                    let site = RawSite::at(self.prid, pc, self.cycle, insn, state);
+                    self.stream_opened = Some((format!("{what}{tensor}"), site));
+                }
+                if self.multicore && (stream || a0 == accessor::ELEMENT) {
+                    self.event((
+                        Kind::Misuse,
+                        format!(
+                            "made {} {what}{tensor} in multicore mode, where the API leaves it undefined (use TCM accessors)",
+                            if what.starts_with('e') { "an" } else { "a" }
+                        ),
+                        RawSite::at(self.prid, pc, self.cycle, insn, state),
+                    ));
+                }
             }
             _ => {}
         }
+    }
+
+    /// A new accessor: the kernel may now reach another tensor from the same instructions
+    /// (a loop making one accessor per tensor), so every site is free to be bound again.
+    fn forget_sites(&mut self) {
+        self.bound.clear();
+        self.hot.fill((0, 0, 0, 0));
     }
 
     /// A finding made from one event; an error one is also the newest error.
@@ -418,17 +474,69 @@ impl CoreCheck {
             self.pcs
                 .insert(tag, RawSite::at(self.prid, pc, self.cycle, insn, state));
         }
-        let hot = &mut self.hot[usize::from(write)];
-        if !(h >= hot.0 && end <= hot.1) {
-            match self.object(h, end) {
-                Some(o) => self.hot[usize::from(write)] = o,
-                None if self.block_header(h, end) => {}
-                None => self.site(Kind::OutOfBounds, h, end, write, pc, insn, state),
-            }
+        let from = state.a(0);
+        let hot = &self.hot[hot_slot(pc)];
+        if !(hot.0 == pc && hot.1 == from && h >= hot.2 && end <= hot.3) {
+            self.judge(h, end, write, pc, from, insn, state);
         }
         if !self.fresh.is_empty() {
             self.fresh_access(false, h, end, write, pc, insn, state);
         }
+    }
+
+    /// Whether `[h, end)`, accessed by the instruction at `pc` called from return address
+    /// `from`, is in bounds: inside the object its site is bound to when the instruction is
+    /// the kernel's own code, else inside any tensor of the call or live HBM allocation (or,
+    /// outside every one, in a block header of the HBM heap). An access that is not is a
+    /// site of an out-of-bounds finding.
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    fn judge(
+        &mut self,
+        h: u64,
+        end: u64,
+        write: bool,
+        pc: u32,
+        from: u32,
+        insn: &Op,
+        state: &CoreState,
+    ) {
+        let object = self.object(h, end);
+        let own = {
+            let i = self.own_code.partition_point(|f| f.0 <= pc);
+            i > 0 && pc < self.own_code[i - 1].1
+        };
+        let bound = if own {
+            match self.bound.get(&(pc, from)).copied() {
+                // An object freed since the site was bound frees the site.
+                Some(b) if self.is_object(b) => Some(b),
+                _ => {
+                    match object {
+                        Some(o) => self.bound.insert((pc, from), o),
+                        None => self.bound.remove(&(pc, from)),
+                    };
+                    object
+                }
+            }
+        } else {
+            object
+        };
+        match bound {
+            Some(b) if h >= b.0 && end <= b.1 => {
+                self.hot[hot_slot(pc)] = (pc, from, b.0, b.1);
+            }
+            Some(b) if own => {
+                self.next_bound = Some((b, object));
+                self.site(Kind::OutOfBounds, h, end, write, pc, insn, state);
+            }
+            _ if self.block_header(h, end) => {}
+            _ => self.site(Kind::OutOfBounds, h, end, write, pc, insn, state),
+        }
+    }
+
+    /// Whether `[start, end)` is still a tensor of the call or a live HBM allocation.
+    fn is_object(&self, (start, end): (u64, u64)) -> bool {
+        self.object(start, end) == Some((start, end))
     }
 
     /// An access of `[h, end)` — the core's own addresses when `local`, else HBM's — checked
@@ -509,6 +617,7 @@ impl CoreCheck {
             })
             .map(|a| (a.start, a.bytes));
         let heap = std::mem::take(&mut self.next_site_heap);
+        let bound = self.next_bound.take();
         let s = self
             .sites
             .entry((kind, pc, write, heap))
@@ -521,7 +630,11 @@ impl CoreCheck {
                 lo: h,
                 hi: end,
                 near,
+                bound,
             });
+        if let (Some((b, None)), Some((_, Some(inside)))) = (s.bound, bound) {
+            s.bound = Some((b, Some(inside)));
+        }
         s.count += 1;
         s.lo = s.lo.min(h);
         s.hi = s.hi.max(end);
@@ -623,6 +736,8 @@ pub struct Checker {
     tensors: Mutex<Arc<Vec<TensorInfo>>>,
     carried: Mutex<Vec<Carried>>,
     kernel_calls: Mutex<Vec<CallLog>>,
+    /// By core: the functions of the kernel's own code ([`Symbols::own_code`]).
+    own_code: Vec<Arc<Vec<(u32, u32)>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -630,10 +745,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Checker {
-    /// The checker of a library of `cores` cores, multicore or not.
-    pub fn new(cores: usize, multicore: bool) -> Checker {
+    /// The checker of a library of `cores` cores, multicore or not, whose images have
+    /// `symbols` (by core; a core without them has its accesses judged by address alone).
+    pub fn new(cores: usize, multicore: bool, symbols: &[Symbols]) -> Checker {
         Checker {
             multicore,
+            own_code: symbols.iter().map(|s| Arc::new(s.own_code())).collect(),
             tensors: Mutex::new(Arc::new(Vec::new())),
             carried: Mutex::new(vec![Carried::default(); cores]),
             kernel_calls: Mutex::new(Vec::new()),
@@ -672,7 +789,13 @@ impl Checker {
             args: [0; 4],
             writes: Ranges::default(),
             reads: Ranges::default(),
-            hot: [(0, 0); 2],
+            own_code: self
+                .own_code
+                .get(prid as usize)
+                .cloned()
+                .unwrap_or_default(),
+            bound: HashMap::new(),
+            hot: Box::new([(0, 0, 0, 0); HOT]),
             sites: BTreeMap::new(),
             fresh: Vec::new(),
             events: Vec::new(),
@@ -682,6 +805,9 @@ impl Checker {
             new_error: None,
             cycle: 0,
             next_site_heap: 0,
+            next_bound: None,
+            phase: 0,
+            stream_opened: None,
         }
     }
 
@@ -695,10 +821,14 @@ impl Checker {
             writes,
             reads,
             sites,
-            events,
             pcs,
+            mut events,
+            stream_opened,
             ..
         } = check;
+        if let Some((what, site)) = stream_opened {
+            events.push(unbuffered_stream(what, site));
+        }
         let leaked = if kernel {
             let (mine, rest): (Vec<Alloc>, Vec<Alloc>) = carried
                 .live
@@ -771,6 +901,15 @@ impl Checker {
         out.sort_by_key(|f| (f.class, f.kind));
         dedup(out)
     }
+}
+
+/// The finding of a stream that got no stream buffer (`what`: its kind and tensor).
+fn unbuffered_stream(what: String, site: RawSite) -> (Kind, String, RawSite) {
+    (
+        Kind::Streams,
+        format!("opened a {what} while four streams were active, more than the API's four: it got none of the runtime's four stream buffers and moves its tensor element by element"),
+        site,
+    )
 }
 
 /// The stack findings of a completed dispatch: each core whose deepest use of the firmware
@@ -901,16 +1040,15 @@ fn span_of(lo: u64, hi: u64, tensors: &[TensorInfo]) -> (Span, String) {
         gap < 64 * 1024
     }) else {
         return (
-            Span {
-                tensor: None,
-                shape: None,
-                start: lo as i64,
-                end: hi as i64,
-                elements: None,
-            },
+            Span::bytes(lo, hi),
             format!("HBM {lo:#x}..{hi:#x}, in no tensor"),
         );
     };
+    span_in(lo, hi, t)
+}
+
+/// `[lo, hi)` of HBM in the terms of tensor `t`, as [`span_of`] gives it.
+fn span_in(lo: u64, hi: u64, t: &TensorInfo) -> (Span, String) {
     let (start, end) = (lo as i64 - t.addr as i64, hi as i64 - t.addr as i64);
     let first = element_index(start, t.element, &t.shape);
     let last = element_index(end - 1, t.element, &t.shape);
@@ -967,17 +1105,38 @@ fn access_finding(s: &AccessSite, tensors: &[TensorInfo], site: Site) -> Finding
             ),
         ),
         _ => {
-            let (span, words) = span_of(s.lo, s.hi, tensors);
-            let verb = if s.write { "wrote" } else { "read" };
-            let words = match (&span.tensor, s.near) {
-                (None, Some((start, bytes))) => {
-                    let (lo, hi) = (s.lo as i64 - start as i64, s.hi as i64 - start as i64);
-                    let where_ = if lo >= bytes as i64 { "past the end of" } else if hi <= 0 { "before the start of" } else { "of" };
-                    format!("bytes {lo}..{hi} {where_} the {bytes}-byte HBM allocation at {start:#x} (a tensor the kernel made, or neuron_hbm_allocate)")
-                }
-                _ => words,
+            let tensor_of = |(start, end): (u64, u64)| {
+                tensors
+                    .iter()
+                    .find(|t| t.addr == start && t.addr + t.bytes == end)
             };
-            (Some(span), format!("{verb} {words}"))
+            let (span, words) = match s.bound {
+                Some((b, _)) => match tensor_of(b) {
+                    Some(t) => span_in(s.lo, s.hi, t),
+                    None => (Span::bytes(s.lo, s.hi), allocation_words(s.lo, s.hi, b)),
+                },
+                None => match span_of(s.lo, s.hi, tensors) {
+                    (span, _) if span.tensor.is_none() && s.near.is_some() => {
+                        let (start, bytes) = s.near.unwrap_or_default();
+                        let words = allocation_words(s.lo, s.hi, (start, start + bytes));
+                        (span, words)
+                    }
+                    found => found,
+                },
+            };
+            let inside = match s.bound {
+                Some((_, Some(o))) => match tensor_of(o) {
+                    Some(t) => format!(", and on inside `{}`", t.name),
+                    None => format!(
+                        ", and on inside the {}-byte HBM allocation at {:#x}",
+                        o.1 - o.0,
+                        o.0
+                    ),
+                },
+                _ => String::new(),
+            };
+            let verb = if s.write { "wrote" } else { "read" };
+            (Some(span), format!("{verb} {words}{inside}"))
         }
     };
     Finding {
@@ -989,6 +1148,21 @@ fn access_finding(s: &AccessSite, tensors: &[TensorInfo], site: Site) -> Finding
         sites: vec![site],
         span,
     }
+}
+
+/// `[lo, hi)` in the terms of the HBM allocation `[start, end)` (a tensor the kernel made, or
+/// `neuron_hbm_allocate`).
+fn allocation_words(lo: u64, hi: u64, (start, end): (u64, u64)) -> String {
+    let bytes = end - start;
+    let (lo, hi) = (lo as i64 - start as i64, hi as i64 - start as i64);
+    let where_ = if lo >= bytes as i64 {
+        "past the end of"
+    } else if hi <= 0 {
+        "before the start of"
+    } else {
+        "of"
+    };
+    format!("bytes {lo}..{hi} {where_} the {bytes}-byte HBM allocation at {start:#x} (a tensor the kernel made, or neuron_hbm_allocate)")
 }
 
 /// The tensor a byte range of HBM lies in, for a race's or a gap's words.

@@ -809,11 +809,16 @@ fn run_with(
         descriptors.push(d);
     }
     let out_addr = alloc("output", out_bytes)?;
-    hbm.zero(out_addr, out_bytes)
-        .map_err(|source| RunError::Hbm {
-            what: "output".into(),
-            source,
-        })?;
+    // Zeroed, or under --poison filled with the poison word like every fresh allocation, so
+    // that output bytes no core writes show (docs/checked-mode.md "Poison").
+    match req.poison {
+        None => hbm.zero(out_addr, out_bytes),
+        Some(p) => fill(&hbm, out_addr, out_bytes, p.word()),
+    }
+    .map_err(|source| RunError::Hbm {
+        what: "output".into(),
+        source,
+    })?;
     descriptors.push(describe(
         "output".into(),
         out_dtype,
@@ -939,6 +944,29 @@ fn output_spec(
         req.out_shape.clone().unwrap_or(shape),
         OutputFrom::Default,
     ))
+}
+
+/// Fills `[addr, addr + len)` of HBM with `word`, little-endian, over and over.
+fn fill(
+    hbm: &q7_emulator::platform::hbm::Hbm,
+    addr: u64,
+    len: u64,
+    word: u32,
+) -> Result<(), HbmError> {
+    const CHUNK: u64 = 64 * 1024;
+    let bytes: Vec<u8> = word
+        .to_le_bytes()
+        .into_iter()
+        .cycle()
+        .take(CHUNK as usize)
+        .collect();
+    let mut at = 0;
+    while at < len {
+        let n = (len - at).min(CHUNK);
+        hbm.write(addr + at, &bytes[..n as usize])?;
+        at += n;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -328,13 +328,16 @@ impl Observer {
                 ))
             }
         };
+        let check = spec
+            .check
+            .then(|| Checker::new(cores as usize, multicore, &symbols));
         Ok(Observer {
             names: RegisterNames::of(&q7_isa::NCORE2GP),
             symbols,
             images,
             insn,
             timeline,
-            check: spec.check.then(|| Checker::new(cores as usize, multicore)),
+            check,
         })
     }
 
