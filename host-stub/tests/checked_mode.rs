@@ -631,3 +631,50 @@ fn a_store_through_a_null_pointer_is_found_from_the_rust_api() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A finding's `(file:line)` is the line the kernel's author wrote, also where the instruction
+/// is SDK code the compiler inlined into the kernel (an accessor's `operator[]`, whose own
+/// line is in `sdk/include/ATen/core/TensorAccessor.h`): every instruction of index_3d's
+/// `scale3d` symbolises to `index_3d.cpp`, though the toolchain's `addr2line -i` puts some of
+/// them innermost in the SDK's header.
+#[test]
+fn sdk_code_inlined_into_a_kernel_is_reported_at_the_kernels_line() {
+    let Some(addr2line) = q7_tests::tool("addr2line") else {
+        return;
+    };
+    let dir = TempDir::new("checked-mode-inlined");
+    let build = build(&dir, "index_3d");
+    let image = build.join("index_3d.so");
+    let symbols = q7_host::symbolize::Symbols::from_elf(&std::fs::read(&image).unwrap());
+    let found = symbols.find("scale3d");
+    let [(start, end, _)] = found[..] else {
+        panic!("one scale3d: {found:?}");
+    };
+    let pcs: Vec<u32> = (start..end).collect();
+    for &pc in &pcs {
+        if let Some(line) = symbols.line(pc) {
+            assert_eq!(line.file, "index_3d.cpp", "{pc:#x}: {line}");
+        }
+    }
+    let addresses: String = pcs.iter().map(|pc| format!("{pc:#x}\n")).collect();
+    let mut child = std::process::Command::new(addr2line)
+        .arg("-e")
+        .arg(&image)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(addresses.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let innermost = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        innermost.lines().any(|l| l.contains("TensorAccessor.h:")),
+        "the premise: some instruction is innermost in the SDK's header"
+    );
+}

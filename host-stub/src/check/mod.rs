@@ -104,6 +104,13 @@ impl Alloc {
     }
 }
 
+/// An object, `[start, end)` of HBM: a tensor of the call or a live HBM allocation.
+type Object = (u64, u64);
+
+/// An access outside the object its site is bound to: that object, and the object the access
+/// landed inside, if one.
+type Overrun = (Object, Option<Object>);
+
 /// Accesses of one kind at one instruction: how many, and the bytes they spanned.
 #[derive(Debug, Clone)]
 struct AccessSite {
@@ -121,7 +128,7 @@ struct AccessSite {
     /// For an access of the kernel's own code outside the object its site is bound to
     /// ([`CoreCheck::bound`]): that object, `[start, end)`, and the object the first such
     /// access landed inside, if it landed in one.
-    bound: Option<((u64, u64), Option<(u64, u64)>)>,
+    bound: Option<Overrun>,
 }
 
 /// What a core keeps between its calls: its live allocations and a count of its calls.
@@ -180,7 +187,7 @@ pub struct CoreCheck {
     next_site_heap: u32,
     /// The bound object of the next site recorded, and the object its access landed in
     /// ([`AccessSite::bound`]).
-    next_bound: Option<((u64, u64), Option<(u64, u64)>)>,
+    next_bound: Option<Overrun>,
     /// The runtime's phase (the last PHASE_BEGIN's, [`phase`]).
     phase: u32,
     /// A stream just opened (its words and site), until the next event says whether it got
@@ -207,12 +214,13 @@ fn local_heap(heap: u32) -> bool {
     heap != heap::HBM
 }
 
-/// Entries of [`CoreCheck::hot`] (a power of two).
-const HOT: usize = 64;
+/// Entries of [`CoreCheck::hot`] (a power of two): the instructions of a loop body up to this
+/// many bytes long never share one.
+const HOT: usize = 256;
 
 /// The entry of [`CoreCheck::hot`] for the instruction at `pc`.
 fn hot_slot(pc: u32) -> usize {
-    (pc ^ (pc >> 6)) as usize & (HOT - 1)
+    pc as usize & (HOT - 1)
 }
 
 /// The heap field of an out-of-bounds site that is a store into IRAM (no heap has this code).
