@@ -394,6 +394,34 @@ fn an_index_past_the_end_is_out_of_bounds_of_its_own_tensor_wherever_it_lands() 
     }
 }
 
+/// The 32-bit words of the .npy file at `path`.
+fn words(path: &Path) -> Vec<u32> {
+    npy::read(path)
+        .unwrap()
+        .data
+        .chunks(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
+/// Runs `op` of `build` on `x` with `extra` flags (exit code 0 expected): the output's words.
+fn output_words(dir: &TempDir, build: &Path, op: &str, x: &Path, extra: &[&str]) -> Vec<u32> {
+    let out = dir.join("y.npy");
+    let o = q7emu()
+        .arg("run")
+        .arg(build)
+        .args(["--op", op, "--input"])
+        .arg(x)
+        .arg("--output")
+        .arg(&out)
+        .args(extra)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    words(&out)
+}
+
 /// docs/checked-mode.md "Poison": `--poison nan` fills the tensor `empty_like` made with
 /// 0x7FC07FC0 before the kernel reads it, so the sum it returns is NaN everywhere (on a plain
 /// run, fresh HBM reads as zero and the bug hides); `--poison pattern` with 0xDEADBEEF.
@@ -405,38 +433,9 @@ fn poison_makes_a_read_of_an_empty_tensor_show_in_the_output() {
     let dir = TempDir::new("checked-mode-poison");
     let build = build(&dir, "empty_read");
     let x = input(&dir, &[1024]);
-    let output = |extra: &[&str]| -> Vec<u32> {
-        let out = dir.join("y.npy");
-        let o = q7emu()
-            .arg("run")
-            .arg(&build)
-            .args(["--op", "running_sum", "--input"])
-            .arg(&x)
-            .arg("--output")
-            .arg(&out)
-            .args(extra)
-            .output()
-            .unwrap();
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        npy::read(&out)
-            .unwrap()
-            .data
-            .chunks(4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect()
-    };
+    let output = |extra: &[&str]| output_words(&dir, &build, "running_sum", &x, extra);
     let plain = output(&[]);
-    let input: Vec<u32> = npy::read(&x)
-        .unwrap()
-        .data
-        .chunks(4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
+    let input = words(&x);
     assert_eq!(plain, input, "0 + x: the bug hides on a plain run");
     let nan = output(&["--poison", "nan"]);
     assert!(
@@ -463,45 +462,15 @@ fn poison_makes_unwritten_output_show_in_the_output_file() {
     let dir = TempDir::new("checked-mode-poison-output");
     let build = build(&dir, "partly_unwritten");
     let x = input(&dir, &[1024]);
-    let words = |extra: &[&str]| -> Vec<u32> {
-        let out = dir.join("y.npy");
-        let o = q7emu()
-            .arg("run")
-            .arg(&build)
-            .args(["--op", "relu_forward", "--input"])
-            .arg(&x)
-            .arg("--output")
-            .arg(&out)
-            .args(extra)
-            .output()
-            .unwrap();
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        npy::read(&out)
-            .unwrap()
-            .data
-            .chunks(4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect()
-    };
-    let relu: Vec<u32> = npy::read(&x)
-        .unwrap()
-        .data
-        .chunks(4)
-        .map(|b| {
-            f32::from_le_bytes([b[0], b[1], b[2], b[3]])
-                .max(0.0)
-                .to_bits()
-        })
+    let output = |extra: &[&str]| output_words(&dir, &build, "relu_forward", &x, extra);
+    let relu: Vec<u32> = words(&x)
+        .into_iter()
+        .map(|v| f32::from_bits(v).max(0.0).to_bits())
         .collect();
-    let plain = words(&[]);
+    let plain = output(&[]);
     assert_eq!(plain[..512], relu[..512]);
     assert!(plain[512..].iter().all(|&v| v == 0), "fresh HBM is zero");
-    let poisoned = words(&["--poison", "nan"]);
+    let poisoned = output(&["--poison", "nan"]);
     assert_eq!(poisoned[..512], relu[..512]);
     assert!(
         poisoned[512..].iter().all(|&v| v == 0x7FC0_7FC0),
