@@ -1,9 +1,11 @@
 //! # q7-host — host side of q7emu
 //!
-//! The `q7emu` command line (`src/main.rs`) and the pieces behind it, one concern a module:
+//! The `q7emu` command line ([`cli`], run by `src/main.rs`) and the pieces behind it, one
+//! concern a module:
 //!
 //! | module | what |
 //! |---|---|
+//! | [`cli`] | the command line: parse, dispatch, report, exit code |
 //! | [`command`] | the shape of every subcommand (`Args` and `run`), how a failure is reported |
 //! | [`builtin`] | the builtin SORT/TOPK library: its internal build and its staging (examples/builtin/README.md) |
 //! | [`build`] | `q7emu build`: C++ kernels to packed images, `ucode_lib.json`, `q7build.json` (examples/sdk/BUILD.md) |
@@ -30,6 +32,7 @@
 pub mod build;
 pub mod builtin;
 pub mod check;
+pub mod cli;
 pub mod command;
 pub mod console;
 pub mod disasm;

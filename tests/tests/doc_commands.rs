@@ -23,6 +23,8 @@ const EXECUTED: &[(&str, &str, &str)] = &[
      "host-stub/tests/checked_mode.rs a_finding_on_stderr_names_core_line_tensor_and_elements"),
     ("docs/checked-mode.md", "q7emu run uneven-build",
      "host-stub/tests/checked_mode.rs a_finding_on_stderr_names_core_line_tensor_and_elements"),
+    ("docs/python.md", "pip install ./python",
+     "scripts/test.sh (run by .ci/run) installs the package into .venv with this command"),
     ("examples/sdk/BUILD.md", "q7emu build", "host-stub/tests/build_cli.rs the_build_pages_example_prints_the_eight_images"),
     ("examples/kernels/minimal/README.md", "cargo run --release -p q7-host -- run-packed examples/kernels/minimal/minimal.so",
      "host-stub/tests/run_packed_cli.rs the_minimal_examples_readme_command_runs_and_prints_every_core"),

@@ -1,0 +1,108 @@
+//! The `q7emu` command line: parses the arguments and dispatches, each subcommand a module of
+//! this crate with its arguments and `run` ([`crate::command`]). The `q7emu` binary is
+//! [`main`] over the process's arguments; the Python package's `q7emu` command is the same
+//! function (python/, docs/python.md).
+
+use std::ffi::OsString;
+
+use clap::{Parser, Subcommand};
+
+use crate::command::Failure;
+use crate::exit_code::{Exit, Kind};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "q7emu",
+    version,
+    about = "Emulator and tools for Vision-Q7 (ncore2gp) GPSIMD kernels"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Disassemble the executable sections of an ELF32-Xtensa file (objdump style).
+    Disasm(crate::disasm::DisasmArgs),
+    /// Run a bare-metal ELF32-Xtensa executable on one core (semihosting I/O and exit).
+    RunElf(crate::run_elf::RunElfArgs),
+    /// Load a packed custom-op library on the cluster, dispatch one kernel by key, print each
+    /// core's response and counters, then unload it (the host flow of PLATFORM.md, end to end).
+    RunPacked(crate::run_packed::RunPackedArgs),
+    /// Build a custom-op library from C++ sources: wrapper codegen, compile, link (once, or
+    /// per core with --multicore), strip and pack, ucode_lib.json and q7build.json.
+    Build(crate::build::cli::BuildArgs),
+    /// Run an op of a library built by `q7emu build` on .npy tensors: load it on the cluster
+    /// (8 cores for a multicore build), dispatch the op, print or save its output.
+    Run(Box<crate::run_op::cli::RunArgs>),
+    /// Show what an image or a build holds: ELF header and segments, the packed container, the
+    /// UCPL header and relocations of the prelinked image, the kernel table with its ops, and
+    /// the build's q7build.json and ucode_lib.json.
+    Inspect(crate::inspect::InspectArgs),
+}
+
+/// Diagnostics on stderr, filtered by `RUST_LOG` (tracing-subscriber's `EnvFilter` syntax, e.g.
+/// `RUST_LOG=q7_host=debug`); nothing without it. Set up once, before anything runs.
+fn init_diagnostics() {
+    use tracing_subscriber::filter::{EnvFilter, LevelFilter};
+    let filter = EnvFilter::builder()
+        .with_default_directive(LevelFilter::OFF.into())
+        .from_env()
+        .unwrap_or_else(|e| {
+            eprintln!("q7emu: warning: RUST_LOG ignored: {e}");
+            EnvFilter::new("off")
+        });
+    // A host process (Python) may have set a subscriber already: then it keeps it.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .try_init();
+}
+
+/// Runs `q7emu` with `args` (the program name first, as `std::env::args_os` gives them):
+/// diagnostics set up from `RUST_LOG` once per process, Ctrl-C handled, errors on stderr as
+/// `q7emu: error: …`; the exit code (docs/exit-codes.md).
+pub fn main(args: impl IntoIterator<Item = OsString>) -> u8 {
+    static SETUP: std::sync::Once = std::sync::Once::new();
+    SETUP.call_once(|| {
+        init_diagnostics();
+        if let Err(e) = crate::interrupt::install_ctrl_c() {
+            eprintln!("q7emu: warning: Ctrl-C will end the process without reports: {e}");
+        }
+    });
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version are not errors; everything else clap refuses is a usage error.
+            let _ = e.print();
+            let kind = if e.use_stderr() {
+                Kind::Usage
+            } else {
+                Kind::Success
+            };
+            return Exit::of(kind).code();
+        }
+    };
+    match run(cli) {
+        Ok(exit) => exit.code(),
+        Err(Failure { exit, message }) => {
+            // The message may carry guest text (a kernel's console): escaped on a terminal.
+            eprintln!("q7emu: error: {}", crate::terminal::for_stderr(&message));
+            exit.code()
+        }
+    }
+}
+
+/// Dispatches to the subcommand's module (`crate::command` gives the shape).
+fn run(cli: Cli) -> Result<Exit, Failure> {
+    match cli.command {
+        Command::Disasm(args) => crate::disasm::run(args),
+        Command::RunElf(args) => crate::run_elf::run(args),
+        Command::RunPacked(args) => crate::run_packed::run(args),
+        Command::Build(args) => crate::build::cli::run(args),
+        Command::Run(args) => crate::run_op::cli::run(*args),
+        Command::Inspect(args) => crate::inspect::run(args),
+    }
+}

@@ -1,0 +1,322 @@
+"""q7emu from Python: build and run AWS Trainium GPSIMD custom-op kernels on an emulated
+Vision-Q7 (ncore2gp) cluster, numpy arrays in and out (docs/python.md).
+
+    import numpy as np, q7emu
+    lib = q7emu.load("relu", ["relu.cpp"], ["shape.cpp"])
+    y = lib.relu_forward(np.linspace(-1, 1, 1024, dtype=np.float32))
+
+``load`` has the signature of ``torch_neuronx.xla_impl.custom_op.load``; ``load_library`` opens
+a build made earlier (``q7emu build``). Each op of a library is an attribute: calling it runs
+the op on the emulated cores and returns its output; ``op.run(...)`` returns a ``Run`` with the
+output, the per-core report, the console and checked mode's findings.
+"""
+
+import fcntl
+import hashlib
+import json
+import os
+from typing import Any, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from . import _q7emu
+from .errors import BadInput, BuildError, CheckFailed, KernelFault, Q7Error, Runaway
+
+__all__ = [
+    "load",
+    "load_library",
+    "Library",
+    "Op",
+    "Run",
+    "Q7Error",
+    "BuildError",
+    "KernelFault",
+    "Runaway",
+    "CheckFailed",
+    "BadInput",
+]
+
+__version__ = _q7emu.__version__
+
+try:  # bfloat16 arrays when ml_dtypes is installed, else raw uint16
+    import ml_dtypes as _ml_dtypes
+
+    _BFLOAT16: Optional[np.dtype] = np.dtype(_ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover - depends on the environment
+    _BFLOAT16 = None
+
+# The dtypes q7emu marshals (docs/dtypes.md), by numpy name.
+_DTYPES = ("float32", "float16", "bfloat16", "int8", "uint8", "int16", "int32", "int64")
+
+
+def _numpy_dtype(name: str) -> np.dtype:
+    if name == "bfloat16":
+        return _BFLOAT16 if _BFLOAT16 is not None else np.dtype(np.uint16)
+    return np.dtype(name)
+
+
+def _as_tensor(value: Any, what: str):
+    """``(dtype name, shape, bytes)`` of an array argument: C-contiguous little-endian data,
+    copied when it is not already."""
+    try:
+        a = np.asarray(value)
+    except Exception as e:  # an object numpy cannot take
+        raise BadInput(f"{what}: not an array: {e}") from None
+    if a.dtype.name not in _DTYPES:
+        raise BadInput(
+            f"{what}: dtype {a.dtype.name} is not one q7emu marshals ({', '.join(_DTYPES)})"
+        )
+    if a.dtype.byteorder == ">":
+        a = a.astype(a.dtype.newbyteorder("<"))
+    a = np.ascontiguousarray(a)
+    return (a.dtype.name, [int(d) for d in a.shape], a.tobytes())
+
+
+class Run:
+    """One run of an op: ``output`` (a numpy array), ``report`` (the dict ``q7emu run --json``
+    prints: per-core instructions, cycles, stalls, SDMA, windows, I-cache, stack under
+    ``cores``), ``console`` (each core's printed text) and ``findings`` (checked mode's
+    ``check`` object, or None when the run was not checked)."""
+
+    def __init__(self, raw: Dict[str, Any]):
+        dtype, shape, data = raw["output"]
+        self.output: np.ndarray = np.frombuffer(bytearray(data), dtype=_numpy_dtype(dtype)).reshape(shape)
+        self.report: Dict[str, Any] = json.loads(raw["report"])
+        self.findings: Optional[Dict[str, Any]] = (
+            json.loads(raw["findings"]) if raw["findings"] is not None else None
+        )
+        self.console: List[str] = list(raw["console"])
+
+    @property
+    def cores(self) -> List[Dict[str, Any]]:
+        """The per-core part of the report."""
+        return self.report["cores"]
+
+    @property
+    def cycles(self) -> int:
+        """The slowest core's cycles: the dispatch's length."""
+        return max(c["cycles"] for c in self.cores)
+
+    def __repr__(self) -> str:
+        return f"<q7emu Run of {self.report['op']}: output {self.output.dtype}{list(self.output.shape)}, {self.cycles} cycles>"
+
+
+class Op:
+    """One op of a library. Call it with its arguments in schema order (arrays for tensors,
+    Python numbers for scalars) for its output; ``run`` for the whole ``Run``."""
+
+    def __init__(self, library: "Library", name: str, schema: str, args: Sequence[tuple]):
+        self._library = library
+        self.name = name
+        self.schema = schema
+        self.args = list(args)
+
+    def _split(self, values: Sequence[Any]):
+        if len(values) != len(self.args):
+            raise BadInput(f"op {self.schema} takes {len(self.args)} argument(s), {len(values)} given")
+        tensors, scalars = [], []
+        for (arg, kind), v in zip(self.args, values):
+            if kind == "tensor":
+                tensors.append(_as_tensor(v, f"op {self.name}: argument {arg}"))
+            elif isinstance(v, (bool, int, float, np.generic)):
+                scalars.append(v.item() if isinstance(v, np.generic) else v)
+            else:
+                raise BadInput(
+                    f"op {self.schema}: argument {arg} is a {kind} scalar, not {type(v).__name__}"
+                )
+        return tensors, scalars
+
+    def run(
+        self,
+        *args: Any,
+        threads: int = 2,
+        max_cycles: Optional[int] = None,
+        check: bool = False,
+        strict: bool = False,
+        poison: Optional[str] = None,
+        out_dtype: Optional[str] = None,
+        out_shape: Optional[Sequence[int]] = None,
+    ) -> Run:
+        """Runs the op on ``args``: the ``Run``. ``threads`` host threads run the cores (the
+        results are the same for any number); ``max_cycles`` is each core's cycle budget;
+        ``check`` runs checked mode (docs/checked-mode.md: the findings in ``Run.findings``,
+        and with ``strict`` an error-class finding raises ``CheckFailed``); ``poison``
+        (``"nan"`` or ``"pattern"``) fills fresh allocations; ``out_dtype``/``out_shape``
+        override what the op's shape function says."""
+        tensors, scalars = self._split(args)
+        raw = self._library._lib.run(
+            self.name,
+            tensors,
+            scalars,
+            threads=threads,
+            max_cycles=max_cycles,
+            check=check,
+            poison=poison,
+            out_dtype=out_dtype,
+            out_shape=list(out_shape) if out_shape is not None else None,
+        )
+        run = Run(raw)
+        if strict and run.findings is not None and run.findings["errors"]:
+            raise CheckFailed(json.dumps(run.findings, indent=2))
+        return run
+
+    def __call__(self, *args: Any, **options: Any) -> np.ndarray:
+        """Runs the op on ``args`` and returns its output (options as for ``run``)."""
+        return self.run(*args, **options).output
+
+    def __repr__(self) -> str:
+        return f"<q7emu op {self.schema}>"
+
+
+class Library:
+    """A built library, loaded once: its ops are attributes (``lib.relu_forward``) and in
+    ``lib.ops`` by name. Calls reuse the loaded images: no rebuild or reload per call."""
+
+    def __init__(self, lib: "_q7emu.Library"):
+        self._lib = lib
+        self.ops: Dict[str, Op] = {
+            name: Op(self, name, schema, args) for (name, schema, args) in lib.ops()
+        }
+
+    @property
+    def path(self) -> str:
+        """The build directory."""
+        return os.fspath(self._lib.path)
+
+    @property
+    def name(self) -> str:
+        """The library's name."""
+        return self._lib.name
+
+    @property
+    def multicore(self) -> bool:
+        """Whether its ops run on all 8 cores."""
+        return self._lib.multicore
+
+    def __getattr__(self, name: str) -> Op:
+        ops = self.__dict__.get("ops", {})
+        if name in ops:
+            return ops[name]
+        raise AttributeError(
+            f"library {self.__dict__.get('_lib') and self._lib.name!s} has no op {name}; its ops: {', '.join(ops)}"
+        )
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self.ops))
+
+    def __repr__(self) -> str:
+        return f"<q7emu library {self.name} ({', '.join(self.ops)}) at {self.path}>"
+
+
+def load_library(path: "os.PathLike[str] | str") -> Library:
+    """Opens the library built in directory ``path`` (by ``q7emu build`` or ``load``), or the
+    directory holding ``path`` when it names a file of the build (``lib<name>.so``)."""
+    path = os.fspath(path)
+    if os.path.isfile(path):
+        path = os.path.dirname(os.path.abspath(path))
+    return Library(_q7emu.Library(path))
+
+
+def _default_build_directory(name: str) -> str:
+    root = os.environ.get("Q7EMU_EXTENSIONS_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "q7emu", "extensions"
+    )
+    return os.path.join(root, name)
+
+
+def _digest(name, compute_srcs, shape_srcs, multicore, extra_cflags, extra_include_paths) -> str:
+    """What decides a build: q7emu's version, the SDK the build compiles against, the
+    arguments, the contents of every source and of the headers beside them."""
+    h = hashlib.sha256()
+
+    def add(label: str, data: bytes) -> None:
+        h.update(f"{label}:{len(data)}:".encode())
+        h.update(data)
+
+    add("version", __version__.encode())
+    add("args", json.dumps([name, multicore, list(extra_cflags), [os.path.abspath(p) for p in extra_include_paths]]).encode())
+    files = []
+    for src in list(compute_srcs) + list(shape_srcs):
+        files.append(os.path.abspath(src))
+        d = os.path.dirname(os.path.abspath(src))
+        files.extend(os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith((".h", ".hpp", ".hh")))
+    sdk = _q7emu.sdk_dir()
+    for root, dirs, names in os.walk(sdk):
+        dirs.sort()
+        files.extend(os.path.join(root, n) for n in sorted(names))
+    for f in dict.fromkeys(files):
+        try:
+            with open(f, "rb") as fh:
+                add(f, fh.read())
+        except OSError as e:
+            raise BuildError(f"{f}: {e.strerror}") from None
+    return h.hexdigest()
+
+
+_STAMP = "q7emu-load.json"
+
+
+def load(
+    name: str,
+    compute_srcs: Sequence["os.PathLike[str] | str"],
+    shape_srcs: Optional[Sequence["os.PathLike[str] | str"]] = None,
+    build_directory: Optional["os.PathLike[str] | str"] = None,
+    multicore: bool = False,
+    extra_cflags: Sequence[str] = (),
+    extra_include_paths: Sequence["os.PathLike[str] | str"] = (),
+    verbose: bool = False,
+) -> Library:
+    """Builds a custom-op library and loads it, as ``torch_neuronx.xla_impl.custom_op.load``.
+
+    name: the library's name (the build writes ``lib<name>.so``).
+    compute_srcs: the kernels' C++ sources, compiled for the device.
+    shape_srcs: the sources with the ``NEURON_LIBRARY(ns, m)`` block and the shape functions.
+    build_directory: where the build goes (default ``~/.cache/q7emu/extensions/<name>``, or
+        under ``$Q7EMU_EXTENSIONS_DIR``).
+    multicore: run every op on all 8 cores.
+    extra_cflags, extra_include_paths: added to every device compilation.
+    verbose: echo every build command.
+
+    A build that is up to date (the same sources and the headers beside them, arguments, SDK
+    and q7emu) is reused, not rebuilt; two processes loading the same build directory at once
+    take turns (a lock file in it). Returns the ``Library``; raises ``BuildError`` with the
+    compiler's output when the build fails.
+    """
+    if not compute_srcs:
+        raise BuildError("compute_srcs is empty: a library needs a source file")
+    if not shape_srcs:
+        raise BuildError(
+            "shape_srcs is empty: the ops come from the NEURON_LIBRARY block of a shape source"
+        )
+    compute_srcs = [os.fspath(s) for s in compute_srcs]
+    shape_srcs = [os.fspath(s) for s in shape_srcs]
+    extra_include_paths = [os.fspath(p) for p in extra_include_paths]
+    build_directory = os.fspath(build_directory) if build_directory else _default_build_directory(name)
+    os.makedirs(build_directory, exist_ok=True)
+    digest = _digest(name, compute_srcs, shape_srcs, multicore, extra_cflags, extra_include_paths)
+    stamp = os.path.join(build_directory, _STAMP)
+    with open(os.path.join(build_directory, ".q7emu-load.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            with open(stamp) as f:
+                if json.load(f).get("digest") == digest:
+                    return load_library(build_directory)
+        except (OSError, ValueError, Q7Error):
+            pass  # no stamp, a stamp of another build, or a build that no longer opens
+        if os.path.exists(stamp):
+            os.remove(stamp)
+        lib = _q7emu.build(
+            name,
+            compute_srcs,
+            shape_srcs,
+            build_directory,
+            multicore=multicore,
+            extra_cflags=list(extra_cflags),
+            extra_include_paths=extra_include_paths,
+            verbose=verbose,
+        )
+        tmp = stamp + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump({"digest": digest}, f)
+        os.replace(tmp, stamp)
+        return Library(lib)

@@ -1,0 +1,16 @@
+"""``python -m q7emu`` and the ``q7emu`` command the package installs: the q7emu command line."""
+
+import sys
+
+from ._q7emu import main as _main
+
+
+def main() -> int:
+    """Runs the q7emu command line with this process's arguments and exits with its code."""
+    sys.stdout.flush()
+    code = _main([sys.argv[0]] + sys.argv[1:])
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

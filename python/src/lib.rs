@@ -1,0 +1,305 @@
+//! `q7emu._q7emu`: the extension module under the Python package `q7emu` (docs/python.md).
+//!
+//! It is a thin layer over `q7_host`'s Rust API: [`Library`] opens a build directory once and
+//! runs its ops through [`q7_host::testing::Run`], as `q7emu run` does; [`build`] builds one
+//! as `q7emu build --project` does; [`main`] is the `q7emu` command line itself. Tensors cross
+//! as `(dtype name, shape, bytes)`, reports as the JSON of `q7emu run --json`: the package's
+//! Python code turns them into numpy arrays and dicts, so the extension needs no numpy headers
+//! and one stable-ABI wheel serves every CPython from 3.9 on. Errors are raised as the
+//! exception classes of `q7emu.errors`, with q7emu's own messages.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pyo3::exceptions::PyKeyboardInterrupt;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+use q7_emulator::platform::trace_port::Poison;
+use q7_host::build::schema::ArgKind;
+use q7_host::exit_code::{Kind, Outcome};
+use q7_host::tensor::dtype::Dtype;
+use q7_host::tensor::HostTensor;
+use q7_host::testing::{self, Kernel, Run, TestingError};
+
+/// The exception of `q7emu.errors` named `class`, raised with `message`.
+fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
+    match py.import("q7emu.errors").and_then(|m| m.getattr(class)) {
+        Ok(cls) => match cls.call1((message.clone(),)) {
+            Ok(e) => PyErr::from_value(e),
+            Err(e) => e,
+        },
+        Err(e) => e,
+    }
+}
+
+/// A testing-API error as the Python exception documented for it (docs/python.md
+/// "Errors"): build failures `BuildError`, kernel faults and runtime errors `KernelFault`, a
+/// spent cycle budget `Runaway`, Ctrl-C `KeyboardInterrupt`, checked-mode errors
+/// `CheckFailed`, anything about the call's own arguments `BadInput` (a `ValueError`).
+fn error(py: Python<'_>, e: TestingError) -> PyErr {
+    let message = e.to_string();
+    let class = match &e {
+        TestingError::Build(_) | TestingError::NoOp(_) | TestingError::NoSource => "BuildError",
+        TestingError::Check(_) => "CheckFailed",
+        TestingError::Run(run) => match run.kind() {
+            Kind::Fault => "KernelFault",
+            Kind::Runaway => "Runaway",
+            Kind::Interrupted => return PyKeyboardInterrupt::new_err(message),
+            _ => "BadInput",
+        },
+        TestingError::Shape { .. } | TestingError::Bytes { .. } | TestingError::Dtype(_) => {
+            "BadInput"
+        }
+    };
+    raise(py, class, message)
+}
+
+/// A scalar argument: Python's `bool`, `int` or `float` (tried in that order: a `bool` is
+/// an `int` to Python).
+#[derive(Debug, FromPyObject)]
+enum Scalar {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+}
+
+/// One op as [`Library::ops`] gives it: name, schema, and each argument's name and kind.
+type OpEntry = (String, String, Vec<(String, String)>);
+
+/// A library built by `q7emu build` (or [`build`]), opened once and kept: every call of one
+/// of its ops runs on it without reading or checking the build again.
+#[pyclass(module = "q7emu._q7emu", name = "Library", frozen)]
+#[derive(Debug)]
+struct Library {
+    lib: Arc<testing::Library>,
+}
+
+#[pymethods]
+impl Library {
+    /// Opens build directory `path`, checked as `q7emu run` checks it.
+    #[new]
+    fn open(py: Python<'_>, path: PathBuf) -> PyResult<Library> {
+        let lib = py
+            .detach(|| testing::Library::open(&path))
+            .map_err(|e| error(py, TestingError::from(e)))?;
+        Ok(Library { lib: Arc::new(lib) })
+    }
+
+    /// The build directory.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.lib.dir.clone()
+    }
+
+    /// The library's name (`q7build.json`).
+    #[getter]
+    fn name(&self) -> String {
+        self.lib.info.library.clone()
+    }
+
+    /// Whether the ops run on all 8 cores.
+    #[getter]
+    fn multicore(&self) -> bool {
+        self.lib.images.len() > 1
+    }
+
+    /// The ops: `(name, schema, [(argument, kind)])`, kind one of `tensor`, `scalar`,
+    /// `float`, `int`, `bool`.
+    fn ops(&self) -> Vec<OpEntry> {
+        self.lib
+            .info
+            .ops
+            .iter()
+            .map(|op| {
+                let args = op
+                    .args
+                    .iter()
+                    .map(|a| (a.name.clone(), kind_name(a.kind).to_string()))
+                    .collect();
+                (op.name.clone(), op.schema.clone(), args)
+            })
+            .collect()
+    }
+
+    /// Runs op `op` on `tensors` (`(dtype name, shape, bytes)` each, in schema order) and
+    /// `scalars`: a dict with `output` (`(dtype name, shape, bytes)`), `report` (the JSON of
+    /// `q7emu run --json`), `findings` (checked mode's JSON `check` object, or None) and
+    /// `console` (each core's text). The cores run with the GIL released.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (op, tensors, scalars, *, threads=2, max_cycles=None, check=false, poison=None, out_dtype=None, out_shape=None))]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        op: String,
+        tensors: Vec<(String, Vec<u64>, Bound<'py, PyBytes>)>,
+        scalars: Vec<Scalar>,
+        threads: usize,
+        max_cycles: Option<u64>,
+        check: bool,
+        poison: Option<String>,
+        out_dtype: Option<String>,
+        out_shape: Option<Vec<u64>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let mut run = Run::new(op).threads(threads);
+        for (dtype, shape, bytes) in tensors {
+            let dtype = dtype_named(py, &dtype)?;
+            let t = testing::tensor_from_bytes(dtype, &shape, bytes.as_bytes().to_vec())
+                .map_err(|e| error(py, e))?;
+            run = run.input(t);
+        }
+        for s in scalars {
+            run = match s {
+                Scalar::Bool(b) => run.scalar(b),
+                Scalar::Int(i) => run.scalar(i),
+                Scalar::Float(f) => run.scalar(f),
+            };
+        }
+        if let Some(c) = max_cycles {
+            run = run.max_cycles(c);
+        }
+        if let Some(p) = poison {
+            run = run.poison(match p.as_str() {
+                "nan" => Poison::Nan,
+                "pattern" => Poison::Pattern,
+                _ => {
+                    return Err(raise(
+                        py,
+                        "BadInput",
+                        format!("poison {p:?}: the poison is \"nan\" or \"pattern\""),
+                    ))
+                }
+            });
+        }
+        if let Some(d) = out_dtype {
+            run = run.output_dtype(dtype_named(py, &d)?);
+        }
+        if let Some(s) = out_shape {
+            run = run.output_shape(&s);
+        }
+        let lib = Arc::clone(&self.lib);
+        let outcome = py.detach(move || {
+            if check {
+                run.checked(&lib).map(|(r, f)| (r, Some(f)))
+            } else {
+                run.op_run(&lib).map(|r| (r, None))
+            }
+        });
+        let (op_run, findings) = outcome.map_err(|e| error(py, e))?;
+        let out = PyDict::new(py);
+        let HostTensor { dtype, shape, data } = &op_run.output;
+        out.set_item(
+            "output",
+            (dtype.numpy_name(), shape.clone(), PyBytes::new(py, data)),
+        )?;
+        out.set_item("report", op_run.json().to_string())?;
+        out.set_item(
+            "findings",
+            findings.map(|f| q7_host::check::json(&f).to_string()),
+        )?;
+        let console: Vec<String> = op_run.console.iter().map(|c| c.text.clone()).collect();
+        out.set_item("console", console)?;
+        Ok(out)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<q7emu library {:?} at {}>",
+            self.lib.info.library,
+            self.lib.dir.display()
+        )
+    }
+}
+
+/// The dtype of numpy name `name`, or `BadInput`.
+fn dtype_named(py: Python<'_>, name: &str) -> PyResult<Dtype> {
+    Dtype::from_name(name).ok_or_else(|| {
+        raise(
+            py,
+            "BadInput",
+            format!("dtype {name}: not one q7emu marshals (float32, float16, bfloat16, int8, uint8, int16, int32, int64)"),
+        )
+    })
+}
+
+/// The name of an argument kind, as `q7build.json` writes it.
+fn kind_name(kind: ArgKind) -> &'static str {
+    match kind {
+        ArgKind::Tensor => "tensor",
+        ArgKind::Scalar => "scalar",
+        ArgKind::Float => "float",
+        ArgKind::Int => "int",
+        ArgKind::Bool => "bool",
+    }
+}
+
+/// Builds a library as `q7emu build --project` does, from `compute_srcs` and the
+/// `NEURON_LIBRARY` block of `shape_srcs`, into `build_directory`, and opens it.
+#[allow(clippy::too_many_arguments)]
+#[pyfunction]
+#[pyo3(signature = (name, compute_srcs, shape_srcs, build_directory, multicore=false, extra_cflags=Vec::new(), extra_include_paths=Vec::new(), verbose=false))]
+fn build(
+    py: Python<'_>,
+    name: String,
+    compute_srcs: Vec<PathBuf>,
+    shape_srcs: Vec<PathBuf>,
+    build_directory: PathBuf,
+    multicore: bool,
+    extra_cflags: Vec<String>,
+    extra_include_paths: Vec<PathBuf>,
+    verbose: bool,
+) -> PyResult<Library> {
+    let Some(first) = compute_srcs.first() else {
+        return Err(raise(
+            py,
+            "BuildError",
+            "compute_srcs is empty: a library needs a source file".to_string(),
+        ));
+    };
+    let mut k = Kernel::new(first).name(name);
+    for s in &compute_srcs[1..] {
+        k = k.source(s);
+    }
+    for s in &shape_srcs {
+        k = k.shape(s);
+    }
+    if multicore {
+        k = k.multicore();
+    }
+    for f in extra_cflags {
+        k = k.cflag(f);
+    }
+    for i in &extra_include_paths {
+        k = k.include(i);
+    }
+    if verbose {
+        k = k.verbose();
+    }
+    let lib = py
+        .detach(move || k.build(&build_directory))
+        .map_err(|e| error(py, e))?;
+    Ok(Library { lib: Arc::new(lib) })
+}
+
+/// The SDK directory builds compile against (`$Q7_SDK`, else the one q7emu was built with;
+/// examples/sdk/BUILD.md).
+#[pyfunction]
+fn sdk_dir() -> PathBuf {
+    q7_host::build::sdk::locate(None)
+}
+
+/// Runs the `q7emu` command line with `argv` (program name first): its exit code.
+#[pyfunction]
+fn main(py: Python<'_>, argv: Vec<String>) -> u8 {
+    py.detach(move || q7_host::cli::main(argv.into_iter().map(Into::into)))
+}
+
+#[pymodule]
+fn _q7emu(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Library>()?;
+    m.add_function(wrap_pyfunction!(build, m)?)?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add_function(wrap_pyfunction!(sdk_dir, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

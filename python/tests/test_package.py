@@ -1,0 +1,182 @@
+"""The q7emu package on the committed example builds and on kernels it builds itself
+(docs/python.md)."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import q7emu
+from conftest import ROOT
+
+RELU_MULTICORE = ROOT / "examples/kernels/relu_multicore"
+
+
+@pytest.fixture(scope="module")
+def relu():
+    return q7emu.load_library(RELU_MULTICORE / "build")
+
+
+def test_an_op_is_an_attribute_and_returns_the_committed_expected_output(relu):
+    x = np.load(RELU_MULTICORE / "input.npy")
+    y = relu.relu_forward(x)
+    assert y.dtype == np.float32 and y.shape == (32, 4096)
+    assert np.array_equal(y, np.load(RELU_MULTICORE / "expected.npy"), equal_nan=True)
+    assert list(relu.ops) == ["relu_forward"]
+    assert relu.multicore and relu.name == "relu_multicore"
+
+
+def test_a_run_reports_what_q7emu_run_json_reports(relu):
+    x = np.load(RELU_MULTICORE / "input.npy")
+    run = relu.relu_forward.run(x, threads=1)
+    # The main job's figure (README.md): 8 cores, the slowest 966163 cycles.
+    assert len(run.cores) == 8
+    assert run.cycles == 966163
+    cli = subprocess.run(
+        [sys.executable, "-m", "q7emu", "run", str(RELU_MULTICORE / "build"), "--op", "relu_forward",
+         "--input", str(RELU_MULTICORE / "input.npy"), "--json"],
+        check=True, capture_output=True, text=True,
+    )
+    report = json.loads(cli.stdout)
+    for mine, theirs in zip(run.cores, report["cores"]):
+        assert (mine["instructions"], mine["cycles"]) == (theirs["instructions"], theirs["cycles"])
+    assert run.findings is None
+
+
+def test_a_non_contiguous_array_is_copied_and_gives_the_same_output(relu):
+    x = np.load(RELU_MULTICORE / "input.npy")
+    fortran = np.asfortranarray(x)
+    assert not fortran.flags.c_contiguous
+    assert np.array_equal(relu.relu_forward(fortran), relu.relu_forward(x), equal_nan=True)
+
+
+def test_wrong_arguments_are_bad_input_a_value_error(relu):
+    x = np.zeros((4, 4), dtype=np.float32)
+    with pytest.raises(q7emu.BadInput, match=r"takes 1 argument\(s\), 2 given"):
+        relu.relu_forward(x, x)
+    with pytest.raises(ValueError, match="dtype float64 is not one q7emu marshals"):
+        relu.relu_forward(np.zeros(4))
+    with pytest.raises(AttributeError, match="has no op relu_backward; its ops: relu_forward"):
+        relu.relu_backward
+    with pytest.raises(q7emu.BadInput, match="poison"):
+        relu.relu_forward(x, poison="zeros")
+
+
+def test_checked_mode_reports_no_finding_on_a_correct_kernel(relu):
+    x = np.load(RELU_MULTICORE / "input.npy")
+    run = relu.relu_forward.run(x, check=True, strict=True)
+    assert run.findings == {"errors": 0, "warnings": 0, "findings": []}
+
+
+def test_the_q7emu_command_is_installed_with_the_package():
+    out = subprocess.run(["q7emu", "--version"], check=True, capture_output=True, text=True)
+    assert out.stdout.startswith("q7emu ")
+    bad = subprocess.run(["q7emu", "run"], capture_output=True, text=True)
+    assert bad.returncode == 2, "usage (docs/exit-codes.md)"
+
+
+def write(path, text):
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+SHAPE = """
+    #include <torch/torch.h>
+    #include "torchneuron/register.h"
+    torch::Tensor same_shape(torch::Tensor t) { return torch::zeros(t.sizes(), torch::kFloat); }
+    NEURON_LIBRARY(my_ops, m) { m.def("k", &same_shape, "k"); }
+"""
+
+
+def test_load_builds_once_and_rebuilds_only_when_a_source_changes(tmp_path, toolchain):
+    src = write(tmp_path / "k.cpp", """
+        #include <torch/torch.h>
+        torch::Tensor k(const torch::Tensor &t) {
+            torch::Tensor out = torch::zeros(t.sizes(), torch::kFloat);
+            auto a = t.accessor<float, 1>();
+            auto o = out.accessor<float, 1>();
+            for (int64_t i = 0; i < t.numel(); i++) o[i] = a[i] * 2.0f;
+            return out;
+        }
+    """)
+    shape = write(tmp_path / "shape.cpp", SHAPE)
+    build = tmp_path / "build"
+    lib = q7emu.load("twice", [src], [shape], build_directory=build)
+    x = np.arange(8, dtype=np.float32)
+    assert np.array_equal(lib.k(x), 2 * x)
+    so = build / "twice.so"
+    built = so.stat().st_mtime_ns
+    again = q7emu.load("twice", [src], [shape], build_directory=build)
+    assert so.stat().st_mtime_ns == built, "up to date: not rebuilt"
+    assert np.array_equal(again.k(x), 2 * x)
+    src.write_text(src.read_text().replace("2.0f", "3.0f"))
+    changed = q7emu.load("twice", [src], [shape], build_directory=build)
+    assert np.array_equal(changed.k(x), 3 * x)
+
+
+def test_a_failed_build_is_a_build_error_with_the_compilers_output(tmp_path, toolchain):
+    src = write(tmp_path / "k.cpp", "torch::Tensor k(const torch::Tensor &t) { return undeclared; }\n")
+    shape = write(tmp_path / "shape.cpp", SHAPE)
+    with pytest.raises(q7emu.BuildError, match="undeclared"):
+        q7emu.load("broken", [src], [shape], build_directory=tmp_path / "build")
+
+
+def test_a_fault_and_a_runaway_are_their_own_exceptions(tmp_path, toolchain):
+    src = write(tmp_path / "k.cpp", """
+        #include <torch/torch.h>
+        torch::Tensor k(const torch::Tensor &t) {
+            if (t.numel() == 1)
+                for (volatile int i = 0;; i++) {}
+            float v = *(volatile float *)0x40000;  // unmapped (PLATFORM.md "Address map")
+            return torch::full(t.sizes(), v, torch::kFloat);
+        }
+    """)
+    shape = write(tmp_path / "shape.cpp", SHAPE)
+    lib = q7emu.load("faults", [src], [shape], build_directory=tmp_path / "build")
+    with pytest.raises(q7emu.KernelFault, match=r"k\(at::Tensor const&\)\+0x[0-9a-f]+ \(k.cpp:6\)"):
+        lib.k(np.zeros(4, dtype=np.float32))
+    with pytest.raises(q7emu.Runaway):
+        lib.k(np.zeros(1, dtype=np.float32), max_cycles=100_000)
+
+
+def test_checked_mode_findings_and_strict_mode(tmp_path, toolchain):
+    project = ROOT / "examples/check/uneven_split"
+    lib = q7emu.load(
+        "uneven_split",
+        [project / "uneven_split.cpp"],
+        [project / "shape.cpp"],
+        build_directory=tmp_path / "build",
+        multicore=True,
+    )
+    x = np.linspace(-1, 1, 1003, dtype=np.float32)
+    run = lib.relu_forward.run(x, check=True)
+    kinds = sorted(f["kind"] for f in run.findings["findings"])
+    assert kinds == ["api-misuse", "api-misuse", "out-of-bounds", "out-of-bounds"]
+    with pytest.raises(q7emu.CheckFailed, match="out-of-bounds"):
+        lib.relu_forward.run(x, check=True, strict=True)
+
+
+def run_python_block(document, monkeypatch):
+    """Runs the first ```python block of `document` from the repository root: its globals."""
+    text = (ROOT / document).read_text()
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(ROOT)
+    scope = {}
+    exec(compile(code, document, "exec"), scope)
+    return scope
+
+
+def test_the_readmes_python_main_job_runs_as_written(monkeypatch):
+    scope = run_python_block("README.md", monkeypatch)
+    assert np.array_equal(scope["y"], np.load(RELU_MULTICORE / "expected.npy"), equal_nan=True)
+
+
+def test_the_docs_example_runs_as_written(tmp_path, monkeypatch, toolchain):
+    monkeypatch.setenv("Q7EMU_EXTENSIONS_DIR", str(tmp_path))
+    scope = run_python_block("docs/python.md", monkeypatch)
+    assert np.array_equal(scope["y"], np.load(RELU_MULTICORE / "expected.npy"), equal_nan=True)
+    assert (tmp_path / "relu_multicore" / "q7emu-load.json").is_file()
