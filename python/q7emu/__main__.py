@@ -8,7 +8,8 @@ from ._q7emu import main as _main
 def main() -> int:
     """Runs the q7emu command line with this process's arguments and exits with its code."""
     sys.stdout.flush()
-    code = _main([sys.argv[0]] + sys.argv[1:])
+    # The command's name in its usage lines is q7emu however it was started.
+    code = _main(["q7emu"] + sys.argv[1:])
     sys.exit(code)
 
 
