@@ -86,6 +86,13 @@ class Run:
             json.loads(raw["findings"]) if raw["findings"] is not None else None
         )
         self.console: List[str] = list(raw["console"])
+        self._summary = (raw["summary"], raw["summary_outputs_only"])
+
+    def summary(self, outputs_only: bool = False) -> str:
+        """The run's summary as a ``q7_host::testing`` snapshot holds it (docs/testing.md): the
+        op, the output's dtype, shape and values (or digest, samples and statistics), and each
+        core's instructions and cycles unless ``outputs_only``."""
+        return self._summary[1] if outputs_only else self._summary[0]
 
     @property
     def cores(self) -> List[Dict[str, Any]]:

@@ -124,8 +124,9 @@ impl Library {
 
     /// Runs op `op` on `tensors` (`(dtype name, shape, bytes)` each, in schema order) and
     /// `scalars`: a dict with `output` (`(dtype name, shape, bytes)`), `report` (the JSON of
-    /// `q7emu run --json`), `findings` (checked mode's JSON `check` object, or None) and
-    /// `console` (each core's text). The cores run with the GIL released.
+    /// `q7emu run --json`), `summary` and `summary_outputs_only` (the text of a
+    /// `q7_host::testing` snapshot, docs/testing.md), `findings` (checked mode's JSON `check`
+    /// object, or None) and `console` (each core's text). The cores run with the GIL released.
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (op, tensors, scalars, *, threads=2, max_cycles=None, check=false, poison=None, out_dtype=None, out_shape=None))]
     fn run<'py>(
@@ -193,6 +194,10 @@ impl Library {
             (dtype.numpy_name(), shape.clone(), PyBytes::new(py, data)),
         )?;
         out.set_item("report", op_run.json().to_string())?;
+        // The summary of a q7_host::testing snapshot, with and without the per-core counters.
+        let summary = testing::Summary::of(&op_run);
+        out.set_item("summary", summary.text())?;
+        out.set_item("summary_outputs_only", summary.outputs_only().text())?;
         out.set_item(
             "findings",
             findings.map(|f| q7_host::check::json(&f).to_string()),

@@ -21,3 +21,6 @@ def toolchain():
         if os.environ.get("Q7_REQUIRE_TOOLCHAIN", "0") not in ("", "0"):
             pytest.fail("the Xtensa toolchain is missing: run scripts/setup-toolchain.sh")
         pytest.skip("the Xtensa toolchain is missing: run scripts/setup-toolchain.sh")
+
+# pytest's own fixture for testing a plugin: runs pytest on test files a test writes.
+pytest_plugins = ["pytester"]
