@@ -179,14 +179,20 @@ impl Library {
             run = run.output_shape(&s);
         }
         let lib = Arc::clone(&self.lib);
-        let outcome = py.detach(move || {
+        let (outcome, signal) = interruptible(py, move || {
             if check {
                 run.checked(&lib).map(|(r, f)| (r, Some(f)))
             } else {
                 run.op_run(&lib).map(|r| (r, None))
             }
         });
-        let (op_run, findings) = outcome.map_err(|e| error(py, e))?;
+        // An interrupted run is KeyboardInterrupt with the cores' report (error()); a run that
+        // finished before the cores saw the request still raises the signal's exception.
+        let (op_run, findings) = match (outcome, signal) {
+            (Err(e), _) => return Err(error(py, e)),
+            (Ok(_), Some(signal)) => return Err(signal),
+            (Ok(done), None) => done,
+        };
         let out = PyDict::new(py);
         let HostTensor { dtype, shape, data } = &op_run.output;
         out.set_item(
@@ -214,6 +220,47 @@ impl Library {
             self.lib.dir.display()
         )
     }
+}
+
+/// Runs `work` on a thread of its own with the GIL released, while this thread waits and
+/// looks at Python's signals: a Ctrl-C (SIGINT, whose handler only marks it) raises the
+/// process-wide stop request every core looks at ([`q7_host::interrupt`]), so the cores stop
+/// where they are and the run ends as interrupted; the request is lowered again, leaving the
+/// library usable. `work`'s result, and the exception of a signal that came.
+fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> (T, Option<PyErr>) {
+    let stop = q7_host::interrupt::stop_request();
+    std::thread::scope(|scope| {
+        let (tx, mut rx) = std::sync::mpsc::channel();
+        scope.spawn(move || {
+            // The receiver waits for this until the scope ends.
+            let _ = tx.send(work());
+        });
+        let mut signalled = None;
+        loop {
+            let wait = std::time::Duration::from_millis(50);
+            // The receiver goes into the GIL-free wait and comes back (it is not Sync).
+            let (got, back) = py.detach(move || (rx.recv_timeout(wait), rx));
+            rx = back;
+            match got {
+                Ok(result) => {
+                    stop.clear();
+                    return (result, signalled);
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    if signalled.is_none() {
+                        if let Err(e) = py.check_signals() {
+                            stop.request();
+                            signalled = Some(e);
+                        }
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    stop.clear();
+                    panic!("the thread running the cores panicked");
+                }
+            }
+        }
+    })
 }
 
 /// The dtype of numpy name `name`, or `BadInput`.

@@ -182,3 +182,20 @@ def test_the_docs_example_runs_as_written(tmp_path, monkeypatch, toolchain):
     scope = run_python_block("docs/python.md", monkeypatch)
     assert np.array_equal(scope["y"], np.load(RELU_MULTICORE / "expected.npy"), equal_nan=True)
     assert (tmp_path / "relu_multicore" / "q7emu-load.json").is_file()
+
+
+def test_ctrl_c_stops_the_cores_raises_keyboard_interrupt_and_leaves_the_library_usable(relu):
+    import signal
+    import threading
+
+    element = q7emu.load_library(ROOT / "examples/kernels/relu_element/build")
+    x = np.load(RELU_MULTICORE / "input.npy")
+    # The element-accessor ReLU runs 52 million instructions: the signal comes while it runs.
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt, match="interrupted"):
+            element.relu_forward(x, threads=1)
+    finally:
+        timer.join()
+    assert np.array_equal(element.relu_forward(x[:2]), np.maximum(x[:2], 0))

@@ -1,0 +1,45 @@
+"""Type stubs of the extension module q7emu._q7emu (python/src/lib.rs); the public API is the
+q7emu package's (docs/python.md)."""
+
+import os
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+__version__: str
+
+_Tensor = Tuple[str, List[int], bytes]
+
+class Library:
+    def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def multicore(self) -> bool: ...
+    def ops(self) -> List[Tuple[str, str, List[Tuple[str, str]]]]: ...
+    def run(
+        self,
+        op: str,
+        tensors: Sequence[_Tensor],
+        scalars: Sequence[Union[bool, int, float]],
+        *,
+        threads: int = 2,
+        max_cycles: Optional[int] = None,
+        check: bool = False,
+        poison: Optional[str] = None,
+        out_dtype: Optional[str] = None,
+        out_shape: Optional[Sequence[int]] = None,
+    ) -> Dict[str, Any]: ...
+
+def build(
+    name: str,
+    compute_srcs: Sequence[Union[str, "os.PathLike[str]"]],
+    shape_srcs: Sequence[Union[str, "os.PathLike[str]"]],
+    build_directory: Union[str, "os.PathLike[str]"],
+    multicore: bool = False,
+    extra_cflags: Sequence[str] = ...,
+    extra_include_paths: Sequence[Union[str, "os.PathLike[str]"]] = ...,
+    verbose: bool = False,
+) -> Library: ...
+def sdk_dir() -> str: ...
+def main(argv: Sequence[str]) -> int: ...
