@@ -12,7 +12,9 @@ class BuildError(Q7Error):
 class KernelFault(Q7Error):
     """A core faulted or the runtime stopped the kernel: the message names the core, the pc as
     function+offset with its source line, the disassembly and the backtrace, and what the
-    failing core printed."""
+    failing core printed. For a core's fault the facts are attributes too: ``core``, ``pc``,
+    ``cause``, ``address`` (or None), ``disassembly``, ``function``
+    (``name+0xoff (file:line)``), ``backtrace`` (frames, innermost first) and ``cycles``."""
 
 
 class Runaway(Q7Error):

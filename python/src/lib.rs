@@ -33,6 +33,60 @@ fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
     }
 }
 
+/// A run's error as [`error`] raises it, a `KernelFault` for a core's fault carrying the
+/// fault's facts as attributes (docs/python.md "Errors"): `core`, `pc`, `cause`, `address`
+/// (or None), `disassembly`, `function` (`name+0xoff (file:line)`, or None without symbols),
+/// `backtrace` (the frames as the report lists them, innermost first) and `cycles`.
+fn run_error(py: Python<'_>, e: TestingError, lib: &testing::Library) -> PyErr {
+    use q7_host::firmware::FirmwareError;
+    use q7_host::run_op::RunError;
+    let report = match &e {
+        TestingError::Run(run) => match &**run {
+            RunError::Device {
+                source: FirmwareError::Fault { report, .. },
+                ..
+            } => Some(report.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let err = error(py, e);
+    let Some(report) = report else {
+        return err;
+    };
+    let symbols = lib.symbols.get(report.core as usize);
+    let pcs: Vec<u32> = std::iter::once(report.pc)
+        .chain(report.backtrace.iter().skip(1).map(|f| f.pc))
+        .collect();
+    let frames: Vec<String> = match symbols {
+        Some(s) => pcs
+            .iter()
+            .zip(s.backtrace(&pcs))
+            .map(|(pc, f)| match f {
+                Some(f) => format!("{pc:#010x} in {f}"),
+                None => format!("{pc:#010x}"),
+            })
+            .collect(),
+        None => pcs.iter().map(|pc| format!("{pc:#010x}")).collect(),
+    };
+    let value = err.value(py);
+    let set = || -> PyResult<()> {
+        value.setattr("core", report.core)?;
+        value.setattr("pc", report.pc)?;
+        value.setattr("cause", report.kind.to_string())?;
+        value.setattr("address", report.address)?;
+        value.setattr("disassembly", report.disassembly.clone())?;
+        value.setattr("function", symbols.and_then(|s| s.frame(report.pc, false)))?;
+        value.setattr("backtrace", frames)?;
+        value.setattr("cycles", report.cycles)?;
+        Ok(())
+    };
+    match set() {
+        Ok(()) => err,
+        Err(e) => e,
+    }
+}
+
 /// A testing-API error as the Python exception documented for it (docs/python.md
 /// "Errors"): build failures `BuildError`, kernel faults and runtime errors `KernelFault`, a
 /// spent cycle budget `Runaway`, Ctrl-C `KeyboardInterrupt`, checked-mode errors
@@ -189,7 +243,7 @@ impl Library {
         // An interrupted run is KeyboardInterrupt with the cores' report (error()); a run that
         // finished before the cores saw the request still raises the signal's exception.
         let (op_run, findings) = match (outcome, signal) {
-            (Err(e), _) => return Err(error(py, e)),
+            (Err(e), _) => return Err(run_error(py, e, &self.lib)),
             (Ok(_), Some(signal)) => return Err(signal),
             (Ok(done), None) => done,
         };

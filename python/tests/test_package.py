@@ -139,8 +139,15 @@ def test_a_fault_and_a_runaway_are_their_own_exceptions(tmp_path, toolchain):
     """)
     shape = write(tmp_path / "shape.cpp", SHAPE)
     lib = q7emu.load("faults", [src], [shape], build_directory=tmp_path / "build")
-    with pytest.raises(q7emu.KernelFault, match=r"k\(at::Tensor const&\)\+0x[0-9a-f]+ \(k.cpp:6\)"):
+    with pytest.raises(q7emu.KernelFault, match=r"k\(at::Tensor const&\)\+0x[0-9a-f]+ \(k.cpp:6\)") as fault:
         lib.k(np.zeros(4, dtype=np.float32))
+    e = fault.value
+    assert (e.core, e.address) == (0, 0x40000)
+    assert e.disassembly.startswith("l32i")
+    assert e.function.startswith("k(at::Tensor const&)+0x") and e.function.endswith("(k.cpp:6)")
+    assert e.backtrace[0] == f"{e.pc:#010x} in {e.function}"
+    assert "wrapper.cpp" in e.backtrace[1], "the caller: the generated wrapper"
+    assert e.cause == "LoadStoreErrorCause (3): load of unmapped address 0x00040000"
     with pytest.raises(q7emu.Runaway):
         lib.k(np.zeros(1, dtype=np.float32), max_cycles=100_000)
 
