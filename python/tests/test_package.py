@@ -206,3 +206,29 @@ def test_ctrl_c_stops_the_cores_raises_keyboard_interrupt_and_leaves_the_library
     finally:
         timer.join()
     assert np.array_equal(element.relu_forward(x[:2]), np.maximum(x[:2], 0))
+
+
+def test_two_processes_loading_one_build_directory_take_turns(tmp_path, toolchain):
+    src = write(tmp_path / "k.cpp", """
+        #include <torch/torch.h>
+        torch::Tensor k(const torch::Tensor &t) {
+            torch::Tensor out = torch::zeros(t.sizes(), torch::kFloat);
+            auto a = t.accessor<float, 1>();
+            auto o = out.accessor<float, 1>();
+            for (int64_t i = 0; i < t.numel(); i++) o[i] = a[i] + 1.0f;
+            return out;
+        }
+    """)
+    shape = write(tmp_path / "shape.cpp", SHAPE)
+    script = textwrap.dedent(f"""
+        import numpy as np, q7emu
+        lib = q7emu.load("plus_one", [{str(src)!r}], [{str(shape)!r}], build_directory={str(tmp_path / "build")!r})
+        x = np.arange(5, dtype=np.float32)
+        assert np.array_equal(lib.k(x), x + 1)
+    """)
+    procs = [subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for p in procs:
+        _, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err
+    stamp = json.loads((tmp_path / "build" / "q7emu-load.json").read_text())
+    assert len(stamp["digest"]) == 64
