@@ -232,3 +232,28 @@ def test_two_processes_loading_one_build_directory_take_turns(tmp_path, toolchai
         assert p.returncode == 0, err
     stamp = json.loads((tmp_path / "build" / "q7emu-load.json").read_text())
     assert len(stamp["digest"]) == 64
+
+
+def test_bfloat16_arrays_go_in_and_come_out_as_ml_dtypes_bfloat16(tmp_path, toolchain):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    src = write(tmp_path / "k.cpp", """
+        #include <torch/torch.h>
+        torch::Tensor k(const torch::Tensor &t) {
+            torch::Tensor out = torch::zeros(t.sizes(), torch::kBFloat16);
+            auto a = t.accessor<c10::BFloat16, 1>();
+            auto o = out.accessor<c10::BFloat16, 1>();
+            for (int64_t i = 0; i < t.numel(); i++) o[i] = c10::BFloat16(float(a[i]) * 2.0f);
+            return out;
+        }
+    """)
+    shape = write(tmp_path / "shape.cpp", """
+        #include <torch/torch.h>
+        #include "torchneuron/register.h"
+        torch::Tensor same(torch::Tensor t) { return torch::zeros(t.sizes(), torch::kBFloat16); }
+        NEURON_LIBRARY(my_ops, m) { m.def("k", &same, "k"); }
+    """)
+    lib = q7emu.load("twice_bf16", [src], [shape], build_directory=tmp_path / "build")
+    x = np.array([1.5, -0.25, 3.0, 100.0], dtype=ml_dtypes.bfloat16)
+    y = lib.k(x)
+    assert y.dtype == np.dtype(ml_dtypes.bfloat16)
+    assert np.array_equal(y.astype(np.float32), 2 * x.astype(np.float32))
