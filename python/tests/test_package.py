@@ -94,17 +94,22 @@ SHAPE = """
 """
 
 
-def test_load_builds_once_and_rebuilds_only_when_a_source_changes(tmp_path, toolchain):
-    src = write(tmp_path / "k.cpp", """
+def elementwise(path, expression):
+    """A one-core kernel `k` whose output element i is `expression` of input element a[i]."""
+    return write(path, f"""
         #include <torch/torch.h>
-        torch::Tensor k(const torch::Tensor &t) {
+        torch::Tensor k(const torch::Tensor &t) {{
             torch::Tensor out = torch::zeros(t.sizes(), torch::kFloat);
             auto a = t.accessor<float, 1>();
             auto o = out.accessor<float, 1>();
-            for (int64_t i = 0; i < t.numel(); i++) o[i] = a[i] * 2.0f;
+            for (int64_t i = 0; i < t.numel(); i++) o[i] = {expression};
             return out;
-        }
+        }}
     """)
+
+
+def test_load_builds_once_and_rebuilds_only_when_a_source_changes(tmp_path, toolchain):
+    src = elementwise(tmp_path / "k.cpp", "a[i] * 2.0f")
     shape = write(tmp_path / "shape.cpp", SHAPE)
     build = tmp_path / "build"
     lib = q7emu.load("twice", [src], [shape], build_directory=build)
@@ -209,16 +214,7 @@ def test_ctrl_c_stops_the_cores_raises_keyboard_interrupt_and_leaves_the_library
 
 
 def test_two_processes_loading_one_build_directory_take_turns(tmp_path, toolchain):
-    src = write(tmp_path / "k.cpp", """
-        #include <torch/torch.h>
-        torch::Tensor k(const torch::Tensor &t) {
-            torch::Tensor out = torch::zeros(t.sizes(), torch::kFloat);
-            auto a = t.accessor<float, 1>();
-            auto o = out.accessor<float, 1>();
-            for (int64_t i = 0; i < t.numel(); i++) o[i] = a[i] + 1.0f;
-            return out;
-        }
-    """)
+    src = elementwise(tmp_path / "k.cpp", "a[i] + 1.0f")
     shape = write(tmp_path / "shape.cpp", SHAPE)
     script = textwrap.dedent(f"""
         import numpy as np, q7emu
