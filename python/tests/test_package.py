@@ -73,9 +73,11 @@ def test_checked_mode_reports_no_finding_on_a_correct_kernel(relu):
 
 
 def test_the_q7emu_command_is_installed_with_the_package():
-    out = subprocess.run(["q7emu", "--version"], check=True, capture_output=True, text=True)
+    # Installed beside the environment's python (its bin/), on PATH once it is activated.
+    q7emu_command = os.path.join(os.path.dirname(sys.executable), "q7emu")
+    out = subprocess.run([q7emu_command, "--version"], check=True, capture_output=True, text=True)
     assert out.stdout.startswith("q7emu ")
-    for command in (["q7emu"], [sys.executable, "-m", "q7emu"]):
+    for command in ([q7emu_command], [sys.executable, "-m", "q7emu"]):
         bad = subprocess.run(command + ["run"], capture_output=True, text=True)
         assert bad.returncode == 2, "usage (docs/exit-codes.md)"
         assert "Usage: q7emu run --op <OP> <BUILD_DIR>" in bad.stderr
