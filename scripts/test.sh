@@ -34,7 +34,9 @@ if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' 2
   if [ "$(id -u)" = 0 ]; then apt-get install -y -qq python3-venv >&2; else sudo apt-get install -y -qq python3-venv >&2; fi
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -m pip install --quiet --upgrade 'pip>=23' 'pytest>=7' 'pytest-xdist>=3' 'ml_dtypes>=0.3'
+# torch for the q7emu.torch tests (a large download the first time: its Linux wheels bring
+# CUDA libraries, unused on a CPU-only machine).
+.venv/bin/python -m pip install --quiet --upgrade 'pip>=23' 'pytest>=7' 'pytest-xdist>=3' 'ml_dtypes>=0.3' 'torch>=2.4'
 # The install docs/python.md shows (maturin builds the wheel; the shared target directory keeps
 # the Rust build incremental between runs).
 CARGO_TARGET_DIR="$PWD/target/python" .venv/bin/python -m pip install --quiet ./python

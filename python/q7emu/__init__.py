@@ -19,12 +19,14 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from . import _q7emu
+from . import _q7emu, _sdk
 from .errors import BadInput, BuildError, CheckFailed, KernelFault, Q7Error, Runaway
 
 __all__ = [
     "load",
     "load_library",
+    "library_file",
+    "record",
     "Library",
     "Op",
     "Run",
@@ -38,20 +40,20 @@ __all__ = [
 
 __version__ = _q7emu.__version__
 
-try:  # bfloat16 arrays when ml_dtypes is installed, else raw uint16
-    import ml_dtypes as _ml_dtypes
-
-    _BFLOAT16: Optional[np.dtype] = np.dtype(_ml_dtypes.bfloat16)
-except ImportError:  # pragma: no cover - depends on the environment
-    _BFLOAT16 = None
-
 # The dtypes q7emu marshals (docs/dtypes.md), by numpy name.
 _DTYPES = ("float32", "float16", "bfloat16", "int8", "uint8", "int16", "int32", "int64")
 
 
 def _numpy_dtype(name: str) -> np.dtype:
+    """The numpy dtype of a q7emu dtype name: bfloat16 is ``ml_dtypes.bfloat16`` when that
+    package is installed (imported only here, when a bfloat16 output is made: it takes a
+    second to import), else raw ``uint16``."""
     if name == "bfloat16":
-        return _BFLOAT16 if _BFLOAT16 is not None else np.dtype(np.uint16)
+        try:
+            import ml_dtypes
+        except ImportError:
+            return np.dtype(np.uint16)
+        return np.dtype(ml_dtypes.bfloat16)
     return np.dtype(name)
 
 
@@ -79,14 +81,23 @@ class Run:
     ``check`` object, or None when the run was not checked)."""
 
     def __init__(self, raw: Dict[str, Any]):
-        dtype, shape, data = raw["output"]
-        self.output: np.ndarray = np.frombuffer(bytearray(data), dtype=_numpy_dtype(dtype)).reshape(shape)
+        #: The output as the extension gives it: ``(dtype name, shape, bytes)``.
+        self.raw_output = raw["output"]
+        self._output: Optional[np.ndarray] = None
         self.report: Dict[str, Any] = json.loads(raw["report"])
         self.findings: Optional[Dict[str, Any]] = (
             json.loads(raw["findings"]) if raw["findings"] is not None else None
         )
         self.console: List[str] = list(raw["console"])
         self._summary = (raw["summary"], raw["summary_outputs_only"])
+
+    @property
+    def output(self) -> np.ndarray:
+        """The output array."""
+        if self._output is None:
+            dtype, shape, data = self.raw_output
+            self._output = np.frombuffer(bytearray(data), dtype=_numpy_dtype(dtype)).reshape(shape)
+        return self._output
 
     def summary(self, outputs_only: bool = False) -> str:
         """The run's summary as a ``q7_host::testing`` snapshot holds it (docs/testing.md): the
@@ -106,6 +117,26 @@ class Run:
 
     def __repr__(self) -> str:
         return f"<q7emu Run of {self.report['op']}: output {self.output.dtype}{list(self.output.shape)}, {self.cycles} cycles>"
+
+
+# The lists `record()` blocks are filling: every run appends itself to each.
+_recorders: List[List[Run]] = []
+
+
+class record:
+    """``with q7emu.record() as runs:`` — every op run inside the block (called directly, with
+    ``run``, or through ``q7emu.torch``) is appended to ``runs`` as its ``Run``: its report,
+    cycles and output. Blocks nest; each sees the runs made while it is open."""
+
+    def __init__(self) -> None:
+        self.runs: List[Run] = []
+
+    def __enter__(self) -> List[Run]:
+        _recorders.append(self.runs)
+        return self.runs
+
+    def __exit__(self, *exc: Any) -> None:
+        _recorders.remove(self.runs)
 
 
 class Op:
@@ -143,26 +174,50 @@ class Op:
         poison: Optional[str] = None,
         out_dtype: Optional[str] = None,
         out_shape: Optional[Sequence[int]] = None,
+        timing: "Optional[os.PathLike[str] | str | Dict[str, Any]]" = None,
+        trace_dir: "Optional[os.PathLike[str] | str]" = None,
+        timeline: "Optional[os.PathLike[str] | str]" = None,
     ) -> Run:
         """Runs the op on ``args``: the ``Run``. ``threads`` host threads run the cores (the
         results are the same for any number); ``max_cycles`` is each core's cycle budget;
         ``check`` runs checked mode (docs/checked-mode.md: the findings in ``Run.findings``,
         and with ``strict`` an error-class finding raises ``CheckFailed``); ``poison``
         (``"nan"`` or ``"pattern"``) fills fresh allocations; ``out_dtype``/``out_shape``
-        override what the op's shape function says."""
+        override what the op's shape function says. ``timing`` is a timing profile (a
+        ``.json``/``.toml`` file, or a dict of timing-model fields: docs/timing.md);
+        ``trace_dir`` gets each core's instruction trace and ``timeline`` the run's Chrome
+        trace-event timeline (docs/tracing.md), as ``q7emu run --trace-dir/--timeline``."""
         tensors, scalars = self._split(args)
-        raw = self._library._lib.run(
-            self.name,
+        return self._run(
             tensors,
             scalars,
             threads=threads,
             max_cycles=max_cycles,
             check=check,
+            strict=strict,
             poison=poison,
             out_dtype=out_dtype,
+            out_shape=out_shape,
+            timing=timing,
+            trace_dir=trace_dir,
+            timeline=timeline,
+        )
+
+    def _run(self, tensors, scalars, *, strict: bool = False, out_shape=None, trace_dir=None, timeline=None, **options) -> Run:
+        """``run`` on arguments already in the extension's form: tensors as ``(dtype name,
+        shape, bytes)``, scalars as Python numbers."""
+        raw = self._library._lib.run(
+            self.name,
+            tensors,
+            scalars,
             out_shape=list(out_shape) if out_shape is not None else None,
+            trace_dir=os.fspath(trace_dir) if trace_dir is not None else None,
+            timeline=os.fspath(timeline) if timeline is not None else None,
+            **options,
         )
         run = Run(raw)
+        for recorder in _recorders:
+            recorder.append(run)
         if strict and run.findings is not None and run.findings["errors"]:
             raise CheckFailed(json.dumps(run.findings, indent=2))
         return run
@@ -217,11 +272,28 @@ class Library:
 
 def load_library(path: "os.PathLike[str] | str") -> Library:
     """Opens the library built in directory ``path`` (by ``q7emu build`` or ``load``), or the
-    directory holding ``path`` when it names a file of the build (``lib<name>.so``)."""
+    directory holding ``path`` when it names a file of the build (the ``lib<name>.so`` that
+    ``load`` writes, as ``torch_neuronx.xla_impl.custom_op.load_library`` is given it)."""
     path = os.fspath(path)
+    if not os.path.exists(path):
+        raise BadInput(f"{path}: no such file or directory (a build directory, or the lib<name>.so in one)")
     if os.path.isfile(path):
-        path = os.path.dirname(os.path.abspath(path))
+        build = os.path.dirname(os.path.abspath(path))
+        if not os.path.exists(os.path.join(build, "q7build.json")):
+            raise BadInput(
+                f"{path}: not a q7emu build: no q7build.json beside it (a library built for a "
+                "Trainium host by torch-neuronx does not run here; build its sources with "
+                "q7emu.load or q7emu.torch.custom_op.load)"
+            )
+        path = build
     return Library(_q7emu.Library(path))
+
+
+def library_file(build_directory: "os.PathLike[str] | str", name: str) -> str:
+    """The ``lib<name>.so`` that ``load`` writes in ``build_directory``: the file
+    ``load_library`` is given as AWS's scripts give it (``custom_op.load_library('librelu.so')``).
+    It holds the digest of the build (JSON) and stands for the build directory around it."""
+    return os.path.join(os.fspath(build_directory), f"lib{name}.so")
 
 
 def _default_build_directory(name: str) -> str:
@@ -247,7 +319,10 @@ def _digest(name, compute_srcs, shape_srcs, multicore, extra_cflags, extra_inclu
         files.append(os.path.abspath(src))
         d = os.path.dirname(os.path.abspath(src))
         files.extend(os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith((".h", ".hpp", ".hh")))
-    sdk = _q7emu.sdk_dir()
+    try:
+        sdk = _sdk.ensure()
+    except OSError as e:
+        raise BuildError(f"writing out the SDK the package carries: {e}") from None
     for root, dirs, names in os.walk(sdk):
         dirs.sort()
         files.extend(os.path.join(root, n) for n in sorted(names))
@@ -260,7 +335,28 @@ def _digest(name, compute_srcs, shape_srcs, multicore, extra_cflags, extra_inclu
     return h.hexdigest()
 
 
-_STAMP = "q7emu-load.json"
+
+def _built_digest(stamp: str) -> Optional[str]:
+    """The digest a ``lib<name>.so`` of ``load`` holds; None when there is none. A file of
+    that name that is not one (a torch-neuronx build's host library, say) is the user's: it
+    is left alone and the build refused."""
+    try:
+        with open(stamp, "rb") as f:
+            data = f.read(64 * 1024)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise BuildError(f"{stamp}: {e.strerror}") from None
+    try:
+        digest = json.loads(data).get("q7emu_build")
+    except (ValueError, AttributeError):
+        digest = None
+    if not isinstance(digest, str):
+        raise BuildError(
+            f"{stamp} exists and is not the file a q7emu build writes (a torch-neuronx "
+            "build's library?): it is left alone; move it or give another build_directory"
+        )
+    return digest
 
 
 def load(
@@ -284,10 +380,12 @@ def load(
     extra_cflags, extra_include_paths: added to every device compilation.
     verbose: echo every build command.
 
-    A build that is up to date (the same sources and the headers beside them, arguments, SDK
-    and q7emu) is reused, not rebuilt; two processes loading the same build directory at once
-    take turns (a lock file in it). Returns the ``Library``; raises ``BuildError`` with the
-    compiler's output when the build fails.
+    The build writes ``lib<name>.so`` in ``build_directory`` beside its images: the file
+    ``load_library`` takes, holding the digest of what decided the build. A build that is up
+    to date (the same sources and the headers beside them, arguments, SDK and q7emu) is
+    reused, not rebuilt; two processes loading the same build directory at once take turns (a
+    lock file in it). Returns the ``Library``; raises ``BuildError`` with the compiler's output
+    when the build fails.
     """
     if not compute_srcs:
         raise BuildError("compute_srcs is empty: a library needs a source file")
@@ -301,15 +399,15 @@ def load(
     build_directory = os.fspath(build_directory) if build_directory else _default_build_directory(name)
     os.makedirs(build_directory, exist_ok=True)
     digest = _digest(name, compute_srcs, shape_srcs, multicore, extra_cflags, extra_include_paths)
-    stamp = os.path.join(build_directory, _STAMP)
+    stamp = library_file(build_directory, name)
     with open(os.path.join(build_directory, ".q7emu-load.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            with open(stamp) as f:
-                if json.load(f).get("digest") == digest:
-                    return load_library(build_directory)
-        except (OSError, ValueError, Q7Error):
-            pass  # no stamp, a stamp of another build, or a build that no longer opens
+        built = _built_digest(stamp)
+        if built == digest:
+            try:
+                return load_library(build_directory)
+            except Q7Error:
+                pass  # a build that no longer opens: built again
         if os.path.exists(stamp):
             os.remove(stamp)
         lib = _q7emu.build(
@@ -324,6 +422,7 @@ def load(
         )
         tmp = stamp + ".tmp"
         with open(tmp, "w") as f:
-            json.dump({"digest": digest}, f)
+            json.dump({"q7emu_build": digest, "library": name}, f)
+            f.write("\n")
         os.replace(tmp, stamp)
         return Library(lib)

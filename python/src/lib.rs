@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyAnyMethods, PyBytes, PyDict};
 
 use q7_emulator::platform::trace_port::Poison;
 use q7_host::build::schema::ArgKind;
@@ -21,6 +21,7 @@ use q7_host::exit_code::{Kind, Outcome};
 use q7_host::tensor::dtype::Dtype;
 use q7_host::tensor::HostTensor;
 use q7_host::testing::{self, Kernel, Run, TestingError};
+use q7_host::timing_profile::Profile;
 
 /// The exception of `q7emu.errors` named `class`, raised with `message`.
 fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
@@ -152,6 +153,13 @@ impl Library {
         self.lib.info.library.clone()
     }
 
+    /// The namespace of the library's `NEURON_LIBRARY(ns, m)` block (None for a build
+    /// without shape sources).
+    #[getter]
+    fn namespace(&self) -> Option<String> {
+        self.lib.info.namespace.clone()
+    }
+
     /// Whether the ops run on all 8 cores.
     #[getter]
     fn multicore(&self) -> bool {
@@ -182,7 +190,7 @@ impl Library {
     /// `q7_host::testing` snapshot, docs/testing.md), `findings` (checked mode's JSON `check`
     /// object, or None) and `console` (each core's text). The cores run with the GIL released.
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (op, tensors, scalars, *, threads=2, max_cycles=None, check=false, poison=None, out_dtype=None, out_shape=None))]
+    #[pyo3(signature = (op, tensors, scalars, *, threads=2, max_cycles=None, check=false, poison=None, out_dtype=None, out_shape=None, timing=None, trace_dir=None, timeline=None))]
     fn run<'py>(
         &self,
         py: Python<'py>,
@@ -195,21 +203,27 @@ impl Library {
         poison: Option<String>,
         out_dtype: Option<String>,
         out_shape: Option<Vec<u64>>,
+        timing: Option<Bound<'py, PyAny>>,
+        trace_dir: Option<PathBuf>,
+        timeline: Option<PathBuf>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let mut run = Run::new(op).threads(threads);
+        if let Some(t) = timing {
+            run = run.timing_profile(timing_profile(py, &t)?);
+        }
+        if let Some(dir) = trace_dir {
+            run = run.trace_dir(dir);
+        }
+        if let Some(path) = timeline {
+            run = run.timeline(path);
+        }
         for (dtype, shape, bytes) in tensors {
             let dtype = dtype_named(py, &dtype)?;
             let t = testing::tensor_from_bytes(dtype, &shape, bytes.as_bytes().to_vec())
                 .map_err(|e| error(py, e))?;
             run = run.input(t);
         }
-        for s in scalars {
-            run = match s {
-                Scalar::Bool(b) => run.scalar(b),
-                Scalar::Int(i) => run.scalar(i),
-                Scalar::Float(f) => run.scalar(f),
-            };
-        }
+        run = with_scalars(run, scalars);
         if let Some(c) = max_cycles {
             run = run.max_cycles(c);
         }
@@ -267,6 +281,33 @@ impl Library {
         Ok(out)
     }
 
+    /// The output `(dtype name, shape)` a run of op `op` on tensors of these `(dtype name,
+    /// shape)`s and `scalars` would have, without running it: its shape function's answer
+    /// (else the first tensor's), as `q7emu run` decides it.
+    fn output_spec(
+        &self,
+        py: Python<'_>,
+        op: String,
+        tensors: Vec<(String, Vec<u64>)>,
+        scalars: Vec<Scalar>,
+    ) -> PyResult<(String, Vec<u64>)> {
+        let mut run = Run::new(op);
+        for (dtype, shape) in tensors {
+            let dtype = dtype_named(py, &dtype)?;
+            run = run.input(HostTensor {
+                dtype,
+                shape,
+                data: Vec::new(),
+            });
+        }
+        run = with_scalars(run, scalars);
+        let lib = Arc::clone(&self.lib);
+        let (dtype, shape) = py
+            .detach(move || run.output_of(&lib))
+            .map_err(|e| error(py, e))?;
+        Ok((dtype.numpy_name().to_string(), shape))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "<q7emu library {:?} at {}>",
@@ -315,6 +356,40 @@ fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> (T
             }
         }
     })
+}
+
+/// `run` with `scalars` as its next scalar arguments.
+fn with_scalars(mut run: Run, scalars: Vec<Scalar>) -> Run {
+    for s in scalars {
+        run = match s {
+            Scalar::Bool(b) => run.scalar(b),
+            Scalar::Int(i) => run.scalar(i),
+            Scalar::Float(f) => run.scalar(f),
+        };
+    }
+    run
+}
+
+/// The timing profile `timing` names: a `.json` or `.toml` file (a path), or a dict of
+/// timing-model fields (docs/timing.md), as `q7emu run --timing` takes them; `BadInput` when
+/// it is neither or the profile is refused.
+fn timing_profile(py: Python<'_>, timing: &Bound<'_, PyAny>) -> PyResult<Profile> {
+    let bad = |e: String| raise(py, "BadInput", e);
+    if let Ok(path) = timing.extract::<PathBuf>() {
+        return Profile::load(&path).map_err(|e| bad(e.to_string()));
+    }
+    if timing.is_instance_of::<PyDict>() {
+        let text: String = py
+            .import("json")?
+            .call_method1("dumps", (timing,))?
+            .extract()?;
+        return Profile::parse(std::path::Path::new("timing.json"), text.into_bytes())
+            .map_err(|e| bad(format!("timing (a dict): {e}")));
+    }
+    Err(bad(format!(
+        "timing: a profile file's path or a dict of timing-model fields, not {}",
+        timing.get_type().name()?
+    )))
 }
 
 /// The dtype of numpy name `name`, or `BadInput`.
@@ -387,11 +462,33 @@ fn build(
     Ok(Library { lib: Arc::new(lib) })
 }
 
-/// The SDK directory builds compile against (`$Q7_SDK`, else the one q7emu was built with;
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/sdk_files.rs"));
+}
+
+/// The SDK directory builds compile against: `$Q7_SDK`, else the default ([`set_sdk_dir`];
 /// examples/sdk/BUILD.md).
 #[pyfunction]
 fn sdk_dir() -> PathBuf {
     q7_host::build::sdk::locate(None)
+}
+
+/// The SDK the extension carries (python/build.rs): `(path under the SDK, contents)` of each
+/// file, and a digest of them all.
+#[pyfunction]
+fn sdk_files(py: Python<'_>) -> (Vec<(&'static str, Bound<'_, PyBytes>)>, &'static str) {
+    let files = embedded::SDK_FILES
+        .iter()
+        .map(|(path, bytes)| (*path, PyBytes::new(py, bytes)))
+        .collect();
+    (files, embedded::SDK_DIGEST)
+}
+
+/// Makes `dir` the default SDK of this process's builds (`q7emu/_sdk.py` writes the carried
+/// SDK there); false when another was set first.
+#[pyfunction]
+fn set_sdk_dir(dir: PathBuf) -> bool {
+    q7_host::build::sdk::set_default_dir(dir)
 }
 
 /// Runs the `q7emu` command line with `argv` (program name first): its exit code.
@@ -406,6 +503,8 @@ fn _q7emu(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(sdk_dir, m)?)?;
+    m.add_function(wrap_pyfunction!(sdk_files, m)?)?;
+    m.add_function(wrap_pyfunction!(set_sdk_dir, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -3,6 +3,7 @@
 
 import json
 import os
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -195,7 +196,7 @@ def test_the_docs_example_runs_as_written(tmp_path, monkeypatch, toolchain):
     monkeypatch.setenv("Q7EMU_EXTENSIONS_DIR", str(tmp_path))
     scope = run_python_block("docs/python.md", monkeypatch)
     assert np.array_equal(scope["y"], np.load(RELU_MULTICORE / "expected.npy"), equal_nan=True)
-    assert (tmp_path / "relu_multicore" / "q7emu-load.json").is_file()
+    assert json.loads((tmp_path / "relu_multicore" / "librelu_multicore.so").read_text())["library"] == "relu_multicore"
 
 
 def test_ctrl_c_stops_the_cores_raises_keyboard_interrupt_and_leaves_the_library_usable(tmp_path, toolchain):
@@ -235,8 +236,8 @@ def test_two_processes_loading_one_build_directory_take_turns(tmp_path, toolchai
     for p in procs:
         _, err = p.communicate(timeout=600)
         assert p.returncode == 0, err
-    stamp = json.loads((tmp_path / "build" / "q7emu-load.json").read_text())
-    assert len(stamp["digest"]) == 64
+    stamp = json.loads((tmp_path / "build" / "libplus_one.so").read_text())
+    assert len(stamp["q7emu_build"]) == 64
 
 
 def test_bfloat16_arrays_go_in_and_come_out_as_ml_dtypes_bfloat16(tmp_path, toolchain):
@@ -262,3 +263,23 @@ def test_bfloat16_arrays_go_in_and_come_out_as_ml_dtypes_bfloat16(tmp_path, tool
     y = lib.k(x)
     assert y.dtype == np.dtype(ml_dtypes.bfloat16)
     assert np.array_equal(y.astype(np.float32), 2 * x.astype(np.float32))
+
+
+def test_the_package_carries_the_sdk_it_was_built_with(tmp_path):
+    # Written out once under the cache directory and made the builds' default (docs/python.md
+    # "Install"); a fresh process, as the default is set once per process.
+    env = {k: v for k, v in os.environ.items() if k != "Q7_SDK"}
+    env["Q7EMU_CACHE_DIR"] = str(tmp_path)
+    code = "import q7emu._sdk as s; print(s.ensure())"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    sdk = pathlib.Path(out.stdout.strip())
+    assert sdk.parent == tmp_path / "sdk"
+    repo = ROOT / "examples/sdk"
+    files = sorted(p.relative_to(repo) for p in repo.rglob("*") if p.is_file())
+    assert sorted(p.relative_to(sdk) for p in sdk.rglob("*") if p.is_file()) == files
+    for f in files:
+        assert (sdk / f).read_bytes() == (repo / f).read_bytes(), f
+    # A second process finds it written and writes nothing.
+    before = {f: (sdk / f).stat().st_mtime_ns for f in files}
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
+    assert {f: (sdk / f).stat().st_mtime_ns for f in files} == before

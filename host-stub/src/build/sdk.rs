@@ -20,9 +20,23 @@ pub const SDK_ENV: &str = "Q7_SDK";
 /// Source file extensions the build compiles.
 pub const SOURCE_EXTENSIONS: [&str; 5] = ["c", "cc", "cpp", "cxx", "S"];
 
-/// The repository's SDK, where this crate was built from.
+/// The SDK a program embedding q7emu set as its default ([`set_default_dir`]).
+static DEFAULT_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Makes `dir` the SDK of every build that names none (no `--sdk`, no `$Q7_SDK`), for the
+/// life of the process: the Python package sets the SDK its wheel carries (docs/python.md).
+/// Only the first call counts; false when an earlier one set another directory.
+pub fn set_default_dir(dir: PathBuf) -> bool {
+    DEFAULT_DIR.get_or_init(|| dir.clone()) == &dir
+}
+
+/// The default SDK: the one [`set_default_dir`] set, else the repository's, where this crate
+/// was built from.
 pub fn default_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/sdk")
+    match DEFAULT_DIR.get() {
+        Some(dir) => dir.clone(),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/sdk"),
+    }
 }
 
 /// The SDK directory: `flag`, else `$Q7_SDK`, else [`default_dir`].

@@ -650,20 +650,7 @@ fn run_with(
 ) -> Result<OpRun, RunError> {
     let _span = tracing::info_span!("run", library = lib.info.library, op = req.op).entered();
     let op = lib.op(&req.op)?.clone();
-    // `args` and `schema` agree: Library::open checked them (run_op/library.rs).
-    let tensors = op.args.iter().filter(|a| a.kind == ArgKind::Tensor).count();
-    let count = |what, want, got| RunError::ArgCount {
-        schema: op.schema.clone(),
-        what,
-        want,
-        got,
-    };
-    if req.inputs.len() != tensors {
-        return Err(count("tensor", tensors, req.inputs.len()));
-    }
-    if req.scalars.len() != op.args.len() - tensors {
-        return Err(count("scalar", op.args.len() - tensors, req.scalars.len()));
-    }
+    check_arg_counts(&op, req)?;
     // Every size is checked before anything is allocated (the inputs' before a shape
     // function sees them).
     let mut in_bytes = Vec::new();
@@ -900,6 +887,38 @@ fn run_with(
         timing: req.timing.clone(),
         output_from,
     })
+}
+
+/// Whether `req` gives `op` as many tensors and scalars as its schema takes.
+fn check_arg_counts(op: &OpInfo, req: &OpRequest) -> Result<(), RunError> {
+    // `args` and `schema` agree: Library::open checked them (run_op/library.rs).
+    let tensors = op.args.iter().filter(|a| a.kind == ArgKind::Tensor).count();
+    let count = |what, want, got| RunError::ArgCount {
+        schema: op.schema.clone(),
+        what,
+        want,
+        got,
+    };
+    if req.inputs.len() != tensors {
+        return Err(count("tensor", tensors, req.inputs.len()));
+    }
+    if req.scalars.len() != op.args.len() - tensors {
+        return Err(count("scalar", op.args.len() - tensors, req.scalars.len()));
+    }
+    Ok(())
+}
+
+/// The output dtype and shape a run of `req` on `lib` would have, and where they come from,
+/// without running it: what `q7emu run` decides before placing the tensors (the shape
+/// function asked when the op has one). Only the inputs' dtypes and shapes are looked at, so
+/// `req`'s tensors may hold no data (a meta tensor's description).
+pub fn output_of(
+    lib: &Library,
+    req: &OpRequest,
+) -> Result<(Dtype, Vec<u64>, OutputFrom), RunError> {
+    let op = lib.op(&req.op)?;
+    check_arg_counts(op, req)?;
+    output_spec(lib, op, req)
 }
 
 /// The output's dtype and shape, and where they come from ([`OutputFrom`]): the request's when

@@ -9,14 +9,15 @@ use crate::run_op::{self, OpRequest, OpRun};
 use crate::tensor::dtype::Dtype;
 use crate::tensor::HostTensor;
 use crate::timing_profile::Profile;
-use crate::trace::ObserveSpec;
+use crate::trace::{ObserveSpec, TimelineSpec, TraceSpec};
 use q7_emulator::platform::ConsoleSize;
+use std::path::Path;
 
 /// One op invocation: its tensors and scalars in schema order, and how to run it.
 #[derive(Debug, Clone)]
 pub struct Run {
     request: OpRequest,
-    check: bool,
+    observe: ObserveSpec,
 }
 
 impl Run {
@@ -38,7 +39,7 @@ impl Run {
                 gdb: None,
                 poison: None,
             },
-            check: false,
+            observe: ObserveSpec::default(),
         }
     }
 
@@ -102,11 +103,41 @@ impl Run {
         self
     }
 
+    /// The cores' timing profile: a model and the file it came from, as `q7emu run
+    /// --timing FILE` loads it ([`Profile::load`], docs/timing.md).
+    pub fn timing_profile(mut self, profile: Profile) -> Run {
+        self.request.timing = profile;
+        self
+    }
+
     /// Checked mode (`q7emu run --check`, docs/checked-mode.md): [`Run::op_run`] and
     /// [`Run::on`] fail with [`TestingError::Check`] when checking finds an error-class bug;
     /// [`Run::checked`] returns the findings whatever they are.
     pub fn check(mut self) -> Run {
-        self.check = true;
+        self.observe.check = true;
+        self
+    }
+
+    /// Write an instruction trace of every core the library runs on into `dir`, as `q7emu
+    /// run --trace-dir` does (docs/tracing.md), with the default cap.
+    pub fn trace_dir(mut self, dir: impl AsRef<Path>) -> Run {
+        self.observe.trace = Some(TraceSpec {
+            dir: dir.as_ref().to_path_buf(),
+            cores: None,
+            pc: None,
+            cycles: None,
+            max_bytes: Default::default(),
+        });
+        self
+    }
+
+    /// Write the run's timeline (Chrome trace-event JSON) to `path`, as `q7emu run
+    /// --timeline` does (docs/tracing.md), with the default cap.
+    pub fn timeline(mut self, path: impl AsRef<Path>) -> Run {
+        self.observe.timeline = Some(TimelineSpec {
+            path: path.as_ref().to_path_buf(),
+            max_events: Default::default(),
+        });
         self
     }
 
@@ -122,22 +153,31 @@ impl Run {
     pub fn checked(&self, lib: &Library) -> Result<(OpRun, Vec<Finding>), TestingError> {
         let spec = ObserveSpec {
             check: true,
-            ..ObserveSpec::default()
+            ..self.observe.clone()
         };
         let (run, summary) = run_op::run_observed(lib, &self.request, &spec)?;
         Ok((run, summary.check.unwrap_or_default()))
     }
 
-    /// Runs on `lib`: the raw outcome.
+    /// Runs on `lib`: the raw outcome (traces and timeline written when asked for).
     pub fn op_run(&self, lib: &Library) -> Result<OpRun, TestingError> {
-        if !self.check {
-            return Ok(run_op::run(lib, &self.request)?);
+        if !self.observe.check {
+            let (run, _) = run_op::run_observed(lib, &self.request, &self.observe)?;
+            return Ok(run);
         }
         let (run, findings) = self.checked(lib)?;
         if crate::check::failed(&findings) {
             return Err(TestingError::Check(crate::check::text(&findings)));
         }
         Ok(run)
+    }
+
+    /// The output dtype and shape the run would have on `lib` (the request's, the op's shape
+    /// function's, or the first tensor's), without running it ([`run_op::output_of`]): the
+    /// inputs' data is not looked at.
+    pub fn output_of(&self, lib: &Library) -> Result<(Dtype, Vec<u64>), TestingError> {
+        let (dtype, shape, _) = run_op::output_of(lib, &self.request)?;
+        Ok((dtype, shape))
     }
 
     /// Runs on `lib`: the summary.

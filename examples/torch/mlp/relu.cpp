@@ -1,0 +1,1 @@
+../../kernels/relu_element/relu_element.cpp

@@ -1,0 +1,1 @@
+../../kernels/relu_element/shape.cpp
