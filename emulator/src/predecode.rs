@@ -311,6 +311,10 @@ pub struct DecodeCache {
     /// One bit per 64-byte granule of the address space that holds cached code (allocated
     /// zeroed, so untouched parts of the 8 MiB bitmap cost nothing).
     code: Box<[u64]>,
+    /// The words of `code` that are not zero: [`DecodeCache::clear`] zeroes only these, so a
+    /// clear costs what was cached, not 8 MiB (a cluster clears each core's cache several
+    /// times while it loads a library).
+    code_words: Vec<u32>,
 }
 
 impl DecodeCache {
@@ -320,6 +324,7 @@ impl DecodeCache {
             tags: boxed_array(0),
             lens: boxed_array(0),
             code: vec![0u64; (1usize << (32 - GRANULE_SHIFT)) / 64].into_boxed_slice(),
+            code_words: Vec::new(),
         };
         cache.clear();
         cache
@@ -350,7 +355,11 @@ impl DecodeCache {
         let first = pc >> GRANULE_SHIFT;
         let last = pc.wrapping_add(len.max(1) - 1) >> GRANULE_SHIFT;
         for g in [first, last] {
-            self.code[(g / 64) as usize] |= 1 << (g % 64);
+            let word = &mut self.code[(g / 64) as usize];
+            if *word == 0 {
+                self.code_words.push(g / 64);
+            }
+            *word |= 1 << (g % 64);
         }
         s
     }
@@ -385,7 +394,9 @@ impl DecodeCache {
         for (s, tag) in self.tags.iter_mut().enumerate() {
             *tag = vacant(s);
         }
-        self.code.fill(0);
+        for w in self.code_words.drain(..) {
+            self.code[w as usize] = 0;
+        }
     }
 }
 
@@ -414,6 +425,22 @@ mod tests {
         let (mut cache, mut ops) = (DecodeCache::new(), DecodedOps::new());
         cache.insert(&mut ops, pc, op);
         (cache, ops)
+    }
+
+    #[test]
+    fn a_clear_forgets_every_instruction_and_every_code_bit() {
+        let (mut cache, mut ops) = cache_with_movi_at(0x1000);
+        let op = ops.get(cache.slot(0x1000).unwrap()).clone();
+        // Two granules (an instruction across a 64-byte boundary) and a far-away address.
+        cache.insert(&mut ops, 0x203e, op.clone());
+        cache.insert(&mut ops, 0xfff0_0000, op);
+        assert_eq!(cache.code_words.len(), 3);
+        cache.clear();
+        for pc in [0x1000, 0x203e, 0xfff0_0000] {
+            assert_eq!(cache.slot(pc), None);
+        }
+        assert!(cache.code.iter().all(|w| *w == 0));
+        assert!(cache.code_words.is_empty());
     }
 
     #[test]

@@ -283,3 +283,22 @@ def test_the_package_carries_the_sdk_it_was_built_with(tmp_path):
     before = {f: (sdk / f).stat().st_mtime_ns for f in files}
     subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
     assert {f: (sdk / f).stat().st_mtime_ns for f in files} == before
+
+
+def test_timing_traces_and_timeline_are_run_options(relu, tmp_path):
+    x = np.linspace(-1, 1, 1024, dtype=np.float32)
+    base = relu.relu_forward.run(x)
+    # A dict of timing-model fields is a profile as `q7emu run --timing` reads one: a slower
+    # SDMA makes the same kernel (which stages its slices through TCM) take more cycles
+    # (docs/timing.md).
+    slow = relu.relu_forward.run(x, timing={"sdma_latency": 2 * base.report["timing"]["model"]["sdma_latency"]})
+    assert slow.report["timing"]["model"]["sdma_latency"] == 2 * base.report["timing"]["model"]["sdma_latency"]
+    assert slow.cycles > base.cycles and np.array_equal(slow.output, base.output)
+    with pytest.raises(q7emu.BadInput, match="no_such_field"):
+        relu.relu_forward.run(x, timing={"no_such_field": 1})
+    run = relu.relu_forward.run(x, trace_dir=tmp_path / "trace", timeline=tmp_path / "timeline.json")
+    assert sorted(p.name for p in (tmp_path / "trace").iterdir()) == sorted(
+        [f"core{i}.trace" for i in range(8)] + [f"core{i}.jsonl" for i in range(8)]
+    )
+    assert json.loads((tmp_path / "timeline.json").read_text())["traceEvents"]
+    assert run.cycles == base.cycles, "observing does not change the counts"

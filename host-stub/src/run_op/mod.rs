@@ -674,8 +674,11 @@ fn run_with(
         _ => "output".to_string(),
     };
     let out_bytes = output_bytes(&out_what, out_dtype, &out_shape)?;
+    // Only the cores the library runs on are made: core 0 alone for a single-core library
+    // (the others would only be set up and never run).
     let config = ClusterConfig {
         timing: req.timing.model.clone(),
+        cores: lib.images.len() as u32,
         ..ClusterConfig::default()
     };
     check_hbm_room(&config, lib.images.len(), in_bytes.iter().sum(), out_bytes)?;
