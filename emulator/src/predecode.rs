@@ -430,9 +430,9 @@ mod tests {
     #[test]
     fn a_clear_forgets_every_instruction_and_every_code_bit() {
         let (mut cache, mut ops) = cache_with_movi_at(0x1000);
-        let op = ops.get(cache.slot(0x1000).unwrap()).clone();
+        let op = *ops.get(cache.slot(0x1000).unwrap());
         // Two granules (an instruction across a 64-byte boundary) and a far-away address.
-        cache.insert(&mut ops, 0x203e, op.clone());
+        cache.insert(&mut ops, 0x203e, op);
         cache.insert(&mut ops, 0xfff0_0000, op);
         assert_eq!(cache.code_words.len(), 3);
         cache.clear();

@@ -388,6 +388,21 @@ pub struct Firmware {
     pub debugger: Option<Arc<crate::gdb::Server>>,
 }
 
+/// The device as [`Firmware::checkpoint`] kept it: the cluster and the firmware's record of
+/// the libraries resident on each core.
+#[derive(Debug, Clone)]
+pub struct FirmwareCheckpoint {
+    cluster: q7_emulator::platform::ClusterCheckpoint,
+    resident: BTreeMap<u32, Resident>,
+}
+
+impl FirmwareCheckpoint {
+    /// The HBM bytes it holds.
+    pub fn hbm_bytes(&self) -> u64 {
+        self.cluster.hbm_bytes()
+    }
+}
+
 fn trampoline(at: u32) -> Vec<u8> {
     let mut out = Vec::new();
     for (op, args) in [
@@ -403,6 +418,25 @@ fn trampoline(at: u32) -> Vec<u8> {
 }
 
 impl Firmware {
+    /// The device now, between dispatches, to start later ones from with
+    /// [`Firmware::restore`]: a library loaded once and called many times, each call from
+    /// the state right after the load (docs/python.md "Calls per second").
+    pub fn checkpoint(&self) -> FirmwareCheckpoint {
+        FirmwareCheckpoint {
+            cluster: self.cluster.checkpoint(),
+            resident: self.resident.clone(),
+        }
+    }
+
+    /// Makes the device what it was at `c`.
+    pub fn restore(
+        &mut self,
+        c: &FirmwareCheckpoint,
+    ) -> Result<(), q7_emulator::platform::HbmError> {
+        self.resident = c.resident.clone();
+        self.cluster.restore(&c.cluster)
+    }
+
     /// Boots the firmware on `cluster`.
     pub fn new(mut cluster: Cluster) -> Firmware {
         cluster.set_stop_request(&crate::interrupt::stop_request());

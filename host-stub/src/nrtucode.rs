@@ -106,7 +106,7 @@ pub struct MemWrite {
 }
 
 /// A loadable library.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Library {
     /// Name (for logs).
     pub name: String,

@@ -704,16 +704,31 @@ struct ReadmeRun {
     inputs: Vec<String>,
     tensors: Vec<HostTensor>,
     scalars: Vec<String>,
+    /// The run as `q7_host::testing::Run` gives it.
+    invocation: Run,
     run: OpRun,
 }
+
+/// The README runs that stop with a runtime error: example, invocation, error.
+type StoppedRun = (&'static str, Run, &'static str);
 
 /// Every example README's `q7emu run` commands, run once through `q7_host::testing::Run`
 /// with the README's inputs, scalars and output shape and dtype (shared by the tests that
 /// need them: the 442-million-cycle element-accessor ReLU is among them).
 fn readme_runs() -> &'static [ReadmeRun] {
-    static RUNS: OnceLock<Vec<ReadmeRun>> = OnceLock::new();
+    &all_readme_runs().0
+}
+
+/// The README runs that stop with a runtime error ([`STOPPED`]), checked to stop with it.
+fn stopped_readme_runs() -> &'static [StoppedRun] {
+    &all_readme_runs().1
+}
+
+fn all_readme_runs() -> &'static (Vec<ReadmeRun>, Vec<StoppedRun>) {
+    static RUNS: OnceLock<(Vec<ReadmeRun>, Vec<StoppedRun>)> = OnceLock::new();
     RUNS.get_or_init(|| {
         let mut runs = Vec::new();
+        let mut stopped_runs = Vec::new();
         for example in EXAMPLES {
             let lib = Library::open(&kernels().join(example).join("build")).unwrap();
             for args in q7emu_commands(&readme(example), "run") {
@@ -751,6 +766,7 @@ fn readme_runs() -> &'static [ReadmeRun] {
                         Some(error),
                         "{example} {op}"
                     );
+                    stopped_runs.push((example, invocation, error));
                     continue;
                 }
                 let run = invocation
@@ -762,12 +778,76 @@ fn readme_runs() -> &'static [ReadmeRun] {
                     inputs,
                     tensors,
                     scalars,
+                    invocation,
                     run,
                 });
             }
         }
-        runs
+        (runs, stopped_runs)
     })
+}
+
+/// A run's report without what depends on the host (its wall time and MIPS).
+fn device_report(run: &OpRun) -> serde_json::Value {
+    let mut report = run.json();
+    let fields = report.as_object_mut().expect("the report is an object");
+    fields.remove("wall_seconds");
+    fields.remove("mips");
+    report
+}
+
+#[test]
+fn a_library_kept_loaded_gives_every_call_the_outcome_of_a_fresh_run() {
+    // docs/python.md "Calls per second": a session loads the library once and starts each call
+    // from the device as it was right after the load, so each call gives what a fresh run of
+    // `q7emu run` gives — output, every core's counters, console, errors — whatever came
+    // before it. Each README run of an example, in a session of its library, then the runs of
+    // fewer than 20 M cycles again in reverse order (a call after calls of other ops and of
+    // itself), then the runs that stop with an error, then the first run once more.
+    for example in EXAMPLES {
+        let lib = Library::open(&kernels().join(example).join("build")).unwrap();
+        let fresh: Vec<&ReadmeRun> = readme_runs()
+            .iter()
+            .filter(|r| r.example == example)
+            .collect();
+        let short = |r: &&&ReadmeRun| r.run.cores.iter().all(|c| c.stats.cycles < 20_000_000);
+        let mut session = None;
+        let again = fresh.iter().rev().filter(short);
+        for (n, r) in fresh.iter().chain(again).enumerate() {
+            let called = r
+                .invocation
+                .op_run_in(&lib, &mut session)
+                .unwrap_or_else(|e| panic!("{example} {} (call {n}): {e}", r.op));
+            assert_eq!(called.output, r.run.output, "{example} {} (call {n})", r.op);
+            assert_eq!(
+                device_report(&called),
+                device_report(&r.run),
+                "{example} {} (call {n})",
+                r.op
+            );
+            assert_eq!(
+                called.console, r.run.console,
+                "{example} {} (call {n})",
+                r.op
+            );
+        }
+        for (_, invocation, error) in stopped_readme_runs().iter().filter(|s| s.0 == example) {
+            let e = invocation.op_run_in(&lib, &mut session).err();
+            assert_eq!(
+                e.map(|e| e.to_string()).as_deref(),
+                Some(*error),
+                "{example}"
+            );
+        }
+        let first = fresh[0];
+        let called = first.invocation.op_run_in(&lib, &mut session).unwrap();
+        assert_eq!(
+            device_report(&called),
+            device_report(&first.run),
+            "{example} after an error"
+        );
+        assert!(session.is_some(), "{example}: the calls ran in a session");
+    }
 }
 
 #[test]

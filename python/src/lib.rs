@@ -9,7 +9,7 @@
 //! exception classes of `q7emu.errors`, with q7emu's own messages.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
@@ -18,6 +18,7 @@ use pyo3::types::{PyAnyMethods, PyBytes, PyDict};
 use q7_emulator::platform::trace_port::Poison;
 use q7_host::build::schema::ArgKind;
 use q7_host::exit_code::{Kind, Outcome};
+use q7_host::run_op::Session;
 use q7_host::tensor::dtype::Dtype;
 use q7_host::tensor::HostTensor;
 use q7_host::testing::{self, Kernel, Run, TestingError};
@@ -128,6 +129,18 @@ type OpEntry = (String, String, Vec<(String, String)>);
 #[derive(Debug)]
 struct Library {
     lib: Arc<testing::Library>,
+    /// The library loaded on a cluster of its own, kept between calls (docs/python.md "Calls
+    /// per second"); opened by the first call it serves.
+    session: Arc<Mutex<Option<Session>>>,
+}
+
+impl Library {
+    fn new(lib: testing::Library) -> Library {
+        Library {
+            lib: Arc::new(lib),
+            session: Arc::new(Mutex::new(None)),
+        }
+    }
 }
 
 #[pymethods]
@@ -138,7 +151,7 @@ impl Library {
         let lib = py
             .detach(|| testing::Library::open(&path))
             .map_err(|e| error(py, TestingError::from(e)))?;
-        Ok(Library { lib: Arc::new(lib) })
+        Ok(Library::new(lib))
     }
 
     /// The build directory.
@@ -247,12 +260,18 @@ impl Library {
             run = run.output_shape(&s);
         }
         let lib = Arc::clone(&self.lib);
+        let session = Arc::clone(&self.session);
         let (outcome, signal) = interruptible(py, move || {
             if check {
-                run.checked(&lib).map(|(r, f)| (r, Some(f)))
-            } else {
-                run.op_run(&lib).map(|r| (r, None))
+                return run.checked(&lib).map(|(r, f)| (r, Some(f)));
             }
+            // The loaded library serves one call at a time: a call from another thread while
+            // it is busy runs on a fresh cluster (the same outcome).
+            let done = match session.try_lock() {
+                Ok(mut s) => run.op_run_in(&lib, &mut s),
+                Err(_) => run.op_run(&lib),
+            };
+            done.map(|r| (r, None))
         });
         // An interrupted run is KeyboardInterrupt with the cores' report (error()); a run that
         // finished before the cores saw the request still raises the signal's exception.
@@ -459,7 +478,7 @@ fn build(
     let lib = py
         .detach(move || k.build(&build_directory))
         .map_err(|e| error(py, e))?;
-    Ok(Library { lib: Arc::new(lib) })
+    Ok(Library::new(lib))
 }
 
 mod embedded {

@@ -187,6 +187,69 @@ pub struct Core<B: Bus> {
     accesses: Vec<Access>,
 }
 
+/// A core as [`Core::checkpoint`] kept it: its architectural state, memory (the bus), counters
+/// and pipeline, everything a later run starts from. Not kept: the decoded instructions (a
+/// restore forgets them; decoding is not timed), the console, stop request and progress.
+#[derive(Debug, Clone)]
+pub struct CoreCheckpoint<B> {
+    state: CoreState,
+    bus: B,
+    timing: TimingModel,
+    stats: Stats,
+    handler_code: Vec<Range<u32>>,
+    stack_region: Option<StackRegion>,
+    lowest_sp: u32,
+    deadline: u64,
+    stack_armed: bool,
+    pending: [Pending; 2],
+    pending_until: u64,
+    ccount_offset: u32,
+    window_limit: u8,
+    traps: u8,
+}
+
+impl<B: Bus + Clone> Core<B> {
+    /// The core now, to come back to with [`Core::restore`].
+    pub fn checkpoint(&self) -> CoreCheckpoint<B> {
+        CoreCheckpoint {
+            state: self.state.clone(),
+            bus: self.bus.clone(),
+            timing: self.timing.clone(),
+            stats: self.stats.clone(),
+            handler_code: self.handler_code.clone(),
+            stack_region: self.stack_region,
+            lowest_sp: self.lowest_sp,
+            deadline: self.deadline,
+            stack_armed: self.stack_armed,
+            pending: self.pending,
+            pending_until: self.pending_until,
+            ccount_offset: self.ccount_offset,
+            window_limit: self.window_limit,
+            traps: self.traps,
+        }
+    }
+
+    /// Makes the core what it was at `c` (decoded instructions forgotten).
+    pub fn restore(&mut self, c: &CoreCheckpoint<B>) {
+        self.state = c.state.clone();
+        self.bus = c.bus.clone();
+        self.timing = c.timing.clone();
+        self.stats = c.stats.clone();
+        self.handler_code = c.handler_code.clone();
+        self.stack_region = c.stack_region;
+        self.lowest_sp = c.lowest_sp;
+        self.deadline = c.deadline;
+        self.stack_armed = c.stack_armed;
+        self.pending = c.pending;
+        self.pending_until = c.pending_until;
+        self.ccount_offset = c.ccount_offset;
+        self.window_limit = c.window_limit;
+        self.traps = c.traps;
+        self.accesses.clear();
+        self.invalidate_code();
+    }
+}
+
 impl<B: Bus> Core<B> {
     /// A core in reset state, starting at `pc` with VECBASE `vecbase`.
     pub fn new(config: &'static CoreConfig, bus: B, prid: u32, pc: u32, vecbase: u32) -> Self {

@@ -127,8 +127,9 @@ enum Local {
     Fwdata(usize),
 }
 
-/// One core's view of the platform.
-#[derive(Debug)]
+/// One core's view of the platform. A clone shares the HBM and copies the rest (a core
+/// checkpoint, [`crate::core::CoreCheckpoint`]).
+#[derive(Debug, Clone)]
 pub struct PlatformBus {
     prid: u32,
     iram: Vec<u8>,

@@ -111,7 +111,48 @@ pub struct Cluster {
     threads: Threads,
 }
 
+/// A cluster as [`Cluster::checkpoint`] kept it: each core, HBM, and the semihosting output.
+#[derive(Debug, Clone)]
+pub struct ClusterCheckpoint {
+    cores: Vec<crate::core::CoreCheckpoint<PlatformBus>>,
+    hbm: super::hbm::HbmCheckpoint,
+    output: Vec<Vec<u8>>,
+}
+
+impl ClusterCheckpoint {
+    /// The HBM bytes it holds.
+    pub fn hbm_bytes(&self) -> u64 {
+        self.hbm.bytes()
+    }
+}
+
 impl Cluster {
+    /// The cluster now (no core running), to start later runs from with
+    /// [`Cluster::restore`]: how the host keeps a library loaded between calls.
+    pub fn checkpoint(&self) -> ClusterCheckpoint {
+        ClusterCheckpoint {
+            cores: self.cores.iter().map(Core::checkpoint).collect(),
+            hbm: self.hbm.checkpoint(),
+            output: self.output.iter().map(Captured::bytes).collect(),
+        }
+    }
+
+    /// Makes the cluster what it was at `c`: every core, HBM and the semihosting output.
+    pub fn restore(&mut self, c: &ClusterCheckpoint) -> Result<(), HbmError> {
+        assert_eq!(
+            self.cores.len(),
+            c.cores.len(),
+            "a checkpoint of this cluster"
+        );
+        for (core, saved) in self.cores.iter_mut().zip(&c.cores) {
+            core.restore(saved);
+        }
+        for (out, saved) in self.output.iter().zip(&c.output) {
+            *out.0.lock().unwrap_or_else(|p| p.into_inner()) = saved.clone();
+        }
+        self.hbm.restore(&c.hbm)
+    }
+
     /// Boots `config.cores` cores in reset state: boot ROM at IRAM 0 (VECBASE 0), translate
     /// windows 0 and 1 pinned to HBM scratch, PC 0 until [`Cluster::set_entry`].
     pub fn new(config: &ClusterConfig) -> Result<Cluster, HbmError> {

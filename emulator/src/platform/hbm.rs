@@ -4,7 +4,7 @@
 //! relaxed atomics, so concurrent cores never form a data race; relaxed atomics compile to
 //! plain loads and stores.
 
-use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use memmap2::MmapRaw;
@@ -205,8 +205,102 @@ impl Hbm {
     }
 }
 
+/// The granule of an [`HbmCheckpoint`]: a checkpoint keeps the pages of this size that are not
+/// all zero.
+pub const CHECKPOINT_PAGE: u64 = 4096;
+const PAGE_WORDS: usize = (CHECKPOINT_PAGE / 8) as usize;
+
+/// HBM as it was at [`Hbm::checkpoint`]: the allocator's state and the contents of every
+/// [`CHECKPOINT_PAGE`] of the allocated space that was not all zero (what is free is zero to
+/// whoever allocates it next, so it needs no keeping).
+#[derive(Debug, Clone)]
+pub struct HbmCheckpoint {
+    alloc: Allocator,
+    pages: Vec<(u64, Box<[u64; PAGE_WORDS]>)>,
+}
+
+impl HbmCheckpoint {
+    /// The bytes the checkpoint holds.
+    pub fn bytes(&self) -> u64 {
+        self.pages.len() as u64 * CHECKPOINT_PAGE
+    }
+}
+
+impl Hbm {
+    /// The 64-bit word at `addr` (8-byte aligned, in bounds: the caller's to ensure).
+    fn word(&self, addr: u64) -> u64 {
+        debug_assert!(addr.is_multiple_of(8) && addr + 8 <= self.size);
+        // SAFETY: `addr + 8 <= self.size` and `addr` is 8-byte aligned (the callers walk
+        // page-aligned ranges inside the mapping, which is page aligned); every access to HBM
+        // is atomic, so this load races with no non-atomic access.
+        unsafe { (*(self.map.as_mut_ptr().add(addr as usize) as *const AtomicU64)).load(Relaxed) }
+    }
+
+    /// Stores the 64-bit word `value` at `addr` (8-byte aligned, in bounds).
+    fn set_word(&self, addr: u64, value: u64) {
+        debug_assert!(addr.is_multiple_of(8) && addr + 8 <= self.size);
+        // SAFETY: as in `word`.
+        unsafe {
+            (*(self.map.as_mut_ptr().add(addr as usize) as *const AtomicU64)).store(value, Relaxed)
+        }
+    }
+
+    /// HBM's state now, to come back to with [`Hbm::restore`]: what the host keeps of a
+    /// cluster with a library loaded, so that each call of it starts from the same HBM
+    /// (docs/python.md "Calls per second"). Reads the whole allocated space once.
+    pub fn checkpoint(&self) -> HbmCheckpoint {
+        let alloc = self.alloc.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        // The allocated space: everything the free list does not hold (the space below the
+        // allocator's base included).
+        let mut used = Vec::new();
+        let mut at = 0;
+        for &(start, end) in &alloc.free {
+            used.push((at, start));
+            at = end;
+        }
+        used.push((at, self.size));
+        let mut pages = Vec::new();
+        for (start, end) in used {
+            let mut page = start / CHECKPOINT_PAGE * CHECKPOINT_PAGE;
+            while page < end {
+                let last = (page + CHECKPOINT_PAGE).min(self.size);
+                if (page..last).step_by(8).any(|a| self.word(a) != 0) {
+                    let mut words = Box::new([0u64; PAGE_WORDS]);
+                    for (i, w) in words
+                        .iter_mut()
+                        .enumerate()
+                        .take(((last - page) / 8) as usize)
+                    {
+                        *w = self.word(page + 8 * i as u64);
+                    }
+                    pages.push((page, words));
+                }
+                page += CHECKPOINT_PAGE;
+            }
+        }
+        HbmCheckpoint { alloc, pages }
+    }
+
+    /// Makes HBM what it was at `checkpoint`: every byte zero again but the checkpoint's
+    /// pages, and the allocator's state then (the same later allocations at the same
+    /// addresses). Meant for the host between runs, with no core running.
+    pub fn restore(&self, checkpoint: &HbmCheckpoint) -> Result<(), HbmError> {
+        self.zero(0, self.size)?;
+        for (page, words) in &checkpoint.pages {
+            let last = (page + CHECKPOINT_PAGE).min(self.size);
+            for (i, &w) in words.iter().enumerate().take(((last - page) / 8) as usize) {
+                if w != 0 {
+                    self.set_word(page + 8 * i as u64, w);
+                }
+            }
+        }
+        *self.alloc.lock().unwrap_or_else(|p| p.into_inner()) = checkpoint.alloc.clone();
+        Ok(())
+    }
+}
+
 /// First-fit allocator over `[base, end)` with coalescing free.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Allocator {
     /// Free ranges (start, end), sorted, non-adjacent.
     free: Vec<(u64, u64)>,
@@ -271,6 +365,41 @@ impl Allocator {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_restore_gives_back_the_bytes_and_allocations_of_the_checkpoint() {
+        let hbm = Hbm::new(16 * ZERO_GRANULE, ZERO_GRANULE).unwrap();
+        hbm.write(5, b"scratch").unwrap();
+        let a = hbm.alloc(3 * CHECKPOINT_PAGE, 64).unwrap();
+        hbm.write(a + CHECKPOINT_PAGE + 9, b"image").unwrap();
+        let checkpoint = hbm.checkpoint();
+        assert_eq!(
+            checkpoint.bytes(),
+            2 * CHECKPOINT_PAGE,
+            "only the pages that are not zero"
+        );
+        // A run: stores anywhere, allocations made and one freed.
+        hbm.write(a + 2, b"kernel").unwrap();
+        hbm.write(a + CHECKPOINT_PAGE + 9, b"IMAGE").unwrap();
+        let b = hbm.alloc(100, 64).unwrap();
+        hbm.write(b, b"output").unwrap();
+        hbm.write(10 * ZERO_GRANULE, b"wild").unwrap();
+        hbm.free(a).unwrap();
+        hbm.restore(&checkpoint).unwrap();
+        let read = |addr, len| {
+            let mut out = vec![0; len];
+            hbm.read(addr, &mut out).unwrap();
+            out
+        };
+        assert_eq!(read(5, 7), b"scratch");
+        assert_eq!(read(a, 8), [0; 8]);
+        assert_eq!(read(a + CHECKPOINT_PAGE + 9, 5), b"image");
+        assert_eq!(read(b, 6), [0; 6]);
+        assert_eq!(read(10 * ZERO_GRANULE, 4), [0; 4]);
+        // The allocator is the checkpoint's: `a` is live, the next allocation is `b` again.
+        assert_eq!(hbm.alloc(100, 64).unwrap(), b);
+        hbm.free(a).unwrap();
+    }
 
     #[test]
     fn zero_clears_exactly_its_range_whatever_its_alignment() {

@@ -18,7 +18,7 @@ pub mod soc;
 pub mod trace_port;
 
 pub use bus::{PlatformBus, PlatformCounters};
-pub use cluster::{Cluster, ClusterConfig};
+pub use cluster::{Cluster, ClusterCheckpoint, ClusterConfig};
 pub use console::{ConsoleRing, ConsoleSize};
 pub use device::Device;
 pub use hbm::{Hbm, HbmError};

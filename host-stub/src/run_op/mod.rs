@@ -17,6 +17,7 @@ mod arg_names;
 pub mod cli;
 pub mod library;
 pub mod report;
+mod session;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -43,6 +44,7 @@ use crate::trace::{ObserveSpec, Observer, Summary, TraceError};
 use library::BuildDirError;
 
 pub use crate::run_packed::{CUSTOM_OP_OPCODE, SELECTOR};
+pub use session::Session;
 
 /// Host threads running the cores unless told otherwise (`q7emu run --threads`,
 /// `q7emu run-packed --threads`, `q7_host::testing::Run`); results are the same for any count.
@@ -566,7 +568,24 @@ pub fn run_observed(
     req: &OpRequest,
     spec: &ObserveSpec,
 ) -> Result<(OpRun, Summary), RunError> {
-    let first = run_observed_once(lib, req, spec);
+    with_kernel_return(
+        lib,
+        req,
+        |r| run_observed_once(lib, r, spec),
+        |(run, _)| run,
+    )
+}
+
+/// Runs `req` with `once`; when the op has no shape function, the request says nothing of the
+/// output and the kernel returned something else than the default, runs it `once` more with
+/// an output of what the kernel returned ([`run_observed`]).
+fn with_kernel_return<T>(
+    lib: &Library,
+    req: &OpRequest,
+    mut once: impl FnMut(&OpRequest) -> Result<T, RunError>,
+    run_of: impl Fn(&mut T) -> &mut OpRun,
+) -> Result<T, RunError> {
+    let first = once(req);
     let unspecified = req.out_dtype.is_none()
         && req.out_shape.is_none()
         && lib
@@ -586,9 +605,9 @@ pub fn run_observed(
                 out_shape: Some(r.shape.clone()),
                 ..req.clone()
             };
-            let (mut run, summary) = run_observed_once(lib, &again, spec)?;
-            run.output_from = OutputFrom::KernelReturn;
-            Ok((run, summary))
+            let mut done = once(&again)?;
+            run_of(&mut done).output_from = OutputFrom::KernelReturn;
+            Ok(done)
         }
         other => other,
     }
@@ -649,40 +668,104 @@ fn run_with(
     observer: Option<Arc<Observer>>,
 ) -> Result<OpRun, RunError> {
     let _span = tracing::info_span!("run", library = lib.info.library, op = req.op).entered();
-    let op = lib.op(&req.op)?.clone();
-    check_arg_counts(&op, req)?;
-    // Every size is checked before anything is allocated (the inputs' before a shape
-    // function sees them).
-    let mut in_bytes = Vec::new();
-    for (a, t) in op
-        .args
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| a.kind == ArgKind::Tensor)
-        .zip(&req.inputs)
-    {
-        let what = format!("input {} ({})", a.0, a.1.name);
-        descriptor::describe_shape(t.shape()).map_err(|source| RunError::Descriptor {
-            what: what.clone(),
-            source,
-        })?;
-        in_bytes.push(input_bytes(&what, t)?);
+    let plan = Plan::of(lib, req)?;
+    let (mut ctx, handles) = load(lib, req, &plan.op, observer)?;
+    dispatch(lib, req, plan, &mut ctx, handles)
+}
+
+/// What a run of a request is, worked out before anything is allocated: the op, the inputs'
+/// sizes, the output's dtype, shape and size and where they came from.
+struct Plan {
+    op: OpInfo,
+    in_bytes: Vec<u64>,
+    out_dtype: Dtype,
+    out_shape: Vec<u64>,
+    output_from: OutputFrom,
+    out_bytes: u64,
+}
+
+impl Plan {
+    /// `req` on `lib`, every count and size checked (the inputs' before a shape function sees
+    /// them), and the tensors' room in HBM.
+    fn of(lib: &Library, req: &OpRequest) -> Result<Plan, RunError> {
+        let op = lib.op(&req.op)?.clone();
+        check_arg_counts(&op, req)?;
+        let mut in_bytes = Vec::new();
+        for (a, t) in op
+            .args
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.kind == ArgKind::Tensor)
+            .zip(&req.inputs)
+        {
+            let what = format!("input {} ({})", a.0, a.1.name);
+            descriptor::describe_shape(t.shape()).map_err(|source| RunError::Descriptor {
+                what: what.clone(),
+                source,
+            })?;
+            in_bytes.push(input_bytes(&what, t)?);
+        }
+        let (out_dtype, out_shape, output_from) = output_spec(lib, &op, req)?;
+        let out_what = match (&output_from, &req.out_shape) {
+            (OutputFrom::ShapeFunction(f), None) => format!("output (from shape function {f})"),
+            _ => "output".to_string(),
+        };
+        let out_bytes = output_bytes(&out_what, out_dtype, &out_shape)?;
+        check_hbm_room(
+            &cluster_config(lib, req),
+            lib.images.len(),
+            in_bytes.iter().sum(),
+            out_bytes,
+        )?;
+        Ok(Plan {
+            op,
+            in_bytes,
+            out_dtype,
+            out_shape,
+            output_from,
+            out_bytes,
+        })
     }
-    let (out_dtype, out_shape, output_from) = output_spec(lib, &op, req)?;
-    let out_what = match (&output_from, &req.out_shape) {
-        (OutputFrom::ShapeFunction(f), None) => format!("output (from shape function {f})"),
-        _ => "output".to_string(),
-    };
-    let out_bytes = output_bytes(&out_what, out_dtype, &out_shape)?;
-    // Only the cores the library runs on are made: core 0 alone for a single-core library
-    // (the others would only be set up and never run).
-    let config = ClusterConfig {
+}
+
+/// The cluster a run of `req` on `lib` needs. Only the cores the library runs on are made:
+/// core 0 alone for a single-core library (the others would only be set up and never run).
+fn cluster_config(lib: &Library, req: &OpRequest) -> ClusterConfig {
+    ClusterConfig {
         timing: req.timing.model.clone(),
         cores: lib.images.len() as u32,
         ..ClusterConfig::default()
-    };
-    check_hbm_room(&config, lib.images.len(), in_bytes.iter().sum(), out_bytes)?;
+    }
+}
 
+/// A device failure of a run of `op` as the [`RunError`] that reports it: symbolised, with
+/// the failing cores' consoles and, for RETURN_MISMATCH, what the kernel returned.
+fn device_error(lib: &Library, op: &OpInfo, cluster: &Cluster, source: FirmwareError) -> RunError {
+    RunError::Device {
+        symbols: lib.symbolise(&source),
+        console: crate::console::of_failure(cluster, &source),
+        returned: match &source {
+            FirmwareError::Aborted { core, name, .. } if *name == "RETURN_MISMATCH" => {
+                Returned::of(cluster, *core).map(Box::new)
+            }
+            _ => None,
+        },
+        source: arg_names::name_arguments(source, &op.args),
+    }
+}
+
+/// The libraries a [`load`] created, by core: what a dispatch unloads and destroys after it.
+type Handles = Vec<(u32, crate::nrtucode::Library)>;
+
+/// A fresh cluster for `req` with `lib` loaded: each image created, prelinked and loaded on its
+/// core through the nrtucode path, its kernel table checked against the build.
+fn load(
+    lib: &Library,
+    req: &OpRequest,
+    op: &OpInfo,
+    observer: Option<Arc<Observer>>,
+) -> Result<(Context, Handles), RunError> {
+    let config = cluster_config(lib, req);
     let mut device = Firmware::new(Cluster::new(&config).map_err(|source| RunError::Hbm {
         what: "cluster".into(),
         source,
@@ -699,17 +782,7 @@ fn run_with(
     device.observer = observer;
     device.debugger = req.gdb.clone();
     let mut ctx = Context::new(device);
-    let device_err = |cluster: &Cluster, source: FirmwareError| RunError::Device {
-        symbols: lib.symbolise(&source),
-        console: crate::console::of_failure(cluster, &source),
-        returned: match &source {
-            FirmwareError::Aborted { core, name, .. } if *name == "RETURN_MISMATCH" => {
-                Returned::of(cluster, *core).map(Box::new)
-            }
-            _ => None,
-        },
-        source: arg_names::name_arguments(source, &op.args),
-    };
+    let device_err = |cluster: &Cluster, source| device_error(lib, op, cluster, source);
 
     // Create and load one library instance per core.
     let mut loaded = Vec::new();
@@ -739,6 +812,27 @@ fn run_with(
         library::check_kernel_table(&lib.dir.join(file), table, &lib.info)?;
         loaded.push((core as u32, l));
     }
+    Ok((ctx, loaded))
+}
+
+/// Runs `plan` on the loaded cluster of `ctx`: the tensors placed in HBM, the op dispatched,
+/// the output read back, the libraries of `handles` unloaded and destroyed.
+fn dispatch(
+    lib: &Library,
+    req: &OpRequest,
+    plan: Plan,
+    ctx: &mut Context,
+    loaded: Handles,
+) -> Result<OpRun, RunError> {
+    let Plan {
+        op,
+        in_bytes,
+        out_dtype,
+        out_shape,
+        output_from,
+        out_bytes,
+    } = plan;
+    let device_err = |cluster: &Cluster, source| device_error(lib, &op, cluster, source);
 
     // Place the tensors and describe the arguments in schema order, the output last. A `.npy`
     // input goes from its file into HBM a chunk at a time; the output is zeroed without taking

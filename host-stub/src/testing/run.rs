@@ -180,6 +180,26 @@ impl Run {
         Ok((dtype, shape))
     }
 
+    /// Runs on `lib` in `session`, the library kept loaded between calls
+    /// ([`run_op::Session`]): the outcome of [`Run::op_run`], without setting the cluster up
+    /// and loading the library again. The session is opened when there is none or it was set
+    /// up for another timing model or console size; a checked, traced, timelined or poisoned
+    /// run runs on a fresh cluster instead, as [`Run::op_run`].
+    pub fn op_run_in(
+        &self,
+        lib: &Library,
+        session: &mut Option<run_op::Session>,
+    ) -> Result<OpRun, TestingError> {
+        if self.observe.any() || self.request.poison.is_some() {
+            return self.op_run(lib);
+        }
+        if !session.as_ref().is_some_and(|s| s.serves(&self.request)) {
+            *session = Some(run_op::Session::open(lib, &self.request)?);
+        }
+        let s = session.as_mut().expect("opened above");
+        Ok(s.run(lib, &self.request)?)
+    }
+
     /// Runs on `lib`: the summary.
     pub fn on(&self, lib: &Library) -> Result<Summary, TestingError> {
         self.op_run(lib).map(|r| Summary::of(&r))
