@@ -210,6 +210,20 @@ impl Symbols {
             .collect()
     }
 
+    /// Each frame of the backtrace `pcs` (innermost first, as [`Symbols::backtrace`]) as a
+    /// line: `0x…pc in name+0xoff (file:line)`, or the bare PC outside every function or
+    /// without `symbols`.
+    pub fn frame_lines(symbols: Option<&Symbols>, pcs: &[u32]) -> Vec<String> {
+        let frames = symbols.map(|s| s.backtrace(pcs)).unwrap_or_default();
+        pcs.iter()
+            .enumerate()
+            .map(|(i, pc)| match frames.get(i).cloned().flatten() {
+                Some(f) => format!("{pc:#010x} in {f}"),
+                None => format!("{pc:#010x}"),
+            })
+            .collect()
+    }
+
     /// One backtrace frame at `pc`: `name+0xoff (file:line)`, `name+0xoff` without line
     /// information, `None` outside every function. A return address (`returns`: every frame
     /// but the innermost) points past its call, which is where the caller is: its function and
@@ -250,11 +264,8 @@ impl Symbols {
         let returns = report.backtrace.iter().skip(1).map(|f| f.pc);
         let pcs: Vec<u32> = std::iter::once(report.pc).chain(returns).collect();
         let mut out = format!("\nsymbolised backtrace ({source}):");
-        for (i, (pc, frame)) in pcs.iter().zip(self.backtrace(&pcs)).enumerate() {
-            out.push_str(&format!("\n  #{i} {pc:#010x}"));
-            if let Some(frame) = frame {
-                out.push_str(&format!(" in {frame}"));
-            }
+        for (i, line) in Symbols::frame_lines(Some(self), &pcs).iter().enumerate() {
+            out.push_str(&format!("\n  #{i} {line}"));
         }
         if let Some(to) = report.backtrace_loop {
             out.push_str(&format!("\n  {}", q7_emulator::fault::loop_note(to)));

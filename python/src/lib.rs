@@ -60,17 +60,7 @@ fn run_error(py: Python<'_>, e: TestingError, lib: &testing::Library) -> PyErr {
     let pcs: Vec<u32> = std::iter::once(report.pc)
         .chain(report.backtrace.iter().skip(1).map(|f| f.pc))
         .collect();
-    let frames: Vec<String> = match symbols {
-        Some(s) => pcs
-            .iter()
-            .zip(s.backtrace(&pcs))
-            .map(|(pc, f)| match f {
-                Some(f) => format!("{pc:#010x} in {f}"),
-                None => format!("{pc:#010x}"),
-            })
-            .collect(),
-        None => pcs.iter().map(|pc| format!("{pc:#010x}")).collect(),
-    };
+    let frames = q7_host::symbolize::Symbols::frame_lines(symbols, &pcs);
     let value = err.value(py);
     let set = || -> PyResult<()> {
         value.setattr("core", report.core)?;

@@ -302,3 +302,19 @@ def test_timing_traces_and_timeline_are_run_options(relu, tmp_path):
     )
     assert json.loads((tmp_path / "timeline.json").read_text())["traceEvents"]
     assert run.cycles == base.cycles, "observing does not change the counts"
+
+
+def test_calls_run_on_the_library_kept_loaded_with_the_counts_of_a_fresh_run(relu):
+    # docs/python.md "Calls per second": every call starts from the device as it was right
+    # after the load, so repeated calls count alike, and as a checked run (which sets a fresh
+    # cluster up) counts.
+    x = np.linspace(-2, 2, 2048, dtype=np.float32)
+
+    def device(run):
+        return {k: v for k, v in run.report.items() if k not in ("wall_seconds", "mips")}
+
+    runs = [relu.relu_forward.run(x) for _ in range(3)]
+    fresh = relu.relu_forward.run(x, check=True)
+    assert fresh.findings["errors"] == 0
+    for r in runs:
+        assert device(r) == device(fresh)

@@ -1007,22 +1007,13 @@ fn dedup(findings: Vec<Finding>) -> Vec<Finding> {
 }
 
 fn symbolise(r: &RawSite, symbols: Option<&Symbols>) -> Site {
-    let frames = symbols.map(|s| s.backtrace(&r.callers)).unwrap_or_default();
     Site {
         core: r.core,
         pc: r.pc,
         cycle: r.cycle,
         function: symbols.and_then(|s| s.frame(r.pc, false)),
         disassembly: r.disassembly.clone(),
-        backtrace: r
-            .callers
-            .iter()
-            .enumerate()
-            .map(|(i, pc)| match frames.get(i).cloned().flatten() {
-                Some(f) => format!("{pc:#010x} in {f}"),
-                None => format!("{pc:#010x}"),
-            })
-            .collect(),
+        backtrace: Symbols::frame_lines(symbols, &r.callers),
     }
 }
 
