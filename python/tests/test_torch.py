@@ -16,7 +16,7 @@ from q7emu.torch import custom_op  # noqa: E402
 from conftest import ROOT  # noqa: E402
 
 RELU_MULTICORE = ROOT / "examples/kernels/relu_multicore"
-MLP = ROOT / "examples/torch/mlp"
+MLP = ROOT / "examples/torch/mlp"  # and its eight-core twin, examples/torch/mlp_multicore
 
 
 @pytest.fixture(scope="module")
@@ -103,11 +103,13 @@ def run_script(cwd, *args):
     return out.stdout
 
 
-def test_the_aws_layout_mlp_example_trains_with_the_losses_of_torch_relu(tmp_path, toolchain):
+@pytest.mark.parametrize("example", ["mlp", "mlp_multicore"])
+def test_the_aws_layout_mlp_example_trains_with_the_losses_of_torch_relu(tmp_path, toolchain, example):
     # build.py builds librelu.so into its own directory, my_ops.py loads it by that name: the
-    # example runs in a copy, as a user runs AWS's projects in theirs.
-    work = tmp_path / "mlp"
-    shutil.copytree(MLP, work, symlinks=False)
+    # example runs in a copy, as a user runs AWS's projects in theirs. mlp's ReLU runs on one
+    # core with element accessors, mlp_multicore's on eight through TCM.
+    work = tmp_path / example
+    shutil.copytree(MLP.parent / example, work, symlinks=False)
     run_script(work, "build.py")
     assert json.loads((work / "librelu.so").read_text())["library"] == "relu"
     steps = [json.loads(line) for line in run_script(work, "train.py", "--steps", "3", "--json").splitlines()]
@@ -117,8 +119,9 @@ def test_the_aws_layout_mlp_example_trains_with_the_losses_of_torch_relu(tmp_pat
         # Two forward ReLUs, then the backward pass's two, each a run on the emulated core.
         assert s["runs"] == ["relu_forward", "relu_forward", "relu_backward", "relu_backward"]
         assert s["cycles"] > 0
+        assert s["cores"] == (8 if example == "mlp_multicore" else 1)
     assert steps[2]["loss"] < steps[0]["loss"], "the model learns"
     # The build is reused: a second build.py compiles nothing.
-    before = os.stat(work / "relu.packed.so").st_mtime_ns
+    before = os.stat(work / "q7build.json").st_mtime_ns
     run_script(work, "build.py")
-    assert os.stat(work / "relu.packed.so").st_mtime_ns == before
+    assert os.stat(work / "q7build.json").st_mtime_ns == before

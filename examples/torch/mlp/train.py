@@ -69,11 +69,13 @@ def main(argv=None):
         if args.json:
             print(json.dumps({"step": step, "loss": loss.item(), "torch_relu_loss": ref.item(),
                               "equal": equal, "runs": [r.report["op"] for r in runs],
-                              "cycles": cycles}), flush=True)
+                              "cores": max(len(r.cores) for r in runs), "cycles": cycles}),
+                  flush=True)
         else:
             print(f"step {step}: loss {loss.item():.6f}, with torch.relu {ref.item():.6f} "
-                  f"({'equal' if equal else 'DIFFERENT'}); {len(runs)} ReLU runs, "
-                  f"{cycles} emulated cycles", flush=True)
+                  f"({'equal' if equal else 'DIFFERENT'}); {len(runs)} ReLU runs on "
+                  f"{max(len(r.cores) for r in runs)} core(s), {cycles} emulated cycles",
+                  flush=True)
     return 1 if differ else 0
 
 

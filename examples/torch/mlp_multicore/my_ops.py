@@ -1,0 +1,1 @@
+../mlp/my_ops.py

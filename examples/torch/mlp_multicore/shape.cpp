@@ -1,0 +1,1 @@
+../mlp/shape.cpp

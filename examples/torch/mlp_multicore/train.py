@@ -1,0 +1,1 @@
+../mlp/train.py
