@@ -10,7 +10,8 @@
 #
 # Then runs the main job, the committed 8-core ReLU kernel, through `q7emu run` on 1 and on 2
 # host threads and prints their wall times, aggregate MIPS and the 2-thread / 1-thread ratio;
-# and checked mode's cost: two ReLU kernels run plain and with --check.
+# and checked mode's cost: two ReLU kernels run plain and with --check; and the calls per
+# second of ops from Python, kept loaded against set up per call (scripts/bench_calls.py).
 #
 # Gates only on correctness and on ratios measured side by side in this run, never on an
 # absolute MIPS figure (shared hosts run the same binary at very different speeds): fails when the
@@ -213,8 +214,17 @@ for k in relu_multicore relu_element; do
   printf '%-16s %10.3f %10.3f %7.2f %s\n' $k "${cbest[plain]}" "${cbest[checked]}" "$cratio" "$cverdict"
 done
 
+# Calls per second from Python (scripts/bench_calls.py): a library kept loaded against one that
+# sets a cluster up per call, gated on their ratio. Needs the test command's .venv with the
+# package installed (scripts/test.sh makes it; .ci/run runs that first).
+if [ -x .venv/bin/python ] && .venv/bin/python -c 'import q7emu' 2>/dev/null; then
+  .venv/bin/python scripts/bench_calls.py || status=1
+else
+  echo "calls per second from Python: skipped (no .venv with the q7emu package: run scripts/test.sh first)"
+fi
+
 if [ "$status" = 0 ]; then
-  echo "bench.sh: exit codes agree; every q7emu/qemu-system ratio at or above its floor; the 8-core ReLU's output is expected.npy on 1 and 2 threads, which scale at or above x$THREAD_FLOOR; checked mode costs at most x$CHECK_CEILING"
+  echo "bench.sh: exit codes agree; every q7emu/qemu-system ratio at or above its floor; the 8-core ReLU's output is expected.npy on 1 and 2 threads, which scale at or above x$THREAD_FLOOR; checked mode costs at most x$CHECK_CEILING; a library kept loaded is called faster than one set up per call, by at least its floor"
 else
   echo "bench.sh: FAILED (see MISMATCH / RATIO BELOW / THREAD RATIO BELOW / CHECK RATIO ABOVE / FAILED above)" >&2
 fi

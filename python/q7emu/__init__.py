@@ -270,10 +270,16 @@ class Library:
         return f"<q7emu library {self.name} ({', '.join(self.ops)}) at {self.path}>"
 
 
-def load_library(path: "os.PathLike[str] | str") -> Library:
+def load_library(path: "os.PathLike[str] | str", keep_loaded: bool = True) -> Library:
     """Opens the library built in directory ``path`` (by ``q7emu build`` or ``load``), or the
     directory holding ``path`` when it names a file of the build (the ``lib<name>.so`` that
-    ``load`` writes, as ``torch_neuronx.xla_impl.custom_op.load_library`` is given it)."""
+    ``load`` writes, as ``torch_neuronx.xla_impl.custom_op.load_library`` is given it).
+
+    With ``keep_loaded`` (the default) the library is loaded on a cluster of its own by its
+    first call and kept there: every call starts from the device as it was right after the
+    load, with the outcome of a fresh ``q7emu run`` (docs/python.md "Calls per second").
+    ``keep_loaded=False`` sets a cluster up for every call instead (less memory held between
+    calls, much slower calls)."""
     path = os.fspath(path)
     if not os.path.exists(path):
         raise BadInput(f"{path}: no such file or directory (a build directory, or the lib<name>.so in one)")
@@ -286,7 +292,7 @@ def load_library(path: "os.PathLike[str] | str") -> Library:
                 "q7emu.load or q7emu.torch.custom_op.load)"
             )
         path = build
-    return Library(_q7emu.Library(path))
+    return Library(_q7emu.Library(path, keep_loaded=keep_loaded))
 
 
 def library_file(build_directory: "os.PathLike[str] | str", name: str) -> str:

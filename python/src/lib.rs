@@ -120,28 +120,31 @@ type OpEntry = (String, String, Vec<(String, String)>);
 struct Library {
     lib: Arc<testing::Library>,
     /// The library loaded on a cluster of its own, kept between calls (docs/python.md "Calls
-    /// per second"); opened by the first call it serves.
-    session: Arc<Mutex<Option<Session>>>,
+    /// per second"); opened by the first call it serves. None when every call is to set a
+    /// cluster up afresh (`keep_loaded=False`).
+    session: Option<Arc<Mutex<Option<Session>>>>,
 }
 
 impl Library {
-    fn new(lib: testing::Library) -> Library {
+    fn new(lib: testing::Library, keep_loaded: bool) -> Library {
         Library {
             lib: Arc::new(lib),
-            session: Arc::new(Mutex::new(None)),
+            session: keep_loaded.then(|| Arc::new(Mutex::new(None))),
         }
     }
 }
 
 #[pymethods]
 impl Library {
-    /// Opens build directory `path`, checked as `q7emu run` checks it.
+    /// Opens build directory `path`, checked as `q7emu run` checks it; with `keep_loaded`
+    /// its calls run on the library kept loaded ([`Session`]), else each on a fresh cluster.
     #[new]
-    fn open(py: Python<'_>, path: PathBuf) -> PyResult<Library> {
+    #[pyo3(signature = (path, keep_loaded=true))]
+    fn open(py: Python<'_>, path: PathBuf, keep_loaded: bool) -> PyResult<Library> {
         let lib = py
             .detach(|| testing::Library::open(&path))
             .map_err(|e| error(py, TestingError::from(e)))?;
-        Ok(Library::new(lib))
+        Ok(Library::new(lib, keep_loaded))
     }
 
     /// The build directory.
@@ -250,16 +253,16 @@ impl Library {
             run = run.output_shape(&s);
         }
         let lib = Arc::clone(&self.lib);
-        let session = Arc::clone(&self.session);
+        let session = self.session.clone();
         let (outcome, signal) = interruptible(py, move || {
             if check {
                 return run.checked(&lib).map(|(r, f)| (r, Some(f)));
             }
             // The loaded library serves one call at a time: a call from another thread while
             // it is busy runs on a fresh cluster (the same outcome).
-            let done = match session.try_lock() {
-                Ok(mut s) => run.op_run_in(&lib, &mut s),
-                Err(_) => run.op_run(&lib),
+            let done = match session.as_deref().map(Mutex::try_lock) {
+                Some(Ok(mut s)) => run.op_run_in(&lib, &mut s),
+                _ => run.op_run(&lib),
             };
             done.map(|r| (r, None))
         });
@@ -468,7 +471,7 @@ fn build(
     let lib = py
         .detach(move || k.build(&build_directory))
         .map_err(|e| error(py, e))?;
-    Ok(Library::new(lib))
+    Ok(Library::new(lib, true))
 }
 
 mod embedded {

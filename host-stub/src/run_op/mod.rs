@@ -64,6 +64,10 @@ pub struct Library {
     /// A project's shape executable, checked against its digest (examples/sdk/BUILD.md
     /// "Projects"); `None` for a `--fn`/`--schema` build.
     pub shape: Option<PathBuf>,
+    /// The shape executable's answers so far, by request (`build::shape::request`): a shape
+    /// function is a function of its arguments' dtypes, shapes and scalars, and asking it
+    /// again costs a process (several milliseconds, more than a small op's whole call).
+    shape_answers: std::sync::Mutex<std::collections::HashMap<String, (Dtype, Vec<u64>)>>,
 }
 
 /// One op invocation.
@@ -156,6 +160,9 @@ impl OutputFrom {
         }
     }
 }
+
+/// Most shape-executable answers a [`Library`] keeps (all are forgotten when it is full).
+pub const SHAPE_ANSWERS: usize = 1024;
 
 /// Where the runtime leaves its returned-tensor record in each core's DataRAM (PLATFORM.md
 /// "Returned-tensor record"; `Q7_RETURNED_ADDR` of the SDK header `q7/customop_abi.h`).
@@ -408,6 +415,7 @@ impl Library {
             images,
             symbols,
             shape,
+            shape_answers: Default::default(),
         })
     }
 
@@ -1043,8 +1051,22 @@ fn output_spec(
                 ShapeArg::Scalar(a.kind, v)
             });
         }
-        let what = format!("op {}, shape function {f}", op.name);
-        let (d, s) = query(exe, &op.name, &args, &what)?;
+        let key = crate::build::shape::request(&op.name, &args);
+        let answers = || lib.shape_answers.lock().unwrap_or_else(|p| p.into_inner());
+        let known = answers().get(&key).cloned();
+        let (d, s) = match known {
+            Some(answer) => answer,
+            None => {
+                let what = format!("op {}, shape function {f}", op.name);
+                let answer = query(exe, &op.name, &args, &what)?;
+                let mut known = answers();
+                if known.len() >= SHAPE_ANSWERS {
+                    known.clear();
+                }
+                known.insert(key, answer.clone());
+                answer
+            }
+        };
         return Ok((
             req.out_dtype.unwrap_or(d),
             req.out_shape.clone().unwrap_or(s),
