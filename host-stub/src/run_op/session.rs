@@ -26,13 +26,9 @@ pub struct Session {
 
 impl Session {
     /// `lib` loaded on a cluster set up as `req` asks (timing model, console size); `req`'s
-    /// op and arguments are not looked at.
+    /// op names the load's errors (an unknown op is one), its arguments are not looked at.
     pub fn open(lib: &Library, req: &OpRequest) -> Result<Session, RunError> {
-        let op = lib.info.ops.first().ok_or_else(|| RunError::UnknownOp {
-            op: req.op.clone(),
-            library: lib.info.library.clone(),
-            ops: Vec::new(),
-        })?;
+        let op = lib.op(&req.op)?;
         let (ctx, handles) = load(
             lib,
             &OpRequest {
