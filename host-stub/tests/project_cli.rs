@@ -891,3 +891,120 @@ fn a_project_without_the_host_compiler_says_so_before_compiling() {
     );
     assert!(!dir.join("p/build").exists());
 }
+
+/// A shape file whose shape functions leave processes behind: `spawn` starts a background
+/// child in its own process group and answers at once; `escape` starts one in a new session
+/// (outside the group), which keeps the answer's pipe open.
+const SPAWNING_SHAPE: &str = r#"#include <torch/torch.h>
+#include "torchneuron/register.h"
+#include <cstdlib>
+#include <unistd.h>
+
+torch::Tensor spawn_shape(torch::Tensor v) {
+    if (std::system("sleep 600 & echo $! > spawned.pid") != 0)
+        return torch::zeros({1}, torch::kInt);
+    return torch::zeros({v.size(0), 2}, torch::kInt);
+}
+
+// The child writes its pid once it is in its new session; the answer waits for that.
+torch::Tensor escape_shape(torch::Tensor v) {
+    if (std::system("setsid sh -c 'echo $$ > escaped.tmp && mv escaped.tmp escaped.pid && "
+                    "exec sleep 600' &") != 0)
+        return torch::zeros({1}, torch::kInt);
+    for (int i = 0; i < 1000 && access("escaped.pid", F_OK) != 0; i++)
+        usleep(10000);
+    return torch::zeros({v.size(0), 2}, torch::kInt);
+}
+
+NEURON_LIBRARY(spawning_ops, m) {
+    m.def("spawn", &spawn_shape, "pairs");
+    m.def("escape", &escape_shape, "pairs");
+}
+"#;
+
+/// `cmd`'s output; a run still going after 120 s (far past the shape executable's 5 s
+/// deadline) is killed and fails the test: a hang, not a slow run.
+fn output_within_two_minutes(cmd: &mut std::process::Command) -> Output {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(120) {
+            child.kill().unwrap();
+            panic!("q7emu run still waits for the shape executable after 120 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Whether process `pid` (read from `file`) is alive: it exists and is not a zombie (a killed
+/// orphan waits as one until the machine's init reaps it).
+fn alive(file: &Path) -> bool {
+    let pid = std::fs::read_to_string(file).unwrap();
+    match std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())) {
+        // "pid (comm) state …": the state follows the command's closing parenthesis.
+        Ok(stat) => !stat[stat.rfind(')').unwrap() + 1..]
+            .trim_start()
+            .starts_with('Z'),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn a_shape_function_cannot_hold_a_run_past_its_answer_or_its_deadline() {
+    if !toolchain_present() {
+        return;
+    }
+    let tmp = TempDir::new("project-spawning-shape");
+    let dir = tmp.join("");
+    project(&dir, &[("k.cpp", COMPUTE), ("shape.cpp", SPAWNING_SHAPE)]);
+    let o = build(&dir, "spawning", "k.cpp", "shape.cpp", "build");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = dir.join("v.npy");
+    npy::write(&v, &floats(&VALUES)).unwrap();
+    let run = |op: &str| {
+        output_within_two_minutes(
+            q7emu()
+                .current_dir(&dir)
+                .args(["run", "build", "--op", op, "--input"])
+                .arg(&v),
+        )
+    };
+    // The answer is taken and the child the shape executable left running is killed with it:
+    // its process group goes as soon as it has answered (build/shape.rs).
+    let o = run("spawn");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout)
+            .starts_with("spawn(Tensor v) -> Tensor: output int32 [6, 2]"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert!(
+        !alive(&dir.join("spawned.pid")),
+        "the background child outlived the request"
+    );
+    // A child in a session of its own holds the output pipe: the wait ends at the 5 s deadline.
+    let o = run("escape");
+    let pid = dir.join("escaped.pid");
+    if alive(&pid) {
+        let pid: libc::pid_t = std::fs::read_to_string(&pid)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        // SAFETY: a signal to the test's own leftover `sleep` (the shape executable started it
+        // in a session of its own, where no group kill reaches).
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    assert_eq!(
+        stderr(&o),
+        "q7emu: error: build/spawning.shape: the shape executable did not answer within 5 s (op \
+         escape, shape function escape_shape): it was stopped\n"
+    );
+}

@@ -2,16 +2,18 @@
 //! compiler).
 //!
 //! Command: `xtensa-elf-g++ -x <language> <flags of the language> <user cflags>
-//! -I<sdk>/include <user -I dirs> -ffile-prefix-map=… -o <object> <source>`, run in the build
-//! directory, every path absolute. The flags ([`COMMON_FLAGS`] and the language's) keep the
+//! -I<sdk>/include <user -I dirs> -ffile-prefix-map=… -MD -MF <object>.d -o <object> <source>`,
+//! run in the build directory, every path absolute; the dependency file lists what the compiler
+//! read ([`super::deps`]). The flags ([`COMMON_FLAGS`] and the language's) keep the
 //! seed's intent: `-Os`, `-fno-jump-tables` (no jump tables the self-relative image would have
 //! to relocate), `-mlongcalls` and `-fpic` (one set of objects links at any window),
 //! `-Wall -Werror`, `-g` (the seed always compiles with it; the strip gate looks at the user's
 //! cflags only). Ours: freestanding (no hosted library), hidden visibility (every reference
 //! binds inside the image), C++14 without exceptions, RTTI or thread-safe statics (the runtime
 //! has none of their support). The vendor-only flags (`-stdlib=libc++-e`, `-mcoproc`,
-//! `--xtensa-core`, `-Wno-c99-designator`, `-MMD -MP`) have no GCC counterpart and are left
-//! out: GCC accepts designated initializers in C++14 without a warning. Three warnings that
+//! `--xtensa-core`, `-Wno-c99-designator`) have no GCC counterpart and are left out: GCC
+//! accepts designated initializers in C++14 without a warning (the vendor's `-MMD -MP` become
+//! our `-MD -MF`, above). Three warnings that
 //! GCC's `-Wall` has for C++ and the vendor's clang 10 `-Wall` has not are relaxed, since
 //! kernels written for that compiler trip them under `-Werror`: `-Wsign-compare` (signed
 //! indices compared with unsigned counts, `for (int i = 0; i < n; i++)` over a `size_t n`),
@@ -139,6 +141,7 @@ pub fn command(tools: &Toolchain, c: &Compilation<'_>) -> Option<Command> {
         cmd.arg(format!("-I{}", i.display()));
     }
     cmd.args(c.prefix_maps)
+        .args(super::deps::flags(&super::deps::depfile(c.object)))
         .arg("-o")
         .arg(c.object)
         .arg(c.source);
@@ -268,7 +271,7 @@ mod tests {
              -fvisibility=hidden -Wall -Werror -g -c -std=c++14 -fno-exceptions -fno-rtti \
              -fno-threadsafe-statics -Wno-sign-compare -Wno-unused-but-set-variable \
              -Wno-maybe-uninitialized -DSTACK_SIZE=8192 -I/sdk/include -I/inc \
-             -ffile-prefix-map=/b=. -o /b/k.o /src/k.cpp"
+             -ffile-prefix-map=/b=. -MD -MF /b/k.d -o /b/k.o /src/k.cpp"
         );
     }
 }

@@ -22,6 +22,7 @@
 
 pub mod cli;
 pub mod compile;
+pub mod deps;
 pub mod link;
 pub mod metadata;
 pub mod pack;
@@ -564,6 +565,13 @@ fn checked_ops(entries: &[OpEntry]) -> Result<Vec<Op>, BuildError> {
 /// that fails ends the build with its error and leaves the build directory as it was (but for
 /// the lock file).
 pub fn build(opts: &Options) -> Result<BuildInfo, BuildError> {
+    build_with_inputs(opts).map(|(info, _)| info)
+}
+
+/// [`build`], and every file the build's compilations read ([`deps`]: sources, headers
+/// wherever they were found, the SDK's runtime sources; absolute, in path order) — what decides
+/// whether the build is still up to date.
+pub fn build_with_inputs(opts: &Options) -> Result<(BuildInfo, Vec<PathBuf>), BuildError> {
     // A tool killed by Ctrl-C fails its step: the build reports the interruption instead.
     build_steps(opts).map_err(|e| {
         if crate::interrupt::stop_request().is_requested() {
@@ -574,7 +582,7 @@ pub fn build(opts: &Options) -> Result<BuildInfo, BuildError> {
     })
 }
 
-fn build_steps(opts: &Options) -> Result<BuildInfo, BuildError> {
+fn build_steps(opts: &Options) -> Result<(BuildInfo, Vec<PathBuf>), BuildError> {
     // 1. arguments (a project's registrations read from its shape sources)
     let (base, ops, project) = steps::check_arguments(opts)?;
     // 2. tools, sources, SDK, build directory
@@ -630,7 +638,7 @@ fn build_steps(opts: &Options) -> Result<BuildInfo, BuildError> {
     ctx.write_metadata(&info, &ops)?;
     // Every output into the build directory, the metadata last.
     ctx.install()?;
-    Ok(info)
+    Ok((info, ctx.inputs()))
 }
 
 #[cfg(test)]

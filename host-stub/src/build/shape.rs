@@ -154,49 +154,95 @@ fn read_bounded(mut r: impl Read) -> Vec<u8> {
     out
 }
 
+/// Kills every process of process group `pgid` (the shape executable and whatever it
+/// started) with SIGKILL; a group that is gone already is no error.
+fn kill_group(pgid: u32) {
+    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
+        return;
+    };
+    // SAFETY: killpg only sends a signal; `pgid` is the process group the shape executable
+    // was started in (`process_group(0)` makes its pid the group's id), which holds only it
+    // and processes it started. A group that no longer exists gives ESRCH, ignored.
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+}
+
 /// Runs `exe` with `args` and `input` on stdin: its stdout when it exits with success within
-/// [`TIMEOUT`]; `what` names the request in errors.
+/// [`TIMEOUT`]; `what` names the request in errors. It runs in a process group of its own,
+/// killed whole when it ends or at the deadline, so a process it left running (a background
+/// child holding its output pipe open) can neither outlive the request nor hold q7emu past
+/// [`TIMEOUT`]: the output streams are waited for until the same deadline.
 fn ask(exe: &Path, args: &[&str], input: &str, what: &str) -> Result<String, ShapeError> {
+    use std::os::unix::process::CommandExt;
     let spawn_err = |source| ShapeError::Spawn {
         exe: exe.to_path_buf(),
         what: what.to_string(),
         source,
+    };
+    let timeout = || ShapeError::Timeout {
+        exe: exe.to_path_buf(),
+        what: what.to_string(),
     };
     let mut child = Command::new(exe)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .process_group(0)
         .spawn()
         .map_err(spawn_err)?;
+    let group = child.id();
+    let deadline = Instant::now() + TIMEOUT;
+    // Each stream is read on a thread of its own and handed over on a channel, so that a
+    // stream some other process keeps open is given up at the deadline.
+    let (tx, rx) = std::sync::mpsc::channel::<(bool, Vec<u8>)>();
     let stdout = child.stdout.take().expect("piped");
     let stderr = child.stderr.take().expect("piped");
-    let out = std::thread::spawn(move || read_bounded(stdout));
-    let err = std::thread::spawn(move || read_bounded(stderr));
+    for (is_out, stream) in [
+        (true, Box::new(stdout) as Box<dyn Read + Send>),
+        (false, Box::new(stderr)),
+    ] {
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send((is_out, read_bounded(stream)));
+        });
+    }
+    drop(tx);
     if let Some(mut stdin) = child.stdin.take() {
         // A shape executable that exits without reading its request closes the pipe: its
         // status says what happened.
         let _ = stdin.write_all(input.as_bytes());
     }
-    let start = Instant::now();
     let status = loop {
         match child.try_wait() {
             Ok(Some(s)) => break s,
-            Ok(None) if start.elapsed() >= TIMEOUT => {
-                // The child is ours: kill it by its handle, and reap it.
-                let _ = child.kill();
+            Ok(None) if Instant::now() >= deadline => {
+                kill_group(group);
                 let _ = child.wait();
-                return Err(ShapeError::Timeout {
-                    exe: exe.to_path_buf(),
-                    what: what.to_string(),
-                });
+                return Err(timeout());
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(2)),
-            Err(e) => return Err(spawn_err(e)),
+            Err(e) => {
+                kill_group(group);
+                let _ = child.wait();
+                return Err(spawn_err(e));
+            }
         }
     };
-    let out = out.join().unwrap_or_default();
-    let err = err.join().unwrap_or_default();
+    // Its answer is given: nothing it started may go on.
+    kill_group(group);
+    let (mut out, mut err) = (None, None);
+    while out.is_none() || err.is_none() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok((true, bytes)) => out = Some(bytes),
+            Ok((false, bytes)) => err = Some(bytes),
+            // A stream still held open by a process outside the group at the deadline.
+            Err(_) => return Err(timeout()),
+        }
+    }
+    let (out, err) = (out.unwrap_or_default(), err.unwrap_or_default());
     if !status.success() {
         return Err(ShapeError::Failed {
             exe: exe.to_path_buf(),

@@ -13,8 +13,8 @@ use super::metadata::{self, BuildInfo};
 use super::project::{self, Project};
 use super::toolchain::{self, run, Tool, ToolError, Toolchain};
 use super::{
-    base_name, compile, link, ops, pack, project_ops, sdk, shape, wrapper, BuildError, Op, Options,
-    LOCK_FILE, WRAPPER_FILE, WRAPPER_OBJECT,
+    base_name, compile, deps, link, ops, pack, project_ops, sdk, shape, wrapper, BuildError, Op,
+    Options, LOCK_FILE, WRAPPER_FILE, WRAPPER_OBJECT,
 };
 
 /// The prefix of a build's private work directory inside the build directory.
@@ -47,6 +47,8 @@ pub(super) struct Ctx<'a> {
     prefix_maps: Vec<String>,
     sdk_include: PathBuf,
     user_includes: Vec<PathBuf>,
+    /// The files the compilations so far read ([`super::deps`]).
+    inputs: std::cell::RefCell<deps::Inputs>,
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError {
@@ -326,6 +328,7 @@ pub(super) fn prepare(
         units,
         shape_units,
         user_includes,
+        inputs: Default::default(),
     })
 }
 
@@ -364,7 +367,7 @@ impl Ctx<'_> {
         )
         .ok_or_else(|| BuildError::SourceType(unit.given.clone()))?;
         match run(&mut cmd, self.opts.verbose) {
-            Ok(_) => Ok(()),
+            Ok(_) => self.note_inputs(&unit.object),
             Err(ToolError::Failed { output, .. }) => Err(BuildError::Compile {
                 source_file: unit.given.clone(),
                 output,
@@ -372,6 +375,21 @@ impl Ctx<'_> {
             }),
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// Adds what the compilation writing `object` read (its dependency file, [`deps`]) to the
+    /// build's inputs, and removes the dependency file: it is not an output.
+    fn note_inputs(&self, object: &Path) -> Result<(), BuildError> {
+        let depfile = deps::depfile(object);
+        let text = std::fs::read_to_string(&depfile).map_err(io(&depfile))?;
+        self.inputs.borrow_mut().add(&text, &self.dir, self.work());
+        std::fs::remove_file(&depfile).map_err(io(&depfile))
+    }
+
+    /// Every file the build's compilations read, outside its work directory: absolute, in
+    /// path order ([`deps::Inputs`]).
+    pub(super) fn inputs(&self) -> Vec<PathBuf> {
+        self.inputs.take().into_vec()
     }
 
     /// The SDK's include directory, then the user's when `user`.
@@ -621,6 +639,7 @@ impl Ctx<'_> {
             cmd.arg("-idirafter")
                 .arg(&self.sdk_include)
                 .args(&self.prefix_maps)
+                .args(deps::flags(&deps::depfile(&u.object)))
                 .arg("-o")
                 .arg(&u.object)
                 .arg(&u.source);
@@ -635,6 +654,7 @@ impl Ctx<'_> {
                 }
                 Err(e) => return Err(e.into()),
             }
+            self.note_inputs(&u.object)?;
             objects.push(u.object.clone());
         }
         let name = format!("{base}.{}", shape::EXTENSION);

@@ -2,7 +2,7 @@
 //! same steps and outputs as `q7emu build`, examples/sdk/BUILD.md), and
 //! [`toolchain_installed`] says whether the Xtensa toolchain it needs is there.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{Library, TestingError};
 use crate::build::schema;
@@ -111,6 +111,15 @@ impl Kernel {
     /// Builds into `build_dir` (created if missing; what is there is overwritten) and opens
     /// the result.
     pub fn build(self, build_dir: impl AsRef<Path>) -> Result<Library, TestingError> {
+        self.build_with_inputs(build_dir).map(|(lib, _)| lib)
+    }
+
+    /// [`Kernel::build`], and every file the build's compilers read (absolute, in path order;
+    /// [`build::build_with_inputs`]): what decides whether the build is up to date.
+    pub fn build_with_inputs(
+        self,
+        build_dir: impl AsRef<Path>,
+    ) -> Result<(Library, Vec<PathBuf>), TestingError> {
         let first = self.options.sources.first().ok_or(TestingError::NoSource)?;
         let name = match &self.name {
             Some(n) => n.clone(),
@@ -131,8 +140,8 @@ impl Kernel {
             build_dir: build_dir.as_ref().to_path_buf(),
             ..self.options
         };
-        build::build(&opts)?;
-        Ok(Library::open(&opts.build_dir)?)
+        let (_, inputs) = build::build_with_inputs(&opts)?;
+        Ok((Library::open(&opts.build_dir)?, inputs))
     }
 }
 
