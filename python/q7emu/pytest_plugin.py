@@ -9,30 +9,46 @@ Fixtures:
   ``q7_host::testing`` snapshots. A missing or different snapshot fails the test with a diff;
   ``--q7emu-update-snapshots`` (or ``Q7EMU_UPDATE_SNAPSHOTS=1``) writes it instead.
 
-The snapshot folder is the ``q7emu_snapshot_dir`` ini option, else the nearest folder named
-``snapshots`` in or above the test file's directory.
+The snapshot folder is the ``q7emu_snapshot_dir`` ini option (relative to the rootdir), else
+the nearest folder named ``snapshots`` in or above the test file's directory. A snapshot
+belongs to one test: the rules are docs/python.md's, checked by ``_claim`` and ``_owner``.
 """
 
 import difflib
+import hashlib
+import json
 import os
 import pathlib
+import re
+import tempfile
 
 import pytest
 
 import q7emu
 
 UPDATE_ENV = "Q7EMU_UPDATE_SNAPSHOTS"
+UPDATE_FLAG = "--q7emu-update-snapshots"
+
+# Characters a snapshot name may not hold: path separators (the name is part of a file name
+# in the snapshot folder) and control characters, NUL included.
+_BAD_NAME_CHARS = re.compile(r"[/\\\x00-\x1f\x7f]")
+
+# A header value written as it is; any other is written as a double-quoted YAML string.
+_PLAIN_YAML = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_./+-]*")
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("q7emu")
     group.addoption(
-        "--q7emu-update-snapshots",
+        UPDATE_FLAG,
         action="store_true",
         default=False,
         help="write q7emu snapshots that are missing or differ instead of failing",
     )
-    parser.addini("q7emu_snapshot_dir", "the folder of q7emu snapshots (default: the nearest snapshots/ above the test)")
+    parser.addini(
+        "q7emu_snapshot_dir",
+        "the folder of q7emu snapshots, relative to the rootdir (default: the nearest snapshots/ above the test)",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -59,63 +75,268 @@ def q7emu_build(tmp_path_factory):
     return build
 
 
-def _snapshot_dir(request) -> pathlib.Path:
-    configured = request.config.getini("q7emu_snapshot_dir")
+def _snapshot_dir(config, test_file: pathlib.Path) -> pathlib.Path:
+    """The snapshot folder of the tests in ``test_file`` (resolved)."""
+    __tracebackhide__ = True
+    configured = config.getini("q7emu_snapshot_dir")
     if configured:
-        return pathlib.Path(request.config.rootpath, configured)
-    here = pathlib.Path(request.path).resolve().parent
-    for d in (here, *here.parents):
+        folder = pathlib.Path(config.rootpath, configured).resolve()
+        if folder.exists() and not folder.is_dir():
+            pytest.fail(f"q7emu_snapshot: q7emu_snapshot_dir {configured!r} is not a folder: {folder}")
+        return folder
+    for d in (test_file.parent, *test_file.parent.parents):
         if (d / "snapshots").is_dir():
-            return d / "snapshots"
-    raise pytest.UsageError(
-        "q7emu_snapshot: no snapshots/ folder in or above the test's directory; make one or set q7emu_snapshot_dir"
+            return (d / "snapshots").resolve()
+    pytest.fail(
+        f"q7emu_snapshot: no snapshots/ folder in or above {test_file.parent}; make one or set q7emu_snapshot_dir"
     )
 
 
-def _body(text: str) -> str:
-    """A snapshot file's content after its header (``---`` … ``---``)."""
-    if text.startswith("---\n"):
-        end = text.find("\n---\n", 3)
-        if end >= 0:
-            return text[end + 5 :]
-    return text
+def _source(config, test_file: pathlib.Path, folder: pathlib.Path) -> str:
+    """The header's ``source``: the test file from the folder holding the snapshot folder (the
+    repository root, as the Rust snapshots' headers name theirs), else from the rootdir, else
+    its absolute path."""
+    for base in (folder.parent, config.rootpath.resolve()):
+        try:
+            return test_file.relative_to(base).as_posix()
+        except ValueError:
+            pass
+    return test_file.as_posix()
+
+
+def _owner(config, source: str, folder: pathlib.Path, test_file: pathlib.Path):
+    """The test file a snapshot's header names as its ``source`` when that file exists and is
+    not ``test_file``; else None (no header, this file, or a file since moved away)."""
+    for base in (folder.parent, config.rootpath):
+        candidate = pathlib.Path(base, source)
+        try:
+            if candidate.is_file():
+                return None if candidate.resolve() == test_file else candidate
+        except (OSError, ValueError):  # a name no file can have
+            return None
+    return None
+
+
+def _yaml_scalar(value: str) -> str:
+    return value if _PLAIN_YAML.fullmatch(value) else json.dumps(value)
+
+
+def _parse_yaml_scalar(value: str):
+    """A header value: plain, double-quoted (JSON's escapes) or single-quoted; None if
+    malformed."""
+    value = value.strip()
+    if value.startswith('"'):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return None
+        return parsed if isinstance(parsed, str) else None
+    if value.startswith("'"):
+        return value[1:-1].replace("''", "'") if len(value) >= 2 and value.endswith("'") else None
+    return value
+
+
+def _split(text: str):
+    """``(source, body)`` of a snapshot file's text: the header's ``source`` (None without
+    one) and what follows the header (``---`` … ``---``, as insta reads it: a header never
+    closed leaves no body)."""
+    lines = text.splitlines(True)
+    if not lines or lines[0].rstrip() != "---":
+        return None, text
+    source = None
+    for i, line in enumerate(lines[1:], 1):
+        if line.rstrip() == "---":
+            return source, "".join(lines[i + 1 :])
+        key, sep, value = line.partition(":")
+        if sep and key.strip() == "source":
+            source = _parse_yaml_scalar(value)
+    return source, ""
+
+
+def _normal(text: str) -> str:
+    """Text as insta compares snapshots: Windows line ends read as ``\\n``, trailing
+    whitespace ignored."""
+    return text.replace("\r\n", "\n").rstrip()
+
+
+def _check_name(name) -> None:
+    __tracebackhide__ = True
+    if not isinstance(name, str):
+        pytest.fail(f"q7emu_snapshot: the name must be a str, not {type(name).__name__} ({name!r})")
+    if not name:
+        pytest.fail("q7emu_snapshot: the name is empty; give the snapshot a name")
+    bad = _BAD_NAME_CHARS.search(name)
+    if bad:
+        pytest.fail(
+            f"q7emu_snapshot: the name {name!r} holds {bad.group()!r} at index {bad.start()}: a snapshot "
+            "name is part of a file name in the snapshot folder, so it may not hold '/', '\\' or "
+            "control characters"
+        )
+
+
+def _module_clash(path: pathlib.Path, whose: str, test_file: pathlib.Path) -> str:
+    """The failure of a test whose snapshot another test file of the same module name uses."""
+    return (
+        f"q7emu_snapshot: the snapshot {path} {whose}, another test file named {test_file.name}: "
+        f"snapshots are named <test module>__<name>.snap, so rename one of the two modules, or "
+        f"give one a snapshot folder of its own (a snapshots/ folder nearer to it)"
+    )
+
+
+def _claims_dir(config, tmp_path_factory) -> pathlib.Path:
+    """The folder recording which test uses which snapshot: the session's temporary folder,
+    shared by the workers of ``pytest -n`` (their own are inside the controller's)."""
+    base = tmp_path_factory.getbasetemp()
+    worker = getattr(config, "workerinput", None)
+    if worker is not None and base.name == f"popen-{worker['workerid']}":
+        base = base.parent
+    claims = base / "q7emu-snapshot-names"
+    claims.mkdir(exist_ok=True)
+    return claims
+
+
+def _claim(claims: pathlib.Path, path: pathlib.Path, nodeid: str):
+    """Records that test ``nodeid`` uses the snapshot ``path``; returns the test that did
+    first when it is another one, else None. Atomic across processes: the record is linked
+    into place whole, and only the first link of a name succeeds."""
+    record = claims / hashlib.sha256(os.fsencode(path)).hexdigest()
+    fd, tmp = tempfile.mkstemp(dir=claims, prefix=".claim-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(nodeid)
+        try:
+            os.link(tmp, record)
+            return None
+        except FileExistsError:
+            first = record.read_text(encoding="utf-8")
+            return None if first == nodeid else first
+    finally:
+        os.unlink(tmp)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _write(path: pathlib.Path, text: str) -> None:
+    """Writes ``path`` whole or not at all: into a temporary file of this writer's own in the
+    same folder, then renamed over it; the temporary file never stays behind."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+@pytest.fixture(scope="session")
+def _q7emu_snapshot_claims(request, tmp_path_factory):
+    return _claims_dir(request.config, tmp_path_factory)
 
 
 @pytest.fixture
-def q7emu_snapshot(request):
+def q7emu_snapshot(request, _q7emu_snapshot_claims):
     """``q7emu_snapshot(run, name, outputs_only=False)``: asserts that ``run``'s summary is
     the committed snapshot ``<module>__<name>.snap``."""
-    update = request.config.getoption("--q7emu-update-snapshots") or os.environ.get(UPDATE_ENV, "0") not in ("", "0")
+    config = request.config
+    update = config.getoption(UPDATE_FLAG) or os.environ.get(UPDATE_ENV, "0") not in ("", "0")
+    test_file = pathlib.Path(request.path).resolve()
+    given = {}  # name -> the summary this test gave it
 
     def check(run, name, outputs_only=False):
+        __tracebackhide__ = True
+        if not isinstance(run, q7emu.Run):
+            pytest.fail(
+                f"q7emu_snapshot: run must be a q7emu.Run (what op.run(...) returns), not {type(run).__name__}"
+            )
+        _check_name(name)
+        if not isinstance(outputs_only, bool):
+            pytest.fail(f"q7emu_snapshot: outputs_only must be True or False, not {outputs_only!r}")
         summary = run.summary(outputs_only=outputs_only)
         if not summary.endswith("\n"):
             summary += "\n"
-        path = _snapshot_dir(request).resolve() / f"{pathlib.Path(request.path).stem}__{name}.snap"
+
+        if name in given and _normal(given[name]) != _normal(summary):
+            diff = "".join(difflib.unified_diff(given[name].splitlines(True), summary.splitlines(True), "first", "now"))
+            pytest.fail(
+                f"q7emu_snapshot: this test gave the snapshot {name!r} two different summaries; a "
+                f"snapshot holds one: give the second its own name\n{diff}"
+            )
+        given[name] = summary
+
+        folder = _snapshot_dir(config, test_file)
+        path = folder / f"{test_file.stem}__{name}.snap"
         try:
-            committed = _body(path.read_text())
+            first = _claim(_q7emu_snapshot_claims, path, request.node.nodeid)
+        except OSError as e:
+            error = e
+        else:
+            error = None
+        if error:
+            pytest.fail(f"q7emu_snapshot: cannot record the use of {path}: {error}")
+        if first is not None:
+            if first.split("::")[0] != request.node.nodeid.split("::")[0]:
+                pytest.fail(_module_clash(path, f"is used by {first} already in this session", test_file))
+            pytest.fail(
+                f"q7emu_snapshot: the snapshot {path.name} is used by {first} already in this session: "
+                f"a snapshot belongs to one test, so give this one another name (a parametrized "
+                f"test: put its parameters in the name)"
+            )
+
+        source = _source(config, test_file, folder)
+        data = error = None
+        try:
+            data = path.read_bytes()
         except FileNotFoundError:
-            committed = None
-        if committed == summary:
+            pass
+        except OSError as e:
+            error = e.strerror or str(e)
+        if error:
+            pytest.fail(f"q7emu_snapshot: cannot read the snapshot {path}: {error}")
+        committed = not_text = None
+        if data is not None:
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as e:
+                not_text = f"byte 0x{data[e.start]:02x} at offset {e.start} is not UTF-8"
+            else:
+                written_by, committed = _split(text)
+                other = written_by and _owner(config, written_by, folder, test_file)
+                if other:
+                    pytest.fail(_module_clash(path, f"belongs to {other} (its header's source)", test_file))
+        if committed is not None and _normal(committed) == _normal(summary):
             return
         if update:
-            # The header names the test file from the folder holding the snapshot folder (the
-            # repository root), as insta's headers do.
             try:
-                source = pathlib.Path(request.path).resolve().relative_to(path.parent.parent.resolve())
-            except ValueError:
-                source = pathlib.Path(request.path).name
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text(f"---\nsource: {source.as_posix()}\n---\n{summary}")
-            os.replace(tmp, path)
+                folder.mkdir(parents=True, exist_ok=True)
+                _write(path, f"---\nsource: {_yaml_scalar(source)}\n---\n{summary}")
+            except OSError as e:
+                error = e.strerror or str(e)
+                if e.filename is not None and os.fspath(e.filename) != str(path):
+                    error += f": {e.filename}"
+            if error:
+                pytest.fail(f"q7emu_snapshot: cannot write the snapshot {path}: {error}")
             return
+        if not_text is not None:
+            pytest.fail(
+                f"q7emu_snapshot: the snapshot {path} is not text ({not_text}): it is damaged; "
+                f"restore it from version control, or run with {UPDATE_FLAG} to replace it with this run's summary"
+            )
         if committed is None:
-            pytest.fail(f"no snapshot {path}: run with --q7emu-update-snapshots to write it\n{summary}")
+            pytest.fail(f"no snapshot {path}: run with {UPDATE_FLAG} to write it\n{summary}")
         diff = "".join(
             difflib.unified_diff(
-                committed.splitlines(True), summary.splitlines(True), f"{path.name} (committed)", "this run"
+                (_normal(committed) + "\n").splitlines(True),
+                (_normal(summary) + "\n").splitlines(True),
+                f"{path.name} (committed)",
+                "this run",
             )
         )
-        pytest.fail(f"snapshot {path} differs (--q7emu-update-snapshots accepts the new one):\n{diff}")
+        pytest.fail(f"snapshot {path} differs ({UPDATE_FLAG} accepts the new one):\n{diff}")
 
     return check
