@@ -25,6 +25,11 @@ pub enum InputKind {
     BuildInfo,
     /// A build directory's `ucode_lib.json` (its library registry).
     UcodeLib,
+    /// A file a build reads — a source, a header, a file of the SDK — when it is read to tell
+    /// whether a build is up to date (the Python package's `load`).
+    BuildInput,
+    /// The `lib<name>.so` the Python package's `load` writes beside a build (JSON naming it).
+    LoadRecord,
 }
 
 /// The bound of one input kind.
@@ -45,8 +50,10 @@ pub struct Limit {
 /// the emulated HBM; a timing profile at most 1 MiB, thousands of times the text of every key;
 /// a build description (`q7build.json`) and a library registry (`ucode_lib.json`) at most 1 MiB
 /// each, hundreds of times what a build of the most ops (10, each of the most arguments) and
-/// cores (8) writes.
-pub const LIMITS: [Limit; 6] = [
+/// cores (8) writes; a build's input at most 256 MiB, thousands of times the largest source or
+/// header of the examples and the SDK; a load record at most 1 MiB, thousands of times the
+/// record of a build with a thousand inputs.
+pub const LIMITS: [Limit; 8] = [
     Limit {
         kind: InputKind::ElfImage,
         name: "ELF images",
@@ -75,6 +82,16 @@ pub const LIMITS: [Limit; 6] = [
     Limit {
         kind: InputKind::UcodeLib,
         name: "library registries (ucode_lib.json)",
+        bytes: 1 << 20,
+    },
+    Limit {
+        kind: InputKind::BuildInput,
+        name: "build inputs (sources, headers, SDK files)",
+        bytes: 256 << 20,
+    },
+    Limit {
+        kind: InputKind::LoadRecord,
+        name: "load records (lib<name>.so of q7emu.load)",
         bytes: 1 << 20,
     },
 ];
@@ -230,6 +247,8 @@ mod tests {
             InputKind::TimingProfile,
             InputKind::BuildInfo,
             InputKind::UcodeLib,
+            InputKind::BuildInput,
+            InputKind::LoadRecord,
         ] {
             assert_eq!(LIMITS.iter().filter(|l| l.kind == kind).count(), 1);
             assert_eq!(kind.limit().kind, kind);
@@ -240,6 +259,8 @@ mod tests {
         assert_eq!(InputKind::TimingProfile.limit().bytes, 1 << 20);
         assert_eq!(InputKind::BuildInfo.limit().bytes, 1 << 20);
         assert_eq!(InputKind::UcodeLib.limit().bytes, 1 << 20);
+        assert_eq!(InputKind::BuildInput.limit().bytes, 256 << 20);
+        assert_eq!(InputKind::LoadRecord.limit().bytes, 1 << 20);
     }
 
     #[test]

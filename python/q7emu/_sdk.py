@@ -1,47 +1,79 @@
 """The SDK the package carries (python/build.rs embeds examples/sdk in the extension): written
-out once per content digest under ``~/.cache/q7emu/sdk/`` (``$Q7EMU_CACHE_DIR`` overrides the
+out under ``~/.cache/q7emu/sdk/<version>-<digest>/`` (``$Q7EMU_CACHE_DIR`` overrides the
 ``~/.cache/q7emu`` part) and made the default SDK of the process's builds, so that a wheel
 installed anywhere builds against the SDK it was made with. ``$Q7_SDK`` still names another
-(examples/sdk/BUILD.md)."""
+(examples/sdk/BUILD.md).
+
+The written copy is checked against the carried files before every build (``ensure``): a file
+deleted, truncated, changed, replaced by a link or a FIFO, or added is noticed, said in a
+``SdkRewritten`` warning, and the copy written again — a build never compiles against a
+damaged SDK."""
 
 import os
 import shutil
 import tempfile
+import warnings
 
 from . import _q7emu
+from .errors import SdkRewritten
 
-_ready = None
+_set = False
 
 
 def cache_root() -> str:
     return os.environ.get("Q7EMU_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "q7emu")
 
 
-def ensure() -> str:
-    """The SDK directory builds use now: ``$Q7_SDK`` when set, else the carried SDK, written
-    out first if it is not yet (atomically: a complete copy is renamed into place, so a
-    concurrent process sees either none or all of it)."""
-    global _ready
-    if _ready is None:
-        files, digest = _q7emu.sdk_files()
-        root = os.path.join(cache_root(), "sdk")
-        target = os.path.join(root, f"{_q7emu.__version__}-{digest}")
-        if not os.path.isdir(target):
-            os.makedirs(root, exist_ok=True)
-            tmp = tempfile.mkdtemp(prefix=".partial-", dir=root)
+def _write(root: str, target: str) -> None:
+    """Writes the carried SDK as ``target`` in ``root``: a complete copy made beside it and
+    renamed into place (what was there first set aside and removed), so that a concurrent
+    process sees a whole SDK or none."""
+    files, _ = _q7emu.sdk_files()
+    os.makedirs(root, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".partial-", dir=root)
+    try:
+        for rel, data in files:
+            path = os.path.join(tmp, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(data)
+        if os.path.lexists(target):
+            stale = tempfile.mkdtemp(prefix=".stale-", dir=root)
             try:
-                for rel, data in files:
-                    path = os.path.join(tmp, rel)
-                    os.makedirs(os.path.dirname(path), exist_ok=True)
-                    with open(path, "wb") as f:
-                        f.write(data)
-                try:
-                    os.rename(tmp, target)
-                except OSError:
-                    if not os.path.isdir(target):  # not another process's copy: a real failure
-                        raise
+                os.rename(target, os.path.join(stale, "sdk"))
+            except FileNotFoundError:
+                pass  # another process set it aside first
             finally:
-                shutil.rmtree(tmp, ignore_errors=True)
+                shutil.rmtree(stale, ignore_errors=True)
+        try:
+            os.rename(tmp, target)
+        except OSError:
+            if _q7emu.sdk_difference(target) is not None:  # not another process's good copy
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def ensure() -> str:
+    """The SDK directory builds use now: ``$Q7_SDK`` when set, else the carried SDK — written
+    out first when it is not yet, and written again, with a ``SdkRewritten`` warning saying
+    what differed, when the copy there is not the carried one file for file."""
+    global _set
+    _, digest = _q7emu.sdk_files()
+    root = os.path.join(cache_root(), "sdk")
+    target = os.path.join(root, f"{_q7emu.__version__}-{digest}")
+    difference = _q7emu.sdk_difference(target)
+    if difference is not None:
+        if os.path.lexists(target):
+            warnings.warn(
+                SdkRewritten(
+                    f"q7emu: the SDK written at {target} is not the one this package carries "
+                    f"({difference}): it is written again"
+                ),
+                stacklevel=3,
+            )
+        _write(root, target)
+    if not _set:
         _q7emu.set_sdk_dir(target)
-        _ready = target
+        _set = True
     return _q7emu.sdk_dir()

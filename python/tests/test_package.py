@@ -118,7 +118,7 @@ def test_load_builds_once_and_rebuilds_only_when_a_source_changes(tmp_path, tool
     lib = q7emu.load("twice", [src], [shape], build_directory=build)
     x = np.arange(8, dtype=np.float32)
     assert np.array_equal(lib.k(x), 2 * x)
-    so = build / "twice.so"
+    so = build / "q7emu-twice" / "twice.so"
     built = so.stat().st_mtime_ns
     again = q7emu.load("twice", [src], [shape], build_directory=build)
     assert so.stat().st_mtime_ns == built, "up to date: not rebuilt"

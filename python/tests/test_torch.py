@@ -90,7 +90,7 @@ def test_options_apply_to_the_ops_called_in_their_block(relu_multicore):
 def test_a_file_that_is_not_a_q7emu_build_is_refused_and_left_alone(tmp_path):
     lib = tmp_path / "librelu.so"
     lib.write_bytes(b"\x7fELF host library")
-    with pytest.raises(q7emu.BadInput, match="not a q7emu build"):
+    with pytest.raises(q7emu.BadInput, match="librelu.so is not a library q7emu.load wrote"):
         custom_op.load_library(lib)
     with pytest.raises(q7emu.BuildError, match="left alone"):
         custom_op.load("relu", [RELU_MULTICORE / "relu_multicore.cpp"], [RELU_MULTICORE / "shape.cpp"], build_directory=tmp_path)
@@ -122,6 +122,6 @@ def test_the_aws_layout_mlp_example_trains_with_the_losses_of_torch_relu(tmp_pat
         assert s["cores"] == (8 if example == "mlp_multicore" else 1)
     assert steps[2]["loss"] < steps[0]["loss"], "the model learns"
     # The build is reused: a second build.py compiles nothing.
-    before = os.stat(work / "q7build.json").st_mtime_ns
+    before = os.stat(work / "q7emu-relu" / "q7build.json").st_mtime_ns
     run_script(work, "build.py")
-    assert os.stat(work / "q7build.json").st_mtime_ns == before
+    assert os.stat(work / "q7emu-relu" / "q7build.json").st_mtime_ns == before
