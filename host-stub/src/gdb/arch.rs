@@ -1,4 +1,4 @@
-//! The Xtensa [`Arch`] q7emu serves: GDB's built-in Xtensa register set (docs/gdb.md
+//! The Xtensa register layout q7emu serves: GDB's built-in Xtensa register set (docs/gdb.md
 //! "Registers"), 45 32-bit registers in the `g` packet, each in big-endian byte order — GDB's
 //! built-in Xtensa target is a big-endian core and decodes register values so whatever
 //! `set endian` says (which switches only how it reads instructions from memory; memory is
@@ -14,7 +14,6 @@
 //! `ar[4 * windowbase + i]`) are the current window and `ar0..ar15` the four groups below it,
 //! where the callers' frames live. The whole physical file is `monitor regs`.
 
-use gdbstub::arch::{Arch, Registers};
 use q7_emulator::CoreState;
 use q7_isa::sreg::{sr, ur};
 
@@ -24,19 +23,6 @@ pub const AR_VIEW: usize = 32;
 pub const VIEW_WINDOWBASE: u32 = 4;
 /// Registers in the `g` packet.
 pub const G_REGISTERS: usize = 45;
-
-/// The Xtensa architecture as GDB's built-in Xtensa target lays it out.
-#[derive(Debug)]
-pub enum Xtensa {}
-
-impl Arch for Xtensa {
-    type Usize = u32;
-    type Registers = XtensaRegs;
-    /// GDB sends an Xtensa breakpoint's instruction length (2 or 3); any is accepted, since
-    /// breakpoints are not written into memory.
-    type BreakpointKind = usize;
-    type RegId = ();
-}
 
 /// The 45 registers of the `g` packet (module documentation).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -150,7 +136,8 @@ impl XtensaRegs {
         }
     }
 
-    fn words(&self) -> [u32; G_REGISTERS] {
+    /// The registers in the `g` packet's order.
+    pub fn words(&self) -> [u32; G_REGISTERS] {
         let mut w = [0; G_REGISTERS];
         w[0] = self.pc;
         w[1..33].copy_from_slice(&self.ar);
@@ -170,48 +157,42 @@ impl XtensaRegs {
         ]);
         w
     }
-}
 
-impl Registers for XtensaRegs {
-    type ProgramCounter = u32;
-
-    fn pc(&self) -> u32 {
-        self.pc
-    }
-
-    fn gdb_serialize(&self, mut write_byte: impl FnMut(Option<u8>)) {
-        for w in self.words() {
-            w.to_be_bytes()
-                .into_iter()
-                .for_each(|b| write_byte(Some(b)));
+    /// The registers from words in the `g` packet's order.
+    pub fn from_words(w: &[u32; G_REGISTERS]) -> XtensaRegs {
+        XtensaRegs {
+            pc: w[0],
+            ar: std::array::from_fn(|k| w[1 + k]),
+            lbeg: w[33],
+            lend: w[34],
+            lcount: w[35],
+            sar: w[36],
+            litbase: w[37],
+            windowbase: w[38],
+            windowstart: w[39],
+            sr176: w[40],
+            sr208: w[41],
+            ps: w[42],
+            threadptr: w[43],
+            scompare1: w[44],
         }
     }
 
-    fn gdb_deserialize(&mut self, bytes: &[u8]) -> Result<(), ()> {
+    /// The `g` packet's bytes: each word big-endian.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.words().iter().flat_map(|w| w.to_be_bytes()).collect()
+    }
+
+    /// The registers from the `g` packet's bytes, `None` unless there are exactly
+    /// [`G_REGISTERS`] × 4 of them.
+    pub fn from_bytes(bytes: &[u8]) -> Option<XtensaRegs> {
         if bytes.len() != G_REGISTERS * 4 {
-            return Err(());
+            return None;
         }
-        let w: Vec<u32> = bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
-        self.pc = w[0];
-        self.ar.copy_from_slice(&w[1..33]);
-        [
-            self.lbeg,
-            self.lend,
-            self.lcount,
-            self.sar,
-            self.litbase,
-            self.windowbase,
-            self.windowstart,
-            self.sr176,
-            self.sr208,
-            self.ps,
-            self.threadptr,
-            self.scompare1,
-        ] = w[33..].try_into().map_err(|_| ())?;
-        Ok(())
+        let w: [u32; G_REGISTERS] = std::array::from_fn(|k| {
+            u32::from_be_bytes(bytes[4 * k..4 * k + 4].try_into().expect("4 bytes"))
+        });
+        Some(XtensaRegs::from_words(&w))
     }
 }
 
@@ -264,8 +245,7 @@ mod tests {
             scompare1: 0xaabb_ccdd,
             ..XtensaRegs::default()
         };
-        let mut bytes = Vec::new();
-        regs.gdb_serialize(|b| bytes.push(b.unwrap()));
+        let bytes = regs.to_bytes();
         assert_eq!(bytes.len(), 180);
         assert_eq!(&bytes[..4], &[4, 3, 2, 1]);
         assert_eq!(bytes[42 * 4 + 3], 0x11, "ps is register 42");
@@ -274,8 +254,13 @@ mod tests {
             &[0xaa, 0xbb, 0xcc, 0xdd],
             "scompare1 is the last"
         );
-        let mut back = XtensaRegs::default();
-        back.gdb_deserialize(&bytes).unwrap();
-        assert_eq!(back, regs);
+        assert_eq!(XtensaRegs::from_bytes(&bytes), Some(regs));
+        let w: [u32; G_REGISTERS] = std::array::from_fn(|k| k as u32 + 1);
+        assert_eq!(
+            XtensaRegs::from_words(&w).words(),
+            w,
+            "every word in its place"
+        );
+        assert_eq!(XtensaRegs::from_bytes(&bytes[..176]), None, "a short G");
     }
 }
