@@ -27,9 +27,9 @@ fn a(regs: &[u32], i: usize) -> u32 {
     regs[g::AR0 + 4 * regs[g::WINDOWBASE] as usize + i]
 }
 
-/// Starts `cmd` with `--gdb 0` and connects: the client, the opening stop reply and the
-/// thread gathering the rest of stderr.
-fn start(mut cmd: Command) -> (Child, Rsp, StopReply, std::thread::JoinHandle<String>) {
+/// Starts `cmd` with `--gdb 0` and connects, acknowledgements on: the client and the thread
+/// gathering the rest of stderr.
+fn spawn(mut cmd: Command) -> (Child, Rsp, std::thread::JoinHandle<String>) {
     let mut child = cmd
         .args(["--gdb", "0"])
         .stdout(Stdio::piped())
@@ -38,7 +38,13 @@ fn start(mut cmd: Command) -> (Child, Rsp, StopReply, std::thread::JoinHandle<St
         .unwrap();
     let (addr, stderr) = q7_tests::rsp::server_address(&mut child);
     assert!(addr.starts_with("127.0.0.1:"), "{addr}");
-    let mut rsp = Rsp::connect(&addr);
+    (child, Rsp::connect(&addr), stderr)
+}
+
+/// Starts `cmd` with `--gdb 0` and connects: the client, the opening stop reply and the
+/// thread gathering the rest of stderr.
+fn start(cmd: Command) -> (Child, Rsp, StopReply, std::thread::JoinHandle<String>) {
+    let (child, mut rsp, stderr) = spawn(cmd);
     let first = StopReply::parse(&rsp.handshake());
     (child, rsp, first, stderr)
 }
@@ -183,8 +189,8 @@ fn a_session_on_the_eight_core_relu_breaks_steps_watches_and_ends_with_the_plain
 
 /// A fault under the debugger stops with its signal: the kernel's first instruction
 /// overwritten with `ill` (0x000000, isa/ISA.md) through the core's memory map is an illegal
-/// instruction, SIGILL (4) on thread 1; continuing ends the session with `X04` and the run
-/// with the fault's exit code and report.
+/// instruction, SIGILL (4) on thread 1; continuing as GDB does (`C04` for thread 1, the signal
+/// passed back) ends the session with `X04` and the run with the fault's exit code and report.
 #[test]
 fn a_fault_stops_the_session_with_its_signal() {
     let (child, mut rsp, _, stderr) = start(support::relu_multicore(&[]));
@@ -203,7 +209,9 @@ fn a_fault_stops_the_session_with_its_signal() {
         kernel,
         "stopped at the illegal instruction"
     );
-    assert_eq!(rsp.ask("vCont;c"), "X04");
+    // As GDB continues after a SIGILL: passing the signal to thread 1, which q7emu's cores
+    // take none of (docs/gdb.md "Threads and stopping").
+    assert_eq!(rsp.ask("vCont;C04:p1.1;c:p1.-1"), "X04");
     let status = child.wait_with_output().unwrap().status;
     let stderr = stderr.join().unwrap();
     assert_eq!(status.code(), Some(129), "a fault's exit code: {stderr}");
@@ -675,6 +683,304 @@ fn checked_mode_stops_the_debugger_at_the_first_out_of_bounds_access() {
     );
     assert!(
         stderr.contains("q7emu: check: 2 error(s), 0 warning(s)"),
+        "{stderr}"
+    );
+}
+
+/// Core 0's PC at the start: the firmware's call trampoline, the last 64 bytes of its image
+/// window (PLATFORM.md "Host flow").
+const TRAMPOLINE_0: u32 = 0x841f_ffc0;
+
+/// Thread `t`'s PC at the start (each core's image window is 2 MiB above the one before).
+fn trampoline(t: u32) -> u32 {
+    TRAMPOLINE_0 + (t - 1) * 0x20_0000
+}
+
+/// The run ended with success and the plain run's output in `out`.
+fn finished_normally(child: Child, stderr: std::thread::JoinHandle<String>, out: &std::path::Path) {
+    let status = child.wait_with_output().unwrap().status;
+    let stderr = stderr.join().unwrap();
+    assert!(status.success(), "{status}: {stderr}");
+    assert_eq!(
+        std::fs::read(out).unwrap(),
+        std::fs::read(example("relu_multicore").join("expected.npy")).unwrap(),
+        "the plain run's output"
+    );
+}
+
+/// The 8-core ReLU under the server, writing its output to a file of `dir`.
+fn relu_to(dir: &TempDir) -> (Command, std::path::PathBuf) {
+    let out = dir.join("out.npy");
+    let mut cmd = support::relu_multicore(&["--output"]);
+    cmd.arg(&out);
+    (cmd, out)
+}
+
+/// docs/gdb.md "Packets and errors": a packet whose checksum is wrong gets `-`, the protocol's
+/// "send it again", and the session goes on — the packet sent again is answered. In no-ack mode
+/// the receiver may ignore the checksum (the protocol's words): the packet is taken as sent.
+#[test]
+fn a_bad_checksum_gets_a_resend_request_and_the_session_goes_on() {
+    let dir = TempDir::new("gdb-checksum");
+    let (cmd, out) = relu_to(&dir);
+    let (child, mut rsp, stderr) = spawn(cmd);
+    // `g` sums to 0x67.
+    rsp.send_raw(b"$g#00");
+    assert_eq!(
+        rsp.next_byte(),
+        b'-',
+        "a wrong checksum asks for the packet again"
+    );
+    let r = rsp.registers();
+    assert_eq!(
+        (r.len(), r[g::PC]),
+        (g::COUNT, TRAMPOLINE_0),
+        "the packet sent again"
+    );
+
+    rsp.handshake();
+    rsp.send_raw(format!("$m{TRAMPOLINE_0:x},4#00").as_bytes());
+    let taken = rsp.recv();
+    assert_eq!(taken.len(), 8, "four bytes of memory: {taken:?}");
+    assert_eq!(
+        Ok(q7_tests::rsp::unhex(&taken)),
+        rsp.memory(TRAMPOLINE_0, 4)
+    );
+
+    assert_eq!(rsp.ask("vCont;c"), "W00");
+    finished_normally(child, stderr, &out);
+}
+
+/// docs/gdb.md "Error replies": a malformed `M` (2 data bytes for a length of 4), a short `G`
+/// (2 bytes of the 180), an address over 32 bits, a thread the session does not have, a packet
+/// longer than PacketSize (0x4000) and an action the server does not take each get their error
+/// reply, said on stderr, and change nothing; a packet the server does not know gets the empty
+/// reply. The session goes on: registers and memory still answer and the run ends normally.
+#[test]
+fn malformed_packets_get_error_replies_and_the_session_goes_on() {
+    let dir = TempDir::new("gdb-malformed");
+    let (cmd, out) = relu_to(&dir);
+    let (child, mut rsp, _, stderr) = start(cmd);
+    rsp.select(1);
+    let before = rsp.memory(0x82000, 4).unwrap();
+    let long = format!("m{}", "0".repeat(0x4000));
+    for (packet, reply) in [
+        ("M82000,4:0102", "E01"),
+        ("G0102", "E01"),
+        ("m123456789,4", "E01"),
+        ("Z0,1ffffffff,3", "E01"),
+        ("P0=01", "E01"),
+        ("p2d", "E01"),
+        ("Hg9", "E02"),
+        (long.as_str(), "E04"),
+        ("vCont;r84000000,84000010:1", "E07"),
+        ("qQ7NoSuchPacket", ""),
+    ] {
+        assert_eq!(rsp.ask(packet), reply, "{packet:.40}");
+        assert_eq!(
+            rsp.registers()[g::PC],
+            TRAMPOLINE_0,
+            "after {packet:.40}: g still answers, thread 1 still selected"
+        );
+    }
+    assert_eq!(
+        rsp.memory(0x82000, 4).unwrap(),
+        before,
+        "the refused M wrote nothing"
+    );
+    assert_eq!(rsp.ask("vCont;c"), "W00");
+    let text = {
+        let status = child.wait_with_output().unwrap().status;
+        let text = stderr.join().unwrap();
+        assert!(status.success(), "{status}: {text}");
+        text
+    };
+    for said in [
+        "q7emu: debugger packet \"M82000,4:0102\": malformed packet: M: 2 data bytes for a \
+         length of 4 (replied E01)",
+        "q7emu: debugger packet \"G0102\": malformed packet: G: 2 bytes of register data, \
+         not the 180 of the 45 registers (replied E01)",
+        "q7emu: debugger packet \"m123456789,4\": malformed packet: address \"123456789\" \
+         does not fit 32 bits (replied E01)",
+        "q7emu: debugger packet \"Hg9\": no thread 0x9 (the threads are 1..=8) (replied E02)",
+        "q7emu: debugger packet: a packet of 16385 bytes, longer than the 16384 the server \
+         takes (its PacketSize) (replied E04)",
+    ] {
+        assert!(text.contains(said), "{said}\n{text}");
+    }
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(example("relu_multicore").join("expected.npy")).unwrap()
+    );
+}
+
+/// docs/gdb.md "Threads and stopping": GDB's `set scheduler-locking on` with `continue` on
+/// thread 1 sends `Hc1` and `c`. Only core 0 runs; its kernel returns while the other cores
+/// are still stopped at their trampolines, so the continue ends in `T00` naming thread 1
+/// (GDB: `Thread 1 stopped.`). Continuing thread 1 again is refused with `E05`, since nothing
+/// of it is left to run; `Hc-1` and `c` run the others to the end, and the run finishes
+/// with the plain output.
+#[test]
+fn continuing_one_thread_ends_in_a_stop_when_its_core_ends() {
+    let dir = TempDir::new("gdb-hc1");
+    let (cmd, out) = relu_to(&dir);
+    let (child, mut rsp, _, stderr) = start(cmd);
+    assert_eq!(rsp.ask("Hc1"), "OK");
+    let stop = StopReply::parse(&rsp.ask("c"));
+    assert_eq!(
+        (stop.kind, stop.code, stop.thread()),
+        ('T', 0, Some(1)),
+        "{stop:?}"
+    );
+    for t in 2..=8 {
+        rsp.select(t);
+        assert_eq!(
+            rsp.registers()[g::PC],
+            trampoline(t),
+            "thread {t} stayed stopped"
+        );
+    }
+    let info = rsp.ask("qThreadExtraInfo,1");
+    assert_eq!(
+        String::from_utf8(q7_tests::rsp::unhex(&info)).unwrap(),
+        "core 0 (exited 0)"
+    );
+    assert_eq!(rsp.ask("c"), "E05", "thread 1 has nothing left to run");
+    assert_eq!(rsp.ask("Hc-1"), "OK");
+    assert_eq!(rsp.ask("c"), "W00");
+    finished_normally(child, stderr, &out);
+}
+
+/// The same through `vCont` (docs/gdb.md "Threads and stopping"): `vCont;c:2` runs core 1
+/// alone and ends in `T00` naming thread 2 when its kernel returns; a step or a continue of
+/// thread 2 after that gets `E05` at once; `vCont;c:3;t` (core 2 continues, every other thread
+/// stays) ends in `T00` naming thread 3; `vCont;c` runs the rest to the end.
+#[test]
+fn a_vcont_of_one_thread_ends_in_a_stop_when_its_core_ends() {
+    let dir = TempDir::new("gdb-vcont1");
+    let (cmd, out) = relu_to(&dir);
+    let (child, mut rsp, _, stderr) = start(cmd);
+    let stop = StopReply::parse(&rsp.ask("vCont;c:2"));
+    assert_eq!(
+        (stop.kind, stop.code, stop.thread()),
+        ('T', 0, Some(2)),
+        "{stop:?}"
+    );
+    rsp.select(1);
+    assert_eq!(
+        rsp.registers()[g::PC],
+        TRAMPOLINE_0,
+        "thread 1 stayed stopped"
+    );
+    assert_eq!(rsp.ask("vCont;s:2"), "E05");
+    assert_eq!(rsp.ask("vCont;c:p1.2"), "E05");
+    let stop = StopReply::parse(&rsp.ask("vCont;c:3;t"));
+    assert_eq!(
+        (stop.kind, stop.code, stop.thread()),
+        ('T', 0, Some(3)),
+        "{stop:?}"
+    );
+    assert_eq!(rsp.ask("vCont;c"), "W00");
+    let stderr_text = {
+        let status = child.wait_with_output().unwrap().status;
+        let text = stderr.join().unwrap();
+        assert!(status.success(), "{status}: {text}");
+        text
+    };
+    assert!(
+        stderr_text.contains(
+            "q7emu: core 1 exited 0: the cores the debugger resumed have all ended; the others \
+             stay stopped (GDB: set scheduler-locking off, then continue)"
+        ),
+        "{stderr_text}"
+    );
+    assert!(
+        stderr_text.contains(
+            "q7emu: debugger packet \"vCont;s:2\": nothing to resume: every core it names has \
+             ended (core 1 exited 0); the others stay stopped (replied E05)"
+        ),
+        "{stderr_text}"
+    );
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(example("relu_multicore").join("expected.npy")).unwrap()
+    );
+}
+
+/// Waits for `child` at most `limit` (a generous bound that turns a hang into a failure),
+/// killing it if it is still running: its exit status.
+fn exit_within(mut child: Child, limit: std::time::Duration) -> std::process::ExitStatus {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("q7emu still running after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A debugger that goes away mid-run without `D` or `k` ends the session: the unfinished
+/// cores stop as interrupted and the run ends so (exit code 130, docs/exit-codes.md).
+#[test]
+fn a_lost_connection_ends_the_run_as_interrupted() {
+    let (child, mut rsp, _, stderr) = start(support::relu_multicore(&[]));
+    rsp.send("vCont;c");
+    rsp.close();
+    let status = exit_within(child, std::time::Duration::from_secs(120));
+    let stderr = stderr.join().unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("q7emu: lost the debugger (the debugger closed the connection)"),
+        "{stderr}"
+    );
+}
+
+/// Ctrl-C in q7emu's own terminal while the debugger holds the cores stopped ends the session
+/// (a silent debugger cannot keep q7emu waiting): the run ends as interrupted (exit code 130).
+#[test]
+fn ctrl_c_in_q7emus_terminal_ends_a_stopped_session() {
+    let (child, mut rsp, _, stderr) = start(support::relu_multicore(&[]));
+    rsp.select(1);
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = exit_within(child, std::time::Duration::from_secs(120));
+    let stderr = stderr.join().unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("q7emu: interrupted (Ctrl-C) during the debug session"),
+        "{stderr}"
+    );
+}
+
+/// A debugger that sends packets but reads no reply cannot keep q7emu blocked once the
+/// connection's buffers are full: Ctrl-C in q7emu's terminal still ends the run as
+/// interrupted (exit code 130). 4096 reads of 0x2000 bytes (docs/gdb.md "Packets and
+/// errors": the most one `m` answers) are 64 MiB of replies, past what the connection buffers.
+#[test]
+fn a_debugger_that_reads_no_reply_cannot_keep_q7emu_blocked() {
+    let (child, mut rsp, _, stderr) = start(support::relu_multicore(&[]));
+    let read = q7_tests::rsp::frame("m84000000,2000");
+    rsp.send_raw(&read.repeat(4096));
+    // The replies stop flowing once the buffers are full; the server is then writing.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = exit_within(child, std::time::Duration::from_secs(120));
+    let stderr = stderr.join().unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("q7emu: interrupted (Ctrl-C) during the debug session"),
         "{stderr}"
     );
 }

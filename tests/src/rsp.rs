@@ -108,6 +108,21 @@ impl Rsp {
         }
     }
 
+    /// Writes `bytes` as they are: a packet with a wrong checksum, a stray byte.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).unwrap();
+    }
+
+    /// The next byte the server sends (an acknowledgement: `+`, or `-` asking again).
+    pub fn next_byte(&mut self) -> u8 {
+        self.byte()
+    }
+
+    /// Closes the connection.
+    pub fn close(self) {
+        let _ = self.stream.shutdown(std::net::Shutdown::Both);
+    }
+
     /// The next packet's body (checksum checked, acknowledged), console packets gathered into
     /// [`Rsp::console`] and skipped.
     pub fn recv(&mut self) -> String {
