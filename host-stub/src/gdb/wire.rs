@@ -142,7 +142,7 @@ pub fn frame(body: &[u8]) -> Vec<u8> {
 }
 
 /// How long a waiting read or write blocks before the server looks at Ctrl-C again.
-const WAIT: Duration = Duration::from_millis(50);
+pub const WAIT: Duration = Duration::from_millis(50);
 
 /// The connection to the client: reads through a [`Receiver`], writes framed packets, and
 /// keeps the acknowledgement mode and the last packet sent (for a `-`).
