@@ -744,6 +744,53 @@ mod tests {
         assert_eq!(code("Z0,84000000,3;X1,0"), 0x07);
     }
 
+    /// Every prefix of a packet the server takes, and the packet with any one byte changed to
+    /// a delimiter, a non-hex letter, a high byte or an escape, parses or is refused: parsing
+    /// has no third outcome (no panic).
+    #[test]
+    fn every_prefix_and_byte_change_of_a_packet_parses_or_is_refused() {
+        let packets = [
+            "qSupported:multiprocess+;swbreak+",
+            "Hgp1.2",
+            "Hc-1",
+            "g",
+            "G0102030405060708",
+            "p2a",
+            "P2a=11223344",
+            "m84000648,2",
+            "M82000,2:0102",
+            "X82000,2:}]a",
+            "Z2,82000,4",
+            "z0,84000648,3",
+            "vCont;C04:p1.1;s:2;c",
+            "c",
+            "S05",
+            "D;1",
+            "vKill;1",
+            "T3",
+            "qThreadExtraInfo,p1.3",
+            "qRcmd,72656773",
+            "qAttached:1",
+        ];
+        let mut outcomes = 0;
+        for packet in packets {
+            let bytes = packet.as_bytes();
+            for end in 0..=bytes.len() {
+                let _ = parse(&bytes[..end]);
+                outcomes += 1;
+            }
+            for at in 0..bytes.len() {
+                for b in [b',', b':', b';', b'.', b'-', b'=', b'p', b'z', 0xff, b'}'] {
+                    let mut changed = bytes.to_vec();
+                    changed[at] = b;
+                    let _ = parse(&changed);
+                    outcomes += 1;
+                }
+            }
+        }
+        assert!(outcomes > 2000, "{outcomes} bodies parsed");
+    }
+
     /// docs/gdb.md "Error replies" is this table.
     #[test]
     fn the_doc_lists_every_error_reply() {
