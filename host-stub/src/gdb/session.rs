@@ -636,11 +636,12 @@ impl<'c, 'h, B: Bus + DebugMemory + 'static> Session<'c, 'h, B> {
             match self.poll(link) {
                 Ok(false) => {}
                 Ok(true) => {
+                    let core = running.iter().copied().find(|&i| self.live(i));
                     return Ok(Resumed::Stop(self.stopped(StopReply::Core {
-                        core: self.selected,
+                        core: core.unwrap_or(self.selected),
                         signal: signal::SIGINT,
                         extra: String::new(),
-                    })))
+                    })));
                 }
                 Err(e) => return Ok(Resumed::End(End::Lost(e))),
             }
