@@ -253,7 +253,7 @@ impl Drop for AtomicFile {
 enum Identity {
     /// An existing regular file: its device and inode (hard and symbolic links included).
     File(u64, u64),
-    /// A file not there yet: its absolute path, the directory's links resolved.
+    /// A file not there yet: its absolute path ([`resolve`]).
     New(PathBuf),
     /// Something no output replaces (a device such as `/dev/null`, a FIFO, a directory) or a
     /// path that cannot be resolved: never the same as anything.
@@ -265,17 +265,37 @@ fn identity(path: &Path) -> Identity {
     match std::fs::metadata(path) {
         Ok(m) if m.is_file() => Identity::File(m.dev(), m.ino()),
         Ok(_) => Identity::Other,
-        Err(_) => {
-            let dir = match path.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d,
-                _ => Path::new("."),
-            };
-            match (std::fs::canonicalize(dir), path.file_name()) {
-                (Ok(dir), Some(name)) => Identity::New(dir.join(name)),
-                _ => Identity::Other,
+        Err(_) => match resolve(path) {
+            Some(p) => Identity::New(p),
+            None => Identity::Other,
+        },
+    }
+}
+
+/// `path` made absolute with the links of its deepest existing directory resolved and the
+/// rest (directories not there yet, `.` and `..`) applied as written: the path a file not
+/// created yet will have, however it is named (`t/core0.trace`, `./t/x/../core0.trace`). None
+/// for an empty path, or when no part of it resolves.
+pub fn resolve(path: &Path) -> Option<PathBuf> {
+    use std::path::Component;
+    if path.as_os_str().is_empty() {
+        return None;
+    }
+    let abs = std::path::absolute(path).ok()?;
+    let parts: Vec<Component> = abs.components().collect();
+    (1..=parts.len()).rev().find_map(|n| {
+        let mut real = std::fs::canonicalize(parts[..n].iter().collect::<PathBuf>()).ok()?;
+        for c in &parts[n..] {
+            match c {
+                Component::Normal(name) => real.push(name),
+                Component::ParentDir => {
+                    real.pop();
+                }
+                _ => {}
             }
         }
-    }
+        Some(real)
+    })
 }
 
 /// One file of a command line: the flag (or argument) that names it and its path.
@@ -322,6 +342,15 @@ pub enum PathClash {
         /// The output named second.
         second: Named,
     },
+    /// An output file would take the place of a directory another output writes files in (the
+    /// trace directory), or of a directory above it.
+    #[error("{output} is {dir}, or a directory above it: a file cannot take the place of the directory the other writes in; write it elsewhere")]
+    Directory {
+        /// The output file.
+        output: Named,
+        /// The directory.
+        dir: Named,
+    },
 }
 
 /// Refuses an output that is the same file as an input or as another output: the same regular
@@ -345,6 +374,26 @@ pub fn check_distinct(inputs: &[Named], outputs: &[Named]) -> Result<(), PathCla
             return Err(PathClash::Output {
                 first: first.clone(),
                 second: output.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Refuses an output file (of `outputs`) that is directory `dir` or a directory above it,
+/// by their [`resolve`]d paths; devices and FIFOs clash with nothing.
+pub fn check_not_dir(dir: &Named, outputs: &[Named]) -> Result<(), PathClash> {
+    let Some(d) = resolve(&dir.path) else {
+        return Ok(());
+    };
+    for output in outputs {
+        if identity(&output.path) == Identity::Other && !output.path.is_dir() {
+            continue;
+        }
+        if resolve(&output.path).is_some_and(|o| d.starts_with(o)) {
+            return Err(PathClash::Directory {
+                output: output.clone(),
+                dir: dir.clone(),
             });
         }
     }

@@ -572,6 +572,83 @@ fn trace_flags_are_refused_naming_the_problem() {
     );
 }
 
+/// The names of what `dir` holds.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn an_output_on_a_trace_file_or_the_trace_directory_and_empty_paths_are_refused_before_the_run() {
+    // docs/tracing.md "Where the files go": the timeline and `--output` are compared with the
+    // trace files the run will write, by resolved path, though the directory is not there yet;
+    // no file may take the place of the trace directory; an empty --trace-dir or --timeline
+    // names nothing. Each is refused before anything is written, naming both flags.
+    let dir = TempDir::new("trace-clash");
+    let t = dir.join("t");
+    let show = |p: &Path| p.display().to_string();
+    let (t_s, x_s) = (show(&t), show(&t.join("x")));
+    let (core0, jsonl) = (show(&t.join("core0.trace")), show(&t.join("core0.jsonl")));
+    let through_dots = show(&t.join("sub/../core0.trace"));
+    let same = "are the same file: each output needs a file of its own";
+    let in_place =
+        "a file cannot take the place of the directory the other writes in; write it elsewhere";
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["--trace-dir", &t_s, "--timeline", &core0],
+            format!("--timeline {core0} and --trace-dir {core0} {same}"),
+        ),
+        (
+            vec!["--trace-dir", &t_s, "--timeline", &through_dots],
+            format!("--timeline {through_dots} and --trace-dir {core0} {same}"),
+        ),
+        (
+            vec!["--trace-dir", &t_s, "--output", &jsonl],
+            format!("--output {jsonl} and --trace-dir {jsonl} {same}"),
+        ),
+        (
+            vec!["--trace-dir", &t_s, "--timeline", &t_s],
+            format!("--timeline {t_s} is --trace-dir {t_s}, or a directory above it: {in_place}"),
+        ),
+        (
+            vec!["--trace-dir", &x_s, "--output", &t_s],
+            format!("--output {t_s} is --trace-dir {x_s}, or a directory above it: {in_place}"),
+        ),
+        (
+            vec!["--trace-dir", ""],
+            "--trace-dir \"\": an empty path names no directory".to_string(),
+        ),
+        (
+            vec!["--timeline", ""],
+            "--timeline \"\": an empty path names no file".to_string(),
+        ),
+    ];
+    let here = dir.join("");
+    for (extra, want) in cases {
+        let mut cmd = vector_add(&extra);
+        let o = cmd.current_dir(&here).output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{extra:?}: bad input (docs/exit-codes.md)"
+        );
+        assert_eq!(
+            text(&o.stderr),
+            format!("q7emu: error: {want}\n"),
+            "{extra:?}"
+        );
+        assert!(
+            entries(&here).is_empty(),
+            "{extra:?}: nothing written: {:?}",
+            entries(&here)
+        );
+    }
+}
+
 #[test]
 fn trace_fn_keeps_the_instructions_of_one_function_named_from_the_symbols() {
     if q7_tests::tool("g++").is_none() {

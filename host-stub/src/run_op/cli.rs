@@ -4,15 +4,15 @@ use std::path::PathBuf;
 
 use q7_emulator::platform::ConsoleSize;
 
-use super::{run_observed, Library, OpRequest, RunError};
+use super::{outputs, run_observed, Library, OpRequest, RunError};
 use crate::number::{parse_cycle_range, parse_range, parse_threads, parse_u32, parse_u64};
-use crate::output::{build_dir_files, check_distinct, AtomicFile, Named, PathClash};
+use crate::output::{AtomicFile, Named};
 use crate::tensor::dtype::Dtype;
 use crate::tensor::npy::{self, NpyError};
 use crate::timing_profile::{Profile, ProfileError};
 use crate::trace::timeline::{parse_max_events, MaxEvents};
 use crate::trace::{
-    parse_max_bytes, writer, MaxBytes, ObserveSpec, PcSelect, Summary, TimelineSpec, TraceSpec,
+    parse_max_bytes, MaxBytes, ObserveSpec, PcSelect, Summary, TimelineSpec, TraceSpec,
 };
 use q7_emulator::platform::trace_port::Poison;
 
@@ -76,7 +76,7 @@ pub struct RunArgs {
     pub report: crate::json_output::JsonOutput,
     /// Write an instruction trace of each core into this directory: core0.trace, core1.trace,
     /// ... (text) and core0.jsonl, ... (JSON lines), docs/tracing.md.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = any_path())]
     pub trace_dir: Option<PathBuf>,
     /// Trace only these cores (comma-separated PRIDs; default every core the library runs on).
     #[arg(long, value_name = "N,...", value_delimiter = ',', value_parser = parse_u32, requires = "trace_dir")]
@@ -99,7 +99,7 @@ pub struct RunArgs {
     /// Write the run's timeline as Chrome trace-event JSON (Perfetto, chrome://tracing): per
     /// core its calls, kernel phases, function spans, SDMA transfers, exceptions and runtime
     /// events, docs/tracing.md.
-    #[arg(long, value_name = "FILE.json")]
+    #[arg(long, value_name = "FILE.json", value_parser = any_path())]
     pub timeline: Option<PathBuf>,
     /// Most events of each core's timeline, at least 100, or `none` for no cap (default
     /// 200000); a core's timeline that reaches it is cut there, marked by a `timeline
@@ -136,41 +136,36 @@ fn parse_poison(s: &str) -> Result<Poison, String> {
     }
 }
 
+/// A path as given, the empty one included: [`outputs::check`] refuses an empty `--trace-dir`
+/// or `--timeline` with the message the testing API (and the Python package) gives.
+fn any_path() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
+    use clap::builder::TypedValueParser;
+    clap::builder::OsStringValueParser::new().map(PathBuf::from)
+}
+
 impl RunArgs {
-    /// The files the run reads, each named by its flag: the build directory's, the tensors,
-    /// the timing profile.
-    fn input_files(&self, lib: &Library) -> Vec<Named> {
-        let mut files = build_dir_files("BUILD_DIR", &self.build_dir);
-        let dir = |f: &String| Named::new("BUILD_DIR", self.build_dir.join(f));
-        files.extend(lib.info.images.iter().chain(&lib.info.linked).map(dir));
-        files.extend(self.inputs.iter().map(|p| Named::new("--input", p)));
+    /// The files the run reads besides the build directory's, each named by its flag: the
+    /// tensors, the timing profile.
+    fn input_files(&self) -> Vec<Named> {
+        let mut files: Vec<Named> = self
+            .inputs
+            .iter()
+            .map(|p| Named::new("--input", p))
+            .collect();
         files.extend(self.timing.iter().map(|p| Named::new("--timing", p)));
         files
     }
 
-    /// The files the run writes, each named by its flag: the output tensor, the report, the
-    /// timeline and the trace files of each core that may be traced.
-    fn output_files(&self, lib: &Library) -> Vec<Named> {
-        let mut files: Vec<Named> = [
+    /// The files the run writes besides the timeline and the traces, each named by its flag:
+    /// the output tensor, the report.
+    fn output_files(&self) -> Vec<Named> {
+        [
             ("--output", &self.output),
             ("--json-file", &self.report.json_file),
-            ("--timeline", &self.timeline),
         ]
         .into_iter()
         .filter_map(|(flag, p)| Some(Named::new(flag, p.as_ref()?)))
-        .collect();
-        if let Some(dir) = &self.trace_dir {
-            let cores: Vec<u32> = match &self.trace_cores {
-                Some(list) => list.clone(),
-                None => (0..lib.images.len() as u32).collect(),
-            };
-            for core in cores {
-                for ext in ["trace", "jsonl"] {
-                    files.push(Named::new("--trace-dir", writer::path(dir, core, ext)));
-                }
-            }
-        }
-        files
+        .collect()
     }
 
     /// What the trace flags ask to observe.
@@ -249,9 +244,6 @@ pub enum RunCliError {
     /// The `--json-file` report or the `--output` tensor could not be written.
     #[error(transparent)]
     Json(#[from] crate::json_output::WriteError),
-    /// An output names the file of an input or of another output.
-    #[error(transparent)]
-    SamePath(#[from] PathClash),
     /// The `--gdb` server could not listen.
     #[error(transparent)]
     Gdb(#[from] crate::gdb::GdbError),
@@ -264,7 +256,6 @@ impl crate::exit_code::Outcome for RunCliError {
             RunCliError::Npy(_)
             | RunCliError::Timing(_)
             | RunCliError::Json(_)
-            | RunCliError::SamePath(_)
             | RunCliError::Gdb(_) => crate::exit_code::Kind::BadInput,
             RunCliError::Run(e) => e.kind(),
         }
@@ -295,8 +286,9 @@ pub fn report(a: RunArgs) -> Result<(String, String, bool), RunCliError> {
     let spec = a.observe();
     let lib = Library::open(&a.build_dir)?;
     lib.op(&a.op)?;
-    // No output may replace an input or another output (docs/cli.md "Output files").
-    check_distinct(&a.input_files(&lib), &a.output_files(&lib))?;
+    // No output may replace an input or another output (docs/cli.md "Output files"), nor
+    // the trace directory.
+    outputs::check(&lib, &spec, &a.input_files(), &a.output_files()).map_err(RunError::from)?;
     // Headers and sizes checked now; the data goes from each file into HBM during the run.
     let inputs = a
         .inputs

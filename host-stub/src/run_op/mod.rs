@@ -16,6 +16,7 @@
 mod arg_names;
 pub mod cli;
 pub mod library;
+pub mod outputs;
 pub mod report;
 mod session;
 
@@ -242,6 +243,21 @@ pub enum RunError {
         /// Bytes of data.
         got: usize,
     },
+    /// A tensor argument in host memory larger than a tensor may be ([`check_tensor_size`]).
+    #[error("{what}: shape {shape:?} of {dtype}: {why}")]
+    TensorSize {
+        /// What names the argument ("input N (name)", or the caller's own words).
+        what: String,
+        /// The shape.
+        shape: Vec<u64>,
+        /// The dtype's numpy name.
+        dtype: &'static str,
+        /// Its size and the limit.
+        why: String,
+    },
+    /// A file of the run is refused ([`outputs::check`]).
+    #[error(transparent)]
+    Outputs(#[from] outputs::OutputError),
     /// The output cannot be made as requested: it cannot be described, or it is larger than a
     /// tensor may be.
     #[error("output: shape {shape:?} of {dtype}: {why}")]
@@ -290,6 +306,11 @@ pub enum RunError {
     /// The shape executable could not say what the output is.
     #[error(transparent)]
     Shape(#[from] crate::build::shape::ShapeError),
+    /// The shape function's answer is no output a run can make: a shape the descriptor cannot
+    /// describe (more dims than it holds), or over the size limit of a tensor (the
+    /// [`RunError::Descriptor`] or [`RunError::Output`] saying so).
+    #[error(transparent)]
+    ShapeAnswer(Box<RunError>),
     /// A tensor cannot be described.
     #[error("{what}: {source}")]
     Descriptor {
@@ -494,19 +515,40 @@ fn output_bytes(what: &str, dtype: Dtype, shape: &[u64]) -> Result<u64, RunError
         what: what.to_string(),
         source,
     })?;
-    let bytes = n.checked_mul(u64::from(dtype.bytes));
+    within_limit(n.checked_mul(u64::from(dtype.bytes))).map_err(|why| RunError::Output {
+        shape: shape.to_vec(),
+        dtype: dtype.numpy_name(),
+        why,
+    })
+}
+
+/// `bytes` (None: past 2^64 - 1) when at most [`MAX_NPY_BYTES`], the limit of a tensor; else
+/// why not.
+fn within_limit(bytes: Option<u64>) -> Result<u64, String> {
     match bytes {
         Some(b) if b <= MAX_NPY_BYTES => Ok(b),
-        _ => Err(RunError::Output {
-            shape: shape.to_vec(),
-            dtype: dtype.numpy_name(),
-            why: format!(
-                "{} bytes, over the {MAX_NPY_BYTES}-byte limit of a tensor (that of a .npy \
-                 input, PLATFORM.md \"Input file limits\")",
-                bytes.map_or_else(|| "more than 2^64 - 1".to_string(), |b| b.to_string())
-            ),
-        }),
+        _ => Err(format!(
+            "{} bytes, over the {MAX_NPY_BYTES}-byte limit of a tensor (that of a .npy input, \
+             PLATFORM.md \"Input file limits\")",
+            bytes.map_or_else(|| "more than 2^64 - 1".to_string(), |b| b.to_string())
+        )),
     }
+}
+
+/// Bytes of a tensor argument of `dtype` and `shape` (`what`) in host memory: at most
+/// [`MAX_NPY_BYTES`], the limit of a `.npy` input, so that an argument handed over in memory
+/// (the Python package's, checked before its data is copied) is held to what `q7emu run`
+/// holds a file to; [`RunError::TensorSize`] otherwise.
+pub fn check_tensor_size(what: &str, dtype: Dtype, shape: &[u64]) -> Result<u64, RunError> {
+    let bytes = shape
+        .iter()
+        .try_fold(u64::from(dtype.bytes), |a, &d| a.checked_mul(d));
+    within_limit(bytes).map_err(|why| RunError::TensorSize {
+        what: what.to_string(),
+        shape: shape.to_vec(),
+        dtype: dtype.numpy_name(),
+        why,
+    })
 }
 
 /// Bytes of input `t` (`what`): its shape's size, which a tensor in host memory's data must
@@ -515,6 +557,7 @@ fn input_bytes(what: &str, t: &TensorInput) -> Result<u64, RunError> {
     match t {
         TensorInput::Npy(f) => Ok(f.data_bytes),
         TensorInput::Host(h) => {
+            check_tensor_size(what, h.dtype, &h.shape)?;
             let want = h
                 .shape
                 .iter()
@@ -563,7 +606,9 @@ pub fn run(lib: &Library, req: &OpRequest) -> Result<OpRun, RunError> {
 }
 
 /// [`run`], observed as `spec` asks (docs/tracing.md): traces and timeline are written
-/// whether the run succeeds or fails (a failed run's error wins over one writing them).
+/// whether the run succeeds or fails (a failed run's error wins over one writing them). Their
+/// paths are checked first ([`outputs::check`]): an empty one, or a timeline that is a trace
+/// file or the trace directory, or either of them a file of the build, is refused.
 ///
 /// An op without a shape function whose request gives neither the output's dtype nor its
 /// shape runs with the default output ([`OutputFrom::Default`]); when its kernel returns
@@ -576,6 +621,9 @@ pub fn run_observed(
     req: &OpRequest,
     spec: &ObserveSpec,
 ) -> Result<(OpRun, Summary), RunError> {
+    if spec.trace.is_some() || spec.timeline.is_some() {
+        outputs::check(lib, spec, &[], &[])?;
+    }
     with_kernel_return(
         lib,
         req,
@@ -1016,14 +1064,19 @@ fn check_arg_counts(op: &OpInfo, req: &OpRequest) -> Result<(), RunError> {
 /// The output dtype and shape a run of `req` on `lib` would have, and where they come from,
 /// without running it: what `q7emu run` decides before placing the tensors (the shape
 /// function asked when the op has one). Only the inputs' dtypes and shapes are looked at, so
-/// `req`'s tensors may hold no data (a meta tensor's description).
+/// `req`'s tensors may hold no data (a meta tensor's description). An output a run would
+/// refuse (a shape the descriptor cannot describe, over the tensor limit) is refused here too:
+/// [`RunError::ShapeAnswer`] when the shape function gave it.
 pub fn output_of(
     lib: &Library,
     req: &OpRequest,
 ) -> Result<(Dtype, Vec<u64>, OutputFrom), RunError> {
     let op = lib.op(&req.op)?;
     check_arg_counts(op, req)?;
-    output_spec(lib, op, req)
+    let (dtype, shape, from) = output_spec(lib, op, req)?;
+    // What a run would refuse before it ran.
+    output_bytes("output", dtype, &shape)?;
+    Ok((dtype, shape, from))
 }
 
 /// The output's dtype and shape, and where they come from ([`OutputFrom`]): the request's when
@@ -1067,11 +1120,15 @@ fn output_spec(
                 answer
             }
         };
-        return Ok((
+        let (dtype, shape) = (
             req.out_dtype.unwrap_or(d),
             req.out_shape.clone().unwrap_or(s),
-            OutputFrom::ShapeFunction(f.clone()),
-        ));
+        );
+        if req.out_shape.is_none() {
+            let what = format!("output (from shape function {f})");
+            output_bytes(&what, dtype, &shape).map_err(|e| RunError::ShapeAnswer(Box::new(e)))?;
+        }
+        return Ok((dtype, shape, OutputFrom::ShapeFunction(f.clone())));
     }
     let (dtype, shape) = match req.inputs.first() {
         Some(first) => (first.dtype(), first.shape().to_vec()),
