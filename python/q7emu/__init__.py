@@ -14,6 +14,7 @@ output, the per-core report, the console and checked mode's findings.
 from . import _q7emu
 from ._build import library_file, load, load_library
 from ._library import Library, Op, Run, record
+from .errors import CheckWarning, ShapeFunctionError
 from .errors import BadInput, BuildError, CheckFailed, KernelFault, Q7Error, Runaway
 
 __all__ = [
@@ -30,6 +31,8 @@ __all__ = [
     "Runaway",
     "CheckFailed",
     "BadInput",
+    "ShapeFunctionError",
+    "CheckWarning",
 ]
 
 __version__ = _q7emu.__version__

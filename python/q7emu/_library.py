@@ -3,12 +3,14 @@ run's output and report (docs/python.md "Calling ops")."""
 
 import json
 import os
+import sys
+import warnings
 from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
 from . import _q7emu
-from .errors import BadInput, CheckFailed
+from .errors import BadInput, CheckFailed, CheckWarning
 
 # The dtypes q7emu marshals (docs/dtypes.md), by numpy name.
 _DTYPES = ("float32", "float16", "bfloat16", "int8", "uint8", "int16", "int32", "int64")
@@ -27,9 +29,17 @@ def _numpy_dtype(name: str) -> np.dtype:
     return np.dtype(name)
 
 
+def _type_name(value: Any) -> str:
+    """The qualified name of ``value``'s type (``int``, ``numpy.str_``)."""
+    t = type(value)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
 def _as_tensor(value: Any, what: str):
-    """``(dtype name, shape, bytes)`` of an array argument: C-contiguous little-endian data,
-    copied when it is not already."""
+    """An array argument in the extension's form, ``(what, dtype name, shape, bytes)``: its
+    rank kept (a 0-d array is a 0-d tensor), its size checked against the tensor limit before
+    anything is copied, its bytes a ``uint8`` view of C-contiguous little-endian data — the
+    array itself when it is that already (no copy), else one copy of it."""
     try:
         a = np.asarray(value)
     except Exception as e:  # an object numpy cannot take
@@ -38,17 +48,59 @@ def _as_tensor(value: Any, what: str):
         raise BadInput(
             f"{what}: dtype {a.dtype.name} is not one q7emu marshals ({', '.join(_DTYPES)})"
         )
+    shape = [int(d) for d in a.shape]
+    _q7emu.Library.check_tensor(what, a.dtype.name, shape)
     if a.dtype.byteorder == ">":
-        a = a.astype(a.dtype.newbyteorder("<"))
-    a = np.ascontiguousarray(a)
-    return (a.dtype.name, [int(d) for d in a.shape], a.tobytes())
+        a = a.astype(a.dtype.newbyteorder("<"), order="C")
+    elif not a.flags.c_contiguous:
+        a = a.copy(order="C")
+    return (what, a.dtype.name, shape, a.reshape(-1).view(np.uint8))
+
+
+# Scalar kinds as schemas spell them.
+_SPELLINGS = {"scalar": "Scalar", "float": "float", "int": "int", "bool": "bool"}
+
+
+def _scalar(schema: str, arg: str, kind: str, value: Any):
+    """Scalar argument ``arg`` (of kind ``kind``) of the op of ``schema`` as the extension
+    takes it: a Python bool, int or float (a numpy bool, integer or floating scalar as its
+    Python value); ``BadInput`` naming the op, the argument and the type otherwise. Whether
+    the value fits the argument's type is checked by the scalar grammar of ``q7emu run
+    --scalar``."""
+    if isinstance(value, np.generic):
+        if isinstance(value, (np.bool_, np.integer, np.floating)):
+            return value.item()
+    elif isinstance(value, bool):
+        return value
+    elif isinstance(value, int):
+        return int(value)
+    elif isinstance(value, float):
+        return float(value)
+    raise BadInput(
+        f"op {schema}: argument {arg} ({_SPELLINGS.get(kind, kind)}) is a bool, int or float, not {_type_name(value)}"
+    )
+
+
+def _first_frame_outside() -> int:
+    """The ``stacklevel`` of a warning issued by the caller that names the first frame outside
+    this package (and outside torch's dispatcher, for a ``torch.ops`` call): the user's call."""
+    inside = [os.path.dirname(os.path.abspath(__file__)) + os.sep]
+    torch = sys.modules.get("torch")
+    if torch is not None and getattr(torch, "__file__", None):
+        inside.append(os.path.dirname(os.path.abspath(torch.__file__)) + os.sep)
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(tuple(inside)):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 class Run:
     """One run of an op: ``output`` (a numpy array), ``report`` (the dict ``q7emu run --json``
     prints: per-core instructions, cycles, stalls, SDMA, windows, I-cache, stack under
-    ``cores``), ``console`` (each core's printed text) and ``findings`` (checked mode's
-    ``check`` object, or None when the run was not checked)."""
+    ``cores``), ``console`` (each core's printed text), ``findings`` (checked mode's
+    ``check`` object, or None when the run was not checked) and ``findings_text`` (the
+    findings as ``q7emu run --check`` prints them, or None)."""
 
     def __init__(self, raw: Dict[str, Any]):
         #: The output as the extension gives it: ``(dtype name, shape, bytes)``.
@@ -58,6 +110,7 @@ class Run:
         self.findings: Optional[Dict[str, Any]] = (
             json.loads(raw["findings"]) if raw["findings"] is not None else None
         )
+        self.findings_text: Optional[str] = raw["findings_text"]
         self.console: List[str] = list(raw["console"])
         self._summary = (raw["summary"], raw["summary_outputs_only"])
 
@@ -66,7 +119,8 @@ class Run:
         """The output array."""
         if self._output is None:
             dtype, shape, data = self.raw_output
-            self._output = np.frombuffer(bytearray(data), dtype=_numpy_dtype(dtype)).reshape(shape)
+            # The bytearray the extension made for it: wrapped, not copied.
+            self._output = np.frombuffer(data, dtype=_numpy_dtype(dtype)).reshape(shape)
         return self._output
 
     def summary(self, outputs_only: bool = False) -> str:
@@ -126,12 +180,8 @@ class Op:
         for (arg, kind), v in zip(self.args, values):
             if kind == "tensor":
                 tensors.append(_as_tensor(v, f"op {self.name}: argument {arg}"))
-            elif isinstance(v, (bool, int, float, np.generic)):
-                scalars.append(v.item() if isinstance(v, np.generic) else v)
             else:
-                raise BadInput(
-                    f"op {self.schema}: argument {arg} is a {kind} scalar, not {type(v).__name__}"
-                )
+                scalars.append(_scalar(self.schema, arg, kind, v))
         return tensors, scalars
 
     def run(
@@ -156,7 +206,9 @@ class Op:
         override what the op's shape function says. ``timing`` is a timing profile (a
         ``.json``/``.toml`` file, or a dict of timing-model fields: docs/timing.md);
         ``trace_dir`` gets each core's instruction trace and ``timeline`` the run's Chrome
-        trace-event timeline (docs/tracing.md), as ``q7emu run --trace-dir/--timeline``."""
+        trace-event timeline (docs/tracing.md), as ``q7emu run --trace-dir/--timeline``.
+        Each option is checked as ``q7emu run`` checks its flag: a bad one is ``BadInput``
+        naming it. Findings of a checked run that does not raise are a ``CheckWarning``."""
         tensors, scalars = self._split(args)
         return self._run(
             tensors,
@@ -173,23 +225,29 @@ class Op:
             timeline=timeline,
         )
 
-    def _run(self, tensors, scalars, *, strict: bool = False, out_shape=None, trace_dir=None, timeline=None, **options) -> Run:
-        """``run`` on arguments already in the extension's form: tensors as ``(dtype name,
-        shape, bytes)``, scalars as Python numbers."""
-        raw = self._library._lib.run(
-            self.name,
-            tensors,
-            scalars,
-            out_shape=list(out_shape) if out_shape is not None else None,
-            trace_dir=os.fspath(trace_dir) if trace_dir is not None else None,
-            timeline=os.fspath(timeline) if timeline is not None else None,
-            **options,
-        )
+    def _run(self, tensors, scalars, *, strict: Any = False, out_dtype: Any = None, **options: Any) -> Run:
+        """``run`` on arguments already in the extension's form (``_as_tensor``,
+        ``_scalar``); the options go to the extension, which checks each. A checked run's
+        findings raise ``CheckFailed`` (``strict`` and an error among them) or are warned as
+        a ``CheckWarning``, as ``q7emu run --check`` prints them."""
+        if not isinstance(strict, (bool, np.bool_)):
+            raise BadInput(f"strict: a bool, not {_type_name(strict)}")
+        if strict and not options.get("check"):
+            raise BadInput("strict=True without check=True: strict raises on checked mode's findings; pass check=True too")
+        if isinstance(out_dtype, (np.dtype, type)):
+            try:
+                out_dtype = np.dtype(out_dtype).name
+            except TypeError:
+                pass  # refused by the extension, naming its type
+        options = {k: v for k, v in options.items() if v is not None}
+        raw = self._library._lib.run(self.name, tensors, scalars, out_dtype=out_dtype, **options)
         run = Run(raw)
         for recorder in _recorders:
             recorder.append(run)
-        if strict and run.findings is not None and run.findings["errors"]:
-            raise CheckFailed(json.dumps(run.findings, indent=2))
+        if run.findings is not None and run.findings["findings"]:
+            if strict and run.findings["errors"]:
+                raise CheckFailed(run.findings_text, findings=run.findings)
+            warnings.warn(run.findings_text, CheckWarning, stacklevel=_first_frame_outside())
         return run
 
     def __call__(self, *args: Any, **options: Any) -> np.ndarray:

@@ -6,7 +6,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 __version__: str
 
-_Tensor = Tuple[str, List[int], bytes]
+# (what, dtype name, shape, a C-contiguous numpy.ndarray of the tensor's bytes)
+_Tensor = Tuple[str, str, List[int], Any]
 
 class Library:
     def __init__(self, path: Union[str, "os.PathLike[str]"], keep_loaded: bool = True) -> None: ...
@@ -19,21 +20,23 @@ class Library:
     @property
     def multicore(self) -> bool: ...
     def ops(self) -> List[Tuple[str, str, List[Tuple[str, str]]]]: ...
+    @staticmethod
+    def check_tensor(what: str, dtype: str, shape: Sequence[int]) -> None: ...
     def run(
         self,
         op: str,
         tensors: Sequence[_Tensor],
         scalars: Sequence[Union[bool, int, float]],
         *,
-        threads: int = 2,
+        threads: Optional[int] = None,
         max_cycles: Optional[int] = None,
-        check: bool = False,
+        check: Optional[bool] = None,
         poison: Optional[str] = None,
         out_dtype: Optional[str] = None,
         out_shape: Optional[Sequence[int]] = None,
         timing: Union[None, str, "os.PathLike[str]", Dict[str, Any]] = None,
-        trace_dir: Optional[str] = None,
-        timeline: Optional[str] = None,
+        trace_dir: Union[None, str, "os.PathLike[str]"] = None,
+        timeline: Union[None, str, "os.PathLike[str]"] = None,
     ) -> Dict[str, Any]: ...
     def output_spec(
         self,

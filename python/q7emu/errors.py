@@ -1,5 +1,7 @@
 """The exceptions q7emu raises, each carrying q7emu's own message (docs/python.md "Errors")."""
 
+from typing import Any, Dict, Optional
+
 
 class Q7Error(Exception):
     """Base of every q7emu error."""
@@ -21,9 +23,29 @@ class Runaway(Q7Error):
     """A core spent its cycle budget (``max_cycles``) without finishing."""
 
 
+class ShapeFunctionError(Q7Error):
+    """The op's shape function could not say what the output is: it crashed, exited with a
+    failure, did not answer in time, or answered something else than a dtype and a shape.
+    Raised by a call, and by the fake (meta) kernel of a ``torch.ops`` op, before any core
+    runs; the message names the shape executable, the op and its shape function, and what it
+    printed on stderr."""
+
+
 class CheckFailed(Q7Error):
     """Checked mode (``check=True`` with ``strict=True``) found an error-class bug: the message
-    is the findings as ``q7emu run --check`` prints them."""
+    is the findings as ``q7emu run --check`` prints them (``error[write-race]: ...``), and
+    ``findings`` is the ``check`` object of the JSON report (``Run.findings``)."""
+
+    def __init__(self, message: str, findings: "Optional[Dict[str, Any]]" = None) -> None:
+        super().__init__(message)
+        #: The findings as a dict: ``errors``, ``warnings`` and each of the ``findings``.
+        self.findings = findings
+
+
+class CheckWarning(UserWarning):
+    """Checked mode found something in a call that does not raise (``check=True`` without
+    ``strict``, or only warning-class findings): the message is the findings as ``q7emu run
+    --check`` prints them on stderr; ``Run.findings`` holds them as a dict."""
 
 
 class BadInput(Q7Error, ValueError):

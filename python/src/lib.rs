@@ -13,16 +13,15 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
-use pyo3::types::{PyAnyMethods, PyBytes, PyDict};
+use pyo3::types::{PyAnyMethods, PyByteArray, PyBytes, PyDict};
 
-use q7_emulator::platform::trace_port::Poison;
 use q7_host::build::schema::ArgKind;
 use q7_host::exit_code::{Kind, Outcome};
 use q7_host::run_op::Session;
-use q7_host::tensor::dtype::Dtype;
 use q7_host::tensor::HostTensor;
 use q7_host::testing::{self, Kernel, Run, TestingError};
-use q7_host::timing_profile::Profile;
+
+mod args;
 
 /// The exception of `q7emu.errors` named `class`, raised with `message`.
 fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
@@ -81,13 +80,20 @@ fn run_error(py: Python<'_>, e: TestingError, lib: &testing::Library) -> PyErr {
 
 /// A testing-API error as the Python exception documented for it (docs/python.md
 /// "Errors"): build failures `BuildError`, kernel faults and runtime errors `KernelFault`, a
-/// spent cycle budget `Runaway`, Ctrl-C `KeyboardInterrupt`, checked-mode errors
-/// `CheckFailed`, anything about the call's own arguments `BadInput` (a `ValueError`).
+/// shape function that failed or answered wrong `ShapeFunctionError`, a spent cycle budget
+/// `Runaway`, Ctrl-C `KeyboardInterrupt`, checked-mode errors `CheckFailed`, anything about
+/// the call's own arguments `BadInput` (a `ValueError`).
 fn error(py: Python<'_>, e: TestingError) -> PyErr {
+    use q7_host::run_op::RunError;
     let message = e.to_string();
     let class = match &e {
         TestingError::Build(_) | TestingError::NoOp(_) | TestingError::NoSource => "BuildError",
         TestingError::Check(_) => "CheckFailed",
+        TestingError::Run(run)
+            if matches!(**run, RunError::Shape(_) | RunError::ShapeAnswer(_)) =>
+        {
+            "ShapeFunctionError"
+        }
         TestingError::Run(run) => match run.kind() {
             Kind::Fault => "KernelFault",
             Kind::Runaway => "Runaway",
@@ -99,15 +105,6 @@ fn error(py: Python<'_>, e: TestingError) -> PyErr {
         }
     };
     raise(py, class, message)
-}
-
-/// A scalar argument: Python's `bool`, `int` or `float` (tried in that order: a `bool` is
-/// an `int` to Python).
-#[derive(Debug, FromPyObject)]
-enum Scalar {
-    Bool(bool),
-    Int(i64),
-    Float(f64),
 }
 
 /// One op as [`Library::ops`] gives it: name, schema, and each argument's name and kind.
@@ -190,68 +187,84 @@ impl Library {
             .collect()
     }
 
-    /// Runs op `op` on `tensors` (`(dtype name, shape, bytes)` each, in schema order) and
-    /// `scalars`: a dict with `output` (`(dtype name, shape, bytes)`), `report` (the JSON of
-    /// `q7emu run --json`), `summary` and `summary_outputs_only` (the text of a
-    /// `q7_host::testing` snapshot, docs/testing.md), `findings` (checked mode's JSON `check`
-    /// object, or None) and `console` (each core's text). The cores run with the GIL released.
+    /// Checks tensor argument `what` of dtype `dtype` and `shape` before its data is copied:
+    /// `BadInput` for a dtype q7emu does not marshal or a tensor over the size limit of a
+    /// `.npy` input (PLATFORM.md "Input file limits"), with `q7emu run`'s message.
+    #[staticmethod]
+    fn check_tensor(py: Python<'_>, what: &str, dtype: &str, shape: Vec<u64>) -> PyResult<()> {
+        let dtype = args::dtype_named(py, &format!("{what}: dtype"), dtype)?;
+        q7_host::run_op::check_tensor_size(what, dtype, &shape)
+            .map_err(|e| error(py, TestingError::from(e)))?;
+        Ok(())
+    }
+
+    /// Runs op `op` on `tensors` (`(what, dtype name, shape, array)` each, in schema order:
+    /// `what` names the argument in errors, `array` is a C-contiguous `numpy.ndarray` of the
+    /// tensor's bytes, copied once) and `scalars` (bool, int or float each); every option
+    /// checked as `q7emu run` checks its flag ([`args`]). A dict with `output` (`(dtype
+    /// name, shape, bytearray)`), `report` (the JSON of `q7emu run --json`), `summary` and
+    /// `summary_outputs_only` (the text of a `q7_host::testing` snapshot, docs/testing.md),
+    /// `findings` (checked mode's JSON `check` object, or None), `findings_text` (the
+    /// findings as `q7emu run --check` prints them, or None) and `console` (each core's
+    /// text). The cores run with the GIL released.
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (op, tensors, scalars, *, threads=2, max_cycles=None, check=false, poison=None, out_dtype=None, out_shape=None, timing=None, trace_dir=None, timeline=None))]
+    #[pyo3(signature = (op, tensors, scalars, *, threads=None, max_cycles=None, check=None, poison=None, out_dtype=None, out_shape=None, timing=None, trace_dir=None, timeline=None))]
     fn run<'py>(
         &self,
         py: Python<'py>,
-        op: String,
-        tensors: Vec<(String, Vec<u64>, Bound<'py, PyBytes>)>,
-        scalars: Vec<Scalar>,
-        threads: usize,
-        max_cycles: Option<u64>,
-        check: bool,
-        poison: Option<String>,
-        out_dtype: Option<String>,
-        out_shape: Option<Vec<u64>>,
+        op: Bound<'py, PyAny>,
+        tensors: Vec<(String, String, Vec<u64>, Bound<'py, PyAny>)>,
+        scalars: Vec<Bound<'py, PyAny>>,
+        threads: Option<Bound<'py, PyAny>>,
+        max_cycles: Option<Bound<'py, PyAny>>,
+        check: Option<Bound<'py, PyAny>>,
+        poison: Option<Bound<'py, PyAny>>,
+        out_dtype: Option<Bound<'py, PyAny>>,
+        out_shape: Option<Bound<'py, PyAny>>,
         timing: Option<Bound<'py, PyAny>>,
-        trace_dir: Option<PathBuf>,
-        timeline: Option<PathBuf>,
+        trace_dir: Option<Bound<'py, PyAny>>,
+        timeline: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let mut run = Run::new(op).threads(threads);
-        if let Some(t) = timing {
-            run = run.timing_profile(timing_profile(py, &t)?);
+        let mut run = Run::new(args::op_name(py, &op)?);
+        if let Some(t) = threads {
+            run = run.threads(args::threads(py, &t)?);
         }
-        if let Some(dir) = trace_dir {
-            run = run.trace_dir(dir);
-        }
-        if let Some(path) = timeline {
-            run = run.timeline(path);
-        }
-        for (dtype, shape, bytes) in tensors {
-            let dtype = dtype_named(py, &dtype)?;
-            let t = testing::tensor_from_bytes(dtype, &shape, bytes.as_bytes().to_vec())
-                .map_err(|e| error(py, e))?;
-            run = run.input(t);
-        }
-        run = with_scalars(run, scalars);
         if let Some(c) = max_cycles {
-            run = run.max_cycles(c);
+            run = run.max_cycles(args::max_cycles(py, &c)?);
         }
+        let check = match check {
+            Some(c) => args::flag(py, "check", &c)?,
+            None => false,
+        };
         if let Some(p) = poison {
-            run = run.poison(match p.as_str() {
-                "nan" => Poison::Nan,
-                "pattern" => Poison::Pattern,
-                _ => {
-                    return Err(raise(
-                        py,
-                        "BadInput",
-                        format!("poison {p:?}: the poison is \"nan\" or \"pattern\""),
-                    ))
-                }
-            });
+            run = run.poison(args::poison(py, &p)?);
         }
         if let Some(d) = out_dtype {
-            run = run.output_dtype(dtype_named(py, &d)?);
+            run = run.output_dtype(args::out_dtype(py, &d)?);
         }
         if let Some(s) = out_shape {
-            run = run.output_shape(&s);
+            run = run.output_shape(&args::out_shape(py, &s)?);
         }
+        if let Some(t) = timing {
+            run = run.timing_profile(args::timing_profile(py, &t)?);
+        }
+        if let Some(dir) = trace_dir {
+            run = run.trace_dir(args::path(py, "trace_dir", &dir)?);
+        }
+        if let Some(path) = timeline {
+            run = run.timeline(args::path(py, "timeline", &path)?);
+        }
+        run = args::with_scalars(py, run, &scalars)?;
+        for (what, dtype, shape, array) in &tensors {
+            let dtype = args::dtype_named(py, &format!("{what}: dtype"), dtype)?;
+            // The size is checked before anything is copied.
+            let bytes = q7_host::run_op::check_tensor_size(what, dtype, shape)
+                .map_err(|e| error(py, TestingError::from(e)))?;
+            let data = args::array_bytes(py, what, array, bytes)?;
+            let t = testing::tensor_from_bytes(dtype, shape, data).map_err(|e| error(py, e))?;
+            run = run.input(t);
+        }
+        drop(tensors);
         let lib = Arc::clone(&self.lib);
         let session = self.session.clone();
         let (outcome, signal) = interruptible(py, move || {
@@ -268,17 +281,12 @@ impl Library {
         });
         // An interrupted run is KeyboardInterrupt with the cores' report (error()); a run that
         // finished before the cores saw the request still raises the signal's exception.
-        let (op_run, findings) = match (outcome, signal) {
+        let (mut op_run, findings) = match (outcome, signal) {
             (Err(e), _) => return Err(run_error(py, e, &self.lib)),
             (Ok(_), Some(signal)) => return Err(signal),
             (Ok(done), None) => done,
         };
         let out = PyDict::new(py);
-        let HostTensor { dtype, shape, data } = &op_run.output;
-        out.set_item(
-            "output",
-            (dtype.numpy_name(), shape.clone(), PyBytes::new(py, data)),
-        )?;
         out.set_item("report", op_run.json().to_string())?;
         // The summary of a q7_host::testing snapshot, with and without the per-core counters.
         let summary = testing::Summary::of(&op_run);
@@ -286,10 +294,24 @@ impl Library {
         out.set_item("summary_outputs_only", summary.outputs_only().text())?;
         out.set_item(
             "findings",
-            findings.map(|f| q7_host::check::json(&f).to_string()),
+            findings
+                .as_ref()
+                .map(|f| q7_host::check::json(f).to_string()),
+        )?;
+        out.set_item(
+            "findings_text",
+            findings.as_deref().map(q7_host::check::text),
         )?;
         let console: Vec<String> = op_run.console.iter().map(|c| c.text.clone()).collect();
         out.set_item("console", console)?;
+        // The output's bytes go into a bytearray, which numpy then wraps without a copy; the
+        // run's own copy is freed first thing after.
+        let data = std::mem::take(&mut op_run.output.data);
+        let (dtype, shape) = (op_run.output.dtype, op_run.output.shape.clone());
+        drop(op_run);
+        let bytes = PyByteArray::new(py, &data);
+        drop(data);
+        out.set_item("output", (dtype.numpy_name(), shape, bytes))?;
         Ok(out)
     }
 
@@ -299,20 +321,20 @@ impl Library {
     fn output_spec(
         &self,
         py: Python<'_>,
-        op: String,
+        op: Bound<'_, PyAny>,
         tensors: Vec<(String, Vec<u64>)>,
-        scalars: Vec<Scalar>,
+        scalars: Vec<Bound<'_, PyAny>>,
     ) -> PyResult<(String, Vec<u64>)> {
-        let mut run = Run::new(op);
-        for (dtype, shape) in tensors {
-            let dtype = dtype_named(py, &dtype)?;
+        let mut run = Run::new(args::op_name(py, &op)?);
+        for (i, (dtype, shape)) in tensors.into_iter().enumerate() {
+            let dtype = args::dtype_named(py, &format!("tensor argument {i}: dtype"), &dtype)?;
             run = run.input(HostTensor {
                 dtype,
                 shape,
                 data: Vec::new(),
             });
         }
-        run = with_scalars(run, scalars);
+        run = args::with_scalars(py, run, &scalars)?;
         let lib = Arc::clone(&self.lib);
         let (dtype, shape) = py
             .detach(move || run.output_of(&lib))
@@ -367,51 +389,6 @@ fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> (T
                 }
             }
         }
-    })
-}
-
-/// `run` with `scalars` as its next scalar arguments.
-fn with_scalars(mut run: Run, scalars: Vec<Scalar>) -> Run {
-    for s in scalars {
-        run = match s {
-            Scalar::Bool(b) => run.scalar(b),
-            Scalar::Int(i) => run.scalar(i),
-            Scalar::Float(f) => run.scalar(f),
-        };
-    }
-    run
-}
-
-/// The timing profile `timing` names: a `.json` or `.toml` file (a path), or a dict of
-/// timing-model fields (docs/timing.md), as `q7emu run --timing` takes them; `BadInput` when
-/// it is neither or the profile is refused.
-fn timing_profile(py: Python<'_>, timing: &Bound<'_, PyAny>) -> PyResult<Profile> {
-    let bad = |e: String| raise(py, "BadInput", e);
-    if let Ok(path) = timing.extract::<PathBuf>() {
-        return Profile::load(&path).map_err(|e| bad(e.to_string()));
-    }
-    if timing.is_instance_of::<PyDict>() {
-        let text: String = py
-            .import("json")?
-            .call_method1("dumps", (timing,))?
-            .extract()?;
-        return Profile::parse(std::path::Path::new("timing.json"), text.into_bytes())
-            .map_err(|e| bad(format!("timing (a dict): {e}")));
-    }
-    Err(bad(format!(
-        "timing: a profile file's path or a dict of timing-model fields, not {}",
-        timing.get_type().name()?
-    )))
-}
-
-/// The dtype of numpy name `name`, or `BadInput`.
-fn dtype_named(py: Python<'_>, name: &str) -> PyResult<Dtype> {
-    Dtype::from_name(name).ok_or_else(|| {
-        raise(
-            py,
-            "BadInput",
-            format!("dtype {name}: not one q7emu marshals (float32, float16, bfloat16, int8, uint8, int16, int32, int64)"),
-        )
     })
 }
 

@@ -16,6 +16,8 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 import torch
 
 import q7emu
+from q7emu import _q7emu
+from q7emu._library import _scalar as _scalar_arg
 from q7emu.errors import BadInput
 
 __all__ = ["load", "load_library", "options"]
@@ -73,8 +75,10 @@ _registered: Dict[str, _Registered] = {}
 _torch_libraries: Dict[str, "torch.library.Library"] = {}
 
 
-def _tensor(t: Any, what: str) -> Tuple[str, List[int], bytes]:
-    """A tensor argument in the extension's form: ``(dtype name, shape, bytes)``."""
+def _tensor(t: Any, what: str) -> Tuple[str, str, List[int], Any]:
+    """A tensor argument in the extension's form, ``(what, dtype name, shape, bytes)``: its
+    size checked against the tensor limit before anything is copied, its bytes a ``uint8``
+    numpy view of the tensor's data (made contiguous: copied only when it is not)."""
     if not isinstance(t, torch.Tensor):
         raise BadInput(f"{what}: a torch.Tensor, not {type(t).__name__}")
     if t.device.type != "cpu":
@@ -82,13 +86,18 @@ def _tensor(t: Any, what: str) -> Tuple[str, List[int], bytes]:
     name = _NAMES.get(t.dtype)
     if name is None:
         raise BadInput(f"{what}: dtype {t.dtype} is not one q7emu marshals ({', '.join(_TORCH_DTYPES)})")
+    shape = [int(d) for d in t.shape]
+    _q7emu.Library.check_tensor(what, name, shape)
     flat = t.detach().contiguous().reshape(-1)
-    return (name, list(t.shape), flat.view(torch.uint8).numpy().tobytes())
+    return (what, name, shape, flat.view(torch.uint8).numpy())
 
 
-def _scalar(v: Any) -> Any:
-    """A scalar argument as a Python number (a 0-dim tensor or a numpy scalar is unwrapped)."""
-    return v.item() if hasattr(v, "item") else v
+def _scalar(op: "q7emu.Op", arg: str, kind: str, v: Any) -> Any:
+    """A scalar argument as the extension takes it (``q7emu._library._scalar``): a 0-dim
+    tensor is unwrapped first."""
+    if isinstance(v, torch.Tensor) and v.dim() == 0:
+        v = v.item()
+    return _scalar_arg(op.schema, arg, kind, v)
 
 
 def _output(run: "q7emu.Run") -> torch.Tensor:
@@ -106,7 +115,7 @@ def _split(entry: _Registered, args: Sequence[Any]):
         if kind == "tensor":
             tensors.append(v)
         else:
-            scalars.append(_scalar(v))
+            scalars.append(_scalar(op, arg, kind, v))
     return tensors, scalars
 
 
