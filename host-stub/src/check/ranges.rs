@@ -69,9 +69,22 @@ impl Ranges {
         self.map.iter().map(|(s, (e, p))| (*s, *e, *p))
     }
 
-    /// Whether every byte of `[start, end)` is in the set.
+    /// Whether every byte of `[start, end)` is in the set. The set being merged, they are all
+    /// in one range; no search when it is the one the last insertion grew.
     pub fn covers(&mut self, start: u64, end: u64) -> bool {
-        self.missing(start, end).is_empty()
+        if start >= end {
+            return true;
+        }
+        if let Some((s, e, _)) = self.open {
+            if s <= start && end <= e {
+                return true;
+            }
+        }
+        self.flush();
+        self.map
+            .range(..=start)
+            .next_back()
+            .is_some_and(|(_, &(e, _))| end <= e)
     }
 
     /// The parts of `[start, end)` not in the set, in order.
@@ -169,7 +182,11 @@ mod tests {
         assert_eq!(r.missing(150, 350), [(200, 300)]);
         assert!(r.covers(120, 180));
         assert!(!r.covers(120, 220));
+        assert!(!r.covers(50, 150), "bytes before the range");
+        assert!(r.covers(100, 200) && r.covers(7, 7));
         assert_eq!(r.missing(250, 260), [(250, 260)]);
+        r.insert(200, 300, 2);
+        assert!(r.covers(150, 350), "the open range bridges the two");
     }
 
     #[test]
