@@ -219,6 +219,18 @@ fn each_buggy_kernel_gets_exactly_its_findings_and_the_correct_one_none() {
             ],
         ),
         (
+            "free_null_per_element",
+            "relu_forward",
+            &x1024,
+            vec![("bad-free", vec![0], None, None)],
+        ),
+        (
+            "leaked_hbm_cells",
+            "relu_forward",
+            &x1024,
+            vec![("leak", vec![0], None, None)],
+        ),
+        (
             "stream_multicore",
             "relu_forward",
             &x1024,
@@ -652,4 +664,133 @@ fn sdk_code_inlined_into_a_kernel_is_reported_at_the_kernels_line() {
         innermost.lines().any(|l| l.contains("TensorAccessor.h:")),
         "the premise: some instruction is innermost in the SDK's header"
     );
+}
+
+/// `value` without its `cycle` fields, at any depth.
+fn without_cycles(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| k.as_str() != "cycle")
+                .map(|(k, v)| (k.clone(), without_cycles(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_cycles).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The `check` object of a report as the JSON report writes it: its bytes.
+fn check_bytes(report: &Value) -> usize {
+    serde_json::to_string(&report["check"]).unwrap().len()
+}
+
+/// docs/checked-mode.md "The JSON report": a finding that repeats is grouped as it happens into
+/// one finding of its site with the exact count, its first and last occurrence and the first
+/// `SAMPLES` occurrences — the same report, but for the count, whether it happened 10 times
+/// or 100000: `free_null_per_element` calls `tcm_free(nullptr)` once per element, and
+/// `leaked_hbm_cells` leaks one 4-byte `neuron_hbm_allocate` per element, each a 64-byte block
+/// of the HBM heap (a 16-byte header and a 64-byte-aligned payload,
+/// `examples/sdk/rt/customop/heap.h`). The stderr heading says how many times.
+#[test]
+fn a_repeated_finding_is_one_finding_with_its_exact_count_and_a_bounded_report() {
+    use q7_host::check::finding::SAMPLES;
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let dir = TempDir::new("checked-mode-repeats");
+    let (few, many) = (10u64, 100_000u64);
+    let (x_few, x_many) = (input(&dir, &[few]), input(&dir, &[many]));
+    // A bound no per-occurrence record fits under: 100000 occurrences of even one byte each
+    // would not.
+    const BOUND: usize = 4096;
+    for (project, kind) in [
+        ("free_null_per_element", "bad-free"),
+        ("leaked_hbm_cells", "leak"),
+    ] {
+        let build = build(&dir, project);
+        let mut reports = Vec::new();
+        for (n, x) in [(few, &x_few), (many, &x_many)] {
+            let (code, report, stderr) = run(&build, "relu_forward", x, &["--check"]);
+            assert_eq!(code, Some(132), "{project}: {stderr}");
+            assert_eq!(
+                findings(&report),
+                [(kind, vec![0], None, None)],
+                "{project}, {n} elements: one grouped finding\n{stderr}"
+            );
+            let f = &report["check"]["findings"][0];
+            assert_eq!(f["count"], n, "{project}: one occurrence per element");
+            assert!(
+                stderr.contains(&format!(" ({n} times)\n    core 0 at 0x")),
+                "{project}: {stderr}"
+            );
+            let samples = f["samples"].as_array().unwrap();
+            assert_eq!(samples.len(), SAMPLES, "{project}");
+            assert_eq!(
+                samples[0], f["first"],
+                "{project}: the first sample is the first"
+            );
+            let cycles: Vec<u64> = samples
+                .iter()
+                .chain([&f["last"]])
+                .map(|s| s["cycle"].as_u64().unwrap())
+                .collect();
+            assert!(
+                cycles.windows(2).all(|w| w[0] < w[1]),
+                "{project}: samples in order, the last after them: {cycles:?}"
+            );
+            let size = check_bytes(&report);
+            assert!(size < BOUND, "{project}, {n} elements: {size} bytes");
+            reports.push(report);
+        }
+        let (f_few, f_many) = (
+            &reports[0]["check"]["findings"][0],
+            &reports[1]["check"]["findings"][0],
+        );
+        match kind {
+            "bad-free" => {
+                let message = "called tcm_free(nullptr): undefined in the API, which frees only \
+                               what tcm_malloc returned";
+                for f in [f_few, f_many] {
+                    assert_eq!(f["message"], message);
+                    assert_eq!(f["bytes"], Value::Null, "bytes are a leak's");
+                    assert_eq!(f["last"]["detail"], Value::Null, "every call is alike");
+                }
+            }
+            _ => {
+                let first = &f_few["first"]["detail"];
+                let start = first
+                    .as_str()
+                    .and_then(|d| d.strip_prefix("4 bytes at 0x"))
+                    .map(|h| u64::from_str_radix(h, 16).unwrap())
+                    .unwrap_or_else(|| panic!("{first}"));
+                for (f, n) in [(f_few, few), (f_many, many)] {
+                    assert_eq!(
+                        f["message"],
+                        format!(
+                            "did not free 4 bytes of the HBM at {start:#x} it allocated before \
+                             the kernel returned, nor {} more it allocated here, {} bytes in all",
+                            n - 1,
+                            4 * n
+                        )
+                    );
+                    assert_eq!(f["bytes"], 4 * n, "{n} cells of 4 bytes");
+                    assert_eq!(
+                        f["last"]["detail"],
+                        format!("4 bytes at {:#x}", start + 64 * (n - 1)),
+                        "one 64-byte block per cell"
+                    );
+                }
+            }
+        }
+        // The same report but for the count (and what depends on it) and the cycles.
+        let same = |f: &Value| {
+            let mut f = without_cycles(f);
+            for k in ["count", "bytes", "message", "last"] {
+                f.as_object_mut().unwrap().remove(k);
+            }
+            f
+        };
+        assert_eq!(same(f_few), same(f_many), "{project}");
+    }
 }

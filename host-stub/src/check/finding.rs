@@ -185,7 +185,7 @@ pub struct Site {
 }
 
 /// A byte range of a tensor (or of HBM when no tensor holds it), with the elements it spans.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct Span {
     /// The tensor argument's name in the op's schema, `output` for the output; `None` when
     /// the bytes are in no tensor.
@@ -214,6 +214,22 @@ impl Span {
     }
 }
 
+/// How many occurrences of a finding keep their details: the first this many
+/// (docs/checked-mode.md "The JSON report", `samples`).
+pub const SAMPLES: usize = 4;
+
+/// One occurrence of what a finding groups (docs/checked-mode.md "The JSON report").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Occurrence {
+    /// The core.
+    pub core: u32,
+    /// The core's cycle count once the instruction that made it completed.
+    pub cycle: u64,
+    /// What this occurrence had of its own (the bytes accessed, the allocation, the address
+    /// freed, the bytes asked), in the finding's terms; `None` when nothing differs.
+    pub detail: Option<String>,
+}
+
 /// One finding: a kind, what it means here, how many times, and where.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
@@ -231,6 +247,15 @@ pub struct Finding {
     pub sites: Vec<Site>,
     /// The bytes involved.
     pub span: Option<Span>,
+    /// For a leak, the bytes not freed in all; `None` for the other kinds.
+    pub bytes: Option<u64>,
+    /// The first occurrence, for a finding grouping events seen as they happened; `None` for
+    /// one made from whole dispatches (races, unwritten output, the stack).
+    pub first: Option<Occurrence>,
+    /// The last occurrence, as `first`.
+    pub last: Option<Occurrence>,
+    /// The first [`SAMPLES`] occurrences, in order (empty when `first` is `None`).
+    pub samples: Vec<Occurrence>,
 }
 
 impl Finding {

@@ -8,13 +8,17 @@
 //! "Annotation port (TRACE)"), read from the core's own stores to the port. It keeps the HBM
 //! bytes the core wrote and read ([`ranges::Ranges`]), the allocations live on the core, and the
 //! sites of what it finds as it goes (out-of-bounds accesses, uninitialised reads, bad frees,
-//! misused accessors). When the run is over, [`Checker::findings`] puts the cores together:
-//! races between cores, output bytes nobody wrote, leaks. Watching changes no cycle count
-//! and no result: the checker only reads what the emulator shows it.
+//! misused accessors), each repeat counted into the finding it repeats as it happens, with its
+//! first [`SAMPLES`] occurrences and its last ([`Tally`]): a finding's memory is bounded however
+//! often it happens. When the call returns, its leaks are grouped by allocation site; when the
+//! run is over, [`Checker::findings`] puts the cores together: races between cores, output
+//! bytes nobody wrote. Watching changes no cycle count and no result: the checker only reads
+//! what the emulator shows it.
 
 pub mod finding;
 pub mod ranges;
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
@@ -26,7 +30,9 @@ use q7_emulator::predecode::Op;
 use q7_emulator::trace::Access;
 use q7_emulator::{Core, CoreState};
 
-use self::finding::{element_index, index_text, Class, Finding, Kind, Site, Span};
+use self::finding::{
+    element_index, index_text, Class, Finding, Kind, Occurrence, Site, Span, SAMPLES,
+};
 use self::ranges::Ranges;
 use crate::symbolize::Symbols;
 
@@ -74,14 +80,75 @@ struct RawSite {
 
 impl RawSite {
     fn at(core: u32, pc: u32, cycle: u64, insn: &Op, state: &CoreState) -> RawSite {
-        let (frames, _) = q7_emulator::core::backtrace(state, pc, |_| None);
+        RawSite::with_callers(core, pc, cycle, insn, callers(pc, state))
+    }
+
+    fn with_callers(core: u32, pc: u32, cycle: u64, insn: &Op, callers: Vec<u32>) -> RawSite {
         RawSite {
             core,
             pc,
             cycle,
             disassembly: insn.insn.to_string(),
-            callers: frames.iter().skip(1).map(|f| f.pc).collect(),
+            callers,
         }
+    }
+}
+
+/// Return addresses of the callers of the instruction at `pc` still in the register file,
+/// innermost first.
+fn callers(pc: u32, state: &CoreState) -> Vec<u32> {
+    let (frames, _) = q7_emulator::core::backtrace(state, pc, |_| None);
+    frames.iter().skip(1).map(|f| f.pc).collect()
+}
+
+/// What one occurrence of a finding had of its own, kept raw until the report words it
+/// ([`Occurrence::detail`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Detail {
+    /// Nothing: every occurrence is alike.
+    Same,
+    /// Bytes `[lo, hi)` accessed (HBM addresses, or the core's own for its local heaps).
+    Bytes(u64, u64),
+    /// An allocation: its start and bytes.
+    Alloc(u64, u64),
+    /// The address freed.
+    Freed(u64),
+    /// The bytes asked of `tcm_malloc`.
+    Asked(u32),
+}
+
+/// One occurrence, raw.
+#[derive(Debug, Clone, Copy)]
+struct RawOcc {
+    core: u32,
+    cycle: u64,
+    detail: Detail,
+}
+
+/// How often one finding happened: its count, its first [`SAMPLES`] occurrences and its last.
+/// A repeat is counted in as it happens, in constant memory.
+#[derive(Debug, Clone)]
+struct Tally {
+    count: u64,
+    samples: Vec<RawOcc>,
+    last: RawOcc,
+}
+
+impl Tally {
+    fn new(first: RawOcc) -> Tally {
+        Tally {
+            count: 1,
+            samples: vec![first],
+            last: first,
+        }
+    }
+
+    fn add(&mut self, o: RawOcc) {
+        self.count += 1;
+        if self.samples.len() < SAMPLES {
+            self.samples.push(o);
+        }
+        self.last = o;
     }
 }
 
@@ -93,7 +160,12 @@ struct Alloc {
     bytes: u64,
     /// The call that made it.
     call: u64,
-    site: RawSite,
+    /// Its allocation site, an index of [`Carried::sites`].
+    site: u32,
+    /// The core's cycle count once the ALLOC event's store completed.
+    cycle: u64,
+    /// Its number among the core's allocations, from 1 ([`Carried::allocs`]).
+    seq: u64,
 }
 
 impl Alloc {
@@ -120,7 +192,7 @@ struct AccessSite {
     heap: u32,
     site: RawSite,
     write: bool,
-    count: u64,
+    tally: Tally,
     lo: u64,
     hi: u64,
     /// The live HBM allocation nearest the first access, (start, bytes), for its words.
@@ -131,11 +203,48 @@ struct AccessSite {
     bound: Option<Overrun>,
 }
 
-/// What a core keeps between its calls: its live allocations and a count of its calls.
+/// What a core keeps between its calls: its live allocations, indexed, their allocation sites
+/// and counts of its calls and allocations.
 #[derive(Debug, Clone, Default)]
 struct Carried {
-    live: Vec<Alloc>,
+    /// By heap and start.
+    live: BTreeMap<(u32, u64), Alloc>,
+    /// The live allocations of the HBM heap and HBM stacks, the objects an HBM access may be
+    /// in: start → (end, heap, [`Alloc::seq`]).
+    objects: BTreeMap<u64, (u64, u32, u64)>,
+    /// Allocation sites: the ALLOC event's instruction, and its callers as [`CoreCheck::site_key`]
+    /// keys them.
+    sites: Vec<RawSite>,
+    /// [`Carried::sites`] by key.
+    site_index: HashMap<(u32, Vec<u32>), u32>,
     calls: u64,
+    /// Allocations made so far.
+    allocs: u64,
+}
+
+/// The key of a finding made from runtime events: its kind, the event's instruction, its
+/// callers up to the kernel's own code ([`CoreCheck::site_key`]), and what it was about (the
+/// heap, the accessor's kind and tensor; kind-specific).
+type EventKey = (Kind, u32, Vec<u32>, (u32, u64));
+
+/// The repeats of one event finding on one core.
+#[derive(Debug, Clone)]
+struct EventGroup {
+    kind: Kind,
+    /// The first occurrence's words.
+    message: String,
+    site: RawSite,
+    tally: Tally,
+}
+
+/// The allocations of one call, one heap and one allocation site the kernel had not freed
+/// when it returned.
+#[derive(Debug, Clone)]
+struct LeakGroup {
+    heap: u32,
+    site: RawSite,
+    bytes: u64,
+    tally: Tally,
 }
 
 /// The part of a core's tracer that checks (see the module documentation), for one firmware
@@ -159,27 +268,32 @@ pub struct CoreCheck {
     own_code: Arc<Vec<(u32, u32)>>,
     /// Per site — an instruction of the kernel's own code called from one return address —
     /// the object (a tensor of the call or a live HBM allocation, `[start, end)`) its first
-    /// HBM access fell in: a later access of the site outside it is out of bounds even when it
-    /// lands inside another object. Emptied when the kernel makes an accessor.
-    bound: HashMap<(u32, u32), (u64, u64)>,
+    /// HBM access fell in, with [`Carried::allocs`] then: a later access of the site outside it
+    /// is out of bounds even when it lands inside another object, unless that object was
+    /// allocated since. Emptied when the kernel makes an accessor.
+    bound: HashMap<(u32, u32), ((u64, u64), u64)>,
     /// Direct-mapped by PC: a site, `(pc, return address)`, and the object its last access
     /// fell in, `[start, end)`; an access of the site inside it needs no other look.
     hot: Box<[(u32, u32, u64, u64); HOT]>,
     /// Out-of-bounds and uninitialised accesses, by kind, PC, direction and heap (0 for an
     /// out-of-bounds access).
     sites: BTreeMap<(Kind, u32, bool, u32), AccessSite>,
-    /// Allocations of this call the checker watches for reads before writes.
-    fresh: Vec<Fresh>,
-    /// Findings made from single events (bad frees, misused accessors).
-    events: Vec<(Kind, String, RawSite)>,
+    /// Allocations of this call the checker watches for reads before writes, by whether their
+    /// addresses are the core's own ([`local_heap`]) and start.
+    fresh: BTreeMap<(bool, u64), Fresh>,
+    /// Findings made from runtime events (bad frees, misused accessors, failed allocations,
+    /// streams), in the order they were first made.
+    events: Vec<EventGroup>,
+    /// [`CoreCheck::events`] by key.
+    event_index: HashMap<EventKey, usize>,
     /// Where each run of bytes in `writes` or `reads` began, by its tag (an instruction's PC,
     /// or [`DMA`] with the transfer's number, whose site is its doorbell with the callers of
     /// that moment), for the races those runs may be part of.
     pcs: HashMap<u64, RawSite>,
     /// SDMA transfers seen, numbering their tags.
     transfers: u64,
-    /// The last tcm_malloc that failed: bytes asked, and where.
-    failed: Option<(u32, RawSite)>,
+    /// The bytes the last tcm_malloc that failed asked for.
+    failed: Option<u32>,
     /// The cycle the instruction being looked at completed by.
     cycle: u64,
     /// The heap of the next site recorded (an uninitialised read's allocation, or
@@ -190,9 +304,9 @@ pub struct CoreCheck {
     next_bound: Option<Overrun>,
     /// The runtime's phase (the last PHASE_BEGIN's, [`phase`]).
     phase: u32,
-    /// A stream just opened (its words and site), until the next event says whether it got
-    /// one of the runtime's four stream buffers.
-    stream_opened: Option<(String, RawSite)>,
+    /// A stream just opened (its words, its [`EventKey`] object and site), until the next
+    /// event says whether it got one of the runtime's four stream buffers.
+    stream_opened: Option<(String, (u32, u64), RawSite)>,
     /// The first error-class finding this core made since [`CoreCheck::take_new_error`] last
     /// took one: its kind and words (for a debugger to stop at).
     new_error: Option<(Kind, String)>,
@@ -317,90 +431,116 @@ impl CoreCheck {
     fn runtime_event(&mut self, event: u32, pc: u32, insn: &Op, state: &CoreState) {
         let [a0, a1, a2, a3] = self.args;
         let addr = u64::from(a1) | (u64::from(a2) << 32);
-        if let Some((what, site)) = self.stream_opened.take() {
+        if let Some((what, object, site)) = self.stream_opened.take() {
             // A stream with a buffer allocates it before anything else happens.
             if !(event == code::ALLOC && a0 == heap::TCM_POOL && addr != 0) {
-                self.event(unbuffered_stream(what, site));
+                self.unbuffered_stream(what, object, site);
             }
         }
+        let at = (pc, insn, state);
         match event {
             code::ALLOC if addr == 0 && a0 == heap::TCM_POOL => {
                 // A tcm_malloc that failed: remembered, for a tcm_free of its nullptr.
-                let site = RawSite::at(self.prid, pc, self.cycle, insn, state);
-                self.event((
-                    Kind::AllocFailed,
-                    format!("asked tcm_malloc for {a3} bytes, more than the TCM pool had free: it returned nullptr"),
-                    site.clone(),
-                ));
-                self.failed = Some((a3, site));
+                self.event(Kind::AllocFailed, (0, 0), Detail::Asked(a3), at, || {
+                    format!("asked tcm_malloc for {a3} bytes, more than the TCM pool had free: it returned nullptr")
+                });
+                self.failed = Some(a3);
             }
             code::FREE if addr == 0 && a0 == heap::TCM_POOL => {
-                let after = match &self.failed {
-                    Some((bytes, _)) => {
-                        format!(" after a tcm_malloc({bytes}) that failed and returned it")
-                    }
-                    None => String::new(),
-                };
-                self.event((
-                    Kind::BadFree,
-                    format!("called tcm_free(nullptr){after}: undefined in the API, which frees only what tcm_malloc returned"),
-                    RawSite::at(self.prid, pc, self.cycle, insn, state),
-                ));
+                let failed = self.failed;
+                let object = (0, u64::from(failed.is_some()));
+                self.event(Kind::BadFree, object, Detail::Same, at, || {
+                    let after = match failed {
+                        Some(bytes) => {
+                            format!(" after a tcm_malloc({bytes}) that failed and returned it")
+                        }
+                        None => String::new(),
+                    };
+                    format!("called tcm_free(nullptr){after}: undefined in the API, which frees only what tcm_malloc returned")
+                });
             }
             code::ALLOC => {
-                let site = RawSite::at(self.prid, pc, self.cycle, insn, state);
+                let all = callers(pc, state);
+                let key = self.site_key(pc, all.clone());
+                let c = &mut self.carried;
+                let site = match c.site_index.get(&key) {
+                    Some(&i) => {
+                        // The register file holds more or fewer outer callers from one call
+                        // to the next: the site shows the most it was seen with.
+                        let known = &mut c.sites[i as usize];
+                        if all.len() > known.callers.len() {
+                            known.callers = all;
+                        }
+                        i
+                    }
+                    None => {
+                        let i = c.sites.len() as u32;
+                        let raw = RawSite::with_callers(self.prid, pc, self.cycle, insn, all);
+                        c.sites.push(raw);
+                        c.site_index.insert(key, i);
+                        i
+                    }
+                };
                 if matches!(a0, heap::HBM | heap::DATARAM | heap::TCM_POOL) {
-                    self.fresh.push(Fresh {
-                        heap: a0,
-                        start: addr,
-                        end: addr.saturating_add(u64::from(a3)),
-                        written: Ranges::default(),
-                    });
+                    self.fresh.insert(
+                        (local_heap(a0), addr),
+                        Fresh {
+                            heap: a0,
+                            start: addr,
+                            end: addr.saturating_add(u64::from(a3)),
+                            written: Ranges::default(),
+                        },
+                    );
                 }
-                self.carried.live.push(Alloc {
+                c.allocs += 1;
+                let a = Alloc {
                     heap: a0,
                     start: addr,
                     bytes: u64::from(a3),
                     call: self.call,
                     site,
-                });
+                    cycle: self.cycle,
+                    seq: c.allocs,
+                };
+                if matches!(a0, heap::HBM | heap::HBM_STACK) {
+                    c.objects.insert(addr, (a.end(), a0, a.seq));
+                }
+                c.live.insert((a0, addr), a);
             }
-            code::FREE => {
-                let live = &mut self.carried.live;
-                match live.iter().position(|l| l.heap == a0 && l.start == addr) {
-                    Some(i) => {
-                        let gone = live.swap_remove(i);
-                        self.hot.fill((0, 0, 0, 0));
-                        self.fresh
-                            .retain(|f| (f.heap, f.start) != (gone.heap, gone.start));
+            code::FREE => match self.carried.live.remove(&(a0, addr)) {
+                Some(gone) => {
+                    let c = &mut self.carried;
+                    if c.objects.get(&gone.start).is_some_and(|o| o.2 == gone.seq) {
+                        c.objects.remove(&gone.start);
                     }
-                    None => {
-                        let heap = q7_emulator::platform::trace_port::name_in(
-                            &q7_emulator::platform::trace_port::HEAPS,
-                            a0,
-                        )
-                        .unwrap_or("unknown heap");
-                        self.event((
-                            Kind::BadFree,
-                            format!(
-                                "freed {addr:#x} of the {heap}, where no live allocation starts (freed twice, or never allocated there)"
-                            ),
-                            RawSite::at(self.prid, pc, self.cycle, insn, state),
-                        ));
+                    self.hot.fill((0, 0, 0, 0));
+                    let k = (local_heap(gone.heap), gone.start);
+                    if self.fresh.get(&k).is_some_and(|f| f.heap == gone.heap) {
+                        self.fresh.remove(&k);
                     }
                 }
-            }
+                None => {
+                    let heap = q7_emulator::platform::trace_port::name_in(
+                        &q7_emulator::platform::trace_port::HEAPS,
+                        a0,
+                    )
+                    .unwrap_or("unknown heap");
+                    self.event(Kind::BadFree, (a0, 1), Detail::Freed(addr), at, || {
+                        format!(
+                            "freed {addr:#x} of the {heap}, where no live allocation starts (freed twice, or never allocated there)"
+                        )
+                    });
+                }
+            },
             code::PHASE_BEGIN => self.phase = a0,
             code::TENSOR_BIND
                 if self.multicore && self.phase == phase::RETURN && a0 == BIND_OUTPUT =>
             {
                 // customop_return_tensor copied the kernel's returned tensor to the output:
                 // the kernel never called get_dst_tensor().
-                self.event((
-                    Kind::Misuse,
-                    "returned a tensor without calling get_dst_tensor(), which the API requires in multicore mode: the runtime copied the core's whole returned tensor over the output".to_string(),
-                    RawSite::at(self.prid, pc, self.cycle, insn, state),
-                ));
+                self.event(Kind::Misuse, (0, 0), Detail::Same, at, || {
+                    "returned a tensor without calling get_dst_tensor(), which the API requires in multicore mode: the runtime copied the core's whole returned tensor over the output".to_string()
+                });
             }
             code::ACCESSOR => {
                 self.forget_sites();
@@ -414,19 +554,18 @@ impl CoreCheck {
                     .tensor_at(addr)
                     .map(|t| format!(" of `{}`", t.name))
                     .unwrap_or_default();
+                let object = (a0, addr);
                 if stream {
                     let site = RawSite::at(self.prid, pc, self.cycle, insn, state);
-                    self.stream_opened = Some((format!("{what}{tensor}"), site));
+                    self.stream_opened = Some((format!("{what}{tensor}"), object, site));
                 }
                 if self.multicore && (stream || a0 == accessor::ELEMENT) {
-                    self.event((
-                        Kind::Misuse,
+                    self.event(Kind::Misuse, object, Detail::Same, at, || {
                         format!(
                             "made {} {what}{tensor} in multicore mode, where the API leaves it undefined (use TCM accessors)",
                             if what.starts_with('e') { "an" } else { "a" }
-                        ),
-                        RawSite::at(self.prid, pc, self.cycle, insn, state),
-                    ));
+                        )
+                    });
                 }
             }
             _ => {}
@@ -440,12 +579,101 @@ impl CoreCheck {
         self.hot.fill((0, 0, 0, 0));
     }
 
-    /// A finding made from one event; an error one is also the newest error.
-    fn event(&mut self, (kind, message, site): (Kind, String, RawSite)) {
+    /// Whether the instruction at `pc` is the kernel's own code (a function compiled from the
+    /// project's sources).
+    fn own(&self, pc: u32) -> bool {
+        let i = self.own_code.partition_point(|f| f.0 <= pc);
+        i > 0 && pc < self.own_code[i - 1].1
+    }
+
+    /// The key of the site of an event made by the instruction at `pc` with `callers`: the
+    /// callers up to the first in the kernel's own code (the kernel's line that called the
+    /// runtime), all of them without one. Outer callers are left out as the register file
+    /// holds more or fewer of them from one call to the next.
+    fn site_key(&self, pc: u32, mut callers: Vec<u32>) -> (u32, Vec<u32>) {
+        if let Some(i) = callers.iter().position(|&c| self.own(c)) {
+            callers.truncate(i + 1);
+        }
+        (pc, callers)
+    }
+
+    /// An occurrence of an event finding made by the instruction `at`, about `object`
+    /// ([`EventKey`]): counted into its group, or a new group with `message`'s words; a new
+    /// error group is also the newest error.
+    fn event(
+        &mut self,
+        kind: Kind,
+        object: (u32, u64),
+        detail: Detail,
+        (pc, insn, state): (u32, &Op, &CoreState),
+        message: impl FnOnce() -> String,
+    ) {
+        let all = callers(pc, state);
+        let (_, key) = self.site_key(pc, all.clone());
+        let key = (kind, pc, key, object);
+        let (prid, cycle) = (self.prid, self.cycle);
+        let occ = RawOcc {
+            core: prid,
+            cycle,
+            detail,
+        };
+        self.group(key, occ, &all, || {
+            (
+                message(),
+                RawSite::with_callers(prid, pc, cycle, insn, all.clone()),
+            )
+        });
+    }
+
+    /// [`CoreCheck::event`] for a site already made: `occ`, whose instruction had `callers`,
+    /// counted into the group of `key`, or a new group of the words and site `make` gives.
+    fn group(
+        &mut self,
+        key: EventKey,
+        occ: RawOcc,
+        callers: &[u32],
+        make: impl FnOnce() -> (String, RawSite),
+    ) {
+        if let Some(&i) = self.event_index.get(&key) {
+            let g = &mut self.events[i];
+            g.tally.add(occ);
+            // The register file holds more or fewer outer callers from one call to the next:
+            // the site shows the most it was seen with.
+            if callers.len() > g.site.callers.len() {
+                g.site.callers = callers.to_vec();
+            }
+            return;
+        }
+        let kind = key.0;
+        let (message, site) = make();
         if kind.info().class == Class::Error && self.new_error.is_none() {
             self.new_error = Some((kind, message.clone()));
         }
-        self.events.push((kind, message, site));
+        self.event_index.insert(key, self.events.len());
+        self.events.push(EventGroup {
+            kind,
+            message,
+            site,
+            tally: Tally::new(occ),
+        });
+    }
+
+    /// A stream opened at `site` that got no stream buffer (`what`: its kind and tensor).
+    fn unbuffered_stream(&mut self, what: String, object: (u32, u64), site: RawSite) {
+        let (_, callers) = self.site_key(site.pc, site.callers.clone());
+        let key = (Kind::Streams, site.pc, callers, object);
+        let occ = RawOcc {
+            core: site.core,
+            cycle: site.cycle,
+            detail: Detail::Same,
+        };
+        let all = site.callers.clone();
+        self.group(key, occ, &all, || {
+            (
+                format!("opened a {what} while four streams were active, more than the API's four: it got none of the runtime's four stream buffers and moves its tensor element by element"),
+                site,
+            )
+        });
     }
 
     /// The first error-class finding made since the last call, if any: kind and words.
@@ -494,8 +722,9 @@ impl CoreCheck {
 
     /// Whether `[h, end)`, accessed by the instruction at `pc` called from return address
     /// `from`, is in bounds: inside the object its site is bound to when the instruction is
-    /// the kernel's own code, else inside any tensor of the call or live HBM allocation (or,
-    /// outside every one, in a block header of the HBM heap). An access that is not is a
+    /// the kernel's own code (or inside an object allocated since the site was bound: the
+    /// site has moved on to it), else inside any tensor of the call or live HBM allocation
+    /// (or, outside every one, in a block header of the HBM heap). An access that is not is a
     /// site of an out-of-bounds finding.
     #[allow(clippy::too_many_arguments)]
     #[cold]
@@ -509,18 +738,20 @@ impl CoreCheck {
         insn: &Op,
         state: &CoreState,
     ) {
-        let object = self.object(h, end);
-        let own = {
-            let i = self.own_code.partition_point(|f| f.0 <= pc);
-            i > 0 && pc < self.own_code[i - 1].1
-        };
+        let found = self.object(h, end);
+        let object = found.map(|f| f.0);
+        let own = self.own(pc);
         let bound = if own {
-            match self.bound.get(&(pc, from)).copied() {
-                // An object freed since the site was bound frees the site.
-                Some(b) if self.is_object(b) => Some(b),
-                _ => {
+            let kept = self.bound.get(&(pc, from)).copied().filter(|&(b, since)| {
+                // An object freed since the site was bound frees the site, and so does an
+                // access inside an object allocated since.
+                self.is_object(b) && !found.is_some_and(|(o, seq)| o != b && seq > since)
+            });
+            match kept {
+                Some((b, _)) => Some(b),
+                None => {
                     match object {
-                        Some(o) => self.bound.insert((pc, from), o),
+                        Some(o) => self.bound.insert((pc, from), (o, self.carried.allocs)),
                         None => self.bound.remove(&(pc, from)),
                     };
                     object
@@ -544,7 +775,10 @@ impl CoreCheck {
 
     /// Whether `[start, end)` is still a tensor of the call or a live HBM allocation.
     fn is_object(&self, (start, end): (u64, u64)) -> bool {
-        self.object(start, end) == Some((start, end))
+        self.tensors
+            .iter()
+            .any(|t| t.addr == start && t.addr + t.bytes == end)
+            || self.carried.objects.get(&start).is_some_and(|o| o.0 == end)
     }
 
     /// An access of `[h, end)` — the core's own addresses when `local`, else HBM's — checked
@@ -562,13 +796,14 @@ impl CoreCheck {
         insn: &Op,
         state: &CoreState,
     ) {
-        let Some(f) = self
-            .fresh
-            .iter_mut()
-            .find(|f| local_heap(f.heap) == local && h < f.end && end > f.start)
-        else {
+        // The allocations do not overlap: the one starting last before `end` is the only one
+        // the access may be in.
+        let Some((_, f)) = self.fresh.range_mut((local, 0)..(local, end)).next_back() else {
             return;
         };
+        if h >= f.end {
+            return;
+        }
         let (lo, hi, heap) = (h.max(f.start), end.min(f.end), f.heap);
         if write {
             f.written.insert(lo, hi, u64::from(pc));
@@ -585,17 +820,39 @@ impl CoreCheck {
         h >= self.heap.0 && end <= self.heap.1 && h % a >= a - hdr && (end - 1) / a == h / a
     }
 
-    /// The tensor or live allocation `[h, end)` lies in.
+    /// The tensor or live allocation `[h, end)` lies in, `[start, end)`, with its
+    /// [`Alloc::seq`] (0 for a tensor of the call).
     #[cold]
-    fn object(&self, h: u64, end: u64) -> Option<(u64, u64)> {
-        let tensors = self.tensors.iter().map(|t| (t.addr, t.addr + t.bytes));
-        let live = self
-            .carried
-            .live
+    fn object(&self, h: u64, end: u64) -> Option<((u64, u64), u64)> {
+        if let Some(t) = self
+            .tensors
             .iter()
-            .filter(|a| matches!(a.heap, heap::HBM | heap::HBM_STACK))
-            .map(|a| (a.start, a.end()));
-        tensors.chain(live).find(|&(s, e)| h >= s && end <= e)
+            .find(|t| h >= t.addr && end <= t.addr + t.bytes)
+        {
+            return Some(((t.addr, t.addr + t.bytes), 0));
+        }
+        // Live allocations do not overlap: the one starting last at or before `h`.
+        let (&s, &(e, _, seq)) = self.carried.objects.range(..=h).next_back()?;
+        (end <= e).then_some(((s, e), seq))
+    }
+
+    /// The live allocation of the HBM heap nearest `h`, (start, bytes), for an access's words.
+    fn nearest_allocation(&self, h: u64) -> Option<(u64, u64)> {
+        let hbm =
+            |(&s, &(e, heap, _)): (&u64, &(u64, u32, u64))| (heap == heap::HBM).then_some((s, e));
+        let below = self.carried.objects.range(..=h).rev().find_map(hbm);
+        let above = self
+            .carried
+            .objects
+            .range(h.saturating_add(1)..)
+            .find_map(hbm);
+        let distance = |(s, e): (u64, u64)| if h >= e { h - e } else { s.saturating_sub(h) };
+        match (below, above) {
+            (Some(b), Some(a)) if distance(a) < distance(b) => Some(a),
+            (Some(b), _) => Some(b),
+            (None, a) => a,
+        }
+        .map(|(s, e)| (s, e - s))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -611,42 +868,41 @@ impl CoreCheck {
         state: &CoreState,
     ) {
         let (prid, cycle) = (self.prid, self.cycle);
-        let near = self
-            .carried
-            .live
-            .iter()
-            .filter(|a| a.heap == heap::HBM)
-            .min_by_key(|a| {
-                if h >= a.end() {
-                    h - a.end()
-                } else {
-                    a.start.saturating_sub(h)
-                }
-            })
-            .map(|a| (a.start, a.bytes));
         let heap = std::mem::take(&mut self.next_site_heap);
         let bound = self.next_bound.take();
-        let s = self
-            .sites
-            .entry((kind, pc, write, heap))
-            .or_insert_with(|| AccessSite {
+        let occ = RawOcc {
+            core: prid,
+            cycle,
+            detail: Detail::Bytes(h, end),
+        };
+        let near = match self.sites.contains_key(&(kind, pc, write, heap)) {
+            true => None,
+            false => self.nearest_allocation(h),
+        };
+        let s = match self.sites.entry((kind, pc, write, heap)) {
+            Entry::Occupied(e) => {
+                let s = e.into_mut();
+                s.tally.add(occ);
+                s
+            }
+            Entry::Vacant(e) => e.insert(AccessSite {
                 kind,
                 heap,
                 site: RawSite::at(prid, pc, cycle, insn, state),
                 write,
-                count: 0,
+                tally: Tally::new(occ),
                 lo: h,
                 hi: end,
                 near,
                 bound,
-            });
+            }),
+        };
         if let (Some((b, None)), Some((_, Some(inside)))) = (s.bound, bound) {
             s.bound = Some((b, Some(inside)));
         }
-        s.count += 1;
         s.lo = s.lo.min(h);
         s.hi = s.hi.max(end);
-        if s.count == 1 && self.new_error.is_none() {
+        if s.tally.count == 1 && self.new_error.is_none() {
             let site = Site {
                 core: prid,
                 pc,
@@ -730,10 +986,10 @@ struct CallLog {
     writes: Ranges,
     reads: Ranges,
     sites: BTreeMap<(Kind, u32, bool, u32), AccessSite>,
-    events: Vec<(Kind, String, RawSite)>,
+    events: Vec<EventGroup>,
     pcs: HashMap<u64, RawSite>,
-    /// Allocations the call made and had not freed when it ended.
-    leaked: Vec<Alloc>,
+    /// Allocations the call made and had not freed when it ended, by heap and site.
+    leaks: Vec<LeakGroup>,
 }
 
 /// The checker of one run: makes each core's [`CoreCheck`], takes it back, and puts the
@@ -805,8 +1061,9 @@ impl Checker {
             bound: HashMap::new(),
             hot: Box::new([(0, 0, 0, 0); HOT]),
             sites: BTreeMap::new(),
-            fresh: Vec::new(),
+            fresh: BTreeMap::new(),
             events: Vec::new(),
+            event_index: HashMap::new(),
             pcs: HashMap::new(),
             transfers: 0,
             failed: None,
@@ -819,8 +1076,12 @@ impl Checker {
         }
     }
 
-    /// `check` is back from its call.
+    /// `check` is back from its call: its leaks are grouped by heap and allocation site.
     pub fn finish(&self, check: CoreCheck) {
+        let mut check = check;
+        if let Some((what, object, site)) = check.stream_opened.take() {
+            check.unbuffered_stream(what, object, site);
+        }
         let CoreCheck {
             prid,
             kernel,
@@ -830,20 +1091,11 @@ impl Checker {
             reads,
             sites,
             pcs,
-            mut events,
-            stream_opened,
+            events,
             ..
         } = check;
-        if let Some((what, site)) = stream_opened {
-            events.push(unbuffered_stream(what, site));
-        }
-        let leaked = if kernel {
-            let (mine, rest): (Vec<Alloc>, Vec<Alloc>) = carried
-                .live
-                .drain(..)
-                .partition(|a| a.call == call && a.heap != heap::HBM_STACK);
-            carried.live = rest;
-            mine
+        let leaks = if kernel {
+            leaks(&mut carried, call)
         } else {
             Vec::new()
         };
@@ -856,7 +1108,7 @@ impl Checker {
                 sites,
                 events,
                 pcs,
-                leaked,
+                leaks,
             });
         }
     }
@@ -873,35 +1125,24 @@ impl Checker {
             for s in c.sites.values() {
                 out.push(access_finding(s, &tensors, site(&s.site)));
             }
-            for (kind, message, raw) in &c.events {
-                out.push(Finding {
-                    kind: *kind,
-                    class: kind.info().class,
-                    cores: vec![c.core],
-                    message: message.clone(),
-                    count: 1,
-                    sites: vec![site(raw)],
-                    span: None,
-                });
+            for g in &c.events {
+                let detail = |d: Detail| match d {
+                    Detail::Freed(addr) => Some(format!("{addr:#x}")),
+                    Detail::Asked(bytes) => Some(format!("{bytes} bytes")),
+                    _ => None,
+                };
+                let message = g.message.clone();
+                out.push(grouped(
+                    g.kind,
+                    message,
+                    site(&g.site),
+                    None,
+                    &g.tally,
+                    detail,
+                ));
             }
-            for a in &c.leaked {
-                let heap = q7_emulator::platform::trace_port::name_in(
-                    &q7_emulator::platform::trace_port::HEAPS,
-                    a.heap,
-                )
-                .unwrap_or("unknown heap");
-                out.push(Finding {
-                    kind: Kind::Leak,
-                    class: Kind::Leak.info().class,
-                    cores: vec![c.core],
-                    message: format!(
-                        "did not free {} bytes of the {heap} at {:#x} it allocated before the kernel returned",
-                        a.bytes, a.start
-                    ),
-                    count: 1,
-                    sites: vec![site(&a.site)],
-                    span: None,
-                });
+            for g in &c.leaks {
+                out.push(leak_finding(g, site(&g.site)));
             }
         }
         out.extend(races(&mut calls, &tensors, &site));
@@ -911,13 +1152,112 @@ impl Checker {
     }
 }
 
-/// The finding of a stream that got no stream buffer (`what`: its kind and tensor).
-fn unbuffered_stream(what: String, site: RawSite) -> (Kind, String, RawSite) {
-    (
-        Kind::Streams,
-        format!("opened a {what} while four streams were active, more than the API's four: it got none of the runtime's four stream buffers and moves its tensor element by element"),
-        site,
+/// The allocations of call `call` still live in `carried` (HBM stacks aside), taken out of it
+/// and grouped by heap and allocation site, in the order of each group's first allocation.
+fn leaks(carried: &mut Carried, call: u64) -> Vec<LeakGroup> {
+    let mut mine: Vec<Alloc> = Vec::new();
+    carried.live.retain(|_, a| {
+        let leaked = a.call == call && a.heap != heap::HBM_STACK;
+        if leaked {
+            mine.push(a.clone());
+        }
+        !leaked
+    });
+    for a in &mine {
+        if carried.objects.get(&a.start).is_some_and(|o| o.2 == a.seq) {
+            carried.objects.remove(&a.start);
+        }
+    }
+    mine.sort_by_key(|a| a.seq);
+    let mut groups: Vec<LeakGroup> = Vec::new();
+    let mut index: HashMap<(u32, u32), usize> = HashMap::new();
+    for a in mine {
+        let site = &carried.sites[a.site as usize];
+        let occ = RawOcc {
+            core: site.core,
+            cycle: a.cycle,
+            detail: Detail::Alloc(a.start, a.bytes),
+        };
+        match index.get(&(a.heap, a.site)) {
+            Some(&i) => {
+                let g = &mut groups[i];
+                g.bytes = g.bytes.saturating_add(a.bytes);
+                g.tally.add(occ);
+            }
+            None => {
+                index.insert((a.heap, a.site), groups.len());
+                let mut site = site.clone();
+                site.cycle = a.cycle;
+                groups.push(LeakGroup {
+                    heap: a.heap,
+                    site,
+                    bytes: a.bytes,
+                    tally: Tally::new(occ),
+                });
+            }
+        }
+    }
+    groups
+}
+
+/// The finding of one [`LeakGroup`]: the first allocation's words, and for more than one, how
+/// many more and the bytes in all.
+fn leak_finding(g: &LeakGroup, site: Site) -> Finding {
+    let heap = q7_emulator::platform::trace_port::name_in(
+        &q7_emulator::platform::trace_port::HEAPS,
+        g.heap,
     )
+    .unwrap_or("unknown heap");
+    let (start, bytes) = match g.tally.samples[0].detail {
+        Detail::Alloc(start, bytes) => (start, bytes),
+        _ => (0, 0),
+    };
+    let more = match g.tally.count {
+        1 => String::new(),
+        n => format!(
+            ", nor {} more it allocated here, {} bytes in all",
+            n - 1,
+            g.bytes
+        ),
+    };
+    let message = format!(
+        "did not free {bytes} bytes of the {heap} at {start:#x} it allocated before the kernel returned{more}"
+    );
+    let detail = |d: Detail| match d {
+        Detail::Alloc(start, bytes) => Some(format!("{bytes} bytes at {start:#x}")),
+        _ => None,
+    };
+    grouped(Kind::Leak, message, site, Some(g.bytes), &g.tally, detail)
+}
+
+/// A finding grouping the occurrences `tally` counts at `site` (its core the finding's), each
+/// occurrence's detail worded by `detail`.
+fn grouped(
+    kind: Kind,
+    message: String,
+    site: Site,
+    bytes: Option<u64>,
+    tally: &Tally,
+    detail: impl Fn(Detail) -> Option<String>,
+) -> Finding {
+    let occurrence = |o: &RawOcc| Occurrence {
+        core: o.core,
+        cycle: o.cycle,
+        detail: detail(o.detail),
+    };
+    Finding {
+        kind,
+        class: kind.info().class,
+        cores: vec![site.core],
+        message,
+        count: tally.count,
+        sites: vec![site],
+        span: None,
+        bytes,
+        first: tally.samples.first().map(occurrence),
+        last: Some(occurrence(&tally.last)),
+        samples: tally.samples.iter().map(occurrence).collect(),
+    }
 }
 
 /// The stack findings of a completed dispatch: each core whose deepest use of the firmware
@@ -938,6 +1278,10 @@ pub fn stack_findings(cores: &[crate::firmware::CoreResult]) -> Vec<Finding> {
             count: 1,
             sites: Vec::new(),
             span: None,
+            bytes: None,
+            first: None,
+            last: None,
+            samples: Vec::new(),
         })
         .collect()
 }
@@ -983,25 +1327,43 @@ pub fn json(findings: &[Finding]) -> serde_json::Value {
 }
 
 /// Findings of the same kind and message on different cores (the same bug in every core's
-/// copy of the kernel), made one listing the cores, with the first core's sites; counts add.
+/// copy of the kernel), made one listing the cores, with the first core's sites; counts and
+/// bytes add, the first and last occurrence are the earliest and latest (by cycle, then core),
+/// and the samples the first [`SAMPLES`] of both.
 fn dedup(findings: Vec<Finding>) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
+    let mut index: HashMap<(Kind, String, Option<Span>), usize> = HashMap::new();
+    let when = |o: &Occurrence| (o.cycle, o.core);
     for f in findings {
-        match out
-            .iter_mut()
-            .find(|o| o.kind == f.kind && o.message == f.message && o.span == f.span)
-        {
-            Some(o) => {
-                o.count += f.count;
-                for c in f.cores {
-                    if !o.cores.contains(&c) {
-                        o.cores.push(c);
-                    }
-                }
-                o.cores.sort_unstable();
+        let key = (f.kind, f.message.clone(), f.span.clone());
+        let Some(&i) = index.get(&key) else {
+            index.insert(key, out.len());
+            out.push(f);
+            continue;
+        };
+        let o = &mut out[i];
+        o.count += f.count;
+        for c in f.cores {
+            if !o.cores.contains(&c) {
+                o.cores.push(c);
             }
-            None => out.push(f),
         }
+        o.cores.sort_unstable();
+        o.bytes = match (o.bytes, f.bytes) {
+            (Some(a), Some(b)) => Some(a.saturating_add(b)),
+            (a, b) => a.or(b),
+        };
+        o.first = match (o.first.take(), f.first) {
+            (Some(a), Some(b)) => Some(if when(&b) < when(&a) { b } else { a }),
+            (a, b) => a.or(b),
+        };
+        o.last = match (o.last.take(), f.last) {
+            (Some(a), Some(b)) => Some(if when(&b) > when(&a) { b } else { a }),
+            (a, b) => a.or(b),
+        };
+        o.samples.extend(f.samples);
+        o.samples.sort_by_key(when);
+        o.samples.truncate(SAMPLES);
     }
     out
 }
@@ -1081,7 +1443,9 @@ fn span_in(lo: u64, hi: u64, t: &TensorInfo) -> (Span, String) {
 }
 
 fn access_finding(s: &AccessSite, tensors: &[TensorInfo], site: Site) -> Finding {
-    let (span, message) = match s.kind {
+    // The bytes of each occurrence are worded from `base` on, the start of the tensor or
+    // allocation the message names, or as addresses.
+    let (span, message, base) = match s.kind {
         Kind::Uninitialised => (
             None,
             format!(
@@ -1095,6 +1459,7 @@ fn access_finding(s: &AccessSite, tensors: &[TensorInfo], site: Site) -> Finding
                 s.lo,
                 s.hi
             ),
+            None,
         ),
         Kind::OutOfBounds if s.heap == IRAM_SITE => (
             None,
@@ -1102,6 +1467,7 @@ fn access_finding(s: &AccessSite, tensors: &[TensorInfo], site: Site) -> Finding
                 "wrote IRAM at {:#x}..{:#x}, where the exception vectors and the boot ROM live: a store through a null pointer (a failed tcm_malloc?) or a wild one",
                 s.lo, s.hi
             ),
+            None,
         ),
         _ => {
             let tensor_of = |(start, end): (u64, u64)| {
@@ -1109,18 +1475,31 @@ fn access_finding(s: &AccessSite, tensors: &[TensorInfo], site: Site) -> Finding
                     .iter()
                     .find(|t| t.addr == start && t.addr + t.bytes == end)
             };
-            let (span, words) = match s.bound {
+            let (span, words, base) = match s.bound {
                 Some((b, _)) => match tensor_of(b) {
-                    Some(t) => span_in(s.lo, s.hi, t),
-                    None => (Span::bytes(s.lo, s.hi), allocation_words(s.lo, s.hi, b)),
+                    Some(t) => {
+                        let (span, words) = span_in(s.lo, s.hi, t);
+                        (span, words, Some(t.addr))
+                    }
+                    None => (
+                        Span::bytes(s.lo, s.hi),
+                        allocation_words(s.lo, s.hi, b),
+                        Some(b.0),
+                    ),
                 },
                 None => match span_of(s.lo, s.hi, tensors) {
                     (span, _) if span.tensor.is_none() && s.near.is_some() => {
                         let (start, bytes) = s.near.unwrap_or_default();
                         let words = allocation_words(s.lo, s.hi, (start, start + bytes));
-                        (span, words)
+                        (span, words, Some(start))
                     }
-                    found => found,
+                    (span, words) => {
+                        let base = span
+                            .tensor
+                            .is_some()
+                            .then(|| (s.lo as i64 - span.start) as u64);
+                        (span, words, base)
+                    }
                 },
             };
             let inside = match s.bound {
@@ -1135,17 +1514,21 @@ fn access_finding(s: &AccessSite, tensors: &[TensorInfo], site: Site) -> Finding
                 _ => String::new(),
             };
             let verb = if s.write { "wrote" } else { "read" };
-            (Some(span), format!("{verb} {words}{inside}"))
+            (Some(span), format!("{verb} {words}{inside}"), base)
         }
     };
+    let detail = |d: Detail| match (d, base) {
+        (Detail::Bytes(lo, hi), Some(base)) => Some(format!(
+            "bytes {}..{}",
+            lo as i64 - base as i64,
+            hi as i64 - base as i64
+        )),
+        (Detail::Bytes(lo, hi), None) => Some(format!("{lo:#x}..{hi:#x}")),
+        _ => None,
+    };
     Finding {
-        kind: s.kind,
-        class: s.kind.info().class,
-        cores: vec![s.site.core],
-        message,
-        count: s.count,
-        sites: vec![site],
         span,
+        ..grouped(s.kind, message, site, None, &s.tally, detail)
     }
 }
 
@@ -1288,6 +1671,10 @@ fn races(
                 count: c.iter().map(|r| r.ranges as u64).sum(),
                 sites: first.sites.clone(),
                 span,
+                bytes: None,
+                first: None,
+                last: None,
+                samples: Vec::new(),
             }
         })
         .collect()
@@ -1328,8 +1715,77 @@ fn unwritten(calls: &mut [CallLog], tensors: &[TensorInfo]) -> Vec<Finding> {
                 count: 1,
                 sites: Vec::new(),
                 span: Some(span),
+                bytes: None,
+                first: None,
+                last: None,
+                samples: Vec::new(),
             });
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn occ(core: u32, cycle: u64) -> RawOcc {
+        RawOcc {
+            core,
+            cycle,
+            detail: Detail::Freed(cycle),
+        }
+    }
+
+    #[test]
+    fn a_tally_keeps_the_first_samples_and_the_last_whatever_the_count() {
+        let mut t = Tally::new(occ(0, 1));
+        for cycle in 2..=1_000_000 {
+            t.add(occ(0, cycle));
+        }
+        assert_eq!(t.count, 1_000_000);
+        let kept: Vec<u64> = t.samples.iter().map(|o| o.cycle).collect();
+        assert_eq!(kept, (1..=SAMPLES as u64).collect::<Vec<_>>());
+        assert_eq!(t.last.cycle, 1_000_000);
+    }
+
+    /// The same leak on two cores: one finding naming both, counts and bytes added, the
+    /// earliest first, the latest last, the first SAMPLES samples of both by cycle.
+    #[test]
+    fn one_bug_on_two_cores_merges_counts_bytes_and_occurrences() {
+        let site = |core| Site {
+            core,
+            pc: 0x100,
+            cycle: 0,
+            function: None,
+            disassembly: String::new(),
+            backtrace: Vec::new(),
+        };
+        let finding = |core: u32, cycles: &[u64]| {
+            let mut t = Tally::new(occ(core, cycles[0]));
+            for &c in &cycles[1..] {
+                t.add(occ(core, c));
+            }
+            let detail = |d: Detail| match d {
+                Detail::Freed(a) => Some(a.to_string()),
+                _ => None,
+            };
+            grouped(Kind::Leak, "m".into(), site(core), Some(10), &t, detail)
+        };
+        let merged = dedup(vec![finding(0, &[5, 6, 7, 8, 9]), finding(1, &[2, 3, 30])]);
+        assert_eq!(merged.len(), 1);
+        let f = &merged[0];
+        assert_eq!(
+            (f.cores.clone(), f.count, f.bytes),
+            (vec![0, 1], 8, Some(20))
+        );
+        let when = |o: &Option<Occurrence>| o.as_ref().map(|o| (o.core, o.cycle));
+        assert_eq!(
+            (when(&f.first), when(&f.last)),
+            (Some((1, 2)), Some((1, 30)))
+        );
+        let samples: Vec<(u32, u64)> = f.samples.iter().map(|o| (o.core, o.cycle)).collect();
+        assert_eq!(samples, [(1, 2), (1, 3), (0, 5), (0, 6)]);
+        assert_eq!(f.samples[0].detail.as_deref(), Some("2"));
+    }
 }
