@@ -279,7 +279,8 @@ pub struct CoreCheck {
     /// out-of-bounds access).
     sites: BTreeMap<(Kind, u32, bool, u32), AccessSite>,
     /// Allocations of this call the checker watches for reads before writes, by whether their
-    /// addresses are the core's own ([`local_heap`]) and start.
+    /// addresses are the core's own ([`local_heap`]) and start; one written whole in one run
+    /// of bytes is watched no more.
     fresh: BTreeMap<(bool, u64), Fresh>,
     /// Findings made from runtime events (bad frees, misused accessors, failed allocations,
     /// streams), in the order they were first made.
@@ -798,7 +799,7 @@ impl CoreCheck {
     ) {
         // The allocations do not overlap: the one starting last before `end` is the only one
         // the access may be in.
-        let Some((_, f)) = self.fresh.range_mut((local, 0)..(local, end)).next_back() else {
+        let Some((&key, f)) = self.fresh.range_mut((local, 0)..(local, end)).next_back() else {
             return;
         };
         if h >= f.end {
@@ -807,6 +808,11 @@ impl CoreCheck {
         let (lo, hi, heap) = (h.max(f.start), end.min(f.end), f.heap);
         if write {
             f.written.insert(lo, hi, u64::from(pc));
+            if f.written.run_covers(f.start, f.end) {
+                // Written whole (in one run: a loop, a DMA transfer): no read of it can be
+                // uninitialised any more.
+                self.fresh.remove(&key);
+            }
         } else if !f.written.covers(lo, hi) {
             self.next_site_heap = heap;
             self.site(Kind::Uninitialised, lo, hi, false, pc, insn, state);

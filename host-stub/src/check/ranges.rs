@@ -87,6 +87,12 @@ impl Ranges {
             .is_some_and(|(_, &(e, _))| end <= e)
     }
 
+    /// Whether the run the last insertion grew holds every byte of `[start, end)`: what
+    /// [`Ranges::covers`] says, without a search, for a set written in one run.
+    pub fn run_covers(&self, start: u64, end: u64) -> bool {
+        self.open.is_some_and(|(s, e, _)| s <= start && end <= e)
+    }
+
     /// The parts of `[start, end)` not in the set, in order.
     pub fn missing(&mut self, start: u64, end: u64) -> Vec<(u64, u64)> {
         self.flush();
@@ -186,7 +192,10 @@ mod tests {
         assert!(r.covers(100, 200) && r.covers(7, 7));
         assert_eq!(r.missing(250, 260), [(250, 260)]);
         r.insert(200, 300, 2);
-        assert!(r.covers(150, 350), "the open range bridges the two");
+        assert!(!r.run_covers(150, 350), "the last run alone does not");
+        assert!(r.covers(150, 350), "the last run bridges the two");
+        r.insert(400, 500, 3);
+        assert!(r.run_covers(420, 500) && !r.run_covers(300, 500));
     }
 
     #[test]
