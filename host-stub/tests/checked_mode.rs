@@ -521,6 +521,24 @@ fn the_docs_findings_table_is_the_kinds_table() {
     assert_eq!(rows, want);
 }
 
+/// docs/checked-mode.md "The JSON report" states the occurrences a finding keeps as
+/// `q7_host::check::finding::SAMPLES` is.
+#[test]
+fn the_docs_json_table_states_the_samples_kept() {
+    use q7_host::check::finding::SAMPLES;
+    let doc = std::fs::read_to_string(Path::new(ROOT).join("docs/checked-mode.md")).unwrap();
+    let row = doc
+        .lines()
+        .find(|l| l.starts_with("| `samples` |"))
+        .expect("a row for samples");
+    assert!(
+        row.contains(&format!(
+            "the first {SAMPLES} occurrences (`q7_host::check::finding::SAMPLES`)"
+        )),
+        "{row}"
+    );
+}
+
 /// docs/checked-mode.md: with `--timeline`, each finding's site is an instant of category
 /// `check` on its core's track, at the cycle it happened, named `error[kind]`.
 #[test]
