@@ -9,7 +9,7 @@
 //! bytes the core wrote and read ([`ranges::Ranges`]), the allocations live on the core, and the
 //! sites of what it finds as it goes (out-of-bounds accesses, uninitialised reads, bad frees,
 //! misused accessors), each repeat counted into the finding it repeats as it happens, with its
-//! first [`SAMPLES`] occurrences and its last ([`Tally`]): a finding's memory is bounded however
+//! first [`SAMPLES`] occurrences and its last: a finding's memory is bounded however
 //! often it happens. When the call returns, its leaks are grouped by allocation site; when the
 //! run is over, [`Checker::findings`] puts the cores together: races between cores, output
 //! bytes nobody wrote. Watching changes no cycle count and no result: the checker only reads
