@@ -15,7 +15,7 @@ from . import _q7emu
 from ._build import library_file, load, load_library
 from ._library import Library, Op, Run, record
 from .errors import CheckWarning, ShapeFunctionError
-from .errors import BadInput, BuildError, CheckFailed, KernelFault, Q7Error, Runaway
+from .errors import BadInput, BuildError, CheckFailed, KernelFault, Q7Error, Runaway, SdkRewritten
 
 __all__ = [
     "load",
@@ -33,6 +33,7 @@ __all__ = [
     "BadInput",
     "ShapeFunctionError",
     "CheckWarning",
+    "SdkRewritten",
 ]
 
 __version__ = _q7emu.__version__

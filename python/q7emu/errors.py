@@ -51,3 +51,9 @@ class CheckWarning(UserWarning):
 class BadInput(Q7Error, ValueError):
     """The call itself is wrong: an unknown op, a wrong count, dtype or rank of tensors, a
     scalar its argument's type does not take, an array q7emu cannot marshal."""
+
+
+class SdkRewritten(UserWarning):
+    """The SDK the package wrote out was not the one it carries (a file deleted, truncated,
+    changed, replaced or added): the message says what differed; it was written again before
+    the build."""

@@ -19,7 +19,9 @@ use q7_host::build::schema::ArgKind;
 use q7_host::exit_code::{Kind, Outcome};
 use q7_host::run_op::Session;
 use q7_host::tensor::HostTensor;
-use q7_host::testing::{self, Kernel, Run, TestingError};
+use q7_host::testing::{self, Run, TestingError};
+
+mod loading;
 
 mod args;
 
@@ -403,54 +405,6 @@ fn kind_name(kind: ArgKind) -> &'static str {
     }
 }
 
-/// Builds a library as `q7emu build --project` does, from `compute_srcs` and the
-/// `NEURON_LIBRARY` block of `shape_srcs`, into `build_directory`, and opens it.
-#[allow(clippy::too_many_arguments)]
-#[pyfunction]
-#[pyo3(signature = (name, compute_srcs, shape_srcs, build_directory, multicore=false, extra_cflags=Vec::new(), extra_include_paths=Vec::new(), verbose=false))]
-fn build(
-    py: Python<'_>,
-    name: String,
-    compute_srcs: Vec<PathBuf>,
-    shape_srcs: Vec<PathBuf>,
-    build_directory: PathBuf,
-    multicore: bool,
-    extra_cflags: Vec<String>,
-    extra_include_paths: Vec<PathBuf>,
-    verbose: bool,
-) -> PyResult<Library> {
-    let Some(first) = compute_srcs.first() else {
-        return Err(raise(
-            py,
-            "BuildError",
-            "compute_srcs is empty: a library needs a source file".to_string(),
-        ));
-    };
-    let mut k = Kernel::new(first).name(name);
-    for s in &compute_srcs[1..] {
-        k = k.source(s);
-    }
-    for s in &shape_srcs {
-        k = k.shape(s);
-    }
-    if multicore {
-        k = k.multicore();
-    }
-    for f in extra_cflags {
-        k = k.cflag(f);
-    }
-    for i in &extra_include_paths {
-        k = k.include(i);
-    }
-    if verbose {
-        k = k.verbose();
-    }
-    let lib = py
-        .detach(move || k.build(&build_directory))
-        .map_err(|e| error(py, e))?;
-    Ok(Library::new(lib, true))
-}
-
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/sdk_files.rs"));
 }
@@ -489,7 +443,7 @@ fn main(py: Python<'_>, argv: Vec<String>) -> u8 {
 #[pymodule]
 fn _q7emu(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Library>()?;
-    m.add_function(wrap_pyfunction!(build, m)?)?;
+    loading::register(m)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(sdk_dir, m)?)?;
     m.add_function(wrap_pyfunction!(sdk_files, m)?)?;

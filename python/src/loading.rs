@@ -153,11 +153,7 @@ fn sdk_difference_of(dir: &Path) -> Option<String> {
             }
             Ok(m) if !m.is_file() => return Some(format!("{rel} is not a regular file")),
             Ok(m) if m.len() != bytes.len() as u64 => {
-                return Some(format!(
-                    "{rel} has {} bytes, not {}",
-                    m.len(),
-                    bytes.len()
-                ))
+                return Some(format!("{rel} has {} bytes, not {}", m.len(), bytes.len()))
             }
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
