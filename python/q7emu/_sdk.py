@@ -18,6 +18,16 @@ from . import _q7emu
 from .errors import SdkRewritten
 
 _set = False
+_digest = None
+
+
+def _carried_digest() -> str:
+    """The digest of the carried SDK, asked of the extension once (``sdk_files`` copies every
+    file into Python)."""
+    global _digest
+    if _digest is None:
+        _, _digest = _q7emu.sdk_files()
+    return _digest
 
 
 def cache_root() -> str:
@@ -59,7 +69,7 @@ def ensure() -> str:
     out first when it is not yet, and written again, with a ``SdkRewritten`` warning saying
     what differed, when the copy there is not the carried one file for file."""
     global _set
-    _, digest = _q7emu.sdk_files()
+    digest = _carried_digest()
     root = os.path.join(cache_root(), "sdk")
     target = os.path.join(root, f"{_q7emu.__version__}-{digest}")
     difference = _q7emu.sdk_difference(target)
