@@ -100,6 +100,27 @@ pub trait Bus {
         let _ = addr;
         true
     }
+    /// Compiled code's load of ordinary memory (docs/jit.md "Memory"): the `size` bytes at the
+    /// naturally aligned `addr` when it is memory whose access has no effect beyond the memory
+    /// (no device) and succeeds; `None`, with nothing changed, otherwise, and the interpreter
+    /// then executes the instruction. The default hands every access to the interpreter.
+    fn plain_load(&mut self, addr: u32, size: u32) -> Option<u32> {
+        let _ = (addr, size);
+        None
+    }
+    /// Compiled code's store to ordinary memory, as [`Bus::plain_load`]: `true` when done,
+    /// `false`, with nothing changed, when the interpreter must execute the instruction.
+    fn plain_store(&mut self, addr: u32, size: u32, value: u32) -> bool {
+        let _ = (addr, size, value);
+        false
+    }
+    /// The memory compiled code may load from directly, without calling the bus: free of
+    /// latency, of devices and of side effects (and stored to directly when
+    /// [`Direct::stores`]: no code can live there and nothing counts its stores). The pointer
+    /// stays valid while the bus lives and is not moved.
+    fn direct(&mut self) -> Option<Direct> {
+        None
+    }
     /// When no loaded image occupies `addr`, the region it lies in, said for a report (e.g.
     /// "bare-metal memory no image occupies (images at 0x00001000..0x00001040)"); `None` when
     /// an image occupies it or the bus does not know. Only fault reports call it.
@@ -107,6 +128,20 @@ pub trait Bus {
         let _ = addr;
         None
     }
+}
+
+/// Memory compiled code reaches without calling the bus ([`Bus::direct`]): `len` bytes of
+/// host memory at `ptr` holding core addresses `base..base + len`.
+#[derive(Debug, Clone, Copy)]
+pub struct Direct {
+    /// The first core address.
+    pub base: u32,
+    /// Bytes (up to 2^32).
+    pub len: u64,
+    /// Host memory of `base`.
+    pub ptr: *mut u8,
+    /// Whether stores may go there directly too.
+    pub stores: bool,
 }
 
 /// The address ranges loaded images occupy, so that a fetch from anywhere else can be
@@ -307,6 +342,25 @@ impl Bus for FlatMemory {
             None => return Err(BusFault::Unmapped { addr }),
         }
         Ok(0)
+    }
+
+    fn plain_load(&mut self, addr: u32, size: u32) -> Option<u32> {
+        self.load(addr, size, 0).ok()
+    }
+
+    fn plain_store(&mut self, addr: u32, size: u32, value: u32) -> bool {
+        // A refused store (the memory limit) writes nothing.
+        self.store(addr, size, value, 0).is_ok()
+    }
+
+    fn direct(&mut self) -> Option<Direct> {
+        // Loads only: a store may touch a new granule (counted, maybe refused) or code.
+        Some(Direct {
+            base: 0,
+            len: SPACE as u64,
+            ptr: self.map.as_mut_ptr(),
+            stores: false,
+        })
     }
 
     fn peek(&self, addr: u32) -> Option<u32> {

@@ -5,6 +5,7 @@
 //!   behind one seam ([`core::Core::run`]); instruction semantics in one submodule per family
 //!   (ALU, loads/stores, branches and loops, windows, registers, MAC16), exception entry and
 //!   return with one [`Vector`] kind, fault reports and backtrace;
+//! * [`jit`]: tier 2, hot code compiled with Cranelift, cycles exact (docs/jit.md);
 //! * [`predecode`]: decoded instructions with the facts execution needs, and their cache;
 //! * [`state`]: the architectural state, laid out by the register table of `q7_isa::sreg`;
 //! * [`semihost`]: SIMCALL semihosting behind a small host trait;
@@ -25,6 +26,7 @@ pub mod bus;
 pub mod core;
 pub mod debug;
 pub mod fault;
+pub mod jit;
 pub mod platform;
 pub mod predecode;
 pub mod progress;

@@ -366,13 +366,15 @@ impl DecodeCache {
 
     /// Forgets decoded instructions overlapping `[addr, addr + size)` (a store happened there).
     #[inline(always)]
-    pub fn store(&mut self, addr: u32, size: u32) {
+    pub fn store(&mut self, addr: u32, size: u32) -> bool {
         let g = addr >> GRANULE_SHIFT;
         let g2 = addr.wrapping_add(size - 1) >> GRANULE_SHIFT;
         let hit = |g: u32| self.code[(g / 64) as usize] >> (g % 64) & 1 != 0;
         if hit(g) || hit(g2) {
             self.forget(addr, size);
+            return true;
         }
+        false
     }
 
     #[cold]

@@ -74,6 +74,11 @@ impl CoreState {
         }
     }
 
+    /// The special registers' words, for compiled code (256 words, indexed by number).
+    pub(crate) fn sr_words(&mut self) -> *mut u32 {
+        self.sr.as_mut_ptr()
+    }
+
     /// The stored word of user register `n`.
     #[inline(always)]
     pub fn ur(&self, n: u8) -> u32 {

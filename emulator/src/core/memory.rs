@@ -98,7 +98,7 @@ impl<B: Bus> Core<B> {
             self.stats.stalls.device_wait += wait;
         }
         if self.bus.may_hold_code(addr) {
-            self.cache.store(addr, size);
+            self.code_stored(addr, size);
         }
         if T::ENABLED {
             self.record(addr, size, v, true);

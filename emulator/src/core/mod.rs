@@ -25,6 +25,7 @@ mod mac16;
 mod memory;
 mod registers;
 mod report;
+mod tier2;
 mod window;
 
 #[cfg(test)]
@@ -185,6 +186,8 @@ pub struct Core<B: Bus> {
     traps: u8,
     /// The data accesses of the current instruction, recorded only for an enabled tracer.
     accesses: Vec<Access>,
+    /// Tier 2 (docs/jit.md), `None` when off: plain runs enter compiled blocks.
+    jit: Option<Box<crate::jit::Jit>>,
 }
 
 /// A core as [`Core::checkpoint`] kept it: its architectural state, memory (the bus), counters
@@ -275,6 +278,7 @@ impl<B: Bus> Core<B> {
             window_limit: 3,
             traps: 0,
             accesses: Vec::new(),
+            jit: Some(Box::default()),
         };
         core.refresh();
         core
@@ -283,6 +287,9 @@ impl<B: Bus> Core<B> {
     /// Forgets decoded instructions (after memory was changed behind the core's back).
     pub fn invalidate_code(&mut self) {
         self.cache.clear();
+        if let Some(j) = &mut self.jit {
+            j.clear();
+        }
     }
 
     /// Sets the core up to run a windowed call from a fresh frame: WINDOWBASE 0 with only
@@ -327,6 +334,10 @@ impl<B: Bus> Core<B> {
         // stop request and the stack; the first look is before the first instruction, so a
         // run shorter than the period still sees a stop already requested.
         let mut poll = self.stats.cycles;
+        // Tier 2 only for plain runs (docs/jit.md "Observers"); after a block left before an
+        // instruction, the interpreter executes that one first.
+        let tier2 = !T::ENABLED && self.jit.is_some();
+        let mut interpret_next = false;
         let stop = loop {
             if self.stats.cycles >= poll {
                 self.state.pc = pc;
@@ -334,6 +345,16 @@ impl<B: Bus> Core<B> {
                     break Err(kind);
                 }
                 poll = deadline.min(self.stats.cycles.saturating_add(POLL_CYCLES));
+            }
+            if tier2 {
+                if !interpret_next {
+                    if let tier2::Tier2::Ran(next, first) = self.tier2(&mut ops, pc, poll) {
+                        pc = next;
+                        interpret_next = first;
+                        continue;
+                    }
+                }
+                interpret_next = false;
             }
             match self.step_at(&mut ops, pc, tracer) {
                 Ok(next) => pc = next,

@@ -343,6 +343,42 @@ impl Bus for PlatformBus {
         Err(BusFault::Unmapped { addr })
     }
 
+    fn plain_load(&mut self, addr: u32, size: u32) -> Option<u32> {
+        if let Some(l) = Self::local(addr) {
+            let _ = l;
+            return self.load(addr, size, 0).ok();
+        }
+        let h = self.translate(addr)?;
+        // Counted only when done: a failing access is the interpreter's to count and report.
+        let v = self.hbm.load(h, size).ok()?;
+        self.windows.counters.count(addr);
+        Some(v)
+    }
+
+    fn plain_store(&mut self, addr: u32, size: u32, value: u32) -> bool {
+        if Self::local(addr).is_some() {
+            return self.store(addr, size, value, 0).is_ok();
+        }
+        let Some(h) = self.translate(addr) else {
+            return false;
+        };
+        if self.hbm.store(h, size, value).is_err() {
+            return false;
+        }
+        self.windows.counters.count(addr);
+        true
+    }
+
+    fn direct(&mut self) -> Option<crate::bus::Direct> {
+        // DATARAM: no latency, no device, and no code (`may_hold_code`).
+        Some(crate::bus::Direct {
+            base: map::DATARAM.0,
+            len: u64::from(map::DATARAM.1),
+            ptr: self.dataram.as_mut_ptr(),
+            stores: true,
+        })
+    }
+
     fn fetch(&mut self, addr: u32, buf: &mut [u8]) -> Result<usize, BusFault> {
         let mut n = 0;
         for (i, b) in buf.iter_mut().enumerate() {

@@ -1,0 +1,321 @@
+//! The core's side of tier 2 (docs/jit.md): entering compiled blocks from the run loop, the
+//! blocks' guards, compiling hot code, and the helpers compiled code calls for memory and the
+//! I-cache. Only plain runs (no enabled tracer) use it; the interpreter stays the reference.
+
+use super::{Core, Pending, StallKind};
+use crate::bus::Bus;
+use crate::bus::DataLatency;
+use crate::jit::translate::{self, Helpers, Spec, CODE_CHANGED, NOT_DONE};
+use crate::jit::{Ctx, Key, Waits, EXIT_INTERPRET, MAX_BLOCK};
+use crate::predecode::DecodedOps;
+
+/// What the run loop does next after asking tier 2.
+pub(super) enum Tier2 {
+    /// A block ran: go on at this PC; `true` when the interpreter must execute the
+    /// instruction there first.
+    Ran(u32, bool),
+    /// No block ran: interpret the instruction at the PC.
+    Interpret,
+}
+
+impl<B: Bus> Core<B> {
+    /// Whether tier 2 is on for this core (docs/jit.md "Switch").
+    pub fn jit_enabled(&self) -> bool {
+        self.jit.is_some()
+    }
+
+    /// Turns tier 2 on (with an empty code cache) or off.
+    pub fn set_jit(&mut self, on: bool) {
+        match (on, self.jit.is_some()) {
+            (true, false) => self.jit = Some(Box::default()),
+            (false, true) => self.jit = None,
+            _ => {}
+        }
+    }
+
+    /// What tier 2 did on this core so far (zeros when it is off).
+    pub fn jit_stats(&self) -> crate::jit::JitStats {
+        self.jit.as_ref().map(|j| j.stats).unwrap_or_default()
+    }
+
+    /// Sets the most bytes of compiled code the core keeps before emptying its code cache.
+    pub fn set_jit_code_limit(&mut self, bytes: u64) {
+        if let Some(j) = &mut self.jit {
+            j.limit = bytes;
+        }
+    }
+
+    /// The entry state now, as blocks are keyed: pending results that can still stall, and LEND.
+    #[inline(always)]
+    fn pending_key(&self) -> [crate::jit::Slot; 2] {
+        let now = self.stats.cycles;
+        let slot = |p: &Pending| {
+            (p.mask != 0 && p.ready > now).then_some((
+                p.mask,
+                match p.kind {
+                    StallKind::Load => Waits::Load,
+                    StallKind::Multiply => Waits::Multiply,
+                },
+            ))
+        };
+        [slot(&self.pending[0]), slot(&self.pending[1])]
+    }
+
+    /// Tier 2's turn at `pc`: runs a block that fits the state now, compiling one when the
+    /// address is hot; `poll` is the cycle the run looks at next.
+    #[inline(always)]
+    pub(super) fn tier2(&mut self, ops: &mut DecodedOps, pc: u32, poll: u64) -> Tier2 {
+        let Some(jit) = self.jit.as_deref_mut() else {
+            return Tier2::Interpret;
+        };
+        let id = match jit.lookup(pc) {
+            Some(id) => id,
+            None => {
+                if !jit.heat(pc) {
+                    return Tier2::Interpret;
+                }
+                return self.tier_up(ops, pc, poll);
+            }
+        };
+        self.enter_block(ops, id, pc, poll)
+    }
+
+    /// Runs block `id` (in the table at `pc`) when its guards pass; else another version or a
+    /// new one.
+    fn enter_block(&mut self, ops: &mut DecodedOps, id: u32, pc: u32, poll: u64) -> Tier2 {
+        let key = self.pending_key();
+        let lend = self.state.lend();
+        let traps = self.traps;
+        let cycles = self.stats.cycles;
+        let Some(jit) = self.jit.as_deref_mut() else {
+            return Tier2::Interpret;
+        };
+        let fits = |b: &crate::jit::Block| {
+            !b.dead && b.key.pending == key && b.lend_fits(lend) && traps & b.gates == 0
+        };
+        let b = &jit.blocks[id as usize];
+        let id = if fits(b) {
+            id
+        } else {
+            match jit.find_version(pc, fits) {
+                Some(id) => id,
+                None => {
+                    if !jit.heat(pc) {
+                        return Tier2::Interpret;
+                    }
+                    return self.tier_up(ops, pc, poll);
+                }
+            }
+        };
+        let b = &jit.blocks[id as usize];
+        if cycles.saturating_add(b.bound) >= poll {
+            // The block could reach the next look: the interpreter goes there exactly.
+            return Tier2::Interpret;
+        }
+        let entry = b.entry;
+        self.call_block(entry, poll)
+    }
+
+    /// Compiles a block at `pc` for the state now, and runs it.
+    #[cold]
+    #[inline(never)]
+    fn tier_up(&mut self, ops: &mut DecodedOps, pc: u32, poll: u64) -> Tier2 {
+        let jit = self.jit.as_deref_mut().expect("tier 2 is on");
+        jit.cool(pc);
+        if jit.refuses(pc) {
+            return Tier2::Interpret;
+        }
+        let mut list = Vec::new();
+        let mut at = pc;
+        let lend = self.state.lend();
+        let mut lend_at = None;
+        while list.len() < MAX_BLOCK {
+            let slot = match self.cache.slot(at) {
+                Some(s) => s,
+                None => self.fill(ops, at),
+            };
+            let op = *ops.get(slot);
+            if !translate::supported(&op) {
+                break;
+            }
+            let next = at.wrapping_add(u32::from(op.insn.len));
+            let is_loop = matches!(
+                op.insn.opcode,
+                q7_isa::Opcode::Loop | q7_isa::Opcode::Loopnez | q7_isa::Opcode::Loopgtz
+            );
+            if is_loop && op.insn.operands[1] == next {
+                break;
+            }
+            list.push((at, op));
+            if next == lend && !is_loop {
+                lend_at = Some(lend);
+            }
+            if translate::ends_block(&op) || next < at {
+                break;
+            }
+            at = next;
+        }
+        let jit = self.jit.as_deref_mut().expect("tier 2 is on");
+        if list.is_empty() {
+            jit.refuse(pc);
+            return Tier2::Interpret;
+        }
+        let fetch_line = B::FETCH_TIMING.then(|| self.timing.icache_line.max(1).trailing_zeros());
+        let direct = self.bus.direct().map(|d| (d.base, d.len, d.stores));
+        let spec = Spec {
+            ops: &list,
+            key: Key {
+                pending: self.pending_key(),
+                lend: lend_at,
+            },
+            timing: &self.timing,
+            fetch_line,
+            direct,
+            helpers: Helpers {
+                load: load_helper::<B> as *const () as usize,
+                store: store_helper::<B> as *const () as usize,
+                fetch: fetch_helper::<B> as *const () as usize,
+            },
+        };
+        let jit = self.jit.as_deref_mut().expect("tier 2 is on");
+        match jit.compile(&spec) {
+            Some(id) => self.enter_block(ops, id, pc, poll),
+            None => {
+                jit.refuse(pc);
+                Tier2::Interpret
+            }
+        }
+    }
+
+    /// Calls compiled code at `entry` with the core's state, and takes its results back.
+    fn call_block(&mut self, entry: crate::jit::Entry, poll: u64) -> Tier2 {
+        let direct = self.bus.direct().map_or(std::ptr::null_mut(), |d| d.ptr);
+        let core: *mut Self = self;
+        let mut ctx = Ctx {
+            ar: self.state.ar.as_mut_ptr(),
+            sr: self.state.sr_words(),
+            core: core.cast(),
+            direct,
+            base: self.state.phys(0) as u32,
+            amask: (self.state.num_aregs - 1) & 63,
+            pc: self.state.pc,
+            _pad: 0,
+            cycles: self.stats.cycles,
+            instructions: self.stats.instructions,
+            load_use: self.stats.stalls.load_use,
+            multiply: self.stats.stalls.multiply,
+            taken_branch: self.stats.stalls.taken_branch,
+            poll,
+            ready: [self.pending[0].ready, self.pending[1].ready],
+            mask: [0; 2],
+            waits: [0; 2],
+        };
+        // SAFETY: `entry` is a block compiled for this core's bus type by `translate::compile`
+        // with the `Entry` signature. It reads and writes only what `ctx` points at: the core's
+        // registers (`ar`, 64 words; `sr`, 256 words), the bus's direct memory within the
+        // bounds it was compiled with, and `ctx` itself; and it calls only the helpers below,
+        // passing `ctx` on. Nothing else touches the core while it runs (this thread owns it).
+        let exit = unsafe { entry(&mut ctx) };
+        self.stats.cycles = ctx.cycles;
+        self.stats.instructions = ctx.instructions;
+        self.stats.stalls.load_use = ctx.load_use;
+        self.stats.stalls.multiply = ctx.multiply;
+        self.stats.stalls.taken_branch = ctx.taken_branch;
+        let mut until = 0;
+        for i in 0..2 {
+            self.pending[i] = if ctx.mask[i] == 0 {
+                Pending::NONE
+            } else {
+                until = until.max(ctx.ready[i]);
+                Pending {
+                    mask: ctx.mask[i] as u16,
+                    ready: ctx.ready[i],
+                    kind: if ctx.waits[i] == 0 {
+                        StallKind::Load
+                    } else {
+                        StallKind::Multiply
+                    },
+                }
+            };
+        }
+        self.pending_until = until;
+        self.state.pc = ctx.pc;
+        Tier2::Ran(ctx.pc, exit == EXIT_INTERPRET)
+    }
+}
+
+/// The core behind a context.
+///
+/// # Safety
+/// `ctx` is the context `call_block` made for a `Core<B>` and passed to compiled code, which
+/// passes it on unchanged; the core is not otherwise borrowed while the block runs.
+unsafe fn core_of<'a, B: Bus>(ctx: *mut Ctx) -> &'a mut Core<B> {
+    // SAFETY: per the function's contract, `core` points at a live `Core<B>` that nothing
+    // else borrows for the duration of the helper call.
+    unsafe { &mut *(*ctx).core.cast::<Core<B>>() }
+}
+
+/// Charges a data access's memory latency to its stall category; the cycles.
+fn latency<B: Bus>(core: &mut Core<B>, addr: u32) -> u64 {
+    match core.bus.data_latency(addr) {
+        DataLatency::Free => 0,
+        DataLatency::Sram(l) => {
+            core.stats.stalls.sram += u64::from(l);
+            u64::from(l)
+        }
+        DataLatency::Hbm(l) => {
+            core.stats.stalls.hbm += u64::from(l);
+            u64::from(l)
+        }
+    }
+}
+
+/// Compiled code's load of a memory it cannot reach directly (aligned): the value and the
+/// latency, or [`NOT_DONE`] with nothing changed.
+extern "C" fn load_helper<B: Bus>(ctx: *mut Ctx, addr: u32, size: u32) -> u64 {
+    // SAFETY: called only by compiled code with the context it was given (`core_of`).
+    let core = unsafe { core_of::<B>(ctx) };
+    match core.bus.plain_load(addr, size) {
+        Some(v) => u64::from(v) | latency(core, addr) << 32,
+        None => NOT_DONE,
+    }
+}
+
+/// Compiled code's store to memory it cannot reach directly (aligned): the latency, with
+/// [`CODE_CHANGED`] when it overwrote decoded or compiled code; or [`NOT_DONE`].
+extern "C" fn store_helper<B: Bus>(ctx: *mut Ctx, addr: u32, size: u32, value: u32) -> u64 {
+    // SAFETY: called only by compiled code with the context it was given (`core_of`).
+    let core = unsafe { core_of::<B>(ctx) };
+    if !core.bus.plain_store(addr, size, value) {
+        return NOT_DONE;
+    }
+    let mut answer = latency(core, addr);
+    if core.bus.may_hold_code(addr) && core.code_stored(addr, size) {
+        answer |= CODE_CHANGED;
+    }
+    answer
+}
+
+/// Compiled code's instruction fetch at `pc` (a new line): the fetch cycles, charged.
+extern "C" fn fetch_helper<B: Bus>(ctx: *mut Ctx, pc: u32) -> u64 {
+    // SAFETY: called only by compiled code with the context it was given (`core_of`).
+    let core = unsafe { core_of::<B>(ctx) };
+    let c = core.bus.fetch_cycles(pc);
+    core.stats.stalls.fetch += u64::from(c);
+    u64::from(c)
+}
+
+impl<B: Bus> Core<B> {
+    /// A store into `addr..addr + size` of memory that may hold code: decoded instructions and
+    /// compiled blocks there forgotten. Whether compiled code was.
+    #[inline]
+    pub(super) fn code_stored(&mut self, addr: u32, size: u32) -> bool {
+        if !self.cache.store(addr, size) {
+            return false;
+        }
+        match &mut self.jit {
+            Some(j) => j.invalidate(addr, size),
+            None => false,
+        }
+    }
+}

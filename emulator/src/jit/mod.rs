@@ -1,0 +1,470 @@
+//! Tier 2: hot straight-line code compiled to host code with Cranelift, with the cycle model of
+//! the interpreter fixed at translation time (docs/jit.md).
+//!
+//! The interpreter ([`crate::core`]) stays the reference and tier 1: it counts how often it
+//! starts each instruction, and once one has started [`TIER_UP`] times it has the code from
+//! there translated into a *block*: a straight run of the instructions listed in
+//! [`translate::supported`], ending before the first other one, at an unconditional jump, call,
+//! return or LOOP, or after [`MAX_BLOCK`] instructions. Conditional branches leave the block when
+//! taken; a taken branch or zero-overhead loop-back to the block's own start loops inside it.
+//! Everything else — window calls and returns, exceptions, devices, special-register access,
+//! faults — exits to the interpreter at the instruction, which then executes it exactly.
+//!
+//! A block is compiled for the state it is entered in ([`Key`]): the long-latency results still
+//! pending, and whether LEND falls on one of its instruction boundaries. It is entered only when
+//! that state matches, no instruction of it would trip the window or privilege gate, and the
+//! most cycles it can take ([`Block::bound`]) end before the run's next look
+//! ([`crate::stop_request::POLL_CYCLES`]) or deadline, so every stop lands where the interpreter
+//! would stop.
+
+pub(crate) mod translate;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::default_libcall_names;
+use serde::Serialize;
+
+/// Executions of an instruction, counted by the interpreter, after which code is compiled from
+/// it. A count, never a time: compilation happens at the same point of every run.
+pub const TIER_UP: u16 = 16;
+
+/// The most instructions one block holds.
+pub const MAX_BLOCK: usize = 64;
+
+/// Versions of a block (for different entry states) kept per address; a further state is
+/// left to the interpreter.
+pub const MAX_VERSIONS: usize = 4;
+
+/// Bytes of compiled code a core keeps by default before its code cache is emptied and
+/// compilation starts over (docs/jit.md "Code cache").
+pub const DEFAULT_CODE_LIMIT: u64 = 256 << 20;
+
+/// Direct-mapped slots of the tier-up counters and of the block table.
+const SLOTS: usize = 1 << 12;
+
+/// What waits on a pending result, as the interpreter's interlock tells them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Waits {
+    /// A load: `load-use` stalls.
+    Load,
+    /// A multiply: `multiply` stalls.
+    Multiply,
+}
+
+/// One slot of the interpreter's two pending results, as a block is compiled for it: the
+/// logical registers and what they wait on (`None`: nothing that can still stall).
+pub(crate) type Slot = Option<(u16, Waits)>;
+
+/// The entry state a block is compiled for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Key {
+    /// The pending results that can still stall, by slot (slot 0 the newest).
+    pub pending: [Slot; 2],
+    /// LEND when it is the end of one of the block's instructions (the loop-back is compiled
+    /// there); `None` when it is the end of none.
+    pub lend: Option<u32>,
+}
+
+/// The signature of compiled code: the context in, the exit kind out ([`EXIT_CONTINUE`],
+/// [`EXIT_INTERPRET`]).
+pub(crate) type Entry = unsafe extern "C" fn(*mut Ctx) -> u32;
+
+/// The block left at `ctx.pc`; compiled code may run from there.
+pub(crate) const EXIT_CONTINUE: u32 = 0;
+/// The block left before the instruction at `ctx.pc`, which the interpreter must execute
+/// (it may fault, touch a device or fall outside what compiled code does).
+pub(crate) const EXIT_INTERPRET: u32 = 1;
+
+/// What compiled code reads and writes, laid out for it (`repr(C)`, offsets from
+/// [`std::mem::offset_of`]). The dispatcher fills it from the core before a block and copies
+/// the counters, pending results and PC back after.
+#[repr(C)]
+#[derive(Debug)]
+pub(crate) struct Ctx {
+    /// The physical address registers.
+    pub ar: *mut u32,
+    /// The special registers' words.
+    pub sr: *mut u32,
+    /// The core, for the helpers.
+    pub core: *mut u8,
+    /// Host memory of [`crate::bus::Direct`], null when the bus has none.
+    pub direct: *mut u8,
+    /// WINDOWBASE × 4.
+    pub base: u32,
+    /// Physical register count − 1.
+    pub amask: u32,
+    /// The PC to go on at (out).
+    pub pc: u32,
+    /// Padding.
+    pub _pad: u32,
+    /// Cycles.
+    pub cycles: u64,
+    /// Instructions.
+    pub instructions: u64,
+    /// `load-use` stall cycles.
+    pub load_use: u64,
+    /// `multiply` stall cycles.
+    pub multiply: u64,
+    /// `taken-branch` stall cycles.
+    pub taken_branch: u64,
+    /// The cycle at which the run must look (poll or deadline): a block may not reach it.
+    pub poll: u64,
+    /// Ready cycle of each pending slot.
+    pub ready: [u64; 2],
+    /// Registers of each pending slot (out).
+    pub mask: [u32; 2],
+    /// What each pending slot waits on (out): 0 load, 1 multiply.
+    pub waits: [u32; 2],
+}
+
+/// A compiled block.
+#[derive(Debug, Clone)]
+pub(crate) struct Block {
+    /// Its first instruction's address.
+    pub start: u32,
+    /// The end of its last instruction.
+    pub end: u32,
+    /// The ends of its instructions (where a loop-back could be).
+    pub boundaries: Vec<u32>,
+    /// The state it was compiled for.
+    pub key: Key,
+    /// The gate bits of its instructions: entered only when none traps.
+    pub gates: u8,
+    /// The most cycles one pass through it can take.
+    pub bound: u64,
+    /// Its code.
+    pub entry: Entry,
+    /// Dropped (its code was overwritten): never entered again.
+    pub dead: bool,
+}
+
+impl Block {
+    /// Whether LEND = `lend` is the state the block was compiled for.
+    #[inline]
+    pub fn lend_fits(&self, lend: u32) -> bool {
+        match self.key.lend {
+            Some(l) => l == lend,
+            None => lend <= self.start || lend > self.end || !self.boundaries.contains(&lend),
+        }
+    }
+}
+
+/// What tier 2 did in a run, for the run report (docs/run-report.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct JitStats {
+    /// Blocks compiled.
+    pub blocks: u64,
+    /// Instructions in them.
+    pub instructions: u64,
+    /// Bytes of host code made.
+    pub code_bytes: u64,
+    /// Host time spent compiling, in microseconds (varies run to run; nothing depends on it).
+    pub compile_us: u64,
+    /// Times the code cache was emptied at its limit.
+    pub flushes: u64,
+    /// Blocks dropped because a store changed their code.
+    pub invalidated: u64,
+}
+
+impl JitStats {
+    /// The counts since `before`.
+    pub fn since(&self, before: &JitStats) -> JitStats {
+        JitStats {
+            blocks: self.blocks - before.blocks,
+            instructions: self.instructions - before.instructions,
+            code_bytes: self.code_bytes - before.code_bytes,
+            compile_us: self.compile_us - before.compile_us,
+            flushes: self.flushes - before.flushes,
+            invalidated: self.invalidated - before.invalidated,
+        }
+    }
+
+    /// Adds `other`'s counts (a cluster's cores together).
+    pub fn add(&mut self, other: &JitStats) {
+        self.blocks += other.blocks;
+        self.instructions += other.instructions;
+        self.code_bytes += other.code_bytes;
+        self.compile_us += other.compile_us;
+        self.flushes += other.flushes;
+        self.invalidated += other.invalidated;
+    }
+}
+
+/// One core's tier 2: its code cache, block table and tier-up counters.
+pub struct Jit {
+    module: Option<JITModule>,
+    /// Bytes of code the module holds.
+    held: u64,
+    /// The most bytes it may hold.
+    pub limit: u64,
+    pub(crate) blocks: Vec<Block>,
+    /// Direct-mapped: address → a block compiled there (`u32::MAX` none).
+    table_tag: Box<[u32]>,
+    table_block: Box<[u32]>,
+    /// Every version compiled at an address.
+    versions: HashMap<u32, Vec<u32>>,
+    /// Addresses no block can start at (the first instruction is not compiled).
+    refused: HashMap<u32, ()>,
+    /// Blocks by the 64-byte granules their code lies in.
+    granules: HashMap<u32, Vec<u32>>,
+    /// Direct-mapped tier-up counters: (address, count).
+    heat: Box<[(u32, u16)]>,
+    /// Counters.
+    pub stats: JitStats,
+    next_name: u64,
+}
+
+impl std::fmt::Debug for Jit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Jit")
+            .field("blocks", &self.blocks.len())
+            .field("held", &self.held)
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+// SAFETY: the module and the code it made belong to one core; the core is moved between
+// threads whole (a cluster runs each core wholly on one thread at a time), never shared, and
+// the raw code pointers in `blocks` point into memory the module owns.
+unsafe impl Send for Jit {}
+
+/// Granule of the code map: as the decode cache's.
+const GRANULE_SHIFT: u32 = 6;
+
+#[inline(always)]
+fn slot_of(pc: u32) -> usize {
+    (pc ^ (pc >> 12)) as usize & (SLOTS - 1)
+}
+
+impl Default for Jit {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Jit {
+    /// An empty tier 2 with the default code limit.
+    pub fn new() -> Jit {
+        Jit {
+            module: None,
+            held: 0,
+            limit: DEFAULT_CODE_LIMIT,
+            blocks: Vec::new(),
+            table_tag: vec![u32::MAX; SLOTS].into_boxed_slice(),
+            table_block: vec![u32::MAX; SLOTS].into_boxed_slice(),
+            versions: HashMap::new(),
+            refused: HashMap::new(),
+            granules: HashMap::new(),
+            heat: vec![(u32::MAX, 0); SLOTS].into_boxed_slice(),
+            stats: JitStats::default(),
+            next_name: 0,
+        }
+    }
+
+    /// The block in the table for `pc`, if any.
+    #[inline(always)]
+    pub(crate) fn lookup(&self, pc: u32) -> Option<u32> {
+        let s = slot_of(pc);
+        (self.table_tag[s] == pc).then(|| self.table_block[s])
+    }
+
+    /// Counts one interpreted start of the instruction at `pc`: whether it is now hot enough to
+    /// compile from.
+    #[inline(always)]
+    pub(crate) fn heat(&mut self, pc: u32) -> bool {
+        let h = &mut self.heat[slot_of(pc)];
+        if h.0 != pc {
+            *h = (pc, 1);
+            return false;
+        }
+        h.1 = h.1.saturating_add(1);
+        h.1 >= TIER_UP
+    }
+
+    /// Resets `pc`'s counter (after a compile attempt).
+    pub(crate) fn cool(&mut self, pc: u32) {
+        self.heat[slot_of(pc)] = (pc, 0);
+    }
+
+    /// Whether compiling at `pc` was refused, or every version there is taken.
+    pub(crate) fn refuses(&self, pc: u32) -> bool {
+        self.refused.contains_key(&pc)
+            || self
+                .versions
+                .get(&pc)
+                .is_some_and(|v| v.len() >= MAX_VERSIONS)
+    }
+
+    /// Remembers that no block can start at `pc`.
+    pub(crate) fn refuse(&mut self, pc: u32) {
+        self.refused.insert(pc, ());
+    }
+
+    /// A version at `pc` whose state `fits`, put in the table.
+    pub(crate) fn find_version(&mut self, pc: u32, fits: impl Fn(&Block) -> bool) -> Option<u32> {
+        let v = self.versions.get(&pc)?;
+        let id = *v
+            .iter()
+            .find(|&&id| !self.blocks[id as usize].dead && fits(&self.blocks[id as usize]))?;
+        let s = slot_of(pc);
+        self.table_tag[s] = pc;
+        self.table_block[s] = id;
+        Some(id)
+    }
+
+    /// Forgets every block (the code stays until the cache is emptied): memory changed behind
+    /// the core's back.
+    pub fn clear(&mut self) {
+        for b in &mut self.blocks {
+            b.dead = true;
+        }
+        self.table_tag.fill(u32::MAX);
+        self.versions.clear();
+        self.refused.clear();
+        self.granules.clear();
+        self.heat.fill((u32::MAX, 0));
+    }
+
+    /// Drops the blocks whose code overlaps `addr..addr + size`: whether there were any.
+    pub(crate) fn invalidate(&mut self, addr: u32, size: u32) -> bool {
+        let first = addr >> GRANULE_SHIFT;
+        let last = addr.wrapping_add(size.max(1) - 1) >> GRANULE_SHIFT;
+        let mut any = false;
+        for g in [first, last] {
+            let Some(ids) = self.granules.get(&g) else {
+                continue;
+            };
+            for &id in ids.clone().iter() {
+                let b = &self.blocks[id as usize];
+                let (s, e) = (u64::from(b.start), u64::from(b.end));
+                let (a, z) = (u64::from(addr), u64::from(addr) + u64::from(size));
+                if b.dead || z <= s || a >= e {
+                    continue;
+                }
+                self.kill(id);
+                any = true;
+            }
+        }
+        // Refusals and counters near a store into code start over too.
+        if any {
+            self.refused.retain(|&pc, _| {
+                !(pc >> GRANULE_SHIFT >= first.saturating_sub(1) && pc >> GRANULE_SHIFT <= last)
+            });
+        }
+        any
+    }
+
+    fn kill(&mut self, id: u32) {
+        let b = &mut self.blocks[id as usize];
+        b.dead = true;
+        let start = b.start;
+        self.stats.invalidated += 1;
+        let s = slot_of(start);
+        if self.table_tag[s] == start && self.table_block[s] == id {
+            self.table_tag[s] = u32::MAX;
+        }
+        if let Some(v) = self.versions.get_mut(&start) {
+            v.retain(|&x| x != id);
+        }
+    }
+
+    /// Compiles `ops` (the block at `ops[0].0`) for `key`; the new block's id, or `None` when
+    /// Cranelift refused it (the interpreter then keeps the address).
+    pub(crate) fn compile(&mut self, spec: &translate::Spec<'_>) -> Option<u32> {
+        let started = Instant::now();
+        if self.held >= self.limit {
+            self.flush();
+        }
+        let module = match &mut self.module {
+            Some(m) => m,
+            None => self.module.insert(new_module()?),
+        };
+        let name = format!("b{}", self.next_name);
+        self.next_name += 1;
+        let (entry, bytes) = translate::compile(module, &name, spec)?;
+        self.held += bytes;
+        let (start, end) = spec.range();
+        let block = Block {
+            start,
+            end,
+            boundaries: spec
+                .ops
+                .iter()
+                .map(|(pc, op)| pc.wrapping_add(u32::from(op.insn.len)))
+                .collect(),
+            key: spec.key,
+            gates: spec.ops.iter().fold(0, |g, (_, op)| g | op.gate.bit()),
+            bound: spec.bound(),
+            entry,
+            dead: false,
+        };
+        let id = self.blocks.len() as u32;
+        self.blocks.push(block);
+        self.versions.entry(start).or_default().push(id);
+        let mut g = start >> GRANULE_SHIFT;
+        let last = end.wrapping_sub(1) >> GRANULE_SHIFT;
+        loop {
+            self.granules.entry(g).or_default().push(id);
+            if g == last {
+                break;
+            }
+            g = g.wrapping_add(1);
+        }
+        let s = slot_of(start);
+        self.table_tag[s] = start;
+        self.table_block[s] = id;
+        self.stats.blocks += 1;
+        self.stats.instructions += spec.ops.len() as u64;
+        self.stats.code_bytes += bytes;
+        self.stats.compile_us += duration_us(started.elapsed());
+        Some(id)
+    }
+
+    /// Empties the code cache: every block is forgotten and its code freed.
+    fn flush(&mut self) {
+        self.clear();
+        self.blocks.clear();
+        if let Some(m) = self.module.take() {
+            // SAFETY: no compiled code runs while the dispatcher compiles (a block is only
+            // ever called by the dispatcher, which is here), and every pointer into the
+            // module's code was in `blocks`, now emptied.
+            unsafe { m.free_memory() };
+        }
+        self.held = 0;
+        self.stats.flushes += 1;
+    }
+}
+
+impl Drop for Jit {
+    fn drop(&mut self) {
+        self.blocks.clear();
+        if let Some(m) = self.module.take() {
+            // SAFETY: the core that ran this code is being dropped; nothing can call it.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+fn duration_us(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// A module for the host: Cranelift's native target, optimised for speed.
+fn new_module() -> Option<JITModule> {
+    use cranelift_codegen::settings::{self, Configurable};
+    let mut flags = settings::builder();
+    flags.set("opt_level", "speed").ok()?;
+    flags.set("is_pic", "false").ok()?;
+    flags.set("use_colocated_libcalls", "false").ok()?;
+    let isa = cranelift_native::builder()
+        .ok()?
+        .finish(settings::Flags::new(flags))
+        .ok()?;
+    Some(JITModule::new(JITBuilder::with_isa(
+        isa,
+        default_libcall_names(),
+    )))
+}

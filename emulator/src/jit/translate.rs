@@ -1,0 +1,1253 @@
+//! Translating a block to Cranelift IR: the instructions' effects, and the interpreter's cycle
+//! model — fetch, interlocks, memory latency, issue, taken branches and loop-backs — applied
+//! in the same order to the same counters (docs/jit.md "Cycles").
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    types, AbiParam, InstBuilder, MemFlagsData as MemFlags, Signature, UserFuncName, Value,
+};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::JITModule;
+use cranelift_module::{Linkage, Module};
+use q7_isa::sreg::sr;
+use q7_isa::{Family, Opcode};
+
+use super::{Ctx, Entry, Key, Slot, Waits, EXIT_CONTINUE, EXIT_INTERPRET};
+use crate::predecode::Op;
+use crate::state::ps;
+use crate::timing::{Latency, TimingModel};
+
+/// The helpers compiled code calls, as addresses of `extern "C"` functions of the core's bus
+/// type (core/tier2.rs).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Helpers {
+    /// `(ctx, addr, size) -> value | latency << 32`, bit 63 set: not done.
+    pub load: usize,
+    /// `(ctx, addr, size, value) -> latency`, bit 63 set: not done; bit 62: code changed.
+    pub store: usize,
+    /// `(ctx, pc) -> fetch cycles`.
+    pub fetch: usize,
+}
+
+/// Bit of a helper's answer: the access was not done (the interpreter must execute it).
+pub(crate) const NOT_DONE: u64 = 1 << 63;
+/// Bit of the store helper's answer: the store changed compiled code (leave the block).
+pub(crate) const CODE_CHANGED: u64 = 1 << 62;
+
+/// What a block is compiled from.
+#[derive(Debug)]
+pub(crate) struct Spec<'a> {
+    /// Its instructions and their addresses, consecutive.
+    pub ops: &'a [(u32, Op)],
+    /// The entry state.
+    pub key: Key,
+    /// The cycle model.
+    pub timing: &'a TimingModel,
+    /// Whether instruction fetch is timed (the bus's I-cache), and the line size's log2.
+    pub fetch_line: Option<u32>,
+    /// Directly reachable memory: first address, length, whether stores may go there.
+    pub direct: Option<(u32, u64, bool)>,
+    /// The helpers.
+    pub helpers: Helpers,
+}
+
+impl Spec<'_> {
+    /// The block's first address and the end of its last instruction.
+    pub fn range(&self) -> (u32, u32) {
+        let (start, _) = self.ops[0];
+        let (pc, op) = self.ops[self.ops.len() - 1];
+        (start, pc.wrapping_add(u32::from(op.insn.len)))
+    }
+
+    /// The most cycles one pass can take: every instruction's fetch miss, interlock, memory
+    /// latency, issue and taken branch at their largest.
+    pub fn bound(&self) -> u64 {
+        let t = self.timing;
+        let mem = u64::from(t.sram_latency.max(t.hbm_latency));
+        let delay = u64::from(t.load_use.max(t.mul_use).max(t.mul_high_use)) + u64::from(t.issue);
+        let mut bound = 0u64;
+        let mut line = None;
+        for (pc, op) in self.ops {
+            if let Some(shift) = self.fetch_line {
+                if line != Some(pc >> shift) {
+                    bound += mem;
+                    line = Some(pc >> shift);
+                }
+            }
+            if op.src_mask != 0 {
+                bound += delay;
+            }
+            if op.insn.opcode.family() == Family::Memory {
+                bound += mem;
+            }
+            bound += u64::from(t.issue) + u64::from(t.taken_branch.max(t.loop_back));
+        }
+        bound
+    }
+}
+
+/// Whether compiled code executes `op` (everything else ends a block before it).
+pub(crate) fn supported(op: &Op) -> bool {
+    use Opcode::*;
+    if op.bad.is_some() {
+        return false;
+    }
+    match op.insn.opcode {
+        Add | AddN | Addx2 | Addx4 | Addx8 | Sub | Subx2 | Subx4 | Subx8 | And | Or | Xor | Neg
+        | Abs | Addi | Addmi | AddiN | Movi | MoviN | MovN | Moveqz | Movnez | Movltz | Movgez
+        | Salt | Saltu | Const16 | Nop | NopN | Extui | Slli | Srli | Srai | Sll | Srl | Sra
+        | Src | Ssr | Ssl | Ssa8l | Ssa8b | Ssai | Mul16u | Mul16s | Mull | Muluh | Mulsh | Nsa
+        | Nsau | Min | Max | Minu | Maxu | Sext | Clamps => true,
+        L8ui | L16ui | L16si | L32i | L32iN | L32ai | L32r | S8i | S16i | S32i | S32iN | S32ri
+        | S32nb | Memw | Extw | Isync | Rsync | Esync | Dsync => true,
+        Beq | Bne | Blt | Bge | Bltu | Bgeu | Bany | Bnone | Ball | Bnall | Bbc | Bbs | Bbci
+        | Bbsi | Beqi | Bnei | Blti | Bgei | Bltui | Bgeui | Beqz | BeqzN | Bnez | BnezN | Bltz
+        | Bgez | Bf | Bt | J | Jx | Call0 | Callx0 | Ret | RetN => true,
+        // (A loop whose body is empty loops back at its own end: the block builder leaves
+        // it to the interpreter.)
+        Loop | Loopnez | Loopgtz => true,
+        _ => false,
+    }
+}
+
+/// Whether `op` ends a block (control goes elsewhere unconditionally, or LEND changes).
+pub(crate) fn ends_block(op: &Op) -> bool {
+    use Opcode::*;
+    matches!(
+        op.insn.opcode,
+        J | Jx | Call0 | Callx0 | Ret | RetN | Loop | Loopnez | Loopgtz
+    )
+}
+
+/// Compiles `spec` into `module` as function `name`: its entry and code size.
+pub(crate) fn compile(module: &mut JITModule, name: &str, spec: &Spec<'_>) -> Option<(Entry, u64)> {
+    let ptr = module.target_config().pointer_type();
+    let call_conv = module.isa().default_call_conv();
+    let mut sig = Signature::new(call_conv);
+    sig.params.push(AbiParam::new(ptr));
+    sig.returns.push(AbiParam::new(types::I32));
+    let id = module.declare_function(name, Linkage::Local, &sig).ok()?;
+    let mut ctx = Context::new();
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(0, id.as_u32());
+    let mut fctx = FunctionBuilderContext::new();
+    let frontend = module.target_config();
+    {
+        let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let mut t = Tr::new(b, ptr, call_conv, spec);
+        t.body();
+        let mut b = t.b;
+        b.seal_all_blocks();
+        b.finalize(frontend);
+    }
+    module.define_function(id, &mut ctx).ok()?;
+    let bytes = ctx
+        .compiled_code()
+        .map(|c| c.code_info().total_size)
+        .unwrap_or(0);
+    module.finalize_definitions().ok()?;
+    let code = module.get_finalized_function(id);
+    // SAFETY: `code` is the finalized function just defined with the signature above
+    // (`extern "C"` on the host's default calling convention: one pointer in, one i32 out).
+    let entry = unsafe { std::mem::transmute::<*const u8, Entry>(code) };
+    Some((entry, u64::from(bytes)))
+}
+
+/// Offsets into [`Ctx`].
+mod off {
+    use super::Ctx;
+    use std::mem::offset_of;
+    pub const AR: i32 = offset_of!(Ctx, ar) as i32;
+    pub const SR: i32 = offset_of!(Ctx, sr) as i32;
+    pub const DIRECT: i32 = offset_of!(Ctx, direct) as i32;
+    pub const BASE: i32 = offset_of!(Ctx, base) as i32;
+    pub const AMASK: i32 = offset_of!(Ctx, amask) as i32;
+    pub const PC: i32 = offset_of!(Ctx, pc) as i32;
+    pub const CYCLES: i32 = offset_of!(Ctx, cycles) as i32;
+    pub const INSTRUCTIONS: i32 = offset_of!(Ctx, instructions) as i32;
+    pub const LOAD_USE: i32 = offset_of!(Ctx, load_use) as i32;
+    pub const MULTIPLY: i32 = offset_of!(Ctx, multiply) as i32;
+    pub const TAKEN: i32 = offset_of!(Ctx, taken_branch) as i32;
+    pub const POLL: i32 = offset_of!(Ctx, poll) as i32;
+    pub const READY: i32 = offset_of!(Ctx, ready) as i32;
+    pub const MASK: i32 = offset_of!(Ctx, mask) as i32;
+    pub const WAITS: i32 = offset_of!(Ctx, waits) as i32;
+}
+
+/// The translator's state: the builder, the variables that hold guest state in host
+/// registers, and the pending results as known at this point of the block.
+struct Tr<'a, 's> {
+    b: FunctionBuilder<'a>,
+    spec: &'s Spec<'s>,
+    ptr: types::Type,
+    call_conv: cranelift_codegen::isa::CallConv,
+    ctx: Value,
+    /// Logical register → its variable, for the registers the block names.
+    regs: [Option<Variable>; 16],
+    /// Logical register → the address of its physical register.
+    reg_addr: [Option<Value>; 16],
+    /// Registers the block writes (stored back at every exit).
+    written: u16,
+    cycles: Variable,
+    insns: Variable,
+    load_use: Variable,
+    multiply: Variable,
+    taken: Variable,
+    ready: [Variable; 2],
+    /// The pending results' registers and kinds here (their ready cycles are `ready`).
+    pending: [Slot; 2],
+    sr: Value,
+    direct: Value,
+    poll: Value,
+    header: cranelift_codegen::ir::Block,
+    /// Set by a store whose helper reported changed code: leave after the instruction.
+    code_changed: Option<Value>,
+}
+
+fn flags() -> MemFlags {
+    MemFlags::trusted()
+}
+
+impl<'a, 's> Tr<'a, 's> {
+    fn new(
+        mut b: FunctionBuilder<'a>,
+        ptr: types::Type,
+        call_conv: cranelift_codegen::isa::CallConv,
+        spec: &'s Spec<'s>,
+    ) -> Self {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let ctx = b.block_params(entry)[0];
+        let i64t = types::I64;
+        let v = |b: &mut FunctionBuilder<'a>, off: i32| {
+            let var = b.declare_var(i64t);
+            let x = b.ins().load(i64t, flags(), ctx, off);
+            b.def_var(var, x);
+            var
+        };
+        let cycles = v(&mut b, off::CYCLES);
+        let insns = v(&mut b, off::INSTRUCTIONS);
+        let load_use = v(&mut b, off::LOAD_USE);
+        let multiply = v(&mut b, off::MULTIPLY);
+        let taken = v(&mut b, off::TAKEN);
+        let ready = [v(&mut b, off::READY), v(&mut b, off::READY + 8)];
+        let sr = b.ins().load(ptr, flags(), ctx, off::SR);
+        let direct = b.ins().load(ptr, flags(), ctx, off::DIRECT);
+        let poll = b.ins().load(i64t, flags(), ctx, off::POLL);
+        // The registers the block names: loaded once, stored back at every exit.
+        let mut used = 0u16;
+        let mut written = 0u16;
+        for (_, op) in spec.ops {
+            let (u, w) = registers(op);
+            used |= u | w;
+            written |= w;
+        }
+        let ar = b.ins().load(ptr, flags(), ctx, off::AR);
+        let base = b.ins().load(types::I32, flags(), ctx, off::BASE);
+        let amask = b.ins().load(types::I32, flags(), ctx, off::AMASK);
+        let mut regs = [None; 16];
+        let mut reg_addr = [None; 16];
+        for r in 0..16u32 {
+            if used >> r & 1 == 0 {
+                continue;
+            }
+            let i = b.ins().iadd_imm_s(base, i64::from(r));
+            let i = b.ins().band(i, amask);
+            let i = b.ins().uextend(ptr, i);
+            let i = b.ins().ishl_imm_u(i, 2);
+            let a = b.ins().iadd(ar, i);
+            let var = b.declare_var(types::I32);
+            let x = b.ins().load(types::I32, flags(), a, 0);
+            b.def_var(var, x);
+            regs[r as usize] = Some(var);
+            reg_addr[r as usize] = Some(a);
+        }
+        let header = b.create_block();
+        b.ins().jump(header, &[]);
+        b.switch_to_block(header);
+        Tr {
+            b,
+            spec,
+            ptr,
+            call_conv,
+            ctx,
+            regs,
+            reg_addr,
+            written,
+            cycles,
+            insns,
+            load_use,
+            multiply,
+            taken,
+            ready,
+            pending: spec.key.pending,
+            sr,
+            direct,
+            poll,
+            header,
+            code_changed: None,
+        }
+    }
+
+    // ------------------------------------------------------------------------- plumbing
+
+    fn a(&mut self, r: u32) -> Value {
+        let var = self.regs[r as usize].expect("register named by the block");
+        self.b.use_var(var)
+    }
+
+    fn set(&mut self, r: u32, v: Value) {
+        let var = self.regs[r as usize].expect("register named by the block");
+        self.b.def_var(var, v);
+    }
+
+    fn imm(&mut self, v: u32) -> Value {
+        self.b.ins().iconst(types::I32, i64::from(v))
+    }
+
+    fn add_to(&mut self, var: Variable, v: Value) {
+        let x = self.b.use_var(var);
+        let y = self.b.ins().iadd(x, v);
+        self.b.def_var(var, y);
+    }
+
+    fn add_imm(&mut self, var: Variable, v: u64) {
+        if v != 0 {
+            let x = self.b.use_var(var);
+            let y = self.b.ins().iadd_imm_s(x, v as i64);
+            self.b.def_var(var, y);
+        }
+    }
+
+    fn load_sr(&mut self, n: u8) -> Value {
+        self.b
+            .ins()
+            .load(types::I32, flags(), self.sr, i32::from(n) * 4)
+    }
+
+    fn store_sr(&mut self, n: u8, v: Value) {
+        self.b.ins().store(flags(), v, self.sr, i32::from(n) * 4);
+    }
+
+    /// Leaves the block here: guest state back into the context, `pc` to go on at.
+    fn exit(&mut self, pc: Value, code: u32) {
+        let ctx = self.ctx;
+        for r in 0..16usize {
+            if self.written >> r & 1 != 0 {
+                let v = self.b.use_var(self.regs[r].expect("written register"));
+                let a = self.reg_addr[r].expect("written register");
+                self.b.ins().store(flags(), v, a, 0);
+            }
+        }
+        for (var, o) in [
+            (self.cycles, off::CYCLES),
+            (self.insns, off::INSTRUCTIONS),
+            (self.load_use, off::LOAD_USE),
+            (self.multiply, off::MULTIPLY),
+            (self.taken, off::TAKEN),
+            (self.ready[0], off::READY),
+            (self.ready[1], off::READY + 8),
+        ] {
+            let v = self.b.use_var(var);
+            self.b.ins().store(flags(), v, ctx, o);
+        }
+        for (i, slot) in self.pending.iter().enumerate() {
+            let (mask, waits) = match slot {
+                Some((m, w)) => (u32::from(*m), u32::from(*w == Waits::Multiply)),
+                None => (0, 0),
+            };
+            let m = self.b.ins().iconst(types::I32, i64::from(mask));
+            let w = self.b.ins().iconst(types::I32, i64::from(waits));
+            self.b
+                .ins()
+                .store(flags(), m, ctx, off::MASK + 4 * i as i32);
+            self.b
+                .ins()
+                .store(flags(), w, ctx, off::WAITS + 4 * i as i32);
+        }
+        self.b.ins().store(flags(), pc, ctx, off::PC);
+        let c = self.b.ins().iconst(types::I32, i64::from(code));
+        self.b.ins().return_(&[c]);
+    }
+
+    /// Leaves the block when `cond` holds (a cold side exit), else goes on.
+    fn exit_if(&mut self, cond: Value, pc: Value, code: u32) {
+        let out = self.b.create_block();
+        let on = self.b.create_block();
+        self.b.set_cold_block(out);
+        self.b.ins().brif(cond, out, &[], on, &[]);
+        self.b.switch_to_block(out);
+        self.exit(pc, code);
+        self.b.switch_to_block(on);
+    }
+
+    /// Calls helper `addr` with `args` (the context first): its u64 answer.
+    fn call(&mut self, addr: usize, args: &[Value], params: &[types::Type]) -> Value {
+        let mut sig = Signature::new(self.call_conv);
+        sig.params.push(AbiParam::new(self.ptr));
+        for &p in params {
+            sig.params.push(AbiParam::new(p));
+        }
+        sig.returns.push(AbiParam::new(types::I64));
+        let sig = self.b.import_signature(sig);
+        let f = self.b.ins().iconst(self.ptr, addr as i64);
+        let mut all = vec![self.ctx];
+        all.extend_from_slice(args);
+        let call = self.b.ins().call_indirect(sig, f, &all);
+        self.b.inst_results(call)[0]
+    }
+
+    // -------------------------------------------------------------------------- pipeline
+
+    /// The interlock: waits for the pending results `mask` names, as the interpreter does
+    /// (slot order, the longest wait wins, its kind is charged).
+    fn interlock(&mut self, mask: u16) {
+        let now = self.b.use_var(self.cycles);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let mut stall = zero;
+        // 1 when the winning slot waits on a multiply.
+        let mut mul = self.b.ins().iconst(types::I64, 0);
+        let mut kinds = Vec::new();
+        for i in 0..2 {
+            let Some((m, w)) = self.pending[i] else {
+                continue;
+            };
+            if m & mask == 0 {
+                continue;
+            }
+            kinds.push(w);
+            let ready = self.b.use_var(self.ready[i]);
+            let reach = self.b.ins().iadd(now, stall);
+            let later = self.b.ins().icmp(IntCC::UnsignedGreaterThan, ready, reach);
+            let wait = self.b.ins().isub(ready, now);
+            stall = self.b.ins().select(later, wait, stall);
+            let k = self
+                .b
+                .ins()
+                .iconst(types::I64, i64::from(w == Waits::Multiply));
+            mul = self.b.ins().select(later, k, mul);
+        }
+        if kinds.is_empty() {
+            return;
+        }
+        self.add_to(self.cycles, stall);
+        if kinds.iter().all(|&k| k == Waits::Load) {
+            self.add_to(self.load_use, stall);
+        } else if kinds.iter().all(|&k| k == Waits::Multiply) {
+            self.add_to(self.multiply, stall);
+        } else {
+            let z = self.b.ins().iconst(types::I64, 0);
+            let to_mul = self.b.ins().select(mul, stall, z);
+            let to_load = self.b.ins().select(mul, z, stall);
+            self.add_to(self.multiply, to_mul);
+            self.add_to(self.load_use, to_load);
+        }
+    }
+
+    /// A result of an instruction of `opcode` in logical register `r`, usable only after its
+    /// class's delay (the interpreter's `late_result`).
+    fn late_result(&mut self, opcode: Opcode, r: u32) {
+        let class = opcode.latency();
+        let waits = match class {
+            Latency::Load => Waits::Load,
+            Latency::Multiply | Latency::MultiplyHigh => Waits::Multiply,
+            Latency::Single | Latency::Divide => return,
+        };
+        let extra = self.spec.timing.result_delay(class);
+        if extra == 0 {
+            return;
+        }
+        let now = self.b.use_var(self.cycles);
+        let ready = self
+            .b
+            .ins()
+            .iadd_imm_s(now, i64::from(self.spec.timing.issue) + i64::from(extra));
+        let r0 = self.b.use_var(self.ready[0]);
+        self.b.def_var(self.ready[1], r0);
+        self.b.def_var(self.ready[0], ready);
+        self.pending[1] = self.pending[0];
+        self.pending[0] = Some((1 << r, waits));
+    }
+
+    /// Charges a memory latency the helper returned in bits 32..62 of `answer`.
+    fn charge_latency(&mut self, answer: Value) {
+        let lat = self.b.ins().ushr_imm_u(answer, 32);
+        let lat = self.b.ins().band_imm_u(lat, (1 << 30) - 1);
+        self.add_to(self.cycles, lat);
+    }
+
+    /// Leaves before the instruction at `pc` unless `addr` is aligned for `size`.
+    fn check_aligned(&mut self, addr: Value, size: u32, pc: u32) {
+        if size > 1 {
+            let low = self.b.ins().band_imm_u(addr, i64::from(size - 1));
+            let here = self.imm(pc);
+            self.exit_if(low, here, EXIT_INTERPRET);
+        }
+    }
+
+    /// The host address of `addr` in directly reachable memory, and whether it is there.
+    fn direct_addr(&mut self, addr: Value, size: u32) -> Option<(Value, Option<Value>)> {
+        let (base, len, _) = self.spec.direct?;
+        let off = self.b.ins().iadd_imm_s(addr, -i64::from(base as i32));
+        let off64 = self.b.ins().uextend(types::I64, off);
+        let host = self.b.ins().iadd(self.direct, off64);
+        if base == 0 && len >= 1 << 32 {
+            return Some((host, None));
+        }
+        let within = self.b.ins().icmp_imm_s(
+            IntCC::UnsignedLessThanOrEqual,
+            off64,
+            len as i64 - i64::from(size),
+        );
+        Some((host, Some(within)))
+    }
+
+    /// A load of `size` bytes at `addr` by the instruction at `pc`: the zero-extended value.
+    fn load(&mut self, addr: Value, size: u32, pc: u32) -> Value {
+        self.check_aligned(addr, size, pc);
+        let out = self.b.create_block();
+        self.b.append_block_param(out, types::I32);
+        let direct = self.direct_addr(addr, size);
+        let slow = self.b.create_block();
+        if let Some((host, within)) = direct {
+            let fast = self.b.create_block();
+            match within {
+                Some(w) => {
+                    self.b.ins().brif(w, fast, &[], slow, &[]);
+                }
+                None => {
+                    self.b.ins().jump(fast, &[]);
+                }
+            }
+            self.b.switch_to_block(fast);
+            let f = MemFlags::new().with_notrap();
+            let v = match size {
+                1 => self.b.ins().uload8(types::I32, f, host, 0),
+                2 => self.b.ins().uload16(types::I32, f, host, 0),
+                _ => self.b.ins().load(types::I32, f, host, 0),
+            };
+            self.b.ins().jump(out, &[v.into()]);
+        } else {
+            self.b.ins().jump(slow, &[]);
+        }
+        self.b.switch_to_block(slow);
+        let sz = self.imm(size);
+        let answer = self.call(
+            self.spec.helpers.load,
+            &[addr, sz],
+            &[types::I32, types::I32],
+        );
+        let not_done = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, answer, 0);
+        let here = self.imm(pc);
+        self.exit_if(not_done, here, EXIT_INTERPRET);
+        self.charge_latency(answer);
+        let v = self.b.ins().ireduce(types::I32, answer);
+        self.b.ins().jump(out, &[v.into()]);
+        self.b.switch_to_block(out);
+        self.b.block_params(out)[0]
+    }
+
+    /// A store of the low `size` bytes of `v` at `addr` by the instruction at `pc`.
+    fn store(&mut self, addr: Value, size: u32, v: Value, pc: u32) {
+        self.check_aligned(addr, size, pc);
+        let out = self.b.create_block();
+        self.b.append_block_param(out, types::I8);
+        let slow = self.b.create_block();
+        let direct = self
+            .spec
+            .direct
+            .filter(|d| d.2)
+            .and_then(|_| self.direct_addr(addr, size));
+        if let Some((host, within)) = direct {
+            let fast = self.b.create_block();
+            match within {
+                Some(w) => {
+                    self.b.ins().brif(w, fast, &[], slow, &[]);
+                }
+                None => {
+                    self.b.ins().jump(fast, &[]);
+                }
+            }
+            self.b.switch_to_block(fast);
+            let f = MemFlags::new().with_notrap();
+            match size {
+                1 => {
+                    self.b.ins().istore8(f, v, host, 0);
+                }
+                2 => {
+                    self.b.ins().istore16(f, v, host, 0);
+                }
+                _ => {
+                    self.b.ins().store(f, v, host, 0);
+                }
+            }
+            let no = self.b.ins().iconst(types::I8, 0);
+            self.b.ins().jump(out, &[no.into()]);
+        } else {
+            self.b.ins().jump(slow, &[]);
+        }
+        self.b.switch_to_block(slow);
+        let sz = self.imm(size);
+        let answer = self.call(
+            self.spec.helpers.store,
+            &[addr, sz, v],
+            &[types::I32, types::I32, types::I32],
+        );
+        let not_done = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, answer, 0);
+        let here = self.imm(pc);
+        self.exit_if(not_done, here, EXIT_INTERPRET);
+        self.charge_latency(answer);
+        let changed = self.b.ins().band_imm_u(answer, CODE_CHANGED as i64);
+        let changed = self.b.ins().icmp_imm_s(IntCC::NotEqual, changed, 0);
+        self.b.ins().jump(out, &[changed.into()]);
+        self.b.switch_to_block(out);
+        self.code_changed = Some(self.b.block_params(out)[0]);
+    }
+
+    // ----------------------------------------------------------------------- the block
+
+    fn body(&mut self) {
+        let ops = self.spec.ops;
+        let mut prev_line = None;
+        for (i, &(pc, op)) in ops.iter().enumerate() {
+            if let Some(shift) = self.spec.fetch_line {
+                if prev_line != Some(pc >> shift) {
+                    let p = self.imm(pc);
+                    let c = self.call(self.spec.helpers.fetch, &[p], &[types::I32]);
+                    self.add_to(self.cycles, c);
+                }
+                prev_line = Some(pc >> shift);
+            }
+            if op.src_mask != 0 {
+                self.interlock(op.src_mask);
+            }
+            let next = pc.wrapping_add(u32::from(op.insn.len));
+            let last = i + 1 == ops.len();
+            self.code_changed = None;
+            match self.insn(pc, &op, next) {
+                Flow::Next => {
+                    self.complete(next);
+                    if last {
+                        let n = self.imm(next);
+                        self.exit(n, EXIT_CONTINUE);
+                    }
+                }
+                Flow::Cond(cond, target) => {
+                    let taken = self.b.create_block();
+                    let on = self.b.create_block();
+                    self.b.ins().brif(cond, taken, &[], on, &[]);
+                    self.b.switch_to_block(taken);
+                    // Taken: a separate copy of the pending state carries on there.
+                    let saved = self.pending;
+                    self.complete_taken();
+                    self.go_to(target);
+                    self.pending = saved;
+                    self.b.switch_to_block(on);
+                    self.complete(next);
+                    if last {
+                        let n = self.imm(next);
+                        self.exit(n, EXIT_CONTINUE);
+                    }
+                }
+                Flow::To(target) => {
+                    self.complete_taken();
+                    self.go_to(target);
+                    return;
+                }
+                Flow::Dynamic(target) => {
+                    self.complete_taken();
+                    self.exit(target, EXIT_CONTINUE);
+                    return;
+                }
+                Flow::Skip(cond, target) => {
+                    // LOOP*: LEND changed, so the block ends either way.
+                    let taken = self.b.create_block();
+                    let on = self.b.create_block();
+                    self.b.ins().brif(cond, taken, &[], on, &[]);
+                    self.b.switch_to_block(taken);
+                    self.complete_taken();
+                    let t = self.imm(target);
+                    self.exit(t, EXIT_CONTINUE);
+                    self.b.switch_to_block(on);
+                    self.add_imm(self.cycles, u64::from(self.spec.timing.issue));
+                    self.add_imm(self.insns, 1);
+                    let n = self.imm(next);
+                    self.exit(n, EXIT_CONTINUE);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// A taken transfer's completion: issue and taken-branch cycles, one instruction.
+    fn complete_taken(&mut self) {
+        let t = &self.spec.timing;
+        let (issue, tb) = (u64::from(t.issue), u64::from(t.taken_branch));
+        self.add_imm(self.cycles, issue + tb);
+        self.add_imm(self.taken, tb);
+        self.add_imm(self.insns, 1);
+    }
+
+    /// A fall-through completion at `next`: the issue cycle, one instruction, and the
+    /// zero-overhead loop-back when `next` is the LEND the block was compiled for.
+    fn complete(&mut self, next: u32) {
+        self.add_imm(self.cycles, u64::from(self.spec.timing.issue));
+        self.add_imm(self.insns, 1);
+        // After a store into code the rest of the block may be stale: leave once the
+        // instruction is complete (its loop-back decided).
+        let changed = self.code_changed.take();
+        if self.spec.key.lend != Some(next) {
+            if let Some(c) = changed {
+                let n = self.imm(next);
+                self.exit_if(c, n, EXIT_CONTINUE);
+            }
+        } else {
+            // LCOUNT ≠ 0 and PS.EXCM clear: count down and go to LBEG.
+            let lcount = self.load_sr(sr::LCOUNT);
+            let psv = self.load_sr(sr::PS);
+            let excm = self.b.ins().band_imm_u(psv, i64::from(ps::EXCM));
+            let zero = self.imm(0);
+            let counting = self.b.ins().icmp(IntCC::NotEqual, lcount, zero);
+            let user = self.b.ins().icmp(IntCC::Equal, excm, zero);
+            let back = self.b.ins().band(counting, user);
+            let go = self.b.create_block();
+            let on = self.b.create_block();
+            self.b.ins().brif(back, go, &[], on, &[]);
+            self.b.switch_to_block(go);
+            let l = self.b.ins().iadd_imm_s(lcount, -1);
+            self.store_sr(sr::LCOUNT, l);
+            let lb = u64::from(self.spec.timing.loop_back);
+            self.add_imm(self.cycles, lb);
+            self.add_imm(self.taken, lb);
+            let lbeg = self.load_sr(sr::LBEG);
+            if let Some(c) = changed {
+                self.exit_if(c, lbeg, EXIT_CONTINUE);
+            }
+            let start = self.spec.ops[0].0;
+            let home = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::Equal, lbeg, i64::from(start as i32));
+            let saved = self.pending;
+            self.exit_if_not(home, lbeg);
+            self.back_edge();
+            self.pending = saved;
+            self.b.switch_to_block(on);
+            if let Some(c) = changed {
+                let n = self.imm(next);
+                self.exit_if(c, n, EXIT_CONTINUE);
+            }
+        }
+    }
+
+    /// Leaves for `pc` unless `cond` holds.
+    fn exit_if_not(&mut self, cond: Value, pc: Value) {
+        let out = self.b.create_block();
+        let on = self.b.create_block();
+        self.b.set_cold_block(out);
+        self.b.ins().brif(cond, on, &[], out, &[]);
+        self.b.switch_to_block(out);
+        self.exit(pc, EXIT_CONTINUE);
+        self.b.switch_to_block(on);
+    }
+
+    /// Control to the fixed address `target`: round the block again when it is the start,
+    /// else out.
+    fn go_to(&mut self, target: u32) {
+        if target == self.spec.ops[0].0 {
+            self.back_edge();
+        } else {
+            let t = self.imm(target);
+            self.exit(t, EXIT_CONTINUE);
+        }
+    }
+
+    /// Back to the block's start: round again when the pending state there is the one the
+    /// block was compiled for (a slot compiled empty must hold nothing that can still stall)
+    /// and one more pass cannot reach the next look; else out to the dispatcher.
+    fn back_edge(&mut self) {
+        let start = self.spec.ops[0].0;
+        let key = self.spec.key.pending;
+        let s = self.imm(start);
+        let mut ok = None;
+        for i in 0..2 {
+            match (key[i], self.pending[i]) {
+                (None, None) => {}
+                (Some(k), Some(p)) if k == p => {}
+                (None, Some(_)) => {
+                    // Droppable only when it can no longer stall.
+                    let now = self.b.use_var(self.cycles);
+                    let r = self.b.use_var(self.ready[i]);
+                    let past = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, r, now);
+                    ok = Some(match ok {
+                        None => past,
+                        Some(o) => self.b.ins().band(o, past),
+                    });
+                }
+                _ => {
+                    self.exit(s, EXIT_CONTINUE);
+                    return;
+                }
+            }
+        }
+        let now = self.b.use_var(self.cycles);
+        let reach = self.b.ins().iadd_imm_s(now, self.spec.bound() as i64);
+        let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, reach, self.poll);
+        let ok = match ok {
+            None => fits,
+            Some(o) => self.b.ins().band(o, fits),
+        };
+        let round = self.b.create_block();
+        let out = self.b.create_block();
+        self.b.set_cold_block(out);
+        self.b.ins().brif(ok, round, &[], out, &[]);
+        self.b.switch_to_block(out);
+        self.exit(s, EXIT_CONTINUE);
+        self.b.switch_to_block(round);
+        for i in 0..2 {
+            if key[i].is_none() {
+                let z = self.b.ins().iconst(types::I64, 0);
+                self.b.def_var(self.ready[i], z);
+            }
+        }
+        self.b.ins().jump(self.header, &[]);
+    }
+
+    /// The instruction's effect; how control goes on.
+    fn insn(&mut self, pc: u32, op: &Op, next: u32) -> Flow {
+        let o = op.insn.operands;
+        let opcode = op.insn.opcode;
+        use Opcode::*;
+        macro_rules! bin {
+            ($f:ident) => {{
+                let (x, y) = (self.a(o[1]), self.a(o[2]));
+                let v = self.b.ins().$f(x, y);
+                self.set(o[0], v);
+            }};
+        }
+        macro_rules! scaled {
+            ($sh:expr, $f:ident) => {{
+                let (x, y) = (self.a(o[1]), self.a(o[2]));
+                let x = self.b.ins().ishl_imm_u(x, $sh);
+                let v = self.b.ins().$f(x, y);
+                self.set(o[0], v);
+            }};
+        }
+        macro_rules! cmov {
+            ($cc:expr) => {{
+                let (x, c, old) = (self.a(o[1]), self.a(o[2]), self.a(o[0]));
+                let t = self.b.ins().icmp_imm_s($cc, c, 0);
+                let v = self.b.ins().select(t, x, old);
+                self.set(o[0], v);
+            }};
+        }
+        match opcode {
+            Add | AddN => bin!(iadd),
+            Addx2 => scaled!(1, iadd),
+            Addx4 => scaled!(2, iadd),
+            Addx8 => scaled!(3, iadd),
+            Sub => bin!(isub),
+            Subx2 => scaled!(1, isub),
+            Subx4 => scaled!(2, isub),
+            Subx8 => scaled!(3, isub),
+            And => bin!(band),
+            Or => bin!(bor),
+            Xor => bin!(bxor),
+            Min => bin!(smin),
+            Max => bin!(smax),
+            Minu => bin!(umin),
+            Maxu => bin!(umax),
+            Neg => {
+                let x = self.a(o[1]);
+                let v = self.b.ins().ineg(x);
+                self.set(o[0], v);
+            }
+            Abs => {
+                let x = self.a(o[1]);
+                let v = self.b.ins().iabs(x);
+                self.set(o[0], v);
+            }
+            Addi | Addmi | AddiN => {
+                let x = self.a(o[1]);
+                let v = self.b.ins().iadd_imm_s(x, i64::from(o[2] as i32));
+                self.set(o[0], v);
+            }
+            Movi | MoviN => {
+                let v = self.imm(o[1]);
+                self.set(o[0], v);
+            }
+            MovN => {
+                let x = self.a(o[1]);
+                self.set(o[0], x);
+            }
+            Moveqz => cmov!(IntCC::Equal),
+            Movnez => cmov!(IntCC::NotEqual),
+            Movltz => cmov!(IntCC::SignedLessThan),
+            Movgez => cmov!(IntCC::SignedGreaterThanOrEqual),
+            Salt | Saltu => {
+                let (x, y) = (self.a(o[1]), self.a(o[2]));
+                let cc = if opcode == Salt {
+                    IntCC::SignedLessThan
+                } else {
+                    IntCC::UnsignedLessThan
+                };
+                let c = self.b.ins().icmp(cc, x, y);
+                let v = self.b.ins().uextend(types::I32, c);
+                self.set(o[0], v);
+            }
+            Const16 => {
+                let x = self.a(o[0]);
+                let x = self.b.ins().ishl_imm_u(x, 16);
+                let v = self.b.ins().bor_imm_u(x, i64::from(o[1]));
+                self.set(o[0], v);
+            }
+            Nop | NopN | Memw | Extw | Isync | Rsync | Esync | Dsync => {}
+            Extui => {
+                let x = self.a(o[1]);
+                let x = self.b.ins().ushr_imm_u(x, i64::from(o[2]));
+                let mask = if o[3] >= 32 {
+                    u32::MAX
+                } else {
+                    (1u32 << o[3]) - 1
+                };
+                let v = self.b.ins().band_imm_u(x, i64::from(mask));
+                self.set(o[0], v);
+            }
+            Slli => {
+                let x = self.a(o[1]);
+                let v = self.b.ins().ishl_imm_u(x, i64::from(o[2] & 31));
+                self.set(o[0], v);
+            }
+            Srli => {
+                let x = self.a(o[1]);
+                let v = self.b.ins().ushr_imm_u(x, i64::from(o[2]));
+                self.set(o[0], v);
+            }
+            Srai => {
+                let x = self.a(o[1]);
+                let v = self.b.ins().sshr_imm_u(x, i64::from(o[2]));
+                self.set(o[0], v);
+            }
+            Sll | Srl | Sra => {
+                let x = self.a(o[1]);
+                let sar = self.load_sr(sr::SAR);
+                let sar = self.b.ins().uextend(types::I64, sar);
+                let v = match opcode {
+                    Sll => {
+                        let thirty_two = self.b.ins().iconst(types::I64, 32);
+                        let sa = self.b.ins().isub(thirty_two, sar);
+                        let sa = self.b.ins().band_imm_u(sa, 0x3f);
+                        let x = self.b.ins().uextend(types::I64, x);
+                        self.b.ins().ishl(x, sa)
+                    }
+                    Srl => {
+                        let x = self.b.ins().uextend(types::I64, x);
+                        self.b.ins().ushr(x, sar)
+                    }
+                    _ => {
+                        let x = self.b.ins().sextend(types::I64, x);
+                        self.b.ins().sshr(x, sar)
+                    }
+                };
+                let v = self.b.ins().ireduce(types::I32, v);
+                self.set(o[0], v);
+            }
+            Src => {
+                let (x, y) = (self.a(o[1]), self.a(o[2]));
+                let sar = self.load_sr(sr::SAR);
+                let sar = self.b.ins().uextend(types::I64, sar);
+                let hi = self.b.ins().uextend(types::I64, x);
+                let hi = self.b.ins().ishl_imm_u(hi, 32);
+                let lo = self.b.ins().uextend(types::I64, y);
+                let v = self.b.ins().bor(hi, lo);
+                let v = self.b.ins().ushr(v, sar);
+                let v = self.b.ins().ireduce(types::I32, v);
+                self.set(o[0], v);
+            }
+            Ssr | Ssl | Ssa8l | Ssa8b => {
+                let x = self.a(o[0]);
+                let v = match opcode {
+                    Ssr => self.b.ins().band_imm_u(x, 31),
+                    Ssl => {
+                        let m = self.b.ins().band_imm_u(x, 31);
+                        let k = self.imm(32);
+                        self.b.ins().isub(k, m)
+                    }
+                    Ssa8l => {
+                        let m = self.b.ins().band_imm_u(x, 3);
+                        self.b.ins().ishl_imm_u(m, 3)
+                    }
+                    _ => {
+                        let m = self.b.ins().band_imm_u(x, 3);
+                        let m = self.b.ins().ishl_imm_u(m, 3);
+                        let k = self.imm(32);
+                        self.b.ins().isub(k, m)
+                    }
+                };
+                self.store_sr(sr::SAR, v);
+            }
+            Ssai => {
+                let v = self.imm(o[0]);
+                self.store_sr(sr::SAR, v);
+            }
+            Mul16u | Mul16s | Mull | Muluh | Mulsh => {
+                let (x, y) = (self.a(o[1]), self.a(o[2]));
+                let v = match opcode {
+                    Mul16u => {
+                        let x = self.b.ins().band_imm_u(x, 0xffff);
+                        let y = self.b.ins().band_imm_u(y, 0xffff);
+                        self.b.ins().imul(x, y)
+                    }
+                    Mul16s => {
+                        let x = self.b.ins().ireduce(types::I16, x);
+                        let x = self.b.ins().sextend(types::I32, x);
+                        let y = self.b.ins().ireduce(types::I16, y);
+                        let y = self.b.ins().sextend(types::I32, y);
+                        self.b.ins().imul(x, y)
+                    }
+                    Mull => self.b.ins().imul(x, y),
+                    Muluh => self.b.ins().umulhi(x, y),
+                    _ => self.b.ins().smulhi(x, y),
+                };
+                self.set(o[0], v);
+                self.late_result(opcode, o[0]);
+            }
+            Nsa => {
+                let x = self.a(o[1]);
+                let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, x, 0);
+                let inv = self.b.ins().bnot(x);
+                let y = self.b.ins().select(neg, inv, x);
+                let n = self.b.ins().clz(y);
+                let v = self.b.ins().iadd_imm_s(n, -1);
+                self.set(o[0], v);
+            }
+            Nsau => {
+                let x = self.a(o[1]);
+                let v = self.b.ins().clz(x);
+                self.set(o[0], v);
+            }
+            Sext => {
+                let sh = i64::from(31 - o[2]);
+                let x = self.a(o[1]);
+                let x = self.b.ins().ishl_imm_u(x, sh);
+                let v = self.b.ins().sshr_imm_u(x, sh);
+                self.set(o[0], v);
+            }
+            Clamps => {
+                let x = self.a(o[1]);
+                let hi = (1i32 << o[2]) - 1;
+                let lo = -(1i32 << o[2]);
+                let hi = self.b.ins().iconst(types::I32, i64::from(hi as u32));
+                let lo = self.b.ins().iconst(types::I32, i64::from(lo as u32));
+                let v = self.b.ins().smin(x, hi);
+                let v = self.b.ins().smax(v, lo);
+                self.set(o[0], v);
+            }
+
+            L8ui | L16ui | L16si | L32i | L32iN | L32ai => {
+                let size = match opcode {
+                    L8ui => 1,
+                    L16ui | L16si => 2,
+                    _ => 4,
+                };
+                let x = self.a(o[1]);
+                let addr = self.b.ins().iadd_imm_s(x, i64::from(o[2] as i32));
+                let mut v = self.load(addr, size, pc);
+                if opcode == L16si {
+                    let h = self.b.ins().ireduce(types::I16, v);
+                    v = self.b.ins().sextend(types::I32, h);
+                }
+                self.set(o[0], v);
+                self.late_result(opcode, o[0]);
+            }
+            L32r => {
+                let litbase = self.load_sr(sr::LITBASE);
+                let on = self.b.ins().band_imm_u(litbase, 1);
+                let page = self.b.ins().band_imm_u(litbase, 0xffff_f000i64);
+                let off = o[1].wrapping_sub(pc.wrapping_add(3) & !3);
+                let relocated = self.b.ins().iadd_imm_s(page, i64::from(off as i32));
+                let plain = self.imm(o[1]);
+                let addr = self.b.ins().select(on, relocated, plain);
+                let v = self.load(addr, 4, pc);
+                self.set(o[0], v);
+                self.late_result(opcode, o[0]);
+            }
+            S8i | S16i | S32i | S32iN | S32ri | S32nb => {
+                let size = match opcode {
+                    S8i => 1,
+                    S16i => 2,
+                    _ => 4,
+                };
+                let x = self.a(o[1]);
+                let addr = self.b.ins().iadd_imm_s(x, i64::from(o[2] as i32));
+                let v = self.a(o[0]);
+                self.store(addr, size, v, pc);
+            }
+
+            Beq | Bne | Blt | Bge | Bltu | Bgeu | Bany | Bnone | Ball | Bnall | Bbc | Bbs => {
+                let (x, y) = (self.a(o[0]), self.a(o[1]));
+                let c = match opcode {
+                    Beq => self.b.ins().icmp(IntCC::Equal, x, y),
+                    Bne => self.b.ins().icmp(IntCC::NotEqual, x, y),
+                    Blt => self.b.ins().icmp(IntCC::SignedLessThan, x, y),
+                    Bge => self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, x, y),
+                    Bltu => self.b.ins().icmp(IntCC::UnsignedLessThan, x, y),
+                    Bgeu => self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, x, y),
+                    Bany | Bnone => {
+                        let m = self.b.ins().band(x, y);
+                        let cc = if opcode == Bany {
+                            IntCC::NotEqual
+                        } else {
+                            IntCC::Equal
+                        };
+                        self.b.ins().icmp_imm_s(cc, m, 0)
+                    }
+                    Ball | Bnall => {
+                        let nx = self.b.ins().bnot(x);
+                        let m = self.b.ins().band(nx, y);
+                        let cc = if opcode == Ball {
+                            IntCC::Equal
+                        } else {
+                            IntCC::NotEqual
+                        };
+                        self.b.ins().icmp_imm_s(cc, m, 0)
+                    }
+                    _ => {
+                        let sh = self.b.ins().band_imm_u(y, 31);
+                        let bit = self.b.ins().ushr(x, sh);
+                        let bit = self.b.ins().band_imm_u(bit, 1);
+                        let cc = if opcode == Bbs {
+                            IntCC::NotEqual
+                        } else {
+                            IntCC::Equal
+                        };
+                        self.b.ins().icmp_imm_s(cc, bit, 0)
+                    }
+                };
+                return Flow::Cond(c, o[2]);
+            }
+            Bbci | Bbsi => {
+                let x = self.a(o[0]);
+                let bit = self.b.ins().ushr_imm_u(x, i64::from(o[1]));
+                let bit = self.b.ins().band_imm_u(bit, 1);
+                let cc = if opcode == Bbsi {
+                    IntCC::NotEqual
+                } else {
+                    IntCC::Equal
+                };
+                let c = self.b.ins().icmp_imm_s(cc, bit, 0);
+                return Flow::Cond(c, o[2]);
+            }
+            Beqi | Bnei | Blti | Bgei | Bltui | Bgeui => {
+                let x = self.a(o[0]);
+                let cc = match opcode {
+                    Beqi => IntCC::Equal,
+                    Bnei => IntCC::NotEqual,
+                    Blti => IntCC::SignedLessThan,
+                    Bgei => IntCC::SignedGreaterThanOrEqual,
+                    Bltui => IntCC::UnsignedLessThan,
+                    _ => IntCC::UnsignedGreaterThanOrEqual,
+                };
+                let c = self.b.ins().icmp_imm_s(cc, x, i64::from(o[1] as i32));
+                return Flow::Cond(c, o[2]);
+            }
+            Beqz | BeqzN | Bnez | BnezN | Bltz | Bgez => {
+                let x = self.a(o[0]);
+                let cc = match opcode {
+                    Beqz | BeqzN => IntCC::Equal,
+                    Bnez | BnezN => IntCC::NotEqual,
+                    Bltz => IntCC::SignedLessThan,
+                    _ => IntCC::SignedGreaterThanOrEqual,
+                };
+                let c = self.b.ins().icmp_imm_s(cc, x, 0);
+                return Flow::Cond(c, o[1]);
+            }
+            Bf | Bt => {
+                let br = self.load_sr(sr::BR);
+                let bit = self.b.ins().ushr_imm_u(br, i64::from(o[0]));
+                let bit = self.b.ins().band_imm_u(bit, 1);
+                let cc = if opcode == Bt {
+                    IntCC::NotEqual
+                } else {
+                    IntCC::Equal
+                };
+                let c = self.b.ins().icmp_imm_s(cc, bit, 0);
+                return Flow::Cond(c, o[1]);
+            }
+            J => return Flow::To(o[0]),
+            Jx => return Flow::Dynamic(self.a(o[0])),
+            Call0 => {
+                let n = self.imm(next);
+                self.set(0, n);
+                return Flow::To(o[0]);
+            }
+            Callx0 => {
+                let t = self.a(o[0]);
+                let n = self.imm(next);
+                self.set(0, n);
+                return Flow::Dynamic(t);
+            }
+            Ret | RetN => return Flow::Dynamic(self.a(0)),
+            Loop | Loopnez | Loopgtz => {
+                let count = self.a(o[0]);
+                let c1 = self.b.ins().iadd_imm_s(count, -1);
+                self.store_sr(sr::LCOUNT, c1);
+                let n = self.imm(next);
+                self.store_sr(sr::LBEG, n);
+                let e = self.imm(o[1]);
+                self.store_sr(sr::LEND, e);
+                let skip = match opcode {
+                    Loopnez => self.b.ins().icmp_imm_s(IntCC::Equal, count, 0),
+                    Loopgtz => self
+                        .b
+                        .ins()
+                        .icmp_imm_s(IntCC::SignedLessThanOrEqual, count, 0),
+                    _ => self.b.ins().iconst(types::I8, 0),
+                };
+                return Flow::Skip(skip, o[1]);
+            }
+            _ => unreachable!("{} is not compiled", opcode.mnemonic()),
+        }
+        Flow::Next
+    }
+}
+
+/// How control leaves an instruction.
+enum Flow {
+    /// On to the next.
+    Next,
+    /// To the fixed target when the condition holds, else on.
+    Cond(Value, u32),
+    /// To the fixed target.
+    To(u32),
+    /// To a computed target.
+    Dynamic(Value),
+    /// LOOP*: to the fixed target (past the loop) when the condition holds, else on; either
+    /// way the block ends (LEND changed).
+    Skip(Value, u32),
+}
+
+/// The logical registers `op` reads and writes, as masks.
+fn registers(op: &Op) -> (u16, u16) {
+    use Opcode::*;
+    let o = op.insn.operands;
+    let reads = op.src_mask;
+    let writes: u16 = match op.insn.opcode {
+        // Stores, branches, SAR setters, barriers and LOOP write no AR.
+        S8i | S16i | S32i | S32iN | S32ri | S32nb | Ssr | Ssl | Ssa8l | Ssa8b | Ssai | Nop
+        | NopN | Memw | Extw | Isync | Rsync | Esync | Dsync | J | Jx | Ret | RetN | Loop
+        | Loopnez | Loopgtz => 0,
+        Call0 | Callx0 => 1,
+        op if op.family() == Family::Branch => 0,
+        _ => 1 << o[0],
+    };
+    // Conditional moves and CONST16 read their destination too.
+    let reads = match op.insn.opcode {
+        Moveqz | Movnez | Movltz | Movgez | Const16 => reads | 1 << o[0],
+        Ret | RetN => reads | 1,
+        _ => reads,
+    };
+    (reads, writes)
+}
