@@ -188,6 +188,9 @@ pub struct Core<B: Bus> {
     accesses: Vec<Access>,
     /// Tier 2 (docs/jit.md), `None` when off: plain runs enter compiled blocks.
     jit: Option<Box<crate::jit::Jit>>,
+    /// Set by an instruction that transferred control (taken branch, jump, loop-back): where
+    /// it went may start a block.
+    taken: bool,
 }
 
 /// A core as [`Core::checkpoint`] kept it: its architectural state, memory (the bus), counters
@@ -278,7 +281,8 @@ impl<B: Bus> Core<B> {
             window_limit: 3,
             traps: 0,
             accesses: Vec::new(),
-            jit: Some(Box::default()),
+            jit: crate::jit::default_on().then(Box::default),
+            taken: false,
         };
         core.refresh();
         core
@@ -336,8 +340,10 @@ impl<B: Bus> Core<B> {
         let mut poll = self.stats.cycles;
         // Tier 2 only for plain runs (docs/jit.md "Observers"); after a block left before an
         // instruction, the interpreter executes that one first.
+        // Blocks start where control was transferred to: tier 2 looks at the PC after a taken
+        // branch, jump, call, return or loop-back, and where a block left off.
         let tier2 = !T::ENABLED && self.jit.is_some();
-        let mut interpret_next = false;
+        let mut look = tier2;
         let stop = loop {
             if self.stats.cycles >= poll {
                 self.state.pc = pc;
@@ -346,18 +352,19 @@ impl<B: Bus> Core<B> {
                 }
                 poll = deadline.min(self.stats.cycles.saturating_add(POLL_CYCLES));
             }
-            if tier2 {
-                if !interpret_next {
-                    if let tier2::Tier2::Ran(next, first) = self.tier2(&mut ops, pc, poll) {
-                        pc = next;
-                        interpret_next = first;
-                        continue;
-                    }
+            if look {
+                if let tier2::Tier2::Ran(next, interpret_first) = self.tier2(&mut ops, pc, poll) {
+                    pc = next;
+                    look = !interpret_first;
+                    continue;
                 }
-                interpret_next = false;
             }
+            self.taken = false;
             match self.step_at(&mut ops, pc, tracer) {
-                Ok(next) => pc = next,
+                Ok(next) => {
+                    pc = next;
+                    look = tier2 && self.taken;
+                }
                 Err(stop) => break Ok(stop),
             }
         };
@@ -628,12 +635,14 @@ impl<B: Bus> Core<B> {
             Some(t) => {
                 cost += u64::from(self.timing.taken_branch);
                 self.stats.stalls.taken_branch += u64::from(self.timing.taken_branch);
+                self.taken = true;
                 t
             }
             None if next == self.state.lend() => match self.loop_back() {
                 Some(lbeg) => {
                     cost += u64::from(self.timing.loop_back);
                     self.stats.stalls.taken_branch += u64::from(self.timing.loop_back);
+                    self.taken = true;
                     lbeg
                 }
                 None => next,

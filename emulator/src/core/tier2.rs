@@ -63,12 +63,13 @@ impl<B: Bus> Core<B> {
 
     /// Tier 2's turn at `pc`: runs a block that fits the state now, compiling one when the
     /// address is hot; `poll` is the cycle the run looks at next.
-    #[inline(always)]
+    #[inline(never)]
     pub(super) fn tier2(&mut self, ops: &mut DecodedOps, pc: u32, poll: u64) -> Tier2 {
         let Some(jit) = self.jit.as_deref_mut() else {
             return Tier2::Interpret;
         };
         let id = match jit.lookup(pc) {
+            Some(crate::jit::REFUSED) => return Tier2::Interpret,
             Some(id) => id,
             None => {
                 if !jit.heat(pc) {
@@ -156,7 +157,9 @@ impl<B: Bus> Core<B> {
             at = next;
         }
         let jit = self.jit.as_deref_mut().expect("tier 2 is on");
-        if list.is_empty() {
+        let loops = list.iter().any(|(_, op)| translate::target(op) == Some(pc))
+            || (lend_at.is_some() && self.state.lbeg() == pc);
+        if list.is_empty() || (list.len() < crate::jit::MIN_BLOCK && !loops) {
             jit.refuse(pc);
             return Tier2::Interpret;
         }

@@ -41,6 +41,29 @@ pub const MAX_VERSIONS: usize = 4;
 /// compilation starts over (docs/jit.md "Code cache").
 pub const DEFAULT_CODE_LIMIT: u64 = 256 << 20;
 
+/// The environment variable that turns tier 2 off for every core a process makes:
+/// `Q7EMU_JIT=off` (docs/jit.md "Switch").
+pub const ENV: &str = "Q7EMU_JIT";
+
+/// Whether new cores start with tier 2 on: yes, unless [`ENV`] says `off` (or `0`, `false`).
+pub fn default_on() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        !matches!(
+            std::env::var(ENV).as_deref().map(str::trim),
+            Ok("off" | "0" | "false")
+        )
+    })
+}
+
+/// The block-table entry of an address no block starts at.
+pub(crate) const REFUSED: u32 = u32::MAX;
+
+/// The fewest instructions worth a block that does not loop back to its own start: entering
+/// a block costs about as much as interpreting a few instructions, so shorter runs stay with
+/// the interpreter. A block that loops is worth it from 1 instruction.
+pub const MIN_BLOCK: usize = 8;
+
 /// Direct-mapped slots of the tier-up counters and of the block table.
 const SLOTS: usize = 1 << 12;
 
@@ -298,9 +321,13 @@ impl Jit {
                 .is_some_and(|v| v.len() >= MAX_VERSIONS)
     }
 
-    /// Remembers that no block can start at `pc`.
+    /// Remembers that no block can start at `pc` (in the table too, so that the next look
+    /// there costs one comparison).
     pub(crate) fn refuse(&mut self, pc: u32) {
         self.refused.insert(pc, ());
+        let s = slot_of(pc);
+        self.table_tag[s] = pc;
+        self.table_block[s] = REFUSED;
     }
 
     /// A version at `pc` whose state `fits`, put in the table.
@@ -459,6 +486,9 @@ fn new_module() -> Option<JITModule> {
     flags.set("opt_level", "speed").ok()?;
     flags.set("is_pic", "false").ok()?;
     flags.set("use_colocated_libcalls", "false").ok()?;
+    // The IR is made by one translator tested against the interpreter; checking it again on
+    // every compile would double compile time.
+    flags.set("enable_verifier", "false").ok()?;
     let isa = cranelift_native::builder()
         .ok()?
         .finish(settings::Flags::new(flags))

@@ -111,6 +111,18 @@ pub(crate) fn supported(op: &Op) -> bool {
     }
 }
 
+/// The fixed target of a branch or jump `op`, if it has one.
+pub(crate) fn target(op: &Op) -> Option<u32> {
+    use Opcode::*;
+    let o = op.insn.operands;
+    match op.insn.opcode {
+        J | Call0 => Some(o[0]),
+        Beqz | BeqzN | Bnez | BnezN | Bltz | Bgez | Bf | Bt => Some(o[1]),
+        opcode if opcode.family() == Family::Branch && !matches!(opcode, Jx | Callx0 | Ret | RetN | Loop | Loopnez | Loopgtz) => Some(o[2]),
+        _ => None,
+    }
+}
+
 /// Whether `op` ends a block (control goes elsewhere unconditionally, or LEND changes).
 pub(crate) fn ends_block(op: &Op) -> bool {
     use Opcode::*;
