@@ -99,10 +99,16 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> u8 {
 fn run(cli: Cli) -> Result<Exit, Failure> {
     match cli.command {
         Command::Disasm(args) => crate::disasm::run(args),
-        Command::RunElf(args) => crate::run_elf::run(args),
-        Command::RunPacked(args) => crate::run_packed::run(args),
+        Command::RunElf(args) => {
+            q7_emulator::jit::with_default(args.jit.jit, || crate::run_elf::run(args))
+        }
+        Command::RunPacked(args) => {
+            q7_emulator::jit::with_default(args.jit.jit, || crate::run_packed::run(args))
+        }
         Command::Build(args) => crate::build::cli::run(args),
-        Command::Run(args) => crate::run_op::cli::run(*args),
+        Command::Run(args) => {
+            q7_emulator::jit::with_default(args.jit.jit, || crate::run_op::cli::run(*args))
+        }
         Command::Inspect(args) => crate::inspect::run(args),
     }
 }

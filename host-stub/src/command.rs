@@ -58,3 +58,23 @@ pub fn load_timing(path: Option<&Path>) -> Result<Profile, Failure> {
     path.map_or_else(|| Ok(Profile::default()), Profile::load)
         .map_err(Failure::input)
 }
+
+/// `--jit on|off`: whether plain runs use tier 2, compiled code (docs/jit.md "Switch"). Off
+/// runs the interpreter alone; results are the same either way. Without the flag,
+/// `Q7EMU_JIT=off` in the environment turns it off.
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
+pub struct JitArg {
+    /// Compile hot code (`on`, the default) or interpret every instruction (`off`); outputs
+    /// and counters are the same either way (docs/jit.md).
+    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    pub jit: Option<bool>,
+}
+
+/// `on` / `off`.
+fn parse_on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("expected `on` or `off`, not `{s}`")),
+    }
+}

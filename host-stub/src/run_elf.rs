@@ -60,6 +60,11 @@ pub struct RunStats<'a> {
     pub timing: &'a TimingModel,
     /// The fault, when the core stopped on one.
     pub fault: Option<&'a q7_emulator::FaultReport>,
+    /// Which engine ran the program: `tier2` (compiled hot code with the interpreter) or
+    /// `interpreter` (`--jit off`, or a debugger attached); docs/jit.md.
+    pub engine: &'static str,
+    /// What tier 2 compiled (zeros for the interpreter alone).
+    pub jit: q7_emulator::jit::JitStats,
 }
 
 /// How a run ended, as the process exit code tells it ([`crate::exit_code`]).
@@ -228,6 +233,8 @@ pub struct RunElfArgs {
     /// and wait for a debugger before the program's first instruction (docs/gdb.md).
     #[arg(long, value_name = "PORT")]
     pub gdb: Option<u16>,
+    #[command(flatten)]
+    pub jit: crate::command::JitArg,
     /// The ELF executable.
     pub file: std::path::PathBuf,
 }
@@ -311,6 +318,11 @@ pub fn run(args: RunElfArgs) -> Result<Exit, crate::command::Failure> {
         s.instructions as f64 / secs.max(1e-9) / 1e6
     );
     eprintln!("q7emu: {}", core.timing);
+    let engine = q7_emulator::jit::engine(core.jit_enabled() && server.is_none());
+    eprintln!(
+        "q7emu: {}",
+        q7_emulator::jit::describe(engine, &core.jit_stats())
+    );
     if timing.source.is_some() {
         eprintln!("q7emu: {}", timing.summary());
     }
@@ -335,6 +347,8 @@ pub fn run(args: RunElfArgs) -> Result<Exit, crate::command::Failure> {
             stats: s,
             timing: &core.timing,
             fault,
+            engine,
+            jit: core.jit_stats(),
         };
         let text = serde_json::to_string_pretty(&j).map_err(Failure::input)?;
         json_file

@@ -504,6 +504,8 @@ pub fn run_file(path: &Path, run: &RunPacked, out: &JsonOutput) -> Result<(), Ru
 /// LIB.so`.
 #[derive(Debug, clap::Args)]
 pub struct RunPackedArgs {
+    #[command(flatten)]
+    pub jit: crate::command::JitArg,
     /// Kernel key: spec << 8 | opcode, e.g. 0x185.
     #[arg(long, value_parser = crate::number::parse_u32)]
     pub key: u32,

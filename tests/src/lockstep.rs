@@ -191,22 +191,77 @@ pub struct DefaultsRun {
 
 /// Runs `elf` on q7emu (dc233c profile) as `q7emu run-elf --profile dc233c` does, with every
 /// default guard on ([`crate::load_elf`]) and `baremetal::DEFAULT_MAX_CYCLES`.
+///
+/// Runs it with tier 2 on (the default) and with the interpreter alone, and asserts both give
+/// the same exit, output, fault report, registers and every counter (docs/jit.md "Oracle"); then
+/// stops both tiers at budgets that end mid-run — inside blocks — and asserts they stop at the
+/// same cycle, PC and state.
 pub fn run_with_defaults(elf: &Path) -> DefaultsRun {
+    let (run, cycles) = run_tier(elf, true, q7_emulator::baremetal::DEFAULT_MAX_CYCLES);
+    let (reference, _) = run_tier(elf, false, q7_emulator::baremetal::DEFAULT_MAX_CYCLES);
+    assert_same_run(elf, "the whole run", &run, &reference);
+    // Budgets that end at odd points: a third of the way, half way plus a prime, and 3 cycles
+    // before the end.
+    for budget in [cycles / 3, cycles / 2 + 7, cycles.saturating_sub(3)] {
+        if budget == 0 {
+            continue;
+        }
+        let (a, _) = run_tier(elf, true, budget);
+        let (b, _) = run_tier(elf, false, budget);
+        assert_same_run(elf, &format!("a budget of {budget} cycles"), &a, &b);
+    }
+    run.run
+}
+
+/// One tier's run for [`run_with_defaults`]: the run, with its counters and registers in
+/// `state`, and the cycles it took.
+struct TierRun {
+    run: DefaultsRun,
+    state: String,
+}
+
+fn run_tier(elf: &Path, jit: bool, max_cycles: u64) -> (TierRun, u64) {
     let mut core = crate::load_elf(elf, &q7_isa::DC233C);
+    core.set_jit(jit);
     let out = capture_console(&mut core);
-    let stop = core.run(
-        q7_emulator::baremetal::DEFAULT_MAX_CYCLES,
-        &mut q7_emulator::NoTrace,
+    let stop = core.run(max_cycles, &mut q7_emulator::NoTrace);
+    let state = format!(
+        "pc {:#x}, stats {:?}, ar {:?}, sr LCOUNT {} LBEG {:#x} LEND {:#x} SAR {}",
+        core.state.pc,
+        core.stats,
+        core.state.ar,
+        core.state.lcount(),
+        core.state.lbeg(),
+        core.state.lend(),
+        core.state.sar(),
     );
+    let cycles = core.stats.cycles;
     let (exit, fault) = match stop {
         Stop::Exited(c) => (Some(c), None),
         Stop::Fault(r) => (None, Some(r)),
     };
-    DefaultsRun {
+    let run = DefaultsRun {
         stdout: out.take(),
         exit,
         fault,
-    }
+    };
+    (TierRun { run, state }, cycles)
+}
+
+/// Asserts tier 2's run `a` is the interpreter's `b` in every respect.
+fn assert_same_run(elf: &Path, what: &str, a: &TierRun, b: &TierRun) {
+    let name = elf.display();
+    assert_eq!(
+        a.state, b.state,
+        "{name}, {what}: state with tier 2 / interpreter"
+    );
+    assert_eq!(a.run.exit, b.run.exit, "{name}, {what}: exit");
+    assert_eq!(a.run.stdout, b.run.stdout, "{name}, {what}: output");
+    assert_eq!(
+        a.run.fault.as_ref().map(|f| f.to_string()),
+        b.run.fault.as_ref().map(|f| f.to_string()),
+        "{name}, {what}: fault report"
+    );
 }
 
 /// What a core writes to fd 1 and fd 2, kept in that order.

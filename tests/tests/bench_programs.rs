@@ -14,9 +14,30 @@ const PROGRAMS: &[(&str, &str)] = &[
     ("array", include_str!("../programs/bench/array.c")),
 ];
 
+/// The program's exit code on q7emu, asserting that tier 2 and the interpreter alone end it
+/// with the same registers and every counter the same (docs/jit.md "Oracle").
 fn q7emu_exit(elf: &std::path::Path, config: &'static q7_isa::CoreConfig) -> i32 {
-    let mut core = q7_tests::load_elf(elf, config);
-    match core.run(q7_emulator::baremetal::DEFAULT_MAX_CYCLES, &mut NoTrace) {
+    let run = |jit: bool| {
+        let mut core = q7_tests::load_elf(elf, config);
+        core.set_jit(jit);
+        let stop = core.run(q7_emulator::baremetal::DEFAULT_MAX_CYCLES, &mut NoTrace);
+        (
+            stop,
+            core.stats.clone(),
+            core.state.ar,
+            core.jit_stats().blocks,
+        )
+    };
+    let (stop, stats, ar, blocks) = run(true);
+    let (stop1, stats1, ar1, _) = run(false);
+    assert_eq!(
+        (&stop, &stats, ar),
+        (&stop1, &stats1, ar1),
+        "{}: tier 2 / interpreter",
+        elf.display()
+    );
+    assert!(blocks > 0, "{}: tier 2 compiled nothing", elf.display());
+    match stop {
         Stop::Exited(c) => c & 0xff,
         Stop::Fault(r) => panic!("{} faulted on {}:\n{r}", elf.display(), config.name),
     }

@@ -45,15 +45,38 @@ pub const DEFAULT_CODE_LIMIT: u64 = 256 << 20;
 /// `Q7EMU_JIT=off` (docs/jit.md "Switch").
 pub const ENV: &str = "Q7EMU_JIT";
 
-/// Whether new cores start with tier 2 on: yes, unless [`ENV`] says `off` (or `0`, `false`).
+/// Whether new cores start with tier 2 on: as [`with_default`] says on this thread, else yes
+/// unless [`ENV`] says `off` (or `0`, `false`).
 pub fn default_on() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| {
-        !matches!(
-            std::env::var(ENV).as_deref().map(str::trim),
-            Ok("off" | "0" | "false")
-        )
+    SCOPED.with(|s| s.get()).unwrap_or_else(|| {
+        *ON.get_or_init(|| {
+            !matches!(
+                std::env::var(ENV).as_deref().map(str::trim),
+                Ok("off" | "0" | "false")
+            )
+        })
     })
+}
+
+thread_local! {
+    static SCOPED: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with cores made on this thread starting with tier 2 `on` (a command's `--jit`),
+/// `None` leaving the default; the previous setting is back afterwards.
+pub fn with_default<R>(on: Option<bool>, f: impl FnOnce() -> R) -> R {
+    let Some(on) = on else {
+        return f();
+    };
+    struct Restore(Option<bool>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SCOPED.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(SCOPED.with(|s| s.replace(Some(on))));
+    f()
 }
 
 /// The block-table entry of an address no block starts at.
@@ -63,6 +86,31 @@ pub(crate) const REFUSED: u32 = u32::MAX;
 /// a block costs about as much as interpreting a few instructions, so shorter runs stay with
 /// the interpreter. A block that loops is worth it from 1 instruction.
 pub const MIN_BLOCK: usize = 8;
+
+/// The name of the engine of a run, for reports: `tier2` when compiled code could run
+/// (tier 2 on and nothing observing), else `interpreter`.
+pub fn engine(tier2: bool) -> &'static str {
+    if tier2 {
+        "tier2"
+    } else {
+        "interpreter"
+    }
+}
+
+/// The report line of a run's engine: `engine interpreter`, or `engine tier2: N blocks
+/// compiled (I instructions, B bytes of code) in T ms`.
+pub fn describe(engine: &str, stats: &JitStats) -> String {
+    if engine != "tier2" {
+        return format!("engine {engine}");
+    }
+    format!(
+        "engine tier2: {} blocks compiled ({} instructions, {} bytes of code) in {:.1} ms",
+        stats.blocks,
+        stats.instructions,
+        stats.code_bytes,
+        stats.compile_us as f64 / 1000.0
+    )
+}
 
 /// Direct-mapped slots of the tier-up counters and of the block table.
 const SLOTS: usize = 1 << 12;

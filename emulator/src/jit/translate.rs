@@ -118,7 +118,12 @@ pub(crate) fn target(op: &Op) -> Option<u32> {
     match op.insn.opcode {
         J | Call0 => Some(o[0]),
         Beqz | BeqzN | Bnez | BnezN | Bltz | Bgez | Bf | Bt => Some(o[1]),
-        opcode if opcode.family() == Family::Branch && !matches!(opcode, Jx | Callx0 | Ret | RetN | Loop | Loopnez | Loopgtz) => Some(o[2]),
+        opcode
+            if opcode.family() == Family::Branch
+                && !matches!(opcode, Jx | Callx0 | Ret | RetN | Loop | Loopnez | Loopgtz) =>
+        {
+            Some(o[2])
+        }
         _ => None,
     }
 }

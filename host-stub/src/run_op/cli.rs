@@ -24,6 +24,8 @@ use q7_emulator::platform::trace_port::Poison;
 /// [--timeline FILE.json [--timeline-max-events N|none]]`
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
+    #[command(flatten)]
+    pub jit: crate::command::JitArg,
     /// The build directory (`q7emu build -o`).
     #[arg(value_name = "BUILD_DIR")]
     pub build_dir: PathBuf,
