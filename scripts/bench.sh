@@ -39,7 +39,11 @@ REPEAT=${Q7_BENCH_REPEAT:-3}
 declare -A RATIO_FLOOR=([fib]=0.7 [lcg]=0.05 [array]=1.0)
 status=0
 now() { date +%s.%N; }
-printf '%-6s %-9s %12s %8s %7s %10s %6s %10s %6s %s\n' program profile instructions seconds MIPS sysMIPS ratio userMIPS ratio exit
+# Each program also runs with --jit off (the interpreter alone, docs/jit.md) and the report's
+# counters must equal tier 2's; "tier1MIPS" and "jit" (tier 2 / tier 1 speed, side by side)
+# are printed, and the jit ratio must reach JIT_FLOOR (Q7_BENCH_MIN_JIT_RATIO overrides all).
+declare -A JIT_FLOOR=([fib]=0.7 [lcg]=1.5 [array]=1.0)
+printf '%-6s %-9s %12s %8s %7s %10s %6s %10s %6s %10s %5s %s\n' program profile instructions seconds MIPS sysMIPS ratio userMIPS ratio tier1MIPS jit exit
 for p in fib lcg array; do
   xtensa-elf-gcc -O2 -ffreestanding -nostdlib -fno-builtin -I$RT -T $RT/link.ld \
     -Wl,--no-warn-rwx-segments -o "$OUT/$p.elf" $RT/crt0.S $RT/vectors.S $H/int32.S $RT/memsum.c \
@@ -74,6 +78,19 @@ for p in fib lcg array; do
       s=$(echo "$(now) - $t0" | bc -l)
       if [ -z "$sec" ] || [ "$(echo "$s < $sec" | bc -l)" = 1 ]; then sec=$s; fi
     done
+    sec1=
+    for _ in $(seq "$REPEAT"); do
+      t0=$(now)
+      set +e
+      ./target/release/q7emu run-elf --jit off --profile $profile --json-file "$OUT/$p-t1.json" "$OUT/$p.elf" >/dev/null 2>&1
+      set -e
+      s=$(echo "$(now) - $t0" | bc -l)
+      if [ -z "$sec1" ] || [ "$(echo "$s < $sec1" | bc -l)" = 1 ]; then sec1=$s; fi
+    done
+    same=$(python3 -c "
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+print(all(a[k] == b[k] for k in ('instructions', 'cycles', 'exit_code', 'stats', 'fault')))" "$OUT/$p.json" "$OUT/$p-t1.json")
     insns=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['instructions'])" "$OUT/$p.json")
     # The guest's own exit status (run-elf maps a status over 127 to exit code 128, README
     # "Exit codes"); QEMU's process status is the guest's mod 256.
@@ -93,7 +110,18 @@ for p in fib lcg array; do
       verdict="$verdict RATIO BELOW x$floor"
       status=1
     fi
-    printf '%-6s %-9s %12d %8.3f %7.1f %10.1f %6.2f %10.1f %6.2f %s\n' $p $profile "$insns" "$sec" "$mips" "$qmips" "$ratio" "$umips" "$uratio" "$verdict"
+    t1mips=$(echo "$insns / $sec1 / 1000000" | bc -l)
+    jratio=$(echo "$mips / $t1mips" | bc -l)
+    jfloor=${Q7_BENCH_MIN_JIT_RATIO:-${JIT_FLOOR[$p]}}
+    if [ "$same" != True ]; then
+      verdict="$verdict TIERS DIFFER"
+      status=1
+    fi
+    if [ "$(echo "$jratio < $jfloor" | bc -l)" = 1 ]; then
+      verdict="$verdict JIT RATIO BELOW x$jfloor"
+      status=1
+    fi
+    printf '%-6s %-9s %12d %8.3f %7.1f %10.1f %6.2f %10.1f %6.2f %10.1f %5.2f %s\n' $p $profile "$insns" "$sec" "$mips" "$qmips" "$ratio" "$umips" "$uratio" "$t1mips" "$jratio" "$verdict"
   done
 done
 
@@ -164,6 +192,55 @@ else
   echo "relu_multicore: $tverdict"
 fi
 
+# Tier 2 on kernels (docs/jit.md): the element-accessor ReLU (an HBM access through the
+# accessor per element) and the 8-core ReLU, each run with --jit off and on, alternating, the
+# best of JIT_REPEAT runs (default 5, Q7_BENCH_JIT_REPEAT overrides). Gates on correctness (exit
+# 0, output = expected.npy, the same instructions and cycles on every core in both tiers) and
+# on the tier 2 / interpreter speed ratio measured side by side: at least KERNEL_JIT_FLOOR
+# (Q7_BENCH_MIN_KERNEL_JIT_RATIO overrides).
+KERNEL_JIT_FLOOR=${Q7_BENCH_MIN_KERNEL_JIT_RATIO:-1.0}
+JIT_REPEAT=${Q7_BENCH_JIT_REPEAT:-5}
+printf '\n%-16s %10s %10s %7s %s\n' kernel tier1-s tier2-s ratio verdict
+for k in relu_element relu_multicore; do
+  args=(examples/kernels/$k/build --op relu_forward --input examples/kernels/relu_multicore/input.npy --threads 2 --json)
+  declare -A jbest=()
+  jverdict=
+  for _ in $(seq "$JIT_REPEAT"); do
+    for jit in off on; do
+      rm -f "$OUT/$k-$jit.npy"
+      set +e
+      ./target/release/q7emu run "${args[@]}" --jit $jit --output "$OUT/$k-$jit.npy" >"$OUT/$k-jit-$jit.json" 2>"$OUT/$k-jit-$jit.err"
+      rc=$?
+      set -e
+      if [ "$rc" != 0 ]; then
+        jverdict="--jit $jit exit $rc FAILED"
+        break 2
+      fi
+      if ! cmp -s "$OUT/$k-$jit.npy" examples/kernels/relu_multicore/expected.npy; then
+        jverdict="--jit $jit: output differs from expected.npy FAILED"
+        break 2
+      fi
+      s=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['wall_seconds'])" "$OUT/$k-jit-$jit.json")
+      if [ -z "${jbest[$jit]:-}" ] || [ "$(echo "$s < ${jbest[$jit]}" | bc -l)" = 1 ]; then jbest[$jit]=$s; fi
+    done
+  done
+  if [ -z "$jverdict" ] && [ "$(counters "$OUT/$k-jit-off.json")" != "$(counters "$OUT/$k-jit-on.json")" ]; then
+    jverdict="instructions or cycles differ between --jit off and on FAILED"
+  fi
+  if [ -n "$jverdict" ]; then
+    status=1
+    printf '%-16s %10s %10s %7s %s\n' $k - - - "$jverdict"
+    continue
+  fi
+  jr=$(echo "${jbest[off]} / ${jbest[on]}" | bc -l)
+  jverdict="counters equal, output = expected.npy"
+  if [ "$(echo "$jr < $KERNEL_JIT_FLOOR" | bc -l)" = 1 ]; then
+    jverdict="$jverdict JIT RATIO BELOW x$KERNEL_JIT_FLOOR"
+    status=1
+  fi
+  printf '%-16s %10.3f %10.3f %7.2f %s\n' $k "${jbest[off]}" "${jbest[on]}" "$jr" "$jverdict"
+done
+
 # Checked mode's cost (docs/checked-mode.md "Cost"): the 8-core ReLU (TCM accessors, 2 host
 # threads) and the element-accessor ReLU (one core, an HBM access per element) each run plain
 # and with --check, alternating, the best of CHECK_REPEAT runs of each (default 5,
@@ -180,7 +257,9 @@ for k in relu_multicore relu_element; do
   cverdict=
   for _ in $(seq "$CHECK_REPEAT"); do
     for mode in plain checked; do
-      flag=()
+      # Checked mode runs on the interpreter (docs/jit.md "Observers"): its cost is measured
+      # against the interpreter's plain run.
+      flag=(--jit off)
       [ "$mode" = checked ] && flag=(--check)
       set +e
       ./target/release/q7emu run "${args[@]}" "${flag[@]}" >"$OUT/$k-$mode.json" 2>"$OUT/$k-$mode.err"

@@ -82,6 +82,11 @@ pub trait Bus {
         let _ = addr;
         DataLatency::Free
     }
+    /// The most cycles [`Bus::data_latency`] or [`Bus::fetch_cycles`] can charge one access:
+    /// what a compiled block's cycle bound allows for each (docs/jit.md "Exact stops").
+    fn most_access_cycles(&self) -> u32 {
+        0
+    }
     /// The address in shared memory (HBM) behind core address `addr`, when it is reached
     /// through a translate window; `None` for local memory, devices and a bus without shared
     /// memory. Only the data accesses kept for an enabled tracer ask it ([`crate::trace::Access`]).

@@ -52,6 +52,14 @@ impl Bus for TestBus {
         Ok(0)
     }
 
+    fn plain_load(&mut self, addr: u32, size: u32) -> Option<u32> {
+        self.load(addr, size, 0).ok()
+    }
+
+    fn plain_store(&mut self, addr: u32, size: u32, value: u32) -> bool {
+        self.store(addr, size, value, 0).is_ok()
+    }
+
     fn fetch(&mut self, addr: u32, buf: &mut [u8]) -> Result<usize, BusFault> {
         let n = buf.len().min(self.0.len().saturating_sub(addr as usize));
         if n == 0 {

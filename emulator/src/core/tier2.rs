@@ -174,6 +174,7 @@ impl<B: Bus> Core<B> {
             timing: &self.timing,
             fetch_line,
             direct,
+            access_cycles: u64::from(self.bus.most_access_cycles()),
             helpers: Helpers {
                 load: load_helper::<B> as *const () as usize,
                 store: store_helper::<B> as *const () as usize,
@@ -320,5 +321,119 @@ impl<B: Bus> Core<B> {
             Some(j) => j.invalidate(addr, size),
             None => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{core_exiting, CODE};
+    use crate::fault::Stop;
+    use crate::trace::NoTrace;
+    use q7_isa::Opcode::*;
+    use q7_isa::{Opcode, DC233C};
+
+    /// Runs `code` (then exit with a3) with tier 2 on and off: both stops, states and counters
+    /// must be the same; tier 2's counters.
+    fn both_tiers(code: &[(Opcode, Vec<u32>)]) -> (Stop, u32, crate::jit::JitStats) {
+        let run = |jit: bool| {
+            let mut core = core_exiting(&DC233C, code, 3);
+            core.set_jit(jit);
+            let stop = core.run(10_000_000, &mut NoTrace);
+            let memory = core.bus.read(0x700, 16);
+            (
+                stop,
+                core.stats.clone(),
+                core.state.ar,
+                memory,
+                core.jit_stats(),
+            )
+        };
+        let (stop, stats, ar, memory, jit) = run(true);
+        let (stop1, stats1, ar1, memory1, _) = run(false);
+        assert_eq!(
+            (&stop, &stats, ar, &memory),
+            (&stop1, &stats1, ar1, &memory1)
+        );
+        (stop, ar[3], jit)
+    }
+
+    #[test]
+    fn a_hot_loop_runs_compiled_with_the_interpreters_results_and_counters() {
+        // 100 rounds of: a multiply and a load each used at once (a multiply and a load-use
+        // stall), a store and a taken back-edge.
+        let body = CODE + 9;
+        let code = [
+            (Movi, vec![2, 100]),
+            (Movi, vec![3, 0]),
+            (Movi, vec![6, 0x700]),
+            (Addi, vec![3, 3, 3]),
+            (Mull, vec![4, 3, 3]),
+            (Add, vec![5, 4, 3]),
+            (S32i, vec![5, 6, 0]),
+            (L32i, vec![7, 6, 0]),
+            (Add, vec![3, 3, 7]),
+            (Extui, vec![3, 3, 0, 16]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, body]),
+        ];
+        let (stop, a3, jit) = both_tiers(&code);
+        assert!(matches!(stop, Stop::Exited(_)));
+        assert_ne!(a3, 0);
+        assert_eq!(jit.blocks, 1, "the loop body, compiled once");
+    }
+
+    #[test]
+    fn a_store_into_a_compiled_loop_drops_it_and_the_changed_code_runs() {
+        // 40 rounds of `addi a3, a3, 1`; in the round where a2 = 16 an S8I rewrites the
+        // immediate to 2 (byte 2 of the ADDI), after the block holding it was compiled.
+        let body = CODE + 18;
+        let code = [
+            (Movi, vec![2, 40]),
+            (Movi, vec![3, 0]),
+            (Movi, vec![8, 2]),
+            (Movi, vec![9, CODE >> 2]),
+            (Slli, vec![9, 9, 2]),
+            (Addi, vec![9, 9, 18 + 2]),
+            (Addi, vec![3, 3, 1]),
+            (Addi, vec![4, 4, 1]),
+            (Addi, vec![5, 5, 1]),
+            (Addi, vec![6, 6, 1]),
+            (Addi, vec![7, 7, 1]),
+            (Addi, vec![10, 10, 1]),
+            (Addi, vec![11, 11, 1]),
+            (Bnei, vec![2, 16, body + 27]),
+            (S8i, vec![8, 9, 0]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, body]),
+        ];
+        let (_, a3, jit) = both_tiers(&code);
+        // Rounds a2 = 40..=16 add 1 (the store comes after the ADDI), a2 = 15..=1 add 2.
+        assert_eq!(a3, 25 + 2 * 15);
+        assert!(jit.invalidated >= 1, "{jit:?}");
+    }
+
+    #[test]
+    fn a_misaligned_load_in_a_compiled_loop_faults_where_the_interpreter_does() {
+        // The loop's load walks a4 up from 0x700 by 4 a round until a2 reaches 3, then by 1:
+        // the next round's load, in code compiled long before, is misaligned.
+        let body = CODE + 9;
+        let code = [
+            (Movi, vec![2, 40]),
+            (Movi, vec![4, 0x700]),
+            (Movi, vec![5, 4]),
+            (L32i, vec![7, 4, 0]),
+            (Add, vec![4, 4, 5]),
+            (Movi, vec![6, 1]),
+            (Bnei, vec![2, 3, body + 14]),
+            (MovN, vec![5, 6]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, body]),
+        ];
+        let (stop, _, jit) = both_tiers(&code);
+        let Stop::Fault(r) = stop else {
+            panic!("expected the misaligned load to fault");
+        };
+        assert_eq!(r.pc, body, "{r}");
+        assert!(jit.blocks >= 1);
     }
 }

@@ -48,6 +48,8 @@ pub(crate) struct Spec<'a> {
     pub fetch_line: Option<u32>,
     /// Directly reachable memory: first address, length, whether stores may go there.
     pub direct: Option<(u32, u64, bool)>,
+    /// The most cycles one data access or fetch miss can cost on the bus.
+    pub access_cycles: u64,
     /// The helpers.
     pub helpers: Helpers,
 }
@@ -64,7 +66,7 @@ impl Spec<'_> {
     /// latency, issue and taken branch at their largest.
     pub fn bound(&self) -> u64 {
         let t = self.timing;
-        let mem = u64::from(t.sram_latency.max(t.hbm_latency));
+        let mem = self.access_cycles;
         let delay = u64::from(t.load_use.max(t.mul_use).max(t.mul_high_use)) + u64::from(t.issue);
         let mut bound = 0u64;
         let mut line = None;
@@ -78,7 +80,7 @@ impl Spec<'_> {
             if op.src_mask != 0 {
                 bound += delay;
             }
-            if op.insn.opcode.family() == Family::Memory {
+            if is_access(op) {
                 bound += mem;
             }
             bound += u64::from(t.issue) + u64::from(t.taken_branch.max(t.loop_back));
@@ -109,6 +111,26 @@ pub(crate) fn supported(op: &Op) -> bool {
         Loop | Loopnez | Loopgtz => true,
         _ => false,
     }
+}
+
+/// Whether `op` is a load or store (barriers are in the memory family but access nothing).
+fn is_access(op: &Op) -> bool {
+    use Opcode::*;
+    matches!(
+        op.insn.opcode,
+        L8ui | L16ui
+            | L16si
+            | L32i
+            | L32iN
+            | L32ai
+            | L32r
+            | S8i
+            | S16i
+            | S32i
+            | S32iN
+            | S32ri
+            | S32nb
+    )
 }
 
 /// The fixed target of a branch or jump `op`, if it has one.
@@ -789,8 +811,8 @@ impl<'a, 's> Tr<'a, 's> {
         let key = self.spec.key.pending;
         let s = self.imm(start);
         let mut ok = None;
-        for i in 0..2 {
-            match (key[i], self.pending[i]) {
+        for (i, slot) in key.iter().enumerate() {
+            match (*slot, self.pending[i]) {
                 (None, None) => {}
                 (Some(k), Some(p)) if k == p => {}
                 (None, Some(_)) => {
@@ -823,8 +845,8 @@ impl<'a, 's> Tr<'a, 's> {
         self.b.switch_to_block(out);
         self.exit(s, EXIT_CONTINUE);
         self.b.switch_to_block(round);
-        for i in 0..2 {
-            if key[i].is_none() {
+        for (i, slot) in key.iter().enumerate() {
+            if slot.is_none() {
                 let z = self.b.ins().iconst(types::I64, 0);
                 self.b.def_var(self.ready[i], z);
             }

@@ -407,6 +407,10 @@ impl Bus for PlatformBus {
         }
     }
 
+    fn most_access_cycles(&self) -> u32 {
+        self.sram_latency.max(self.hbm_latency)
+    }
+
     #[inline]
     fn data_latency(&self, addr: u32) -> DataLatency {
         // The pinned windows open the translate windows (PINNED_XLATE.0 == XLATE.0).
