@@ -192,7 +192,8 @@ pub struct DefaultsRun {
 /// Runs `elf` on q7emu (dc233c profile) as `q7emu run-elf --profile dc233c` does, with every
 /// default guard on ([`crate::load_elf`]) and `baremetal::DEFAULT_MAX_CYCLES`.
 ///
-/// Runs it with tier 2 on (the default) and with the interpreter alone, and asserts both give
+/// Runs it with tier 2 on, compiling from an address's second arrival, and with the
+/// interpreter alone, and asserts both give
 /// the same exit, output, fault report, registers and every counter (docs/jit.md "Oracle"); then
 /// stops both tiers at budgets that end mid-run — inside blocks — and asserts they stop at the
 /// same cycle, PC and state.
@@ -223,6 +224,8 @@ struct TierRun {
 fn run_tier(elf: &Path, jit: bool, max_cycles: u64) -> (TierRun, u64) {
     let mut core = crate::load_elf(elf, &q7_isa::DC233C);
     core.set_jit(jit);
+    // Compile at the second arrival: as much of the program as can run compiled does.
+    core.set_jit_tier_up(2);
     let out = capture_console(&mut core);
     let stop = core.run(max_cycles, &mut q7_emulator::NoTrace);
     let state = format!(

@@ -20,6 +20,7 @@ fn q7emu_exit(elf: &std::path::Path, config: &'static q7_isa::CoreConfig) -> i32
     let run = |jit: bool| {
         let mut core = q7_tests::load_elf(elf, config);
         core.set_jit(jit);
+        core.set_jit_tier_up(2);
         let stop = core.run(q7_emulator::baremetal::DEFAULT_MAX_CYCLES, &mut NoTrace);
         (
             stop,

@@ -38,6 +38,14 @@ impl<B: Bus> Core<B> {
         self.jit.as_ref().map(|j| j.stats).unwrap_or_default()
     }
 
+    /// Sets the arrivals at an address after which a block is compiled there (at least 1;
+    /// [`crate::jit::TIER_UP`] by default): tests compile early to test compiled code more.
+    pub fn set_jit_tier_up(&mut self, arrivals: u16) {
+        if let Some(j) = &mut self.jit {
+            j.tier_up = arrivals.max(1);
+        }
+    }
+
     /// Sets the most bytes of compiled code the core keeps before emptying its code cache.
     pub fn set_jit_code_limit(&mut self, bytes: u64) {
         if let Some(j) = &mut self.jit {
@@ -338,6 +346,7 @@ mod tests {
         let run = |jit: bool| {
             let mut core = core_exiting(&DC233C, code, 3);
             core.set_jit(jit);
+            core.set_jit_tier_up(16);
             let stop = core.run(10_000_000, &mut NoTrace);
             let memory = core.bus.read(0x700, 16);
             (
