@@ -4,16 +4,16 @@
 //! The interpreter ([`crate::core`]) stays the reference and tier 1: it counts how often it
 //! starts each instruction, and once one has started [`TIER_UP`] times it has the code from
 //! there translated into a *block*: a straight run of the instructions listed in
-//! [`translate::supported`], ending before the first other one, at an unconditional jump, call,
+//! `translate::supported`, ending before the first other one, at an unconditional jump, call,
 //! return or LOOP, or after [`MAX_BLOCK`] instructions. Conditional branches leave the block when
 //! taken; a taken branch or zero-overhead loop-back to the block's own start loops inside it.
 //! Everything else — window calls and returns, exceptions, devices, special-register access,
 //! faults — exits to the interpreter at the instruction, which then executes it exactly.
 //!
-//! A block is compiled for the state it is entered in ([`Key`]): the long-latency results still
+//! A block is compiled for the state it is entered in (its key): the long-latency results still
 //! pending, and whether LEND falls on one of its instruction boundaries. It is entered only when
 //! that state matches, no instruction of it would trip the window or privilege gate, and the
-//! most cycles it can take ([`Block::bound`]) end before the run's next look
+//! most cycles it can take (its bound) end before the run's next look
 //! ([`crate::stop_request::POLL_CYCLES`]) or deadline, so every stop lands where the interpreter
 //! would stop.
 
