@@ -144,7 +144,10 @@ impl<B: Bus> Core<B> {
                 None => self.fill(ops, at),
             };
             let op = *ops.get(slot);
-            if !translate::supported(&op) {
+            // ENTRY only as a block's first instruction (it moves the window).
+            if !translate::supported(&op)
+                || (op.insn.opcode == q7_isa::Opcode::Entry && !list.is_empty())
+            {
                 break;
             }
             let next = at.wrapping_add(u32::from(op.insn.len));
@@ -187,6 +190,8 @@ impl<B: Bus> Core<B> {
                 load: load_helper::<B> as *const () as usize,
                 store: store_helper::<B> as *const () as usize,
                 fetch: fetch_helper::<B> as *const () as usize,
+                entry: entry_helper::<B> as *const () as usize,
+                retw: retw_helper::<B> as *const () as usize,
             },
         };
         let jit = self.jit.as_deref_mut().expect("tier 2 is on");
@@ -306,6 +311,36 @@ extern "C" fn store_helper<B: Bus>(ctx: *mut Ctx, addr: u32, size: u32, value: u
         answer |= CODE_CHANGED;
     }
     answer
+}
+
+/// Compiled code's leading ENTRY at `pc` (`entry a<s>, frame`): the gate bits that trap in
+/// the new window, or [`NOT_DONE`] when it would raise anything (nothing changed that the
+/// interpreter's ENTRY would not change the same way again).
+extern "C" fn entry_helper<B: Bus>(ctx: *mut Ctx, pc: u32, s: u32, frame: u32) -> u64 {
+    // SAFETY: called only by compiled code with the context it was given (`core_of`).
+    let core = unsafe { core_of::<B>(ctx) };
+    core.state.pc = pc;
+    match core.entry(s, frame) {
+        Ok(()) => {
+            // SAFETY: `ctx` is the live context of the calling block (`core_of`); the core
+            // borrow above does not cover it.
+            unsafe { (*ctx).base = core.state.phys(0) as u32 };
+            u64::from(core.traps)
+        }
+        Err(_) => NOT_DONE,
+    }
+}
+
+/// Compiled code's RETW at `pc` (the block's registers already back in the core): the return
+/// address, the window moved back; or [`NOT_DONE`] when it would raise anything.
+extern "C" fn retw_helper<B: Bus>(ctx: *mut Ctx, pc: u32) -> u64 {
+    // SAFETY: called only by compiled code with the context it was given (`core_of`).
+    let core = unsafe { core_of::<B>(ctx) };
+    core.state.pc = pc;
+    match core.retw() {
+        Ok(ret) => u64::from(ret),
+        Err(_) => NOT_DONE,
+    }
 }
 
 /// Compiled code's instruction fetch at `pc` (a new line): the fetch cycles, charged.

@@ -136,7 +136,7 @@ impl<B: Bus> Core<B> {
 
     /// ENTRY as, imm12: allocates the frame the caller's CALLn made room for.
     #[inline(always)]
-    fn entry(&mut self, s: u32, frame: u32) -> Res {
+    pub(super) fn entry(&mut self, s: u32, frame: u32) -> Res {
         let st = &self.state;
         if s > 3 || !st.cwoe() {
             return Err(Exc::general(Reason::Entry {
@@ -163,7 +163,7 @@ impl<B: Bus> Core<B> {
 
     /// RETW / RETW.N: the return address, after the window moved back.
     #[inline(always)]
-    fn retw(&mut self) -> Res<u32> {
+    pub(super) fn retw(&mut self) -> Res<u32> {
         let st = &self.state;
         let a0 = self.a(0);
         let n = a0 >> 30;

@@ -475,7 +475,12 @@ impl Jit {
                 .map(|(pc, op)| pc.wrapping_add(u32::from(op.insn.len)))
                 .collect(),
             key: spec.key,
-            gates: spec.ops.iter().fold(0, |g, (_, op)| g | op.gate.bit()),
+            // A leading ENTRY's block checks the rest's gates itself, in the new window.
+            gates: if spec.ops[0].1.insn.opcode == q7_isa::Opcode::Entry {
+                spec.ops[0].1.gate.bit()
+            } else {
+                spec.ops.iter().fold(0, |g, (_, op)| g | op.gate.bit())
+            },
             bound: spec.bound(),
             entry,
             dead: false,

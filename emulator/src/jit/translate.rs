@@ -28,6 +28,10 @@ pub(crate) struct Helpers {
     pub store: usize,
     /// `(ctx, pc) -> fetch cycles`.
     pub fetch: usize,
+    /// `(ctx, pc, s, frame) -> the gate bits that trap now`, or [`NOT_DONE`]: ENTRY.
+    pub entry: usize,
+    /// `(ctx, pc) -> the return address`, or [`NOT_DONE`]: RETW.
+    pub retw: usize,
 }
 
 /// Bit of a helper's answer: the access was not done (the interpreter must execute it).
@@ -106,6 +110,9 @@ pub(crate) fn supported(op: &Op) -> bool {
         Beq | Bne | Blt | Bge | Bltu | Bgeu | Bany | Bnone | Ball | Bnall | Bbc | Bbs | Bbci
         | Bbsi | Beqi | Bnei | Blti | Bgei | Bltui | Bgeui | Beqz | BeqzN | Bnez | BnezN | Bltz
         | Bgez | Bf | Bt | J | Jx | Call0 | Callx0 | Ret | RetN => true,
+        // Windowed calls and returns end a block; ENTRY only starts one (the block builder
+        // stops before any other).
+        Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 | Retw | RetwN | Entry => true,
         // (A loop whose body is empty loops back at its own end: the block builder leaves
         // it to the interpreter.)
         Loop | Loopnez | Loopgtz => true,
@@ -138,7 +145,7 @@ pub(crate) fn target(op: &Op) -> Option<u32> {
     use Opcode::*;
     let o = op.insn.operands;
     match op.insn.opcode {
-        J | Call0 => Some(o[0]),
+        J | Call0 | Call4 | Call8 | Call12 => Some(o[0]),
         Beqz | BeqzN | Bnez | BnezN | Bltz | Bgez | Bf | Bt => Some(o[1]),
         opcode
             if opcode.family() == Family::Branch
@@ -155,7 +162,22 @@ pub(crate) fn ends_block(op: &Op) -> bool {
     use Opcode::*;
     matches!(
         op.insn.opcode,
-        J | Jx | Call0 | Callx0 | Ret | RetN | Loop | Loopnez | Loopgtz
+        J | Jx
+            | Call0
+            | Callx0
+            | Ret
+            | RetN
+            | Loop
+            | Loopnez
+            | Loopgtz
+            | Call4
+            | Call8
+            | Call12
+            | Callx4
+            | Callx8
+            | Callx12
+            | Retw
+            | RetwN
     )
 }
 
@@ -242,6 +264,12 @@ struct Tr<'a, 's> {
     header: cranelift_codegen::ir::Block,
     /// Set by a store whose helper reported changed code: leave after the instruction.
     code_changed: Option<Value>,
+    /// Whether the block's registers are loaded (not yet before a leading ENTRY).
+    regs_loaded: bool,
+    /// The registers the block names.
+    used: u16,
+    ar: Value,
+    amask: Value,
 }
 
 fn flags() -> MemFlags {
@@ -284,36 +312,14 @@ impl<'a, 's> Tr<'a, 's> {
             written |= w;
         }
         let ar = b.ins().load(ptr, flags(), ctx, off::AR);
-        let base = b.ins().load(types::I32, flags(), ctx, off::BASE);
         let amask = b.ins().load(types::I32, flags(), ctx, off::AMASK);
-        let mut regs = [None; 16];
-        let mut reg_addr = [None; 16];
-        for r in 0..16u32 {
-            if used >> r & 1 == 0 {
-                continue;
-            }
-            let i = b.ins().iadd_imm_s(base, i64::from(r));
-            let i = b.ins().band(i, amask);
-            let i = b.ins().uextend(ptr, i);
-            let i = b.ins().ishl_imm_u(i, 2);
-            let a = b.ins().iadd(ar, i);
-            let var = b.declare_var(types::I32);
-            let x = b.ins().load(types::I32, flags(), a, 0);
-            b.def_var(var, x);
-            regs[r as usize] = Some(var);
-            reg_addr[r as usize] = Some(a);
-        }
         let header = b.create_block();
-        b.ins().jump(header, &[]);
-        b.switch_to_block(header);
         Tr {
             b,
             spec,
             ptr,
             call_conv,
             ctx,
-            regs,
-            reg_addr,
             written,
             cycles,
             insns,
@@ -327,6 +333,50 @@ impl<'a, 's> Tr<'a, 's> {
             poll,
             header,
             code_changed: None,
+            regs_loaded: false,
+            used,
+            ar,
+            amask,
+            regs: [None; 16],
+            reg_addr: [None; 16],
+        }
+    }
+
+    /// Loads the registers the block names, in the window WINDOWBASE selects now.
+    fn load_registers(&mut self) {
+        let base = self
+            .b
+            .ins()
+            .load(types::I32, flags(), self.ctx, off::BASE);
+        for r in 0..16u32 {
+            if self.used >> r & 1 == 0 {
+                continue;
+            }
+            let i = self.b.ins().iadd_imm_s(base, i64::from(r));
+            let i = self.b.ins().band(i, self.amask);
+            let i = self.b.ins().uextend(self.ptr, i);
+            let i = self.b.ins().ishl_imm_u(i, 2);
+            let a = self.b.ins().iadd(self.ar, i);
+            let var = self.b.declare_var(types::I32);
+            let x = self.b.ins().load(types::I32, flags(), a, 0);
+            self.b.def_var(var, x);
+            self.regs[r as usize] = Some(var);
+            self.reg_addr[r as usize] = Some(a);
+        }
+        self.regs_loaded = true;
+    }
+
+    /// Stores the registers the block writes back into the core.
+    fn store_registers(&mut self) {
+        if !self.regs_loaded {
+            return;
+        }
+        for r in 0..16usize {
+            if self.written >> r & 1 != 0 {
+                let v = self.b.use_var(self.regs[r].expect("written register"));
+                let a = self.reg_addr[r].expect("written register");
+                self.b.ins().store(flags(), v, a, 0);
+            }
         }
     }
 
@@ -373,13 +423,7 @@ impl<'a, 's> Tr<'a, 's> {
     /// Leaves the block here: guest state back into the context, `pc` to go on at.
     fn exit(&mut self, pc: Value, code: u32) {
         let ctx = self.ctx;
-        for r in 0..16usize {
-            if self.written >> r & 1 != 0 {
-                let v = self.b.use_var(self.regs[r].expect("written register"));
-                let a = self.reg_addr[r].expect("written register");
-                self.b.ins().store(flags(), v, a, 0);
-            }
-        }
+        self.store_registers();
         for (var, o) in [
             (self.cycles, off::CYCLES),
             (self.insns, off::INSTRUCTIONS),
@@ -650,7 +694,16 @@ impl<'a, 's> Tr<'a, 's> {
     fn body(&mut self) {
         let ops = self.spec.ops;
         let mut prev_line = None;
-        for (i, &(pc, op)) in ops.iter().enumerate() {
+        let mut first = 0;
+        if ops[0].1.insn.opcode == Opcode::Entry {
+            self.leading_entry(&mut prev_line);
+            first = 1;
+        } else {
+            self.load_registers();
+            self.b.ins().jump(self.header, &[]);
+            self.b.switch_to_block(self.header);
+        }
+        for (i, &(pc, op)) in ops.iter().enumerate().skip(first) {
             if let Some(shift) = self.spec.fetch_line {
                 if prev_line != Some(pc >> shift) {
                     let p = self.imm(pc);
@@ -718,6 +771,52 @@ impl<'a, 's> Tr<'a, 's> {
                 }
             }
         }
+    }
+
+    /// The block's leading ENTRY, done by its helper (which checks and raises nothing: the
+    /// interpreter executes an ENTRY that would fault); then the registers of the new window,
+    /// and the gates of the rest of the block, which the rotation may have changed.
+    fn leading_entry(&mut self, prev_line: &mut Option<u32>) {
+        let (pc, op) = self.spec.ops[0];
+        if let Some(shift) = self.spec.fetch_line {
+            let p = self.imm(pc);
+            let c = self.call(self.spec.helpers.fetch, &[p], &[types::I32]);
+            self.add_to(self.cycles, c);
+            *prev_line = Some(pc >> shift);
+        }
+        if op.src_mask != 0 {
+            self.interlock(op.src_mask);
+        }
+        let here = self.imm(pc);
+        let s = self.imm(op.insn.operands[0]);
+        let frame = self.imm(op.insn.operands[1]);
+        let answer = self.call(
+            self.spec.helpers.entry,
+            &[here, s, frame],
+            &[types::I32, types::I32, types::I32],
+        );
+        let not_done = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, answer, 0);
+        self.exit_if(not_done, here, EXIT_INTERPRET);
+        // ENTRY's refresh forgot the pending results.
+        self.pending = [None, None];
+        let next = pc.wrapping_add(u32::from(op.insn.len));
+        self.add_imm(self.cycles, u64::from(self.spec.timing.issue));
+        self.add_imm(self.insns, 1);
+        self.load_registers();
+        if self.spec.key.lend == Some(next) {
+            // A loop ending at the ENTRY: the interpreter's to take.
+            let n = self.imm(next);
+            self.exit(n, EXIT_INTERPRET);
+            let dead = self.b.create_block();
+            self.b.switch_to_block(dead);
+            return;
+        }
+        let gates = self.spec.ops[1..]
+            .iter()
+            .fold(0u8, |g, (_, op)| g | op.gate.bit());
+        let trips = self.b.ins().band_imm_u(answer, i64::from(gates));
+        let n = self.imm(next);
+        self.exit_if(trips, n, EXIT_INTERPRET);
     }
 
     /// A taken transfer's completion: issue and taken-branch cycles, one instruction.
@@ -795,7 +894,7 @@ impl<'a, 's> Tr<'a, 's> {
     /// Control to the fixed address `target`: round the block again when it is the start,
     /// else out.
     fn go_to(&mut self, target: u32) {
-        if target == self.spec.ops[0].0 {
+        if target == self.spec.ops[0].0 && self.spec.ops[0].1.insn.opcode != Opcode::Entry {
             self.back_edge();
         } else {
             let t = self.imm(target);
@@ -1229,6 +1328,40 @@ impl<'a, 's> Tr<'a, 's> {
                 return Flow::Dynamic(t);
             }
             Ret | RetN => return Flow::Dynamic(self.a(0)),
+            Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 => {
+                let n: u32 = match opcode {
+                    Call4 | Callx4 => 1,
+                    Call8 | Callx8 => 2,
+                    _ => 3,
+                };
+                let t = matches!(opcode, Callx4 | Callx8 | Callx12).then(|| self.a(o[0]));
+                let psv = self.load_sr(sr::PS);
+                let psv = self.b.ins().band_imm_u(psv, i64::from(!ps::CALLINC));
+                let psv = self
+                    .b
+                    .ins()
+                    .bor_imm_u(psv, i64::from(n << ps::CALLINC_SHIFT));
+                self.store_sr(sr::PS, psv);
+                let ret = self.imm((n << 30) | (next & 0x3fff_ffff));
+                self.set(n * 4, ret);
+                return match t {
+                    Some(t) => Flow::Dynamic(t),
+                    None => Flow::To(o[0]),
+                };
+            }
+            Retw | RetwN => {
+                // The helper reads a0 and rotates the window: the registers go back first.
+                self.store_registers();
+                self.regs_loaded = false;
+                let here = self.imm(pc);
+                let answer = self.call(self.spec.helpers.retw, &[here], &[types::I32]);
+                let not_done = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, answer, 0);
+                self.exit_if(not_done, here, EXIT_INTERPRET);
+                // RETW's refresh forgot the pending results.
+                self.pending = [None, None];
+                let ret = self.b.ins().ireduce(types::I32, answer);
+                return Flow::Dynamic(ret);
+            }
             Loop | Loopnez | Loopgtz => {
                 let count = self.a(o[0]);
                 let c1 = self.b.ins().iadd_imm_s(count, -1);
@@ -1279,6 +1412,11 @@ fn registers(op: &Op) -> (u16, u16) {
         | NopN | Memw | Extw | Isync | Rsync | Esync | Dsync | J | Jx | Ret | RetN | Loop
         | Loopnez | Loopgtz => 0,
         Call0 | Callx0 => 1,
+        Call4 | Callx4 => 1 << 4,
+        Call8 | Callx8 => 1 << 8,
+        Call12 | Callx12 => 1 << 12,
+        // ENTRY and RETW are the helpers' (their registers are the core's at the time).
+        Entry | Retw | RetwN => 0,
         op if op.family() == Family::Branch => 0,
         _ => 1 << o[0],
     };
@@ -1286,6 +1424,7 @@ fn registers(op: &Op) -> (u16, u16) {
     let reads = match op.insn.opcode {
         Moveqz | Movnez | Movltz | Movgez | Const16 => reads | 1 << o[0],
         Ret | RetN => reads | 1,
+        Entry | Retw | RetwN => 0,
         _ => reads,
     };
     (reads, writes)
