@@ -233,6 +233,9 @@ impl<B: Bus> Core<B> {
         // bounds it was compiled with, and `ctx` itself; and it calls only the helpers below,
         // passing `ctx` on. Nothing else touches the core while it runs (this thread owns it).
         let exit = unsafe { entry(&mut ctx) };
+        if let Some(j) = &mut self.jit {
+            j.stats.executed += ctx.instructions - self.stats.instructions;
+        }
         self.stats.cycles = ctx.cycles;
         self.stats.instructions = ctx.instructions;
         self.stats.stalls.load_use = ctx.load_use;
@@ -298,7 +301,8 @@ extern "C" fn load_helper<B: Bus>(ctx: *mut Ctx, addr: u32, size: u32) -> u64 {
     }
 }
 
-/// Compiled code's store to memory it cannot reach directly (aligned): the latency, with
+/// Compiled code's store to memory it cannot reach directly (aligned): the latency in bits
+/// 32..62 (as the load helper's), with
 /// [`CODE_CHANGED`] when it overwrote decoded or compiled code; or [`NOT_DONE`].
 extern "C" fn store_helper<B: Bus>(ctx: *mut Ctx, addr: u32, size: u32, value: u32) -> u64 {
     // SAFETY: called only by compiled code with the context it was given (`core_of`).
@@ -306,7 +310,7 @@ extern "C" fn store_helper<B: Bus>(ctx: *mut Ctx, addr: u32, size: u32, value: u
     if !core.bus.plain_store(addr, size, value) {
         return NOT_DONE;
     }
-    let mut answer = latency(core, addr);
+    let mut answer = latency(core, addr) << 32;
     if core.bus.may_hold_code(addr) && core.code_stored(addr, size) {
         answer |= CODE_CHANGED;
     }

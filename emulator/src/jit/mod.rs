@@ -61,6 +61,20 @@ pub fn default_on() -> bool {
 
 thread_local! {
     static SCOPED: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+    static SCOPED_TIER_UP: std::cell::Cell<Option<u16>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with cores made on this thread compiling a block at an address's `arrivals`-th
+/// arrival instead of [`TIER_UP`]: the oracle tests compile as much as they can this way.
+pub fn with_tier_up<R>(arrivals: u16, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<u16>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SCOPED_TIER_UP.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(SCOPED_TIER_UP.with(|s| s.replace(Some(arrivals.max(1)))));
+    f()
 }
 
 /// Runs `f` with cores made on this thread starting with tier 2 `on` (a command's `--jit`),
@@ -97,14 +111,15 @@ pub fn engine(tier2: bool) -> &'static str {
     }
 }
 
-/// The report line of a run's engine: `engine interpreter`, or `engine tier2: N blocks
-/// compiled (I instructions, B bytes of code) in T ms`.
+/// The report of a run's engine: `engine interpreter`, or `engine tier2: E instructions ran
+/// compiled, N blocks compiled (I instructions, B bytes of code) in T ms`.
 pub fn describe(engine: &str, stats: &JitStats) -> String {
     if engine != "tier2" {
         return format!("engine {engine}");
     }
     format!(
-        "engine tier2: {} blocks compiled ({} instructions, {} bytes of code) in {:.1} ms",
+        "engine tier2: {} instructions ran compiled, {} blocks compiled ({} instructions, {} bytes of code) in {:.1} ms",
+        stats.executed,
         stats.blocks,
         stats.instructions,
         stats.code_bytes,
@@ -237,6 +252,8 @@ pub struct JitStats {
     pub flushes: u64,
     /// Blocks dropped because a store changed their code.
     pub invalidated: u64,
+    /// Guest instructions that ran in compiled code.
+    pub executed: u64,
 }
 
 impl JitStats {
@@ -249,6 +266,7 @@ impl JitStats {
             compile_us: self.compile_us - before.compile_us,
             flushes: self.flushes - before.flushes,
             invalidated: self.invalidated - before.invalidated,
+            executed: self.executed - before.executed,
         }
     }
 
@@ -260,6 +278,7 @@ impl JitStats {
         self.compile_us += other.compile_us;
         self.flushes += other.flushes;
         self.invalidated += other.invalidated;
+        self.executed += other.executed;
     }
 }
 
@@ -326,7 +345,7 @@ impl Jit {
             module: None,
             held: 0,
             limit: DEFAULT_CODE_LIMIT,
-            tier_up: TIER_UP,
+            tier_up: SCOPED_TIER_UP.with(|s| s.get()).unwrap_or(TIER_UP),
             blocks: Vec::new(),
             table_tag: vec![u32::MAX; SLOTS].into_boxed_slice(),
             table_block: vec![u32::MAX; SLOTS].into_boxed_slice(),

@@ -24,7 +24,7 @@ use crate::timing::{Latency, TimingModel};
 pub(crate) struct Helpers {
     /// `(ctx, addr, size) -> value | latency << 32`, bit 63 set: not done.
     pub load: usize,
-    /// `(ctx, addr, size, value) -> latency`, bit 63 set: not done; bit 62: code changed.
+    /// `(ctx, addr, size, value) -> latency << 32`, bit 63 set: not done; bit 62: code changed.
     pub store: usize,
     /// `(ctx, pc) -> fetch cycles`.
     pub fetch: usize,
@@ -344,10 +344,7 @@ impl<'a, 's> Tr<'a, 's> {
 
     /// Loads the registers the block names, in the window WINDOWBASE selects now.
     fn load_registers(&mut self) {
-        let base = self
-            .b
-            .ins()
-            .load(types::I32, flags(), self.ctx, off::BASE);
+        let base = self.b.ins().load(types::I32, flags(), self.ctx, off::BASE);
         for r in 0..16u32 {
             if self.used >> r & 1 == 0 {
                 continue;

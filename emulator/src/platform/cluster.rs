@@ -224,6 +224,15 @@ impl Cluster {
         Ok(())
     }
 
+    /// What tier 2 did on every core together (docs/jit.md).
+    pub fn jit_stats(&self) -> crate::jit::JitStats {
+        let mut all = crate::jit::JitStats::default();
+        for c in &self.cores {
+            all.add(&c.jit_stats());
+        }
+        all
+    }
+
     /// Runs every core to exit, fault or `max_cycles` more cycles (counted from each core's
     /// current cycle count) on `threads` threads (1..=cores); returns each core's stop and
     /// tracer, by PRID. Identical for every thread count while no core reads HBM another core

@@ -120,6 +120,10 @@ pub struct OpRun {
     pub timing: Profile,
     /// Where the output's dtype and shape came from.
     pub output_from: OutputFrom,
+    /// Which engine ran the dispatch: `tier2` or `interpreter` (docs/jit.md).
+    pub engine: &'static str,
+    /// What tier 2 did during the dispatch, all cores together.
+    pub jit: q7_emulator::jit::JitStats,
 }
 
 /// Where a run's output dtype and shape came from (docs/cli.md "`q7emu run`").
@@ -984,6 +988,10 @@ fn dispatch(
         });
         c.set_tensors(checked);
     }
+    let jit_before = ctx.device.cluster.jit_stats();
+    let engine = q7_emulator::jit::engine(
+        ctx.device.observer.is_none() && ctx.device.cluster.cores.iter().any(|c| c.jit_enabled()),
+    );
     let watch = Watch::attach(&mut ctx.device.cluster, loaded.iter().map(|(c, _)| *c));
     let target = progress::stderr_target(req.progress);
     let start = Instant::now();
@@ -998,6 +1006,7 @@ fn dispatch(
     })
     .map_err(|e| device_err(&ctx.device.cluster, e))?;
     let wall = start.elapsed();
+    let jit = ctx.device.cluster.jit_stats().since(&jit_before);
     // The inputs are done with: their HBM pages go back before the output is read out, so the
     // run holds at most the tensors once over (PLATFORM.md "Input file limits").
     for &(addr, bytes) in &placed {
@@ -1039,6 +1048,8 @@ fn dispatch(
         wall,
         timing: req.timing.clone(),
         output_from,
+        engine,
+        jit,
     })
 }
 

@@ -151,13 +151,16 @@ impl OpRun {
         for c in &self.cores {
             out.push_str(&core_text(c));
         }
+        // The engine shares the wall time's line: both are the host's, not the guest's.
         out.push_str(&format!(
-            "wall {:.3} s, {:.1} MIPS aggregate\n",
+            "wall {:.3} s, {:.1} MIPS aggregate; {}\n",
             self.wall.as_secs_f64(),
-            self.mips()
+            self.mips(),
+            q7_emulator::jit::describe(self.engine, &self.jit)
         ));
         out.push_str(&self.timing.summary());
         out.push('\n');
+
         let shown = if all_cores { self.console.len() } else { 1 };
         for c in self.console.iter().take(shown).filter(|c| !c.is_empty()) {
             out.push_str(&c.printed());
@@ -192,6 +195,8 @@ impl OpRun {
             "wall_seconds": self.wall.as_secs_f64(),
             "mips": self.mips(),
             "timing": self.timing.json(),
+            "engine": self.engine,
+            "jit": self.jit,
         })
     }
 }
