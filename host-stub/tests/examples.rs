@@ -901,6 +901,7 @@ fn relu_cycles(example: &str, input: &HostTensor, expected: &HostTensor) -> Vec<
             out_dtype: None,
             out_shape: None,
             threads: 2,
+            jit: q7_emulator::jit::default_on(),
             call_budget: CALL_BUDGET,
             timing: Default::default(),
             progress: false,

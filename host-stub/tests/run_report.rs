@@ -929,6 +929,7 @@ fn the_run_report_identities_hold_under_every_extreme_accepted_profile() {
                 out_dtype: None,
                 out_shape: None,
                 threads: 2,
+                jit: q7_emulator::jit::default_on(),
                 call_budget: u64::MAX / 4,
                 timing: Profile {
                     source: None,

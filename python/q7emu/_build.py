@@ -184,7 +184,7 @@ def _records_in(directory: str) -> List[str]:
     return found
 
 
-def load_library(path: PathArg, keep_loaded: bool = True) -> Library:
+def load_library(path: PathArg, keep_loaded: bool = True, jit: Optional[bool] = None) -> Library:
     """Opens a library: ``path`` is the ``lib<name>.so`` that ``load`` wrote (as
     ``torch_neuronx.xla_impl.custom_op.load_library`` is given it), or a build directory of
     ``q7emu build`` (the one holding ``q7build.json``).
@@ -193,7 +193,18 @@ def load_library(path: PathArg, keep_loaded: bool = True) -> Library:
     first call and kept there: every call starts from the device as it was right after the
     load, with the outcome of a fresh ``q7emu run`` (docs/python.md "Calls per second").
     ``keep_loaded=False`` sets a cluster up for every call instead (less memory held between
-    calls, much slower calls)."""
+    calls, much slower calls). ``jit=False`` runs its calls on the interpreter alone, as
+    ``q7emu run --jit off`` (docs/jit.md; the default compiles hot code, unless
+    ``Q7EMU_JIT=off``); results are the same either way, and a call's own ``jit`` wins."""
+    if jit is not None and not isinstance(jit, bool):
+        raise BadInput(f"jit: a bool, not {type(jit).__name__}")
+    library = _load_library(path, keep_loaded)
+    library._jit = jit
+    return library
+
+
+def _load_library(path: PathArg, keep_loaded: bool) -> Library:
+    """``load_library`` but for its ``jit``."""
     path = _path(path, "load_library")
     try:
         st = os.stat(path)

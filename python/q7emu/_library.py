@@ -197,6 +197,7 @@ class Op:
         timing: "Optional[os.PathLike[str] | str | Dict[str, Any]]" = None,
         trace_dir: "Optional[os.PathLike[str] | str]" = None,
         timeline: "Optional[os.PathLike[str] | str]" = None,
+        jit: Optional[bool] = None,
     ) -> Run:
         """Runs the op on ``args``: the ``Run``. ``threads`` host threads run the cores (the
         results are the same for any number); ``max_cycles`` is each core's cycle budget;
@@ -207,7 +208,8 @@ class Op:
         ``.json``/``.toml`` file, or a dict of timing-model fields: docs/timing.md);
         ``trace_dir`` gets each core's instruction trace and ``timeline`` the run's Chrome
         trace-event timeline (docs/tracing.md), as ``q7emu run --trace-dir/--timeline``.
-        Each option is checked as ``q7emu run`` checks its flag: a bad one is ``BadInput``
+        ``jit=False`` runs the interpreter alone, as ``--jit off`` (default: the library's,
+        from ``load_library``, else compiled hot code; the results are the same). Each option is checked as ``q7emu run`` checks its flag: a bad one is ``BadInput``
         naming it. Findings of a checked run that does not raise are a ``CheckWarning``."""
         tensors, scalars = self._split(args)
         return self._run(
@@ -223,6 +225,7 @@ class Op:
             timing=timing,
             trace_dir=trace_dir,
             timeline=timeline,
+            jit=jit,
         )
 
     def _run(self, tensors, scalars, *, strict: Any = False, out_dtype: Any = None, **options: Any) -> Run:
@@ -239,6 +242,8 @@ class Op:
                 out_dtype = np.dtype(out_dtype).name
             except TypeError:
                 pass  # refused by the extension, naming its type
+        if options.get("jit") is None:
+            options["jit"] = self._library._jit
         options = {k: v for k, v in options.items() if v is not None}
         raw = self._library._lib.run(self.name, tensors, scalars, out_dtype=out_dtype, **options)
         run = Run(raw)
@@ -264,6 +269,8 @@ class Library:
 
     def __init__(self, lib: "_q7emu.Library"):
         self._lib = lib
+        # The calls' default engine: None for the process's (docs/jit.md "Switch").
+        self._jit: Optional[bool] = None
         self.ops: Dict[str, Op] = {
             name: Op(self, name, schema, args) for (name, schema, args) in lib.ops()
         }

@@ -37,6 +37,7 @@ class Library:
         timing: Union[None, str, "os.PathLike[str]", Dict[str, Any]] = None,
         trace_dir: Union[None, str, "os.PathLike[str]"] = None,
         timeline: Union[None, str, "os.PathLike[str]"] = None,
+        jit: Optional[bool] = None,
     ) -> Dict[str, Any]: ...
     def output_spec(
         self,

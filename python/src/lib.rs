@@ -210,7 +210,7 @@ impl Library {
     /// findings as `q7emu run --check` prints them, or None) and `console` (each core's
     /// text). The cores run with the GIL released.
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (op, tensors, scalars, *, threads=None, max_cycles=None, check=None, poison=None, out_dtype=None, out_shape=None, timing=None, trace_dir=None, timeline=None))]
+    #[pyo3(signature = (op, tensors, scalars, *, threads=None, max_cycles=None, check=None, poison=None, out_dtype=None, out_shape=None, timing=None, trace_dir=None, timeline=None, jit=None))]
     fn run<'py>(
         &self,
         py: Python<'py>,
@@ -226,8 +226,12 @@ impl Library {
         timing: Option<Bound<'py, PyAny>>,
         trace_dir: Option<Bound<'py, PyAny>>,
         timeline: Option<Bound<'py, PyAny>>,
+        jit: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let mut run = Run::new(args::op_name(py, &op)?);
+        if let Some(j) = jit {
+            run = run.jit(args::flag(py, "jit", &j)?);
+        }
         if let Some(t) = threads {
             run = run.threads(args::threads(py, &t)?);
         }

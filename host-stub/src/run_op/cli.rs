@@ -320,6 +320,7 @@ pub fn report(a: RunArgs) -> Result<(String, String, bool), RunCliError> {
             out_dtype: a.out_dtype,
             out_shape: a.out_shape,
             threads: a.threads,
+            jit: q7_emulator::jit::default_on(),
             call_budget: a.max_cycles,
             timing,
             progress: !a.report.any(),

@@ -87,6 +87,9 @@ pub struct OpRequest {
     pub out_shape: Option<Vec<u64>>,
     /// Host threads for the cores.
     pub threads: usize,
+    /// Whether the dispatch may run compiled code, tier 2 (docs/jit.md "Switch"); results are
+    /// the same either way.
+    pub jit: bool,
     /// Cycle budget of the kernel (and of the start symbol) per core.
     pub call_budget: u64,
     /// The timing model of every core.
@@ -987,6 +990,9 @@ fn dispatch(
             output: true,
         });
         c.set_tensors(checked);
+    }
+    for core in &mut ctx.device.cluster.cores {
+        core.set_jit(req.jit);
     }
     let jit_before = ctx.device.cluster.jit_stats();
     let engine = q7_emulator::jit::engine(

@@ -32,6 +32,7 @@ impl Run {
                 out_dtype: None,
                 out_shape: None,
                 threads: run_op::DEFAULT_THREADS,
+                jit: q7_emulator::jit::default_on(),
                 call_budget: CALL_BUDGET,
                 timing: Profile::default(),
                 progress: false,
@@ -78,6 +79,13 @@ impl Run {
     /// for any number).
     pub fn threads(mut self, threads: usize) -> Run {
         self.request.threads = threads.max(1);
+        self
+    }
+
+    /// Whether the run may use compiled code, tier 2 (default: on, unless `Q7EMU_JIT=off`);
+    /// outputs and counters are the same either way (docs/jit.md).
+    pub fn jit(mut self, on: bool) -> Run {
+        self.request.jit = on;
         self
     }
 

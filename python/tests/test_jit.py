@@ -1,0 +1,50 @@
+"""Tier 2 from Python (docs/jit.md "Switch"): ``jit=False`` on a call, on ``load_library`` and in
+``q7emu.torch.options`` runs the interpreter alone; outputs and every core's counters are the
+same either way, and the report says which engine ran."""
+
+import numpy as np
+import pytest
+
+import q7emu
+
+from conftest import ROOT
+
+RELU_ELEMENT = ROOT / "examples" / "kernels" / "relu_element"
+
+
+def _input() -> np.ndarray:
+    return np.load(ROOT / "examples" / "kernels" / "relu_multicore" / "input.npy")[:, :512].copy()
+
+
+def _counters(run: q7emu.Run) -> list:
+    return [{k: v for k, v in core.items() if k != "console"} for core in run.report["cores"]]
+
+
+def test_a_call_with_jit_off_counts_what_the_compiled_call_counts():
+    lib = q7emu.load_library(RELU_ELEMENT / "build")
+    x = _input()
+    compiled = lib.relu_forward.run(x)
+    interpreted = lib.relu_forward.run(x, jit=False)
+    assert compiled.report["engine"] == "tier2"
+    assert compiled.report["jit"]["executed"] > 0
+    assert interpreted.report["engine"] == "interpreter"
+    assert interpreted.report["jit"]["executed"] == 0
+    assert np.array_equal(compiled.output, interpreted.output)
+    assert _counters(compiled) == _counters(interpreted)
+    # The kept-loaded library goes back to compiled code for the next call.
+    assert lib.relu_forward.run(x).report["engine"] == "tier2"
+
+
+def test_load_library_with_jit_off_interprets_every_call_unless_one_says_otherwise():
+    lib = q7emu.load_library(RELU_ELEMENT / "build", jit=False)
+    x = _input()
+    assert lib.relu_forward.run(x).report["engine"] == "interpreter"
+    assert lib.relu_forward.run(x, jit=True).report["engine"] == "tier2"
+
+
+def test_jit_takes_a_bool():
+    lib = q7emu.load_library(RELU_ELEMENT / "build")
+    with pytest.raises(q7emu.BadInput, match="jit: a bool, not str"):
+        lib.relu_forward.run(_input(), jit="off")
+    with pytest.raises(q7emu.BadInput, match="jit: a bool, not str"):
+        q7emu.load_library(RELU_ELEMENT / "build", jit="off")
