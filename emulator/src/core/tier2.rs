@@ -232,7 +232,24 @@ impl<B: Bus> Core<B> {
         // registers (`ar`, 64 words; `sr`, 256 words), the bus's direct memory within the
         // bounds it was compiled with, and `ctx` itself; and it calls only the helpers below,
         // passing `ctx` on. Nothing else touches the core while it runs (this thread owns it).
-        let exit = unsafe { entry(&mut ctx) };
+        let mut entry = entry;
+        let exit = loop {
+            let exit = unsafe { entry(&mut ctx) };
+            if exit == EXIT_INTERPRET {
+                break exit;
+            }
+            // On to the block at the PC the last one left for, without going back through the
+            // run loop, when it fits the state now (as `enter_block` asks) and ends before the
+            // next look.
+            match self.chained(&ctx, poll) {
+                Some(next) => {
+                    entry = next;
+                    // A helper (RETW) may have moved the window.
+                    ctx.base = self.state.phys(0) as u32;
+                }
+                None => break exit,
+            }
+        };
         if let Some(j) = &mut self.jit {
             j.stats.executed += ctx.instructions - self.stats.instructions;
         }
@@ -261,6 +278,37 @@ impl<B: Bus> Core<B> {
         self.pending_until = until;
         self.state.pc = ctx.pc;
         Tier2::Ran(ctx.pc, exit == EXIT_INTERPRET)
+    }
+}
+
+impl<B: Bus> Core<B> {
+    /// The block to run next at `ctx.pc` after one left there, straight from the context's
+    /// state: one in the table whose key, LEND and gates fit, and whose bound ends before
+    /// `poll`. `None` sends the PC back to the run loop (which counts arrivals and compiles).
+    #[inline]
+    fn chained(&self, ctx: &Ctx, poll: u64) -> Option<crate::jit::Entry> {
+        let jit = self.jit.as_deref()?;
+        let id = jit.lookup(ctx.pc)?;
+        if id == crate::jit::REFUSED {
+            return None;
+        }
+        let b = &jit.blocks[id as usize];
+        let slot = |i: usize| {
+            (ctx.mask[i] != 0 && ctx.ready[i] > ctx.cycles).then_some((
+                ctx.mask[i] as u16,
+                if ctx.waits[i] == 0 {
+                    Waits::Load
+                } else {
+                    Waits::Multiply
+                },
+            ))
+        };
+        let fits = !b.dead
+            && b.key.pending == [slot(0), slot(1)]
+            && self.traps & b.gates == 0
+            && b.lend_fits(self.state.lend())
+            && ctx.cycles.saturating_add(b.bound) < poll;
+        fits.then_some(b.entry)
     }
 }
 

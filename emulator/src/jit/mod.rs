@@ -96,10 +96,10 @@ pub fn with_default<R>(on: Option<bool>, f: impl FnOnce() -> R) -> R {
 /// The block-table entry of an address no block starts at.
 pub(crate) const REFUSED: u32 = u32::MAX;
 
-/// The fewest instructions worth a block that does not loop back to its own start: entering
-/// a block costs about as much as interpreting a few instructions, so shorter runs stay with
-/// the interpreter. A block that loops is worth it from 1 instruction.
-pub const MIN_BLOCK: usize = 8;
+/// The fewest instructions worth a block that does not loop back to its own start (one that
+/// loops is worth it from 1 instruction): a single instruction between two exits is cheaper
+/// to interpret than to enter.
+pub const MIN_BLOCK: usize = 2;
 
 /// The name of the engine of a run, for reports: `tier2` when compiled code could run
 /// (tier 2 on and nothing observing), else `interpreter`.
