@@ -504,8 +504,6 @@ pub fn run_file(path: &Path, run: &RunPacked, out: &JsonOutput) -> Result<(), Ru
 /// LIB.so`.
 #[derive(Debug, clap::Args)]
 pub struct RunPackedArgs {
-    #[command(flatten)]
-    pub jit: crate::command::JitArg,
     /// Kernel key: spec << 8 | opcode, e.g. 0x185.
     #[arg(long, value_parser = crate::number::parse_u32)]
     pub key: u32,
@@ -538,6 +536,8 @@ pub struct RunPackedArgs {
     pub timing: Option<std::path::PathBuf>,
     /// The packed library (`.so` made by the packager, with `lib_func`).
     pub file: std::path::PathBuf,
+    #[command(flatten)]
+    pub jit: crate::command::JitArg,
 }
 
 /// Runs `q7emu run-packed` ([`run_file`]).

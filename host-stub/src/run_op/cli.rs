@@ -24,8 +24,6 @@ use q7_emulator::platform::trace_port::Poison;
 /// [--timeline FILE.json [--timeline-max-events N|none]]`
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    #[command(flatten)]
-    pub jit: crate::command::JitArg,
     /// The build directory (`q7emu build -o`).
     #[arg(value_name = "BUILD_DIR")]
     pub build_dir: PathBuf,
@@ -127,6 +125,8 @@ pub struct RunArgs {
     /// (docs/checked-mode.md "Poison").
     #[arg(long, value_name = "nan|pattern", value_parser = parse_poison)]
     pub poison: Option<Poison>,
+    #[command(flatten)]
+    pub jit: crate::command::JitArg,
 }
 
 /// `--poison`: `nan` or `pattern`.
