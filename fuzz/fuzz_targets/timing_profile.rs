@@ -44,6 +44,7 @@ fuzz_target!(|data: &[u8]| {
             out_dtype: None,
             out_shape: None,
             threads: 1,
+            jit: true,
             // No accepted profile meets this budget: every run completes.
             call_budget: u64::MAX / 4,
             timing: p.clone(),

@@ -227,13 +227,15 @@ impl<B: Bus> Core<B> {
             mask: [0; 2],
             waits: [0; 2],
         };
-        // SAFETY: `entry` is a block compiled for this core's bus type by `translate::compile`
-        // with the `Entry` signature. It reads and writes only what `ctx` points at: the core's
-        // registers (`ar`, 64 words; `sr`, 256 words), the bus's direct memory within the
-        // bounds it was compiled with, and `ctx` itself; and it calls only the helpers below,
-        // passing `ctx` on. Nothing else touches the core while it runs (this thread owns it).
         let mut entry = entry;
         let exit = loop {
+            // SAFETY: `entry` is a block compiled for this core's bus type by
+            // `translate::compile` with the `Entry` signature (the first, or one `chained`
+            // found in this core's table). It reads and writes only what `ctx` points at: the
+            // core's registers (`ar`, 64 words; `sr`, 256 words), the bus's direct memory
+            // within the bounds it was compiled with, and `ctx` itself; and it calls only the
+            // helpers below, passing `ctx` on. Nothing else touches the core while it runs
+            // (this thread owns it).
             let exit = unsafe { entry(&mut ctx) };
             if exit == EXIT_INTERPRET {
                 break exit;
