@@ -32,7 +32,7 @@ CASES = [
 
 
 def device(run):
-    return {k: v for k, v in run.report.items() if k not in ("wall_seconds", "mips")}
+    return {k: v for k, v in run.report.items() if k not in ("wall_seconds", "mips", "jit")}
 
 
 def seconds_per_call(op, x, calls):
