@@ -584,6 +584,39 @@ impl<'a, 's> Tr<'a, 's> {
         Some((host, Some(within)))
     }
 
+    /// Branches to a new fast block, switched to and its host address returned, when `direct`
+    /// (from [`Tr::direct_addr`]) reaches the access, else to `slow`; `None` (having jumped
+    /// to `slow`) when nothing is directly reachable.
+    fn enter_direct(
+        &mut self,
+        direct: Option<(Value, Option<Value>)>,
+        slow: cranelift_codegen::ir::Block,
+    ) -> Option<Value> {
+        let Some((host, within)) = direct else {
+            self.b.ins().jump(slow, &[]);
+            return None;
+        };
+        let fast = self.b.create_block();
+        match within {
+            Some(w) => self.b.ins().brif(w, fast, &[], slow, &[]),
+            None => self.b.ins().jump(fast, &[]),
+        };
+        self.b.switch_to_block(fast);
+        Some(host)
+    }
+
+    /// Calls memory helper `addr` with `args` (all i32) for the instruction at `pc`: leaves
+    /// before it when the helper did not do the access, else charges the latency it returned;
+    /// the helper's answer.
+    fn memory_helper(&mut self, addr: usize, args: &[Value], pc: u32) -> Value {
+        let answer = self.call(addr, args, &vec![types::I32; args.len()]);
+        let not_done = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, answer, 0);
+        let here = self.imm(pc);
+        self.exit_if(not_done, here, EXIT_INTERPRET);
+        self.charge_latency(answer);
+        answer
+    }
+
     /// A load of `size` bytes at `addr` by the instruction at `pc`: the zero-extended value.
     fn load(&mut self, addr: Value, size: u32, pc: u32) -> Value {
         self.check_aligned(addr, size, pc);
@@ -591,17 +624,7 @@ impl<'a, 's> Tr<'a, 's> {
         self.b.append_block_param(out, types::I32);
         let direct = self.direct_addr(addr, size);
         let slow = self.b.create_block();
-        if let Some((host, within)) = direct {
-            let fast = self.b.create_block();
-            match within {
-                Some(w) => {
-                    self.b.ins().brif(w, fast, &[], slow, &[]);
-                }
-                None => {
-                    self.b.ins().jump(fast, &[]);
-                }
-            }
-            self.b.switch_to_block(fast);
+        if let Some(host) = self.enter_direct(direct, slow) {
             let f = MemFlags::new().with_notrap();
             let v = match size {
                 1 => self.b.ins().uload8(types::I32, f, host, 0),
@@ -609,20 +632,10 @@ impl<'a, 's> Tr<'a, 's> {
                 _ => self.b.ins().load(types::I32, f, host, 0),
             };
             self.b.ins().jump(out, &[v.into()]);
-        } else {
-            self.b.ins().jump(slow, &[]);
         }
         self.b.switch_to_block(slow);
         let sz = self.imm(size);
-        let answer = self.call(
-            self.spec.helpers.load,
-            &[addr, sz],
-            &[types::I32, types::I32],
-        );
-        let not_done = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, answer, 0);
-        let here = self.imm(pc);
-        self.exit_if(not_done, here, EXIT_INTERPRET);
-        self.charge_latency(answer);
+        let answer = self.memory_helper(self.spec.helpers.load, &[addr, sz], pc);
         let v = self.b.ins().ireduce(types::I32, answer);
         self.b.ins().jump(out, &[v.into()]);
         self.b.switch_to_block(out);
@@ -640,17 +653,7 @@ impl<'a, 's> Tr<'a, 's> {
             .direct
             .filter(|d| d.2)
             .and_then(|_| self.direct_addr(addr, size));
-        if let Some((host, within)) = direct {
-            let fast = self.b.create_block();
-            match within {
-                Some(w) => {
-                    self.b.ins().brif(w, fast, &[], slow, &[]);
-                }
-                None => {
-                    self.b.ins().jump(fast, &[]);
-                }
-            }
-            self.b.switch_to_block(fast);
+        if let Some(host) = self.enter_direct(direct, slow) {
             let f = MemFlags::new().with_notrap();
             match size {
                 1 => {
@@ -665,20 +668,10 @@ impl<'a, 's> Tr<'a, 's> {
             }
             let no = self.b.ins().iconst(types::I8, 0);
             self.b.ins().jump(out, &[no.into()]);
-        } else {
-            self.b.ins().jump(slow, &[]);
         }
         self.b.switch_to_block(slow);
         let sz = self.imm(size);
-        let answer = self.call(
-            self.spec.helpers.store,
-            &[addr, sz, v],
-            &[types::I32, types::I32, types::I32],
-        );
-        let not_done = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, answer, 0);
-        let here = self.imm(pc);
-        self.exit_if(not_done, here, EXIT_INTERPRET);
-        self.charge_latency(answer);
+        let answer = self.memory_helper(self.spec.helpers.store, &[addr, sz, v], pc);
         let changed = self.b.ins().band_imm_u(answer, CODE_CHANGED as i64);
         let changed = self.b.ins().icmp_imm_s(IntCC::NotEqual, changed, 0);
         self.b.ins().jump(out, &[changed.into()]);
