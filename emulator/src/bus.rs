@@ -126,6 +126,18 @@ pub trait Bus {
     fn direct(&mut self) -> Option<Direct> {
         None
     }
+    /// The I-cache's state as compiled code looks up a hit itself (docs/jit.md "Cycles"),
+    /// `None` when fetch is untimed or the bus keeps no such state. The pointers stay valid
+    /// while the bus lives and is not moved.
+    fn fetch_view(&mut self) -> Option<FetchView> {
+        None
+    }
+    /// The translate windows as compiled code loads through them itself (docs/jit.md
+    /// "Memory"), `None` when the bus has none. The pointers stay valid while the bus lives
+    /// and is not moved.
+    fn window_view(&mut self) -> Option<WindowView> {
+        None
+    }
     /// When no loaded image occupies `addr`, the region it lies in, said for a report (e.g.
     /// "bare-metal memory no image occupies (images at 0x00001000..0x00001040)"); `None` when
     /// an image occupies it or the bus does not know. Only fault reports call it.
@@ -147,6 +159,65 @@ pub struct Direct {
     pub ptr: *mut u8,
     /// Whether stores may go there directly too.
     pub stores: bool,
+}
+
+/// The I-cache as compiled code sees it ([`Bus::fetch_view`]). A fetch at `pc` outside
+/// `timed` costs nothing and looks nothing up. Inside, with `line = pc >> line_shift`: when
+/// `line` is `*last_line`, nothing happens; when it is the first (most recently used) tag of
+/// set `line % sets` (and not `u32::MAX`), `*last_line` becomes `line` and `*lookups` grows by
+/// one, at no cost; otherwise [`Bus::fetch_cycles`] decides. Exactly what `fetch_cycles` does
+/// in those cases.
+#[derive(Debug, Clone, Copy)]
+pub struct FetchView {
+    /// Core addresses `timed.0..timed.0 + timed.1`: where fetch is timed.
+    pub timed: (u32, u32),
+    /// Log2 of the line size.
+    pub line_shift: u32,
+    /// Sets.
+    pub sets: u32,
+    /// Ways per set.
+    pub ways: u32,
+    /// The tags, `ways` words per set, most recently used first.
+    pub tags: *const u32,
+    /// The line of the last fetch.
+    pub last_line: *mut u32,
+    /// The lookup counter.
+    pub lookups: *mut u64,
+}
+
+/// The translate windows as compiled code sees them ([`Bus::window_view`]). A load of `size`
+/// bytes at `addr` with `off = addr - xlate.0 < xlate.1` goes through window `off >> shift`,
+/// whose registers are the `stride` bytes at `windows + (off >> shift) × stride`. When its
+/// byte at `enabled_at` is non-zero and `h = (its u64 at base_at) + off % (1 << shift)` has
+/// `h + size <= hbm_size`, the load reads `hbm + h` (a plain aligned load: every other access
+/// to HBM is atomic) and, with `class` 0 for `off < pinned` and 1 otherwise, adds one to
+/// `*counted[class]` and charges `latency[class]` cycles to stall category `class` (SRAM,
+/// HBM). Exactly what [`Bus::plain_load`] and [`Bus::data_latency`] do there; anything else is
+/// theirs.
+#[derive(Debug, Clone, Copy)]
+pub struct WindowView {
+    /// Core addresses `xlate.0..xlate.0 + xlate.1`: the windows.
+    pub xlate: (u32, u32),
+    /// Log2 of a window's size.
+    pub shift: u32,
+    /// Window offsets below this are SRAM accesses, the rest HBM.
+    pub pinned: u32,
+    /// Cycles of an SRAM and of an HBM access.
+    pub latency: [u32; 2],
+    /// The window registers.
+    pub windows: *const u8,
+    /// Bytes between two windows' registers.
+    pub stride: u32,
+    /// Offset of a window's HBM base (u64).
+    pub base_at: u32,
+    /// Offset of a window's enable byte.
+    pub enabled_at: u32,
+    /// Host memory of HBM.
+    pub hbm: *mut u8,
+    /// Bytes of HBM.
+    pub hbm_size: u64,
+    /// The SRAM and HBM access counters.
+    pub counted: [*mut u64; 2],
 }
 
 /// The address ranges loaded images occupy, so that a fetch from anywhere else can be

@@ -18,7 +18,6 @@ use crate::fault::Stop;
 use crate::platform::PlatformBus;
 use crate::predecode::Op;
 use crate::state::CoreState;
-use crate::stop_request::POLL_CYCLES;
 use crate::trace::{Access, Event, Tracer};
 
 /// Which accesses a watchpoint stops at.
@@ -201,7 +200,7 @@ pub struct Limits {
 
 /// Runs `core` for at most `limits.steps` instructions, stopping before a breakpoint, after
 /// an instruction that trips a watchpoint or that `hook` stops at, or when the core exits or
-/// faults. Every [`POLL_CYCLES`] cycles (and at the start) it takes the look a plain run takes
+/// faults. Every [`Core::poll_period`] cycles (and at the start) it takes the look a plain run takes
 /// ([`Core::look`]: cycle deadline, stop request, stack region).
 pub fn run<B: Bus>(
     core: &mut Core<B>,
@@ -224,7 +223,7 @@ pub fn run<B: Bus>(
             }
             next_look = limits
                 .deadline
-                .min(core.stats.cycles.saturating_add(POLL_CYCLES));
+                .min(core.stats.cycles.saturating_add(core.poll_period()));
         }
         if (i > 0 || !limits.past_breakpoint) && points.breakpoints.contains(&core.state.pc) {
             return Halt::Breakpoint { pc: core.state.pc };

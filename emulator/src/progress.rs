@@ -1,6 +1,6 @@
 //! How far running cores have got, for an observer outside the run (a progress display). A
 //! core publishes its cycle count into its [`Progress`] at the periodic look it takes every
-//! [`POLL_CYCLES`](crate::stop_request::POLL_CYCLES) cycles and when a run ends, so publishing
+//! [`Core::poll_period`](crate::Core::poll_period) cycles and when a run ends, so publishing
 //! costs nothing per instruction and never changes what the core does.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -22,10 +22,8 @@ impl Progress {
         Self::default()
     }
 
-    /// The core's cycle count as last published (at most [`POLL_CYCLES`] behind a running
-    /// core's).
-    ///
-    /// [`POLL_CYCLES`]: crate::stop_request::POLL_CYCLES
+    /// The core's cycle count as last published (at most
+    /// [`Core::poll_period`](crate::Core::poll_period) behind a running core's).
     pub fn cycles(&self) -> u64 {
         self.0.cycles.load(Ordering::Relaxed)
     }

@@ -6,12 +6,19 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// Cycles a core runs between two looks at its stop request (and at its stack region, see
-/// [`Core::stack_region`](crate::core::Core::stack_region)). 4096 cycles: a stack running
-/// away at one 16-byte frame per few cycles is caught within some 16 KiB, a Ctrl-C within
-/// microseconds, and the look itself (a call out of the run loop every 4096 cycles) costs
-/// nothing measurable.
+/// Cycles a core whose stack is watched runs between two looks at its stop request and at its
+/// stack region ([`Core::stack_region`](crate::core::Core::stack_region)). 4096 cycles: a stack
+/// running away at one 16-byte frame per few cycles is caught within some 16 KiB, a Ctrl-C
+/// within microseconds, and the look itself (a call out of the run loop every 4096 cycles)
+/// costs nothing measurable.
 pub const POLL_CYCLES: u64 = 1 << 12;
+
+/// Cycles between two looks of a core with no stack region (custom-op calls, which have KSL
+/// instead): only the stop request and the progress display are looked at, and a Ctrl-C is
+/// still seen within a millisecond. Longer than [`POLL_CYCLES`] because compiled code stops
+/// short of every look (docs/jit.md "Exact stops"): the interpreter runs the stretch before
+/// it, a few thousand cycles for blocks of HBM accesses.
+pub const POLL_CYCLES_UNWATCHED: u64 = 1 << 16;
 
 /// A shared stop flag: clones see the same flag.
 #[derive(Debug, Clone, Default)]

@@ -1,7 +1,7 @@
 //! The progress line of a long dispatch on a terminal (`q7emu run`, `run-packed`): after
 //! [`SHOW_AFTER`] ([`show_after`]) it shows the time elapsed, how many of the dispatch's cores have finished and
 //! each core's cycles so far, and it is cleared when the dispatch ends. It reads what the cores
-//! publish into their [`Progress`] every `POLL_CYCLES` cycles, from a thread of its own, so it
+//! publish into their [`Progress`] every `Core::poll_period` cycles, from a thread of its own, so it
 //! changes nothing the cores do. Nothing is drawn when stderr is not a terminal, nor when the
 //! command was not asked for it (its output is JSON: [`stderr_target`]).
 

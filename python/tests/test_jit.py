@@ -16,13 +16,19 @@ def _input() -> np.ndarray:
     return np.load(ROOT / "examples" / "kernels" / "relu_multicore" / "input.npy")[:, :512].copy()
 
 
+def _hot_input() -> np.ndarray:
+    """The whole 32x4096 input: hot enough that blocks reach the tier-up count (docs/jit.md
+    "Tier-up") within one call."""
+    return np.load(ROOT / "examples" / "kernels" / "relu_multicore" / "input.npy")
+
+
 def _counters(run: q7emu.Run) -> list:
     return [{k: v for k, v in core.items() if k != "console"} for core in run.report["cores"]]
 
 
 def test_a_call_with_jit_off_counts_what_the_compiled_call_counts():
     lib = q7emu.load_library(RELU_ELEMENT / "build")
-    x = _input()
+    x = _hot_input()
     compiled = lib.relu_forward.run(x)
     interpreted = lib.relu_forward.run(x, jit=False)
     assert compiled.report["engine"] == "tier2"

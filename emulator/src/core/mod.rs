@@ -14,7 +14,7 @@ use crate::fault::{FaultKind, Stop};
 use crate::predecode::{DecodeCache, DecodedOps, Op, Undecodable};
 use crate::progress::Progress;
 use crate::state::{ps, CoreState};
-use crate::stop_request::{StopRequest, POLL_CYCLES};
+use crate::stop_request::{StopRequest, POLL_CYCLES, POLL_CYCLES_UNWATCHED};
 use crate::timing::{Latency, Stats, TimingModel};
 use crate::trace::{Access, Event, Tracer};
 
@@ -145,7 +145,7 @@ pub struct Core<B: Bus> {
     /// outside them is "not installed": the exception stops the core with a report.
     pub handler_code: Vec<Range<u32>>,
     /// Raised from outside (Ctrl-C) to stop the core where it is; looked at every
-    /// [`POLL_CYCLES`] cycles.
+    /// [`Core::poll_period`] cycles.
     pub stop_request: StopRequest,
     /// The program's stack region, when known (a bare-metal image's link symbols): once the
     /// architectural SP (a1 outside exception handlers) has been inside it, an SP outside it
@@ -161,7 +161,8 @@ pub struct Core<B: Bus> {
     /// spill writes lies at most 16 bytes below an SP that ENTRY or MOVSP set.
     pub lowest_sp: u32,
     /// Where the core publishes its cycle count for an observer outside the run (a progress
-    /// display): every [`POLL_CYCLES`] cycles and when a run ends. `None`: nothing published.
+    /// display): every [`Core::poll_period`] cycles and when a run ends. `None`: nothing
+    /// published.
     pub progress: Option<Progress>,
     /// The cycle count the current run stops at (semihosting output is cut to fit it).
     deadline: u64,
@@ -350,7 +351,7 @@ impl<B: Bus> Core<B> {
                 if let Some(kind) = self.poll(budget) {
                     break Err(kind);
                 }
-                poll = deadline.min(self.stats.cycles.saturating_add(POLL_CYCLES));
+                poll = deadline.min(self.stats.cycles.saturating_add(self.poll_period()));
             }
             if look {
                 if let tier2::Tier2::Ran(next, interpret_first) = self.tier2(&mut ops, pc, poll) {
@@ -374,6 +375,16 @@ impl<B: Bus> Core<B> {
             p.ended(self.stats.cycles);
         }
         stop.unwrap_or_else(|kind| Stop::Fault(Box::new(self.report(pc, kind, None))))
+    }
+
+    /// Cycles between two periodic looks: [`POLL_CYCLES`] when the stack is watched
+    /// ([`Core::stack_region`]), else [`POLL_CYCLES_UNWATCHED`].
+    pub fn poll_period(&self) -> u64 {
+        if self.stack_region.is_some() {
+            POLL_CYCLES
+        } else {
+            POLL_CYCLES_UNWATCHED
+        }
     }
 
     /// The periodic look: why the core must stop now, if it must.

@@ -176,7 +176,15 @@ impl<B: Bus> Core<B> {
         }
         let fetch_line = B::FETCH_TIMING.then(|| self.timing.icache_line.max(1).trailing_zeros());
         let direct = self.bus.direct().map(|d| (d.base, d.len, d.stores));
+        let icache = if B::FETCH_TIMING {
+            self.bus.fetch_view()
+        } else {
+            None
+        };
+        let windows = self.bus.window_view();
         let spec = Spec {
+            icache,
+            windows,
             ops: &list,
             key: Key {
                 pending: self.pending_key(),
@@ -207,6 +215,20 @@ impl<B: Bus> Core<B> {
     /// Calls compiled code at `entry` with the core's state, and takes its results back.
     fn call_block(&mut self, entry: crate::jit::Entry, poll: u64) -> Tier2 {
         let direct = self.bus.direct().map_or(std::ptr::null_mut(), |d| d.ptr);
+        let (itags, ilast, ilookups) = match self.bus.fetch_view() {
+            Some(v) => (v.tags, v.last_line, v.lookups),
+            None => (std::ptr::null(), std::ptr::null_mut(), std::ptr::null_mut()),
+        };
+        let (wtable, hbm, hbm_size, wcount) = match self.bus.window_view() {
+            Some(v) => (v.windows, v.hbm, v.hbm_size, v.counted),
+            None => (
+                std::ptr::null(),
+                std::ptr::null_mut(),
+                0,
+                [std::ptr::null_mut(); 2],
+            ),
+        };
+        let wstall: [*mut u64; 2] = [&mut self.stats.stalls.sram, &mut self.stats.stalls.hbm];
         let core: *mut Self = self;
         let mut ctx = Ctx {
             ar: self.state.ar.as_mut_ptr(),
@@ -226,6 +248,14 @@ impl<B: Bus> Core<B> {
             ready: [self.pending[0].ready, self.pending[1].ready],
             mask: [0; 2],
             waits: [0; 2],
+            itags,
+            ilast,
+            ilookups,
+            wtable,
+            hbm,
+            hbm_size,
+            wcount,
+            wstall,
         };
         let mut entry = entry;
         let exit = loop {
@@ -233,7 +263,14 @@ impl<B: Bus> Core<B> {
             // `translate::compile` with the `Entry` signature (the first, or one `chained`
             // found in this core's table). It reads and writes only what `ctx` points at: the
             // core's registers (`ar`, 64 words; `sr`, 256 words), the bus's direct memory
-            // within the bounds it was compiled with, and `ctx` itself; and it calls only the
+            // within the bounds it was compiled with, the I-cache's tags (reads within the
+            // layout it was compiled with), last line and lookup count (`Bus::fetch_view`,
+            // whose pointers live as long as the bus, which is not moved while the core runs),
+            // the translate windows' registers, access counters and HBM within the bounds the
+            // view gives (`Bus::window_view`, as long-lived; HBM is read with aligned plain
+            // loads, atomic on the host as the other cores' atomic accesses are), the core's
+            // SRAM and HBM stall counters,
+            // and `ctx` itself; and it calls only the
             // helpers below, passing `ctx` on. Nothing else touches the core while it runs
             // (this thread owns it).
             let exit = unsafe { entry(&mut ctx) };

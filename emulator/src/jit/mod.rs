@@ -28,7 +28,7 @@ use serde::Serialize;
 
 /// Executions of an instruction, counted by the interpreter, after which code is compiled from
 /// it. A count, never a time: compilation happens at the same point of every run.
-pub const TIER_UP: u16 = 1000;
+pub const TIER_UP: u16 = 32768;
 
 /// The most instructions one block holds.
 pub const MAX_BLOCK: usize = 64;
@@ -203,6 +203,24 @@ pub(crate) struct Ctx {
     pub mask: [u32; 2],
     /// What each pending slot waits on (out): 0 load, 1 multiply.
     pub waits: [u32; 2],
+    /// [`crate::bus::FetchView::tags`] (null when the bus shows no I-cache; compiled code
+    /// then never reads these three).
+    pub itags: *const u32,
+    /// [`crate::bus::FetchView::last_line`].
+    pub ilast: *mut u32,
+    /// [`crate::bus::FetchView::lookups`].
+    pub ilookups: *mut u64,
+    /// [`crate::bus::WindowView::windows`] (null when the bus shows no windows; compiled
+    /// code then never reads these).
+    pub wtable: *const u8,
+    /// [`crate::bus::WindowView::hbm`].
+    pub hbm: *mut u8,
+    /// [`crate::bus::WindowView::hbm_size`].
+    pub hbm_size: u64,
+    /// [`crate::bus::WindowView::counted`].
+    pub wcount: [*mut u64; 2],
+    /// The core's `sram` and `hbm` stall counters.
+    pub wstall: [*mut u64; 2],
 }
 
 /// A compiled block.
@@ -561,6 +579,7 @@ fn new_module() -> Option<JITModule> {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").ok()?;
     flags.set("is_pic", "false").ok()?;
+    flags.set("unwind_info", "false").ok()?;
     flags.set("use_colocated_libcalls", "false").ok()?;
     // The IR is made by one translator tested against the interpreter; checking it again on
     // every compile would double compile time.

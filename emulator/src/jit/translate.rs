@@ -50,6 +50,12 @@ pub(crate) struct Spec<'a> {
     pub timing: &'a TimingModel,
     /// Whether instruction fetch is timed (the bus's I-cache), and the line size's log2.
     pub fetch_line: Option<u32>,
+    /// The I-cache's layout, when compiled code looks up hits itself (its pointers are taken
+    /// from the context at run time, never from here).
+    pub icache: Option<crate::bus::FetchView>,
+    /// The translate windows' layout, when compiled code loads through them itself (their
+    /// pointers are taken from the context at run time).
+    pub windows: Option<crate::bus::WindowView>,
     /// Directly reachable memory: first address, length, whether stores may go there.
     pub direct: Option<(u32, u64, bool)>,
     /// The most cycles one data access or fetch miss can cost on the bus.
@@ -198,6 +204,7 @@ pub(crate) fn compile(module: &mut JITModule, name: &str, spec: &Spec<'_>) -> Op
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let mut t = Tr::new(b, ptr, call_conv, spec);
         t.body();
+        t.emit_exits();
         let mut b = t.b;
         b.seal_all_blocks();
         b.finalize(frontend);
@@ -234,6 +241,14 @@ mod off {
     pub const READY: i32 = offset_of!(Ctx, ready) as i32;
     pub const MASK: i32 = offset_of!(Ctx, mask) as i32;
     pub const WAITS: i32 = offset_of!(Ctx, waits) as i32;
+    pub const ITAGS: i32 = offset_of!(Ctx, itags) as i32;
+    pub const ILAST: i32 = offset_of!(Ctx, ilast) as i32;
+    pub const ILOOKUPS: i32 = offset_of!(Ctx, ilookups) as i32;
+    pub const WTABLE: i32 = offset_of!(Ctx, wtable) as i32;
+    pub const HBM: i32 = offset_of!(Ctx, hbm) as i32;
+    pub const HBM_SIZE: i32 = offset_of!(Ctx, hbm_size) as i32;
+    pub const WCOUNT: i32 = offset_of!(Ctx, wcount) as i32;
+    pub const WSTALL: i32 = offset_of!(Ctx, wstall) as i32;
 }
 
 /// The translator's state: the builder, the variables that hold guest state in host
@@ -270,6 +285,8 @@ struct Tr<'a, 's> {
     used: u16,
     ar: Value,
     amask: Value,
+    /// The shared exits made so far, by the state they store.
+    exits: Vec<((bool, [Slot; 2]), cranelift_codegen::ir::Block)>,
 }
 
 fn flags() -> MemFlags {
@@ -339,6 +356,7 @@ impl<'a, 's> Tr<'a, 's> {
             amask,
             regs: [None; 16],
             reg_addr: [None; 16],
+            exits: Vec::new(),
         }
     }
 
@@ -417,39 +435,67 @@ impl<'a, 's> Tr<'a, 's> {
         self.b.ins().store(flags(), v, self.sr, i32::from(n) * 4);
     }
 
-    /// Leaves the block here: guest state back into the context, `pc` to go on at.
+    /// Leaves the block here, `pc` to go on at: jumps to the block's shared exit for the state
+    /// here (whether the registers are loaded, the pending results' registers and kinds), which
+    /// puts the guest state back into the context ([`Tr::emit_exits`]).
     fn exit(&mut self, pc: Value, code: u32) {
-        let ctx = self.ctx;
-        self.store_registers();
-        for (var, o) in [
-            (self.cycles, off::CYCLES),
-            (self.insns, off::INSTRUCTIONS),
-            (self.load_use, off::LOAD_USE),
-            (self.multiply, off::MULTIPLY),
-            (self.taken, off::TAKEN),
-            (self.ready[0], off::READY),
-            (self.ready[1], off::READY + 8),
-        ] {
-            let v = self.b.use_var(var);
-            self.b.ins().store(flags(), v, ctx, o);
-        }
-        for (i, slot) in self.pending.iter().enumerate() {
-            let (mask, waits) = match slot {
-                Some((m, w)) => (u32::from(*m), u32::from(*w == Waits::Multiply)),
-                None => (0, 0),
-            };
-            let m = self.b.ins().iconst(types::I32, i64::from(mask));
-            let w = self.b.ins().iconst(types::I32, i64::from(waits));
-            self.b
-                .ins()
-                .store(flags(), m, ctx, off::MASK + 4 * i as i32);
-            self.b
-                .ins()
-                .store(flags(), w, ctx, off::WAITS + 4 * i as i32);
-        }
-        self.b.ins().store(flags(), pc, ctx, off::PC);
+        let key = (self.regs_loaded, self.pending);
+        let out = match self.exits.iter().find(|(k, _)| *k == key) {
+            Some(&(_, out)) => out,
+            None => {
+                let out = self.b.create_block();
+                self.b.append_block_param(out, types::I32);
+                self.b.append_block_param(out, types::I32);
+                self.exits.push((key, out));
+                out
+            }
+        };
         let c = self.b.ins().iconst(types::I32, i64::from(code));
-        self.b.ins().return_(&[c]);
+        self.b.ins().jump(out, &[pc.into(), c.into()]);
+    }
+
+    /// The shared exits: each stores the registers the block writes, the counters, the
+    /// pending results and the PC (its first parameter) into the context and returns its
+    /// second parameter. Emitted after the body, once every jump to them is made.
+    fn emit_exits(&mut self) {
+        let exits = std::mem::take(&mut self.exits);
+        for ((loaded, pending), out) in exits {
+            self.b.switch_to_block(out);
+            self.regs_loaded = loaded;
+            self.pending = pending;
+            let pc = self.b.block_params(out)[0];
+            let code = self.b.block_params(out)[1];
+            let ctx = self.ctx;
+            self.store_registers();
+            for (var, o) in [
+                (self.cycles, off::CYCLES),
+                (self.insns, off::INSTRUCTIONS),
+                (self.load_use, off::LOAD_USE),
+                (self.multiply, off::MULTIPLY),
+                (self.taken, off::TAKEN),
+                (self.ready[0], off::READY),
+                (self.ready[1], off::READY + 8),
+            ] {
+                let v = self.b.use_var(var);
+                self.b.ins().store(flags(), v, ctx, o);
+            }
+            for (i, slot) in self.pending.iter().enumerate() {
+                let (mask, waits) = match slot {
+                    Some((m, w)) => (u32::from(*m), u32::from(*w == Waits::Multiply)),
+                    None => (0, 0),
+                };
+                let m = self.b.ins().iconst(types::I32, i64::from(mask));
+                let w = self.b.ins().iconst(types::I32, i64::from(waits));
+                self.b
+                    .ins()
+                    .store(flags(), m, ctx, off::MASK + 4 * i as i32);
+                self.b
+                    .ins()
+                    .store(flags(), w, ctx, off::WAITS + 4 * i as i32);
+            }
+            self.b.ins().store(flags(), pc, ctx, off::PC);
+            self.b.ins().return_(&[code]);
+        }
     }
 
     /// Leaves the block when `cond` holds (a cold side exit), else goes on.
@@ -461,6 +507,64 @@ impl<'a, 's> Tr<'a, 's> {
         self.b.switch_to_block(out);
         self.exit(pc, code);
         self.b.switch_to_block(on);
+    }
+
+    /// The fetch of a new line at `pc`: where the bus shows its I-cache, a hit in the line the
+    /// last fetch was in or in the most recently used way of its set is looked up here (as
+    /// [`crate::bus::FetchView`] says); anything else, and every fetch on a bus that shows no
+    /// I-cache, by the fetch helper, whose cycles are charged.
+    fn fetch(&mut self, pc: u32) {
+        let Some(view) = self.spec.icache else {
+            let p = self.imm(pc);
+            let c = self.call(self.spec.helpers.fetch, &[p], &[types::I32]);
+            self.add_to(self.cycles, c);
+            return;
+        };
+        if pc.wrapping_sub(view.timed.0) >= view.timed.1 {
+            return;
+        }
+        let line = pc >> view.line_shift;
+        let set = line % view.sets.max(1);
+        let done = self.b.create_block();
+        let slow = self.b.create_block();
+        let probe = self.b.create_block();
+        let hit = self.b.create_block();
+        let ctx = self.ctx;
+        let ilast = self.b.ins().load(self.ptr, flags(), ctx, off::ILAST);
+        let last = self.b.ins().load(types::I32, flags(), ilast, 0);
+        let same = self.b.ins().icmp_imm_u(IntCC::Equal, last, i64::from(line));
+        self.b.ins().brif(same, done, &[], probe, &[]);
+        self.b.switch_to_block(probe);
+        let tags = self.b.ins().load(self.ptr, flags(), ctx, off::ITAGS);
+        let at = i64::from(set) * i64::from(view.ways) * 4;
+        let tag = self.b.ins().load(
+            types::I32,
+            flags(),
+            tags,
+            i32::try_from(at).unwrap_or(i32::MAX),
+        );
+        let mru = self.b.ins().icmp_imm_u(IntCC::Equal, tag, i64::from(line));
+        let mru = if line == u32::MAX {
+            self.b.ins().iconst(types::I8, 0)
+        } else {
+            mru
+        };
+        self.b.ins().brif(mru, hit, &[], slow, &[]);
+        self.b.switch_to_block(hit);
+        let l = self.imm(line);
+        self.b.ins().store(flags(), l, ilast, 0);
+        let lookups = self.b.ins().load(self.ptr, flags(), ctx, off::ILOOKUPS);
+        let n = self.b.ins().load(types::I64, flags(), lookups, 0);
+        let n = self.b.ins().iadd_imm_s(n, 1);
+        self.b.ins().store(flags(), n, lookups, 0);
+        self.b.ins().jump(done, &[]);
+        self.b.set_cold_block(slow);
+        self.b.switch_to_block(slow);
+        let p = self.imm(pc);
+        let c = self.call(self.spec.helpers.fetch, &[p], &[types::I32]);
+        self.add_to(self.cycles, c);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
     }
 
     /// Calls helper `addr` with `args` (the context first): its u64 answer.
@@ -634,12 +738,102 @@ impl<'a, 's> Tr<'a, 's> {
             self.b.ins().jump(out, &[v.into()]);
         }
         self.b.switch_to_block(slow);
+        let helper = self.b.create_block();
+        self.window_load(addr, size, out, helper);
+        self.b.switch_to_block(helper);
         let sz = self.imm(size);
         let answer = self.memory_helper(self.spec.helpers.load, &[addr, sz], pc);
         let v = self.b.ins().ireduce(types::I32, answer);
         self.b.ins().jump(out, &[v.into()]);
         self.b.switch_to_block(out);
         self.b.block_params(out)[0]
+    }
+
+    /// A load through a translate window, done here as [`crate::bus::WindowView`] says: the
+    /// value to `out`; anything the view leaves to the bus to `helper`.
+    fn window_load(
+        &mut self,
+        addr: Value,
+        size: u32,
+        out: cranelift_codegen::ir::Block,
+        helper: cranelift_codegen::ir::Block,
+    ) {
+        let Some(view) = self.spec.windows else {
+            self.b.ins().jump(helper, &[]);
+            return;
+        };
+        let ctx = self.ctx;
+        let off = self
+            .b
+            .ins()
+            .iadd_imm_s(addr, -i64::from(view.xlate.0 as i32));
+        let inside = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThan, off, i64::from(view.xlate.1));
+        let window = self.b.create_block();
+        self.b.ins().brif(inside, window, &[], helper, &[]);
+        self.b.switch_to_block(window);
+        let off64 = self.b.ins().uextend(types::I64, off);
+        let w = self.b.ins().ushr_imm_u(off64, i64::from(view.shift));
+        let at = self.b.ins().imul_imm_u(w, i64::from(view.stride));
+        let table = self.b.ins().load(self.ptr, flags(), ctx, off::WTABLE);
+        let slot = self.b.ins().iadd(table, at);
+        let enabled = self
+            .b
+            .ins()
+            .uload8(types::I32, flags(), slot, view.enabled_at as i32);
+        let open = self.b.create_block();
+        self.b.ins().brif(enabled, open, &[], helper, &[]);
+        self.b.switch_to_block(open);
+        let base = self
+            .b
+            .ins()
+            .load(types::I64, flags(), slot, view.base_at as i32);
+        let within = self.b.ins().band_imm_u(off64, (1i64 << view.shift) - 1);
+        let h = self.b.ins().iadd(base, within);
+        let end = self.b.ins().iadd_imm_s(h, i64::from(size));
+        let hbm_size = self.b.ins().load(types::I64, flags(), ctx, off::HBM_SIZE);
+        let fits = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThanOrEqual, end, hbm_size);
+        let go = self.b.create_block();
+        self.b.ins().brif(fits, go, &[], helper, &[]);
+        self.b.switch_to_block(go);
+        let hbm = self.b.ins().load(self.ptr, flags(), ctx, off::HBM);
+        let host = self.b.ins().iadd(hbm, h);
+        let f = MemFlags::new().with_notrap();
+        let v = match size {
+            1 => self.b.ins().uload8(types::I32, f, host, 0),
+            2 => self.b.ins().uload16(types::I32, f, host, 0),
+            _ => self.b.ins().load(types::I32, f, host, 0),
+        };
+        let pinned = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThan, off, i64::from(view.pinned));
+        let sram = self.b.create_block();
+        let hbm_class = self.b.create_block();
+        self.b.ins().brif(pinned, sram, &[], hbm_class, &[]);
+        for (class, blk) in [(0usize, sram), (1, hbm_class)] {
+            self.b.switch_to_block(blk);
+            self.bump(off::WCOUNT + 8 * class as i32, 1);
+            let lat = u64::from(view.latency[class]);
+            if lat != 0 {
+                self.bump(off::WSTALL + 8 * class as i32, lat);
+                self.add_imm(self.cycles, lat);
+            }
+            self.b.ins().jump(out, &[v.into()]);
+        }
+    }
+
+    /// Adds `n` to the u64 the context's pointer at `at` points to.
+    fn bump(&mut self, at: i32, n: u64) {
+        let p = self.b.ins().load(self.ptr, flags(), self.ctx, at);
+        let x = self.b.ins().load(types::I64, flags(), p, 0);
+        let x = self.b.ins().iadd_imm_s(x, n as i64);
+        self.b.ins().store(flags(), x, p, 0);
     }
 
     /// A store of the low `size` bytes of `v` at `addr` by the instruction at `pc`.
@@ -696,9 +890,7 @@ impl<'a, 's> Tr<'a, 's> {
         for (i, &(pc, op)) in ops.iter().enumerate().skip(first) {
             if let Some(shift) = self.spec.fetch_line {
                 if prev_line != Some(pc >> shift) {
-                    let p = self.imm(pc);
-                    let c = self.call(self.spec.helpers.fetch, &[p], &[types::I32]);
-                    self.add_to(self.cycles, c);
+                    self.fetch(pc);
                 }
                 prev_line = Some(pc >> shift);
             }
@@ -769,9 +961,7 @@ impl<'a, 's> Tr<'a, 's> {
     fn leading_entry(&mut self, prev_line: &mut Option<u32>) {
         let (pc, op) = self.spec.ops[0];
         if let Some(shift) = self.spec.fetch_line {
-            let p = self.imm(pc);
-            let c = self.call(self.spec.helpers.fetch, &[p], &[types::I32]);
-            self.add_to(self.cycles, c);
+            self.fetch(pc);
             *prev_line = Some(pc >> shift);
         }
         if op.src_mask != 0 {

@@ -71,15 +71,20 @@ impl PlatformCounters {
     }
 }
 
-/// A 4-way set-associative I-cache model (tags only) with LRU replacement.
+/// A set-associative I-cache model (tags only) with LRU replacement. Each set's tags are
+/// `ways` consecutive words, most recently used first; [`EMPTY`] marks a way never filled.
+/// Compiled code reads the layout directly ([`crate::bus::FetchView`]).
 #[derive(Debug, Clone)]
 struct ICache {
-    sets: Vec<Vec<u32>>,
+    tags: Vec<u32>,
     ways: usize,
     line_shift: u32,
     last_line: u32,
     counters: ICacheCounters,
 }
+
+/// An I-cache way that holds no line (as `last_line` before the first fetch).
+const EMPTY: u32 = u32::MAX;
 
 impl ICache {
     fn new(t: &TimingModel) -> Self {
@@ -87,10 +92,10 @@ impl ICache {
         let ways = t.icache_ways.max(1) as usize;
         let sets = (lines as usize / ways).max(1);
         ICache {
-            sets: vec![Vec::with_capacity(ways); sets],
+            tags: vec![EMPTY; sets * ways],
             ways,
             line_shift: t.icache_line.max(1).trailing_zeros(),
-            last_line: u32::MAX,
+            last_line: EMPTY,
             counters: ICacheCounters::default(),
         }
     }
@@ -104,19 +109,24 @@ impl ICache {
         }
         self.last_line = line;
         self.counters.lookups += 1;
-        let n = self.sets.len();
-        let set = &mut self.sets[line as usize % n];
-        if let Some(i) = set.iter().position(|&t| t == line) {
-            let t = set.remove(i);
-            set.push(t);
+        let sets = self.tags.len() / self.ways;
+        let first = line as usize % sets * self.ways;
+        let set = &mut self.tags[first..first + self.ways];
+        if set[0] == line && line != EMPTY {
             return false;
         }
-        if set.len() == self.ways {
-            set.remove(0);
+        // A hit moves its line to the front; a miss evicts the least recently used (the last
+        // way) and puts the new line in front.
+        let (at, missed) = match set.iter().position(|&t| t == line && t != EMPTY) {
+            Some(i) => (i, false),
+            None => (self.ways - 1, true),
+        };
+        set[..=at].rotate_right(1);
+        set[0] = line;
+        if missed {
+            self.counters.misses += 1;
         }
-        set.push(line);
-        self.counters.misses += 1;
-        true
+        missed
     }
 }
 
@@ -376,6 +386,37 @@ impl Bus for PlatformBus {
             len: u64::from(map::DATARAM.1),
             ptr: self.dataram.as_mut_ptr(),
             stores: true,
+        })
+    }
+
+    fn window_view(&mut self) -> Option<crate::bus::WindowView> {
+        use super::mem_window::Window;
+        let c = &mut self.windows.counters;
+        Some(crate::bus::WindowView {
+            xlate: map::XLATE,
+            shift: map::WINDOW_SIZE.trailing_zeros(),
+            pinned: map::PINNED_XLATE.1,
+            latency: [self.sram_latency, self.hbm_latency],
+            windows: self.windows.windows.as_ptr().cast(),
+            stride: std::mem::size_of::<Window>() as u32,
+            base_at: std::mem::offset_of!(Window, base) as u32,
+            enabled_at: std::mem::offset_of!(Window, enabled) as u32,
+            hbm: self.hbm.host(),
+            hbm_size: self.hbm.size(),
+            counted: [&mut c.sram_accesses, &mut c.hbm_accesses],
+        })
+    }
+
+    fn fetch_view(&mut self) -> Option<crate::bus::FetchView> {
+        let c = &mut self.icache;
+        Some(crate::bus::FetchView {
+            timed: map::XLATE,
+            line_shift: c.line_shift,
+            sets: (c.tags.len() / c.ways) as u32,
+            ways: c.ways as u32,
+            tags: c.tags.as_ptr(),
+            last_line: &mut c.last_line,
+            lookups: &mut c.counters.lookups,
         })
     }
 

@@ -89,6 +89,13 @@ impl Hbm {
         self.size
     }
 
+    /// The host memory behind HBM, `size` bytes, valid while `self` lives. Whoever accesses it
+    /// must do so with aligned accesses no wider than 8 bytes, as atomics (or plain machine
+    /// loads and stores, which are as atomic on the hosts compiled code runs on).
+    pub(crate) fn host(&self) -> *mut u8 {
+        self.map.as_mut_ptr()
+    }
+
     fn check(&self, addr: u64, len: u64) -> Result<usize, HbmError> {
         match addr.checked_add(len) {
             Some(end) if end <= self.size => Ok(addr as usize),

@@ -9,7 +9,8 @@ use super::map::{self, reg, reg::mem_window as regs, reg::Decoded};
 use super::recording::Record;
 use crate::bus::BusFault;
 
-/// A translate window's registers.
+/// A translate window's registers (`repr(C)`: compiled code reads them, [`crate::bus::WindowView`]).
+#[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Window {
     /// HBM base (16 MiB aligned).
