@@ -325,6 +325,8 @@ pub struct Jit {
     /// Counters.
     pub stats: JitStats,
     next_name: u64,
+    /// Cranelift's working memory between compiles.
+    work: translate::Workspace,
 }
 
 impl std::fmt::Debug for Jit {
@@ -373,6 +375,7 @@ impl Jit {
             heat: vec![(u32::MAX, 0); SLOTS].into_boxed_slice(),
             stats: JitStats::default(),
             next_name: 0,
+            work: translate::Workspace::default(),
         }
     }
 
@@ -500,7 +503,7 @@ impl Jit {
         };
         let name = format!("b{}", self.next_name);
         self.next_name += 1;
-        let (entry, bytes) = translate::compile(module, &name, spec)?;
+        let (entry, bytes) = translate::compile(module, &mut self.work, &name, spec)?;
         self.held += bytes;
         let (start, end) = spec.range();
         let block = Block {

@@ -187,21 +187,33 @@ pub(crate) fn ends_block(op: &Op) -> bool {
     )
 }
 
-/// Compiles `spec` into `module` as function `name`: its entry and code size.
-pub(crate) fn compile(module: &mut JITModule, name: &str, spec: &Spec<'_>) -> Option<(Entry, u64)> {
+/// Cranelift's working memory, kept from one compile to the next (allocated once per core).
+#[derive(Default)]
+pub(crate) struct Workspace {
+    ctx: Option<Context>,
+    fctx: FunctionBuilderContext,
+}
+
+/// Compiles `spec` into `module` as function `name` in `work`: its entry and code size.
+pub(crate) fn compile(
+    module: &mut JITModule,
+    work: &mut Workspace,
+    name: &str,
+    spec: &Spec<'_>,
+) -> Option<(Entry, u64)> {
     let ptr = module.target_config().pointer_type();
     let call_conv = module.isa().default_call_conv();
     let mut sig = Signature::new(call_conv);
     sig.params.push(AbiParam::new(ptr));
     sig.returns.push(AbiParam::new(types::I32));
     let id = module.declare_function(name, Linkage::Local, &sig).ok()?;
-    let mut ctx = Context::new();
+    let ctx = work.ctx.get_or_insert_with(|| module.make_context());
+    module.clear_context(ctx);
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
-    let mut fctx = FunctionBuilderContext::new();
     let frontend = module.target_config();
     {
-        let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let b = FunctionBuilder::new(&mut ctx.func, &mut work.fctx);
         let mut t = Tr::new(b, ptr, call_conv, spec);
         t.body();
         t.emit_exits();
@@ -209,7 +221,7 @@ pub(crate) fn compile(module: &mut JITModule, name: &str, spec: &Spec<'_>) -> Op
         b.seal_all_blocks();
         b.finalize(frontend);
     }
-    module.define_function(id, &mut ctx).ok()?;
+    module.define_function(id, ctx).ok()?;
     let bytes = ctx
         .compiled_code()
         .map(|c| c.code_info().total_size)
@@ -762,6 +774,8 @@ impl<'a, 's> Tr<'a, 's> {
             self.b.ins().jump(helper, &[]);
             return;
         };
+        // Computed without branching (a window number past the last is read as the last's, a
+        // host offset past HBM as 0), then one branch to the helper for anything not done here.
         let ctx = self.ctx;
         let off = self
             .b
@@ -771,11 +785,13 @@ impl<'a, 's> Tr<'a, 's> {
             .b
             .ins()
             .icmp_imm_u(IntCC::UnsignedLessThan, off, i64::from(view.xlate.1));
-        let window = self.b.create_block();
-        self.b.ins().brif(inside, window, &[], helper, &[]);
-        self.b.switch_to_block(window);
         let off64 = self.b.ins().uextend(types::I64, off);
         let w = self.b.ins().ushr_imm_u(off64, i64::from(view.shift));
+        let last = self.b.ins().iconst(
+            types::I64,
+            i64::from((view.xlate.1 >> view.shift).max(1) - 1),
+        );
+        let w = self.b.ins().umin(w, last);
         let at = self.b.ins().imul_imm_u(w, i64::from(view.stride));
         let table = self.b.ins().load(self.ptr, flags(), ctx, off::WTABLE);
         let slot = self.b.ins().iadd(table, at);
@@ -783,9 +799,7 @@ impl<'a, 's> Tr<'a, 's> {
             .b
             .ins()
             .uload8(types::I32, flags(), slot, view.enabled_at as i32);
-        let open = self.b.create_block();
-        self.b.ins().brif(enabled, open, &[], helper, &[]);
-        self.b.switch_to_block(open);
+        let enabled = self.b.ins().icmp_imm_u(IntCC::NotEqual, enabled, 0);
         let base = self
             .b
             .ins()
@@ -798,8 +812,10 @@ impl<'a, 's> Tr<'a, 's> {
             .b
             .ins()
             .icmp(IntCC::UnsignedLessThanOrEqual, end, hbm_size);
+        let ok = self.b.ins().band(inside, enabled);
+        let ok = self.b.ins().band(ok, fits);
         let go = self.b.create_block();
-        self.b.ins().brif(fits, go, &[], helper, &[]);
+        self.b.ins().brif(ok, go, &[], helper, &[]);
         self.b.switch_to_block(go);
         let hbm = self.b.ins().load(self.ptr, flags(), ctx, off::HBM);
         let host = self.b.ins().iadd(hbm, h);
@@ -809,30 +825,36 @@ impl<'a, 's> Tr<'a, 's> {
             2 => self.b.ins().uload16(types::I32, f, host, 0),
             _ => self.b.ins().load(types::I32, f, host, 0),
         };
-        let pinned = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::UnsignedLessThan, off, i64::from(view.pinned));
-        let sram = self.b.create_block();
-        let hbm_class = self.b.create_block();
-        self.b.ins().brif(pinned, sram, &[], hbm_class, &[]);
-        for (class, blk) in [(0usize, sram), (1, hbm_class)] {
-            self.b.switch_to_block(blk);
-            self.bump(off::WCOUNT + 8 * class as i32, 1);
-            let lat = u64::from(view.latency[class]);
-            if lat != 0 {
-                self.bump(off::WSTALL + 8 * class as i32, lat);
-                self.add_imm(self.cycles, lat);
-            }
-            self.b.ins().jump(out, &[v.into()]);
+        // Class 0 (SRAM) below `pinned`, 1 (HBM) from there: its counter, latency and stall
+        // category.
+        let class = self.b.ins().icmp_imm_u(
+            IntCC::UnsignedGreaterThanOrEqual,
+            off,
+            i64::from(view.pinned),
+        );
+        let class = self.b.ins().uextend(self.ptr, class);
+        let eight = self.b.ins().ishl_imm_u(class, 3);
+        let slots = self.b.ins().iadd(ctx, eight);
+        self.bump_at(slots, off::WCOUNT, None);
+        let [l0, l1] = view.latency.map(i64::from);
+        if l0 != 0 || l1 != 0 {
+            let l0 = self.b.ins().iconst(types::I64, l0);
+            let l1 = self.b.ins().iconst(types::I64, l1);
+            let lat = self.b.ins().select(class, l1, l0);
+            self.bump_at(slots, off::WSTALL, Some(lat));
+            self.add_to(self.cycles, lat);
         }
+        self.b.ins().jump(out, &[v.into()]);
     }
 
-    /// Adds `n` to the u64 the context's pointer at `at` points to.
-    fn bump(&mut self, at: i32, n: u64) {
-        let p = self.b.ins().load(self.ptr, flags(), self.ctx, at);
+    /// Adds `by` (1 when `None`) to the u64 that the pointer at `at` from `base` points to.
+    fn bump_at(&mut self, base: Value, at: i32, by: Option<Value>) {
+        let p = self.b.ins().load(self.ptr, flags(), base, at);
         let x = self.b.ins().load(types::I64, flags(), p, 0);
-        let x = self.b.ins().iadd_imm_s(x, n as i64);
+        let x = match by {
+            Some(n) => self.b.ins().iadd(x, n),
+            None => self.b.ins().iadd_imm_s(x, 1),
+        };
         self.b.ins().store(flags(), x, p, 0);
     }
 

@@ -537,6 +537,37 @@ mod tests {
     }
 
     #[test]
+    fn the_icache_replaces_the_least_recently_used_line_of_a_set() {
+        // The default model: 16 KiB of 64-byte lines, 4 ways, so 64 sets; lines 4 KiB apart
+        // share a set.
+        let t = TimingModel {
+            sram_latency: 7,
+            ..TimingModel::default()
+        };
+        assert_eq!(
+            (t.icache_bytes, t.icache_line, t.icache_ways),
+            (16384, 64, 4)
+        );
+        let hbm = Arc::new(Hbm::new(map::HBM_SCRATCH.1 * 2, map::HBM_SCRATCH.1).unwrap());
+        let mut b = PlatformBus::new(0, hbm, &t);
+        let [a, bb, c, d, e] = [0, 1, 2, 3, 4].map(|i| map::XLATE.0 + i * 4096);
+        // A B C D fill the set; A hits and becomes the most recent; E evicts B (the least
+        // recent), B evicts C, C evicts D; A still hits; D misses.
+        let costs: Vec<u32> = [a, bb, c, d, a, e, bb, c, a, d]
+            .iter()
+            .map(|&pc| b.fetch_cycles(pc))
+            .collect();
+        assert_eq!(costs, [7, 7, 7, 7, 0, 7, 7, 7, 0, 7]);
+        assert_eq!(
+            b.counters().icache,
+            ICacheCounters {
+                lookups: 10,
+                misses: 8
+            }
+        );
+    }
+
+    #[test]
     fn the_icache_counts_a_lookup_per_line_entered_and_a_miss_per_refill() {
         let t = TimingModel {
             sram_latency: 7,
