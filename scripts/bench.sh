@@ -198,11 +198,11 @@ fi
 # 0, output = expected.npy, the same instructions and cycles on every core in both tiers) and
 # on the tier 2 / interpreter speed ratio measured side by side: at least KERNEL_JIT_FLOOR
 # (Q7_BENCH_MIN_KERNEL_JIT_RATIO overrides). Kernels call the SDK's accessors through windowed
-# calls, which tier 2 leaves to the interpreter, and each run compiles per core: on a quiet
-# host the ratio is about x1.0 for the element ReLU and x0.3 for the 16 ms 8-core ReLU (its
-# compile time, per core, is most of it), so the
-# floor only catches a collapse.
-KERNEL_JIT_FLOOR=${Q7_BENCH_MIN_KERNEL_JIT_RATIO:-0.15}
+# calls, whose ENTRY and RETW compiled code leaves to helpers, blocks are short, and each core
+# compiles its own: on a quiet host the ratio is about x1.1 for the element ReLU and x0.9 for
+# the 13 ms 8-core ReLU (whose blocks mostly stay below the tier-up count), so the floor only
+# catches a collapse.
+KERNEL_JIT_FLOOR=${Q7_BENCH_MIN_KERNEL_JIT_RATIO:-0.5}
 JIT_REPEAT=${Q7_BENCH_JIT_REPEAT:-5}
 printf '\n%-16s %10s %10s %7s %s\n' kernel tier1-s tier2-s ratio verdict
 for k in relu_element relu_multicore; do

@@ -600,6 +600,14 @@ impl<'a, 's> Tr<'a, 's> {
     /// The interlock: waits for the pending results `mask` names, as the interpreter does
     /// (slot order, the longest wait wins, its kind is charged).
     fn interlock(&mut self, mask: u16) {
+        // Nothing to wait for (no code) unless a pending slot holds a register it reads.
+        if !self
+            .pending
+            .iter()
+            .any(|p| p.is_some_and(|(m, _)| m & mask != 0))
+        {
+            return;
+        }
         let now = self.b.use_var(self.cycles);
         let zero = self.b.ins().iconst(types::I64, 0);
         let mut stall = zero;
