@@ -434,6 +434,81 @@ mod tests {
         );
     }
 
+    /// Core 0 of a cluster running `code` at 0x1000 (each instruction with its operands), with
+    /// window 2 onto HBM at 2 × WINDOW_SIZE holding 5 at its first word; tier 2 on (compiling
+    /// from the second arrival) or off.
+    fn loading_through_window_2(
+        code: &[(Opcode, Vec<u32>)],
+        jit: bool,
+    ) -> (Stop, Core<PlatformBus>) {
+        let mut c = Cluster::new(&ClusterConfig {
+            hbm_bytes: 2 * map::HBM_SCRATCH.1,
+            ..ClusterConfig::default()
+        })
+        .unwrap();
+        let mut bytes = Vec::new();
+        for (op, args) in code {
+            let pc = 0x1000 + bytes.len() as u32;
+            bytes.extend_from_slice(op.encode(args, pc).unwrap().as_bytes());
+        }
+        c.load_all(0x1000, &bytes).unwrap();
+        c.set_entry(0x1000);
+        let core = &mut c.cores[0];
+        core.bus.windows.windows[2] = crate::platform::mem_window::Window {
+            base: 2 * u64::from(map::WINDOW_SIZE),
+            enabled: true,
+        };
+        core.bus
+            .hbm()
+            .store(2 * u64::from(map::WINDOW_SIZE), 4, 5)
+            .unwrap();
+        core.set_jit(jit);
+        core.set_jit_tier_up(2);
+        let stop = c.run_subset::<crate::trace::NoTrace>(&[0], 1, 1_000_000)[0]
+            .0
+            .clone();
+        (stop, c.cores.swap_remove(0))
+    }
+
+    #[test]
+    fn compiled_loads_through_a_window_count_and_charge_what_the_interpreter_does() {
+        use Opcode::*;
+        // a4 = window 2's first byte (0x43 << 25 = XLATE + 2 × 16 MiB); 300 rounds of a7 +=
+        // [a4]; then a load through window 3, which is disabled: a fault at 0x1021.
+        let code = [
+            (Movi, vec![4, 0x43]),
+            (Slli, vec![4, 4, 25]),
+            (Movi, vec![5, 300]),
+            (Movi, vec![7, 0]),
+            (L32i, vec![6, 4, 0]),
+            (Add, vec![7, 7, 6]),
+            (Addi, vec![5, 5, -1i32 as u32]),
+            (Bnez, vec![5, 0x100c]),
+            (Movi, vec![8, 1]),
+            (Slli, vec![8, 8, 24]),
+            (Add, vec![4, 4, 8]),
+            (L32i, vec![6, 4, 0]),
+        ];
+        assert_eq!(map::XLATE.0 + 2 * map::WINDOW_SIZE, 0x43 << 25);
+        let (stop_on, on) = loading_through_window_2(&code, true);
+        let (stop_off, off) = loading_through_window_2(&code, false);
+        assert!(on.jit_stats().executed > 0, "the loop ran compiled");
+        assert_eq!(off.jit_stats().executed, 0);
+        assert_eq!(stop_on, stop_off);
+        let Stop::Fault(report) = &stop_off else {
+            panic!("{stop_off:?}")
+        };
+        assert_eq!(report.pc, 0x1021, "the load through the disabled window");
+        assert_eq!(on.state.a(7), 300 * 5);
+        assert_eq!(on.stats, off.stats);
+        assert_eq!(on.bus.counters(), off.bus.counters());
+        assert_eq!(on.bus.counters().windows.hbm_accesses, 300);
+        let hbm = u64::from(TimingModel::default().hbm_latency);
+        // The latency goes by address class, so the faulting load through window 3 is
+        // charged it too (but not counted as an access).
+        assert_eq!(off.stats.stalls.hbm, 301 * hbm);
+    }
+
     #[test]
     fn a_run_uses_at_most_one_thread_per_core() {
         assert_eq!(Cluster::threads_for(1, 8), 1);
