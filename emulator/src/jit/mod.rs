@@ -27,7 +27,9 @@ use cranelift_module::default_libcall_names;
 use serde::Serialize;
 
 /// Executions of an instruction, counted by the interpreter, after which code is compiled from
-/// it. A count, never a time: compilation happens at the same point of every run.
+/// it. A count, never a time: compilation happens at the same point of every run. Interpreting
+/// a typical block this often costs about what compiling it does (docs/jit.md "Tier-up"), so a
+/// run that never gets that hot pays little for tier 2.
 pub const TIER_UP: u16 = 32768;
 
 /// The most instructions one block holds.
