@@ -56,15 +56,12 @@ impl<B: Bus> Core<B> {
     /// The entry state now, as blocks are keyed: pending results that can still stall, and LEND.
     #[inline(always)]
     fn pending_key(&self) -> [crate::jit::Slot; 2] {
-        let now = self.stats.cycles;
         let slot = |p: &Pending| {
-            (p.mask != 0 && p.ready > now).then_some((
-                p.mask,
-                match p.kind {
-                    StallKind::Load => Waits::Load,
-                    StallKind::Multiply => Waits::Multiply,
-                },
-            ))
+            let waits = match p.kind {
+                StallKind::Load => Waits::Load,
+                StallKind::Multiply => Waits::Multiply,
+            };
+            live_slot(p.mask, p.ready, self.stats.cycles, waits)
         };
         [slot(&self.pending[0]), slot(&self.pending[1])]
     }
@@ -269,10 +266,9 @@ impl<B: Bus> Core<B> {
             // the translate windows' registers, access counters and HBM within the bounds the
             // view gives (`Bus::window_view`, as long-lived; HBM is read with aligned plain
             // loads, atomic on the host as the other cores' atomic accesses are), the core's
-            // SRAM and HBM stall counters,
-            // and `ctx` itself; and it calls only the
-            // helpers below, passing `ctx` on. Nothing else touches the core while it runs
-            // (this thread owns it).
+            // SRAM and HBM stall counters, and `ctx` itself; and it calls only the helpers
+            // below, passing `ctx` on. Nothing else touches the core while it runs (this
+            // thread owns it).
             let exit = unsafe { entry(&mut ctx) };
             if exit == EXIT_INTERPRET {
                 break exit;
@@ -333,14 +329,12 @@ impl<B: Bus> Core<B> {
         }
         let b = &jit.blocks[id as usize];
         let slot = |i: usize| {
-            (ctx.mask[i] != 0 && ctx.ready[i] > ctx.cycles).then_some((
-                ctx.mask[i] as u16,
-                if ctx.waits[i] == 0 {
-                    Waits::Load
-                } else {
-                    Waits::Multiply
-                },
-            ))
+            let waits = if ctx.waits[i] == 0 {
+                Waits::Load
+            } else {
+                Waits::Multiply
+            };
+            live_slot(ctx.mask[i] as u16, ctx.ready[i], ctx.cycles, waits)
         };
         let fits = !b.dead
             && b.key.pending == [slot(0), slot(1)]
@@ -349,6 +343,13 @@ impl<B: Bus> Core<B> {
             && ctx.cycles.saturating_add(b.bound) < poll;
         fits.then_some(b.entry)
     }
+}
+
+/// A pending result as blocks are keyed on it: its registers and kind while it can still
+/// stall (ready after `now`), else nothing.
+#[inline(always)]
+fn live_slot(mask: u16, ready: u64, now: u64, waits: Waits) -> crate::jit::Slot {
+    (mask != 0 && ready > now).then_some((mask, waits))
 }
 
 /// The core behind a context.

@@ -584,7 +584,6 @@ fn new_module() -> Option<JITModule> {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").ok()?;
     flags.set("is_pic", "false").ok()?;
-    flags.set("unwind_info", "false").ok()?;
     flags.set("use_colocated_libcalls", "false").ok()?;
     // The IR is made by one translator tested against the interpreter; checking it again on
     // every compile would double compile time.

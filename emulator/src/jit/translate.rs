@@ -527,15 +527,18 @@ impl<'a, 's> Tr<'a, 's> {
     /// I-cache, by the fetch helper, whose cycles are charged.
     fn fetch(&mut self, pc: u32) {
         let Some(view) = self.spec.icache else {
-            let p = self.imm(pc);
-            let c = self.call(self.spec.helpers.fetch, &[p], &[types::I32]);
-            self.add_to(self.cycles, c);
+            self.fetch_helper(pc);
             return;
         };
         if pc.wrapping_sub(view.timed.0) >= view.timed.1 {
             return;
         }
         let line = pc >> view.line_shift;
+        if line == u32::MAX {
+            // The mark of an empty way: never a hit found here.
+            self.fetch_helper(pc);
+            return;
+        }
         let set = line % view.sets.max(1);
         let done = self.b.create_block();
         let slow = self.b.create_block();
@@ -556,27 +559,24 @@ impl<'a, 's> Tr<'a, 's> {
             i32::try_from(at).unwrap_or(i32::MAX),
         );
         let mru = self.b.ins().icmp_imm_u(IntCC::Equal, tag, i64::from(line));
-        let mru = if line == u32::MAX {
-            self.b.ins().iconst(types::I8, 0)
-        } else {
-            mru
-        };
         self.b.ins().brif(mru, hit, &[], slow, &[]);
         self.b.switch_to_block(hit);
         let l = self.imm(line);
         self.b.ins().store(flags(), l, ilast, 0);
-        let lookups = self.b.ins().load(self.ptr, flags(), ctx, off::ILOOKUPS);
-        let n = self.b.ins().load(types::I64, flags(), lookups, 0);
-        let n = self.b.ins().iadd_imm_s(n, 1);
-        self.b.ins().store(flags(), n, lookups, 0);
+        self.bump_at(ctx, off::ILOOKUPS, None);
         self.b.ins().jump(done, &[]);
         self.b.set_cold_block(slow);
         self.b.switch_to_block(slow);
+        self.fetch_helper(pc);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+    }
+
+    /// The fetch helper's answer for `pc`, charged to the cycles.
+    fn fetch_helper(&mut self, pc: u32) {
         let p = self.imm(pc);
         let c = self.call(self.spec.helpers.fetch, &[p], &[types::I32]);
         self.add_to(self.cycles, c);
-        self.b.ins().jump(done, &[]);
-        self.b.switch_to_block(done);
     }
 
     /// Calls helper `addr` with `args` (the context first): its u64 answer.
@@ -749,12 +749,7 @@ impl<'a, 's> Tr<'a, 's> {
         let direct = self.direct_addr(addr, size);
         let slow = self.b.create_block();
         if let Some(host) = self.enter_direct(direct, slow) {
-            let f = MemFlags::new().with_notrap();
-            let v = match size {
-                1 => self.b.ins().uload8(types::I32, f, host, 0),
-                2 => self.b.ins().uload16(types::I32, f, host, 0),
-                _ => self.b.ins().load(types::I32, f, host, 0),
-            };
+            let v = self.host_load(host, size);
             self.b.ins().jump(out, &[v.into()]);
         }
         self.b.switch_to_block(slow);
@@ -827,12 +822,7 @@ impl<'a, 's> Tr<'a, 's> {
         self.b.switch_to_block(go);
         let hbm = self.b.ins().load(self.ptr, flags(), ctx, off::HBM);
         let host = self.b.ins().iadd(hbm, h);
-        let f = MemFlags::new().with_notrap();
-        let v = match size {
-            1 => self.b.ins().uload8(types::I32, f, host, 0),
-            2 => self.b.ins().uload16(types::I32, f, host, 0),
-            _ => self.b.ins().load(types::I32, f, host, 0),
-        };
+        let v = self.host_load(host, size);
         // Class 0 (SRAM) below `pinned`, 1 (HBM) from there: its counter, latency and stall
         // category.
         let class = self.b.ins().icmp_imm_u(
@@ -853,6 +843,16 @@ impl<'a, 's> Tr<'a, 's> {
             self.add_to(self.cycles, lat);
         }
         self.b.ins().jump(out, &[v.into()]);
+    }
+
+    /// The `size` bytes at host address `host`, zero-extended (in bounds: checked before).
+    fn host_load(&mut self, host: Value, size: u32) -> Value {
+        let f = MemFlags::new().with_notrap();
+        match size {
+            1 => self.b.ins().uload8(types::I32, f, host, 0),
+            2 => self.b.ins().uload16(types::I32, f, host, 0),
+            _ => self.b.ins().load(types::I32, f, host, 0),
+        }
     }
 
     /// Adds `by` (1 when `None`) to the u64 that the pointer at `at` from `base` points to.

@@ -100,6 +100,11 @@ impl ICache {
         }
     }
 
+    /// The number of sets.
+    fn sets(&self) -> usize {
+        self.tags.len() / self.ways
+    }
+
     /// Whether fetching `pc` misses (and fills the line).
     #[inline]
     fn miss(&mut self, pc: u32) -> bool {
@@ -109,12 +114,8 @@ impl ICache {
         }
         self.last_line = line;
         self.counters.lookups += 1;
-        let sets = self.tags.len() / self.ways;
-        let first = line as usize % sets * self.ways;
+        let first = line as usize % self.sets() * self.ways;
         let set = &mut self.tags[first..first + self.ways];
-        if set[0] == line && line != EMPTY {
-            return false;
-        }
         // A hit moves its line to the front; a miss evicts the least recently used (the last
         // way) and puts the new line in front.
         let (at, missed) = match set.iter().position(|&t| t == line && t != EMPTY) {
@@ -412,7 +413,7 @@ impl Bus for PlatformBus {
         Some(crate::bus::FetchView {
             timed: map::XLATE,
             line_shift: c.line_shift,
-            sets: (c.tags.len() / c.ways) as u32,
+            sets: c.sets() as u32,
             ways: c.ways as u32,
             tags: c.tags.as_ptr(),
             last_line: &mut c.last_line,
