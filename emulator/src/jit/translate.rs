@@ -273,8 +273,6 @@ struct Tr<'a, 's> {
     ctx: Value,
     /// Logical register → its variable, for the registers the block names.
     regs: [Option<Variable>; 16],
-    /// Logical register → the address of its physical register.
-    reg_addr: [Option<Value>; 16],
     /// Registers the block writes (stored back at every exit).
     written: u16,
     cycles: Variable,
@@ -283,11 +281,10 @@ struct Tr<'a, 's> {
     multiply: Variable,
     taken: Variable,
     ready: [Variable; 2],
-    /// The pending results' registers and kinds here (their ready cycles are `ready`).
+    /// The pending results' registers and kinds here, and where their ready cycles are.
     pending: [Slot; 2],
-    sr: Value,
-    direct: Value,
-    poll: Value,
+    /// What the translator knows of the cycle count here (docs/jit.md "Cycles").
+    at: Timing,
     header: cranelift_codegen::ir::Block,
     /// Set by a store whose helper reported changed code: leave after the instruction.
     code_changed: Option<Value>,
@@ -295,10 +292,44 @@ struct Tr<'a, 's> {
     regs_loaded: bool,
     /// The registers the block names.
     used: u16,
-    ar: Value,
-    amask: Value,
     /// The shared exits made so far, by the state they store.
     exits: Vec<((bool, [Slot; 2]), cranelift_codegen::ir::Block)>,
+}
+
+/// Where a pending result's ready cycle is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Ready {
+    /// In its variable.
+    Var,
+    /// A fixed number of cycles after a known cycle count (the value).
+    At(Value, i64),
+}
+
+/// The cycle model as far as it is fixed at translation: the pending results' ready cycles and
+/// the cycle count, each as an offset from a cycle count known in a value (an *epoch*), so that
+/// the interlock and the loop-back's check are decided here whenever only fixed amounts were
+/// added in between.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Timing {
+    ready: [Ready; 2],
+    /// The cycle count as (epoch, offset), while only fixed amounts were added since the
+    /// epoch; `None` once a variable amount (a memory latency, a fetch) was.
+    now: Option<(Value, i64)>,
+}
+
+impl Timing {
+    const UNKNOWN: Timing = Timing {
+        ready: [Ready::Var; 2],
+        now: None,
+    };
+
+    /// Slot `i`'s ready cycle minus the cycle count, when both are known from the same epoch.
+    fn lead(&self, i: usize) -> Option<i64> {
+        match (self.ready[i], self.now) {
+            (Ready::At(e, at), Some((n, since))) if e == n => Some(at - since),
+            _ => None,
+        }
+    }
 }
 
 fn flags() -> MemFlags {
@@ -329,9 +360,6 @@ impl<'a, 's> Tr<'a, 's> {
         let multiply = v(&mut b, off::MULTIPLY);
         let taken = v(&mut b, off::TAKEN);
         let ready = [v(&mut b, off::READY), v(&mut b, off::READY + 8)];
-        let sr = b.ins().load(ptr, flags(), ctx, off::SR);
-        let direct = b.ins().load(ptr, flags(), ctx, off::DIRECT);
-        let poll = b.ins().load(i64t, flags(), ctx, off::POLL);
         // The registers the block names: loaded once, stored back at every exit.
         let mut used = 0u16;
         let mut written = 0u16;
@@ -340,8 +368,6 @@ impl<'a, 's> Tr<'a, 's> {
             used |= u | w;
             written |= w;
         }
-        let ar = b.ins().load(ptr, flags(), ctx, off::AR);
-        let amask = b.ins().load(types::I32, flags(), ctx, off::AMASK);
         let header = b.create_block();
         Tr {
             b,
@@ -357,54 +383,66 @@ impl<'a, 's> Tr<'a, 's> {
             taken,
             ready,
             pending: spec.key.pending,
-            sr,
-            direct,
-            poll,
+            at: Timing::UNKNOWN,
             header,
             code_changed: None,
             regs_loaded: false,
             used,
-            ar,
-            amask,
             regs: [None; 16],
-            reg_addr: [None; 16],
             exits: Vec::new(),
         }
     }
 
+    /// The host address of logical register `r`'s physical register in the window the
+    /// context's WINDOWBASE selects (computed where used, so no address stays live).
+    fn reg_address(&mut self, r: u32) -> Value {
+        let ctx = self.ctx;
+        let base = self.b.ins().load(types::I32, flags(), ctx, off::BASE);
+        let amask = self.b.ins().load(types::I32, flags(), ctx, off::AMASK);
+        let ar = self.b.ins().load(self.ptr, flags(), ctx, off::AR);
+        let i = self.b.ins().iadd_imm_s(base, i64::from(r));
+        let i = self.b.ins().band(i, amask);
+        let i = self.b.ins().uextend(self.ptr, i);
+        let i = self.b.ins().ishl_imm_u(i, 2);
+        self.b.ins().iadd(ar, i)
+    }
+
     /// Loads the registers the block names, in the window WINDOWBASE selects now.
     fn load_registers(&mut self) {
-        let base = self.b.ins().load(types::I32, flags(), self.ctx, off::BASE);
         for r in 0..16u32 {
             if self.used >> r & 1 == 0 {
                 continue;
             }
-            let i = self.b.ins().iadd_imm_s(base, i64::from(r));
-            let i = self.b.ins().band(i, self.amask);
-            let i = self.b.ins().uextend(self.ptr, i);
-            let i = self.b.ins().ishl_imm_u(i, 2);
-            let a = self.b.ins().iadd(self.ar, i);
+            let a = self.reg_address(r);
             let var = self.b.declare_var(types::I32);
             let x = self.b.ins().load(types::I32, flags(), a, 0);
             self.b.def_var(var, x);
             self.regs[r as usize] = Some(var);
-            self.reg_addr[r as usize] = Some(a);
         }
         self.regs_loaded = true;
     }
 
-    /// Stores the registers the block writes back into the core.
+    /// Stores the registers the block writes back into the core (WINDOWBASE has not moved
+    /// since they were loaded).
     fn store_registers(&mut self) {
         if !self.regs_loaded {
             return;
         }
-        for r in 0..16usize {
+        for r in 0..16u32 {
             if self.written >> r & 1 != 0 {
-                let v = self.b.use_var(self.regs[r].expect("written register"));
-                let a = self.reg_addr[r].expect("written register");
+                let v = self
+                    .b
+                    .use_var(self.regs[r as usize].expect("written register"));
+                let a = self.reg_address(r);
                 self.b.ins().store(flags(), v, a, 0);
             }
         }
+    }
+
+    /// The pointer or word at `at` in the context, loaded where used (so none stays live
+    /// through the block).
+    fn ctx_load(&mut self, ty: types::Type, at: i32) -> Value {
+        self.b.ins().load(ty, flags(), self.ctx, at)
     }
 
     // ------------------------------------------------------------------------- plumbing
@@ -424,12 +462,20 @@ impl<'a, 's> Tr<'a, 's> {
     }
 
     fn add_to(&mut self, var: Variable, v: Value) {
+        if var == self.cycles {
+            self.at.now = None;
+        }
         let x = self.b.use_var(var);
         let y = self.b.ins().iadd(x, v);
         self.b.def_var(var, y);
     }
 
     fn add_imm(&mut self, var: Variable, v: u64) {
+        if var == self.cycles {
+            if let Some((_, since)) = &mut self.at.now {
+                *since += v as i64;
+            }
+        }
         if v != 0 {
             let x = self.b.use_var(var);
             let y = self.b.ins().iadd_imm_s(x, v as i64);
@@ -438,19 +484,24 @@ impl<'a, 's> Tr<'a, 's> {
     }
 
     fn load_sr(&mut self, n: u8) -> Value {
-        self.b
-            .ins()
-            .load(types::I32, flags(), self.sr, i32::from(n) * 4)
+        let sr = self.ctx_load(self.ptr, off::SR);
+        self.b.ins().load(types::I32, flags(), sr, i32::from(n) * 4)
     }
 
     fn store_sr(&mut self, n: u8, v: Value) {
-        self.b.ins().store(flags(), v, self.sr, i32::from(n) * 4);
+        let sr = self.ctx_load(self.ptr, off::SR);
+        self.b.ins().store(flags(), v, sr, i32::from(n) * 4);
     }
 
     /// Leaves the block here, `pc` to go on at: jumps to the block's shared exit for the state
     /// here (whether the registers are loaded, the pending results' registers and kinds), which
     /// puts the guest state back into the context ([`Tr::emit_exits`]).
     fn exit(&mut self, pc: Value, code: u32) {
+        for i in 0..2 {
+            if self.pending[i].is_some() {
+                self.ready_to_var(i);
+            }
+        }
         let key = (self.regs_loaded, self.pending);
         let out = match self.exits.iter().find(|(k, _)| *k == key) {
             Some(&(_, out)) => out,
@@ -485,15 +536,20 @@ impl<'a, 's> Tr<'a, 's> {
                 (self.load_use, off::LOAD_USE),
                 (self.multiply, off::MULTIPLY),
                 (self.taken, off::TAKEN),
-                (self.ready[0], off::READY),
-                (self.ready[1], off::READY + 8),
             ] {
                 let v = self.b.use_var(var);
                 self.b.ins().store(flags(), v, ctx, o);
             }
             for (i, slot) in self.pending.iter().enumerate() {
+                // A slot's ready cycle means nothing without its registers.
                 let (mask, waits) = match slot {
-                    Some((m, w)) => (u32::from(*m), u32::from(*w == Waits::Multiply)),
+                    Some((m, w)) => {
+                        let r = self.b.use_var(self.ready[i]);
+                        self.b
+                            .ins()
+                            .store(flags(), r, ctx, off::READY + 8 * i as i32);
+                        (u32::from(*m), u32::from(*w == Waits::Multiply))
+                    }
                     None => (0, 0),
                 };
                 let m = self.b.ins().iconst(types::I32, i64::from(mask));
@@ -600,12 +656,30 @@ impl<'a, 's> Tr<'a, 's> {
     /// The interlock: waits for the pending results `mask` names, as the interpreter does
     /// (slot order, the longest wait wins, its kind is charged).
     fn interlock(&mut self, mask: u16) {
+        let waiting: Vec<usize> = (0..2)
+            .filter(|&i| self.pending[i].is_some_and(|(m, _)| m & mask != 0))
+            .collect();
         // Nothing to wait for (no code) unless a pending slot holds a register it reads.
-        if !self
-            .pending
-            .iter()
-            .any(|p| p.is_some_and(|(m, _)| m & mask != 0))
-        {
+        if waiting.is_empty() {
+            return;
+        }
+        // Decided here when every ready cycle is known against the cycle count.
+        let leads: Option<Vec<i64>> = waiting.iter().map(|&i| self.at.lead(i)).collect();
+        if let Some(leads) = leads {
+            let (mut stall, mut kind) = (0i64, Waits::Load);
+            for (&i, &lead) in waiting.iter().zip(&leads) {
+                if lead > stall {
+                    stall = lead;
+                    kind = self.pending[i].expect("waiting slot").1;
+                }
+            }
+            let counter = match kind {
+                Waits::Load => self.load_use,
+                Waits::Multiply => self.multiply,
+            };
+            self.add_imm(self.cycles, stall as u64);
+            self.add_imm(counter, stall as u64);
+            self.prune();
             return;
         }
         let now = self.b.use_var(self.cycles);
@@ -614,15 +688,10 @@ impl<'a, 's> Tr<'a, 's> {
         // 1 when the winning slot waits on a multiply.
         let mut mul = self.b.ins().iconst(types::I64, 0);
         let mut kinds = Vec::new();
-        for i in 0..2 {
-            let Some((m, w)) = self.pending[i] else {
-                continue;
-            };
-            if m & mask == 0 {
-                continue;
-            }
+        for &i in &waiting {
+            let (_, w) = self.pending[i].expect("waiting slot");
             kinds.push(w);
-            let ready = self.b.use_var(self.ready[i]);
+            let ready = self.ready_value(i);
             let reach = self.b.ins().iadd(now, stall);
             let later = self.b.ins().icmp(IntCC::UnsignedGreaterThan, ready, reach);
             let wait = self.b.ins().isub(ready, now);
@@ -632,9 +701,6 @@ impl<'a, 's> Tr<'a, 's> {
                 .ins()
                 .iconst(types::I64, i64::from(w == Waits::Multiply));
             mul = self.b.ins().select(later, k, mul);
-        }
-        if kinds.is_empty() {
-            return;
         }
         self.add_to(self.cycles, stall);
         if kinds.iter().all(|&k| k == Waits::Load) {
@@ -647,6 +713,34 @@ impl<'a, 's> Tr<'a, 's> {
             let to_load = self.b.ins().select(mul, z, stall);
             self.add_to(self.multiply, to_mul);
             self.add_to(self.load_use, to_load);
+        }
+    }
+
+    /// Forgets the pending results known here to be ready (they can no longer stall, so the
+    /// interpreter's interlock would charge nothing for them either).
+    fn prune(&mut self) {
+        for i in 0..2 {
+            if self.at.lead(i).is_some_and(|l| l <= 0) {
+                self.pending[i] = None;
+                self.at.ready[i] = Ready::Var;
+            }
+        }
+    }
+
+    /// Slot `i`'s ready cycle as a value.
+    fn ready_value(&mut self, i: usize) -> Value {
+        match self.at.ready[i] {
+            Ready::Var => self.b.use_var(self.ready[i]),
+            Ready::At(e, at) => self.b.ins().iadd_imm_s(e, at),
+        }
+    }
+
+    /// Defines slot `i`'s variable as its ready cycle here, without forgetting the translator's
+    /// knowledge of it (for an exit or a loop-back, which read the variable).
+    fn ready_to_var(&mut self, i: usize) {
+        if let Ready::At(..) = self.at.ready[i] {
+            let v = self.ready_value(i);
+            self.b.def_var(self.ready[i], v);
         }
     }
 
@@ -663,14 +757,23 @@ impl<'a, 's> Tr<'a, 's> {
         if extra == 0 {
             return;
         }
-        let now = self.b.use_var(self.cycles);
-        let ready = self
-            .b
-            .ins()
-            .iadd_imm_s(now, i64::from(self.spec.timing.issue) + i64::from(extra));
-        let r0 = self.b.use_var(self.ready[0]);
-        self.b.def_var(self.ready[1], r0);
-        self.b.def_var(self.ready[0], ready);
+        let (epoch, since) = match self.at.now {
+            Some(now) => now,
+            None => {
+                let now = (self.b.use_var(self.cycles), 0);
+                self.at.now = Some(now);
+                now
+            }
+        };
+        if self.pending[0].is_some() && self.at.ready[0] == Ready::Var {
+            let r0 = self.b.use_var(self.ready[0]);
+            self.b.def_var(self.ready[1], r0);
+        }
+        self.at.ready[1] = self.at.ready[0];
+        self.at.ready[0] = Ready::At(
+            epoch,
+            since + i64::from(self.spec.timing.issue) + i64::from(extra),
+        );
         self.pending[1] = self.pending[0];
         self.pending[0] = Some((1 << r, waits));
     }
@@ -696,7 +799,8 @@ impl<'a, 's> Tr<'a, 's> {
         let (base, len, _) = self.spec.direct?;
         let off = self.b.ins().iadd_imm_s(addr, -i64::from(base as i32));
         let off64 = self.b.ins().uextend(types::I64, off);
-        let host = self.b.ins().iadd(self.direct, off64);
+        let direct = self.ctx_load(self.ptr, off::DIRECT);
+        let host = self.b.ins().iadd(direct, off64);
         if base == 0 && len >= 1 << 32 {
             return Some((host, None));
         }
@@ -944,10 +1048,10 @@ impl<'a, 's> Tr<'a, 's> {
                     self.b.ins().brif(cond, taken, &[], on, &[]);
                     self.b.switch_to_block(taken);
                     // Taken: a separate copy of the pending state carries on there.
-                    let saved = self.pending;
+                    let saved = (self.pending, self.at);
                     self.complete_taken();
                     self.go_to(target);
-                    self.pending = saved;
+                    (self.pending, self.at) = saved;
                     self.b.switch_to_block(on);
                     self.complete(next);
                     if last {
@@ -1078,10 +1182,10 @@ impl<'a, 's> Tr<'a, 's> {
                 .b
                 .ins()
                 .icmp_imm_s(IntCC::Equal, lbeg, i64::from(start as i32));
-            let saved = self.pending;
+            let saved = (self.pending, self.at);
             self.exit_if_not(home, lbeg);
             self.back_edge();
-            self.pending = saved;
+            (self.pending, self.at) = saved;
             self.b.switch_to_block(on);
             if let Some(c) = changed {
                 let n = self.imm(next);
@@ -1119,15 +1223,19 @@ impl<'a, 's> Tr<'a, 's> {
         let start = self.spec.ops[0].0;
         let key = self.spec.key.pending;
         let s = self.imm(start);
+        self.prune();
         let mut ok = None;
+        // Slots compiled as pending that hold nothing that can stall here: entered as ready.
+        let mut past = [false; 2];
         for (i, slot) in key.iter().enumerate() {
             match (*slot, self.pending[i]) {
                 (None, None) => {}
                 (Some(k), Some(p)) if k == p => {}
-                (None, Some(_)) => {
+                (Some(_), None) => past[i] = true,
+                (None, Some(_)) if self.at.lead(i).is_none() => {
                     // Droppable only when it can no longer stall.
                     let now = self.b.use_var(self.cycles);
-                    let r = self.b.use_var(self.ready[i]);
+                    let r = self.ready_value(i);
                     let past = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, r, now);
                     ok = Some(match ok {
                         None => past,
@@ -1142,7 +1250,8 @@ impl<'a, 's> Tr<'a, 's> {
         }
         let now = self.b.use_var(self.cycles);
         let reach = self.b.ins().iadd_imm_s(now, self.spec.bound() as i64);
-        let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, reach, self.poll);
+        let poll = self.ctx_load(types::I64, off::POLL);
+        let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, reach, poll);
         let ok = match ok {
             None => fits,
             Some(o) => self.b.ins().band(o, fits),
@@ -1154,10 +1263,14 @@ impl<'a, 's> Tr<'a, 's> {
         self.b.switch_to_block(out);
         self.exit(s, EXIT_CONTINUE);
         self.b.switch_to_block(round);
+        // The start reads the ready cycles of the slots it was compiled with from their
+        // variables.
         for (i, slot) in key.iter().enumerate() {
-            if slot.is_none() {
-                let z = self.b.ins().iconst(types::I64, 0);
-                self.b.def_var(self.ready[i], z);
+            if past[i] {
+                let zero = self.b.ins().iconst(types::I64, 0);
+                self.b.def_var(self.ready[i], zero);
+            } else if slot.is_some() {
+                self.ready_to_var(i);
             }
         }
         self.b.ins().jump(self.header, &[]);
