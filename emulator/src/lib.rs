@@ -37,7 +37,7 @@ pub mod timing;
 pub mod trace;
 
 pub use crate::bus::{Bus, BusFault, DataLatency, FlatMemory};
-pub use crate::core::{Console, Core, RegisterError, RegisterFile, StackRegion, Vector};
+pub use crate::core::{CodeImage, Console, Core, RegisterError, RegisterFile, StackRegion, Vector};
 pub use crate::fault::{ExcCause, FaultKind, FaultReport, Frame, Stop};
 pub use crate::progress::Progress;
 pub use crate::state::CoreState;

@@ -391,6 +391,16 @@ impl DecodeCache {
         }
     }
 
+    /// The first address of every 64-byte granule that holds cached code, each once.
+    pub fn granules(&self) -> impl Iterator<Item = u32> + '_ {
+        self.code_words.iter().flat_map(move |&w| {
+            let bits = self.code[w as usize];
+            (0..64u32)
+                .filter(move |b| bits >> b & 1 != 0)
+                .map(move |b| (w * 64 + b) << GRANULE_SHIFT)
+        })
+    }
+
     /// Forgets everything.
     pub fn clear(&mut self) {
         for (s, tag) in self.tags.iter_mut().enumerate() {

@@ -238,6 +238,14 @@ impl<B: Bus + Clone> Core<B> {
 
     /// Makes the core what it was at `c` (decoded instructions forgotten).
     pub fn restore(&mut self, c: &CoreCheckpoint<B>) {
+        self.restore_keeping_code(c);
+        self.invalidate_code();
+    }
+
+    /// Makes the core what it was at `c` but keeps its decoded and compiled code, which the
+    /// caller must then check against memory with [`Core::keep_code_if_unchanged`] (given the
+    /// [`Core::code_image`] taken before), once all memory it reads is restored too.
+    pub fn restore_keeping_code(&mut self, c: &CoreCheckpoint<B>) {
         self.state = c.state.clone();
         self.bus = c.bus.clone();
         self.timing = c.timing.clone();
@@ -253,7 +261,51 @@ impl<B: Bus + Clone> Core<B> {
         self.window_limit = c.window_limit;
         self.traps = c.traps;
         self.accesses.clear();
-        self.invalidate_code();
+    }
+}
+
+/// What a core's decoded and compiled code was made from, as memory held it when taken: every
+/// word of every 64-byte granule the code lies in, and the timing model compiled code has its
+/// cycles from. A library kept loaded between calls is restored from its checkpoint before
+/// each call; its code is kept when this still matches (docs/jit.md "Kept code").
+#[derive(Debug, Clone)]
+pub struct CodeImage {
+    timing: TimingModel,
+    words: Vec<(u32, Option<u32>)>,
+}
+
+impl<B: Bus> Core<B> {
+    /// The core's [`CodeImage`] now.
+    pub fn code_image(&self) -> CodeImage {
+        let mut granules: Vec<u32> = self.cache.granules().collect();
+        if let Some(j) = &self.jit {
+            granules.extend(j.granules());
+        }
+        granules.sort_unstable();
+        granules.dedup();
+        let words = granules
+            .iter()
+            .flat_map(|&g| (0..16u32).map(move |i| g.wrapping_add(4 * i)))
+            .map(|a| (a, self.bus.peek(a)))
+            .collect();
+        CodeImage {
+            timing: self.timing.clone(),
+            words,
+        }
+    }
+
+    /// Keeps the decoded and compiled code when memory and the timing model are what `image`
+    /// saw (every word readable and equal), else forgets it: whether it was kept.
+    pub fn keep_code_if_unchanged(&mut self, image: &CodeImage) -> bool {
+        let same = image.timing == self.timing
+            && image
+                .words
+                .iter()
+                .all(|&(a, w)| w.is_some() && self.bus.peek(a) == w);
+        if !same {
+            self.invalidate_code();
+        }
+        same
     }
 }
 

@@ -449,6 +449,12 @@ impl Jit {
         self.heat.fill((u32::MAX, 0));
     }
 
+    /// The first address of every 64-byte granule that holds code of a block made since the
+    /// last [`Jit::clear`].
+    pub(crate) fn granules(&self) -> impl Iterator<Item = u32> + '_ {
+        self.granules.keys().map(|g| g << GRANULE_SHIFT)
+    }
+
     /// Drops the blocks whose code overlaps `addr..addr + size`: whether there were any.
     pub(crate) fn invalidate(&mut self, addr: u32, size: u32) -> bool {
         let first = addr >> GRANULE_SHIFT;

@@ -137,20 +137,31 @@ impl Cluster {
         }
     }
 
-    /// Makes the cluster what it was at `c`: every core, HBM and the semihosting output.
+    /// Makes the cluster what it was at `c`: every core, HBM and the semihosting output. Each
+    /// core keeps its decoded and compiled code when the memory it was made from holds the same
+    /// bytes after the restore (docs/jit.md "Kept code").
     pub fn restore(&mut self, c: &ClusterCheckpoint) -> Result<(), HbmError> {
         assert_eq!(
             self.cores.len(),
             c.cores.len(),
             "a checkpoint of this cluster"
         );
+        let images: Vec<_> = self.cores.iter().map(Core::code_image).collect();
         for (core, saved) in self.cores.iter_mut().zip(&c.cores) {
-            core.restore(saved);
+            core.restore_keeping_code(saved);
         }
         for (out, saved) in self.output.iter().zip(&c.output) {
             *out.0.lock().unwrap_or_else(|p| p.into_inner()) = saved.clone();
         }
-        self.hbm.restore(&c.hbm)
+        let restored = self.hbm.restore(&c.hbm);
+        for (core, image) in self.cores.iter_mut().zip(&images) {
+            if restored.is_ok() {
+                core.keep_code_if_unchanged(image);
+            } else {
+                core.invalidate_code();
+            }
+        }
+        restored
     }
 
     /// Boots `config.cores` cores in reset state: boot ROM at IRAM 0 (VECBASE 0), translate
@@ -507,6 +518,70 @@ mod tests {
         // The latency goes by address class, so the faulting load through window 3 is
         // charged it too (but not counted as an access).
         assert_eq!(off.stats.stalls.hbm, 301 * hbm);
+    }
+
+    /// `rounds` rounds of a3 += 1, then a semihosting exit with a3, at 0x1000.
+    fn counting_loop(rounds: u32) -> Vec<u8> {
+        use Opcode::*;
+        let mut bytes = Vec::new();
+        for (op, args) in [
+            (Movi, vec![5, rounds]),
+            (Movi, vec![3, 0]),
+            (Addi, vec![3, 3, 1]),
+            (Addi, vec![5, 5, -1i32 as u32]),
+            (Bnez, vec![5, 0x1006]),
+            (Movi, vec![2, 1]),
+            (Simcall, vec![]),
+        ] {
+            let pc = 0x1000 + bytes.len() as u32;
+            bytes.extend_from_slice(op.encode(&args, pc).unwrap().as_bytes());
+        }
+        bytes
+    }
+
+    #[test]
+    fn a_restore_keeps_the_code_memory_still_holds_and_forgets_code_it_no_longer_holds() {
+        let mut c = Cluster::new(&ClusterConfig {
+            hbm_bytes: 2 * map::HBM_SCRATCH.1,
+            ..ClusterConfig::default()
+        })
+        .unwrap();
+        c.load_all(0x1000, &counting_loop(300)).unwrap();
+        c.set_entry(0x1000);
+        c.cores[0].set_jit(true);
+        c.cores[0].set_jit_tier_up(2);
+        let loaded = c.checkpoint();
+        let mut run = |c: &mut Cluster| {
+            let stop = c.run_subset::<crate::trace::NoTrace>(&[0], 1, 1_000_000)[0]
+                .0
+                .clone();
+            (stop, c.cores[0].stats.clone(), c.cores[0].jit_stats())
+        };
+        let (stop, stats, first) = run(&mut c);
+        assert_eq!(stop, Stop::Exited(300));
+        assert!(first.blocks >= 1, "{first:?}");
+        // The same code after each restore: kept (with the arrivals counted so far, so the
+        // second run may compile what only then arrives twice, but the third compiles
+        // nothing), and every run counts what the first did.
+        c.restore(&loaded).unwrap();
+        let (stop2, stats2, second) = run(&mut c);
+        assert_eq!((stop2, stats2), (Stop::Exited(300), stats.clone()));
+        c.restore(&loaded).unwrap();
+        let (stop3, stats3, third) = run(&mut c);
+        assert_eq!((stop3, stats3), (Stop::Exited(300), stats.clone()));
+        assert_eq!(third.blocks, second.blocks, "nothing compiled again");
+        assert!(
+            third.executed - second.executed >= second.executed - first.executed,
+            "the kept code ran: {first:?} {second:?} {third:?}"
+        );
+        // Other code loaded after the checkpoint and compiled: the restore brings back
+        // memory holding the first program, so that code must go.
+        c.load_all(0x1000, &counting_loop(200)).unwrap();
+        c.set_entry(0x1000);
+        assert_eq!(run(&mut c).0, Stop::Exited(200));
+        c.restore(&loaded).unwrap();
+        let (stop4, stats4, _) = run(&mut c);
+        assert_eq!((stop4, stats4), (Stop::Exited(300), stats));
     }
 
     #[test]
