@@ -551,7 +551,7 @@ mod tests {
         c.cores[0].set_jit(true);
         c.cores[0].set_jit_tier_up(2);
         let loaded = c.checkpoint();
-        let mut run = |c: &mut Cluster| {
+        let run = |c: &mut Cluster| {
             let stop = c.run_subset::<crate::trace::NoTrace>(&[0], 1, 1_000_000)[0]
                 .0
                 .clone();
