@@ -134,6 +134,12 @@ impl CoreConfig {
         options: Options,
         num_aregs: u32,
     ) -> Self {
+        // The window arithmetic (WINDOWBASE, WINDOWSTART bits) works modulo the group count
+        // by masking: 16, 32 or 64 registers, as the windowed-register option allows.
+        assert!(
+            num_aregs.is_power_of_two() && num_aregs >= 16 && num_aregs <= 64,
+            "a windowed register file of 16, 32 or 64 registers"
+        );
         Self {
             name,
             summary,

@@ -31,10 +31,10 @@ impl<B: Bus> Core<B> {
         }
     }
 
-    /// Moves WINDOWBASE by `n` groups (modulo the group count).
+    /// Moves WINDOWBASE by `n` groups (modulo the group count, a power of two: the wrapping
+    /// sum masked by `set_windowbase`, no division).
     pub(super) fn rotate(&mut self, n: i32) {
-        let groups = self.state.groups() as i32;
-        let wb = (self.state.windowbase() as i32 + n).rem_euclid(groups) as u32;
+        let wb = self.state.windowbase().wrapping_add(n as u32);
         self.state.set_windowbase(wb);
     }
 
