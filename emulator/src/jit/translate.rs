@@ -285,6 +285,8 @@ struct Tr<'a, 's> {
     pending: [Slot; 2],
     /// What the translator knows of the cycle count here (docs/jit.md "Cycles").
     at: Timing,
+    /// The counters some instruction of the block adds to (the exits store only these).
+    touched: Vec<Variable>,
     header: cranelift_codegen::ir::Block,
     /// Set by a store whose helper reported changed code: leave after the instruction.
     code_changed: Option<Value>,
@@ -384,6 +386,7 @@ impl<'a, 's> Tr<'a, 's> {
             ready,
             pending: spec.key.pending,
             at: Timing::UNKNOWN,
+            touched: Vec::new(),
             header,
             code_changed: None,
             regs_loaded: false,
@@ -465,6 +468,7 @@ impl<'a, 's> Tr<'a, 's> {
         if var == self.cycles {
             self.at.now = None;
         }
+        self.touch(var);
         let x = self.b.use_var(var);
         let y = self.b.ins().iadd(x, v);
         self.b.def_var(var, y);
@@ -477,9 +481,17 @@ impl<'a, 's> Tr<'a, 's> {
             }
         }
         if v != 0 {
+            self.touch(var);
             let x = self.b.use_var(var);
             let y = self.b.ins().iadd_imm_s(x, v as i64);
             self.b.def_var(var, y);
+        }
+    }
+
+    /// Notes that the block adds to counter `var`.
+    fn touch(&mut self, var: Variable) {
+        if !self.touched.contains(&var) {
+            self.touched.push(var);
         }
     }
 
@@ -537,8 +549,12 @@ impl<'a, 's> Tr<'a, 's> {
                 (self.multiply, off::MULTIPLY),
                 (self.taken, off::TAKEN),
             ] {
-                let v = self.b.use_var(var);
-                self.b.ins().store(flags(), v, ctx, o);
+                // A counter no instruction adds to is the context's already (and its load at
+                // the start is dropped as unused).
+                if self.touched.contains(&var) {
+                    let v = self.b.use_var(var);
+                    self.b.ins().store(flags(), v, ctx, o);
+                }
             }
             for (i, slot) in self.pending.iter().enumerate() {
                 // A slot's ready cycle means nothing without its registers.
