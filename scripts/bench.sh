@@ -298,7 +298,8 @@ for k in relu_multicore relu_element; do
 done
 
 # Calls per second from Python (scripts/bench_calls.py): a library kept loaded against one that
-# sets a cluster up per call, gated on their ratio. Needs the test command's .venv with the
+# sets a cluster up per call, gated on their ratio; then tier 2 against the interpreter on kept
+# libraries (the element ReLU on 32x4096), gated on their ratio. Needs the test command's .venv with the
 # package installed (scripts/test.sh makes it; .ci/run runs that first).
 if [ -x .venv/bin/python ] && .venv/bin/python -c 'import q7emu' 2>/dev/null; then
   .venv/bin/python scripts/bench_calls.py || status=1

@@ -11,6 +11,12 @@ ratio measured side by side here, never on an absolute rate: the kept library mu
 least its case's floor times as fast (Q7_BENCH_MIN_CALLS_RATIO overrides both). A fresh
 one-core cluster is cheap to set up, so the one-core op gains less (about x1.5 with the host
 busy, the 8-core one about x4.5): the floors, x1.2 and x2, catch a collapse, not noise.
+
+Then tier 2 on a kept library (docs/jit.md "Kept code"): the element-accessor ReLU on the main
+job's 32x4096 input, called on one library kept loaded with ``jit=False`` and on one with tier 2,
+alternating, each the best of REPEAT rounds of 3 calls after a first call that compiles. Gates on
+the same report (engine and ``jit`` aside) and on tier 2 being at least JIT_FLOOR times as fast
+(Q7_BENCH_MIN_KEPT_JIT_RATIO overrides; about x1.7 measured on a shared host).
 """
 
 import os
@@ -42,6 +48,42 @@ def seconds_per_call(op, x, calls):
     return (time.perf_counter() - start) / calls, run
 
 
+JIT_FLOOR = float(os.environ.get("Q7_BENCH_MIN_KEPT_JIT_RATIO", "1.2"))
+
+
+def kept_jit():
+    """Tier 2 against the interpreter on kept libraries: whether it failed."""
+    build = os.path.join(ROOT, "examples/kernels/relu_element/build")
+    x = np.load(os.path.join(ROOT, "examples/kernels/relu_multicore/input.npy"))
+    ops = {
+        "interpreter": q7emu.load_library(build, jit=False).relu_forward,
+        "tier2": q7emu.load_library(build).relu_forward,
+    }
+    for op in ops.values():
+        op.run(x)  # the load, the checkpoint, and tier 2's compiles
+    best = {k: float("inf") for k in ops}
+    runs = {}
+    for _ in range(REPEAT):
+        for mode, op in ops.items():
+            s, runs[mode] = seconds_per_call(op, x, 3)
+            best[mode] = min(best[mode], s)
+    ratio = best["interpreter"] / best["tier2"]
+    same = {k: v for k, v in device(runs["tier2"]).items() if k != "engine"} == {
+        k: v for k, v in device(runs["interpreter"]).items() if k != "engine"
+    }
+    failed = not same or ratio < JIT_FLOOR
+    verdict = f"tier 2 / interpreter = x{ratio:.2f} (floor x{JIT_FLOOR})"
+    if not same:
+        verdict = "reports differ between tier 2 and the interpreter FAILED"
+    elif ratio < JIT_FLOOR:
+        verdict += " RATIO BELOW FLOOR"
+    print(
+        f"\n{'relu_element[32, 4096] kept':<30} {runs['tier2'].cycles:>9} "
+        f"interpreter {best['interpreter']:.3f} s, tier 2 {best['tier2']:.3f} s a call; {verdict}"
+    )
+    return failed
+
+
 def main():
     failed = False
     print(f"\n{'op':<30} {'cycles':>9} {'loaded/s':>9} {'fresh/s':>8} {'ratio':>6} verdict")
@@ -65,6 +107,7 @@ def main():
             verdict, failed = verdict + f" RATIO BELOW x{floor}", True
         name = f"{example}.relu_forward{list(x.shape)}"
         print(f"{name:<30} {runs['loaded'].cycles:>9} {1 / best['loaded']:>9.1f} {1 / best['fresh']:>8.1f} {ratio:>6.1f} {verdict}")
+    failed = kept_jit() or failed
     return 1 if failed else 0
 
 
