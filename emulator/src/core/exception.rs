@@ -523,6 +523,24 @@ impl<B: Bus> Core<B> {
         None
     }
 
+    /// RFWO (`overflow`) or RFWU: WINDOWSTART's bit of the handler's frame cleared (RFWO) or
+    /// set (RFWU), WINDOWBASE back to PS.OWB, PS.EXCM cleared; the address to return to (EPC1).
+    pub(super) fn return_from_window(&mut self, overflow: bool) -> u32 {
+        let wb = self.state.windowbase();
+        let ws = self.state.windowstart();
+        let ws = if overflow {
+            ws & !(1 << wb)
+        } else {
+            ws | 1 << wb
+        };
+        self.state.set_sr(sr::WINDOWSTART, ws);
+        let owb = (self.state.ps() & ps::OWB) >> ps::OWB_SHIFT;
+        self.state.set_windowbase(owb);
+        self.state.set_sr(sr::PS, self.state.sr(sr::PS) & !ps::EXCM);
+        self.refresh();
+        self.state.sr(sr::EPC1)
+    }
+
     /// Executes an exception-family instruction (`opcode` is `op`'s, as a constant of the
     /// dispatch).
     #[inline(always)]
@@ -536,21 +554,7 @@ impl<B: Bus> Core<B> {
                 self.state.sr(sr::EPC1)
             }
             Rfde => self.state.sr(sr::DEPC),
-            Rfwo | Rfwu => {
-                let wb = self.state.windowbase();
-                let ws = self.state.windowstart();
-                let ws = if opcode == Rfwo {
-                    ws & !(1 << wb)
-                } else {
-                    ws | 1 << wb
-                };
-                self.state.set_sr(sr::WINDOWSTART, ws);
-                let owb = (self.state.ps() & ps::OWB) >> ps::OWB_SHIFT;
-                self.state.set_windowbase(owb);
-                self.state.set_sr(sr::PS, self.state.sr(sr::PS) & !ps::EXCM);
-                self.refresh();
-                self.state.sr(sr::EPC1)
-            }
+            Rfwo | Rfwu => self.return_from_window(opcode == Rfwo),
             Rfi => {
                 let level = o[0];
                 if !(2..=7).contains(&level) {
@@ -587,7 +591,7 @@ impl<B: Bus> Core<B> {
 
     /// Extra cycles of an exception return: a taken jump (charged as such) plus the rest of
     /// the exception-return cost.
-    fn exception_return_cost(&mut self) -> u32 {
+    pub(super) fn exception_return_cost(&mut self) -> u32 {
         let extra = self
             .timing
             .exception_return

@@ -394,7 +394,7 @@ impl<B: Bus> Core<B> {
         // Tier 2 only for plain runs (docs/jit.md "Observers"); after a block left before an
         // instruction, the interpreter executes that one first.
         // Blocks start where control was transferred to: tier 2 looks at the PC after a taken
-        // branch, jump, call, return or loop-back, and where a block left off.
+        // branch, jump, call, return, loop-back or exception, and where a block left off.
         let tier2 = !T::ENABLED && self.jit.is_some();
         let mut look = tier2;
         let stop = loop {
@@ -560,7 +560,11 @@ impl<B: Bus> Core<B> {
             }
             Err(e) => match self.take(pc, op, e, tracer) {
                 Some(stop) => Err(stop),
-                None => Ok(self.state.pc),
+                None => {
+                    // Control went to a vector: tier 2 looks there (window handlers compile).
+                    self.taken = true;
+                    Ok(self.state.pc)
+                }
             },
         }
     }

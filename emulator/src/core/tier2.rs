@@ -197,6 +197,7 @@ impl<B: Bus> Core<B> {
                 fetch: fetch_helper::<B> as *const () as usize,
                 entry: entry_helper::<B> as *const () as usize,
                 retw: retw_helper::<B> as *const () as usize,
+                rfw: rfw_helper::<B> as *const () as usize,
             },
         };
         let jit = self.jit.as_deref_mut().expect("tier 2 is on");
@@ -433,6 +434,17 @@ extern "C" fn retw_helper<B: Bus>(ctx: *mut Ctx, pc: u32) -> u64 {
         Ok(ret) => u64::from(ret),
         Err(_) => NOT_DONE,
     }
+}
+
+/// Compiled code's RFWO (`overflow` 1) or RFWU (the block's registers already back in the
+/// core): the return address (EPC1), the window moved back, with the exception-return cycles
+/// beyond a taken jump's in bits 32..62 (charged to the `exception` stalls here, as the
+/// interpreter does). It raises nothing.
+extern "C" fn rfw_helper<B: Bus>(ctx: *mut Ctx, overflow: u32) -> u64 {
+    // SAFETY: called only by compiled code with the context it was given (`core_of`).
+    let core = unsafe { core_of::<B>(ctx) };
+    let ret = core.return_from_window(overflow != 0);
+    u64::from(ret) | u64::from(core.exception_return_cost()) << 32
 }
 
 /// Compiled code's instruction fetch at `pc` (a new line): the fetch cycles, charged.

@@ -7,8 +7,10 @@
 //! `translate::supported`, ending before the first other one, at an unconditional jump, call,
 //! return or LOOP, or after [`MAX_BLOCK`] instructions. Conditional branches leave the block when
 //! taken; a taken branch or zero-overhead loop-back to the block's own start loops inside it.
-//! Everything else — window calls and returns, exceptions, devices, special-register access,
-//! faults — exits to the interpreter at the instruction, which then executes it exactly.
+//! Windowed calls, a leading ENTRY, RETW and the window handlers' RFWO/RFWU run through helpers
+//! (the interpreter's own routines). Everything else — exceptions, devices, special-register
+//! access, faults — exits to the interpreter at the instruction, which then executes it
+//! exactly.
 //!
 //! A block is compiled for the state it is entered in (its key): the long-latency results still
 //! pending, and whether LEND falls on one of its instruction boundaries. It is entered only when

@@ -32,6 +32,8 @@ pub(crate) struct Helpers {
     pub entry: usize,
     /// `(ctx, pc) -> the return address`, or [`NOT_DONE`]: RETW.
     pub retw: usize,
+    /// `rfw_helper`.
+    pub rfw: usize,
 }
 
 /// Bit of a helper's answer: the access was not done (the interpreter must execute it).
@@ -93,6 +95,9 @@ impl Spec<'_> {
             if is_access(op) {
                 bound += mem;
             }
+            if matches!(op.insn.opcode, Opcode::Rfwo | Opcode::Rfwu) {
+                bound += u64::from(t.exception_return);
+            }
             bound += u64::from(t.issue) + u64::from(t.taken_branch.max(t.loop_back));
         }
         bound
@@ -111,14 +116,16 @@ pub(crate) fn supported(op: &Op) -> bool {
         | Salt | Saltu | Const16 | Nop | NopN | Extui | Slli | Srli | Srai | Sll | Srl | Sra
         | Src | Ssr | Ssl | Ssa8l | Ssa8b | Ssai | Mul16u | Mul16s | Mull | Muluh | Mulsh | Nsa
         | Nsau | Min | Max | Minu | Maxu | Sext | Clamps => true,
-        L8ui | L16ui | L16si | L32i | L32iN | L32ai | L32r | S8i | S16i | S32i | S32iN | S32ri
-        | S32nb | Memw | Extw | Isync | Rsync | Esync | Dsync => true,
+        L8ui | L16ui | L16si | L32i | L32iN | L32ai | L32e | L32r | S8i | S16i | S32i | S32iN
+        | S32ri | S32nb | S32e | Memw | Extw | Isync | Rsync | Esync | Dsync => true,
         Beq | Bne | Blt | Bge | Bltu | Bgeu | Bany | Bnone | Ball | Bnall | Bbc | Bbs | Bbci
         | Bbsi | Beqi | Bnei | Blti | Bgei | Bltui | Bgeui | Beqz | BeqzN | Bnez | BnezN | Bltz
         | Bgez | Bf | Bt | J | Jx | Call0 | Callx0 | Ret | RetN => true,
         // Windowed calls and returns end a block; ENTRY only starts one (the block builder
         // stops before any other).
         Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 | Retw | RetwN | Entry => true,
+        // The window handlers' returns (privileged: the block's gates keep them to ring 0).
+        Rfwo | Rfwu => true,
         // (A loop whose body is empty loops back at its own end: the block builder leaves
         // it to the interpreter.)
         Loop | Loopnez | Loopgtz => true,
@@ -136,6 +143,7 @@ fn is_access(op: &Op) -> bool {
             | L32i
             | L32iN
             | L32ai
+            | L32e
             | L32r
             | S8i
             | S16i
@@ -143,6 +151,7 @@ fn is_access(op: &Op) -> bool {
             | S32iN
             | S32ri
             | S32nb
+            | S32e
     )
 }
 
@@ -184,6 +193,8 @@ pub(crate) fn ends_block(op: &Op) -> bool {
             | Callx12
             | Retw
             | RetwN
+            | Rfwo
+            | Rfwu
     )
 }
 
@@ -794,7 +805,8 @@ impl<'a, 's> Tr<'a, 's> {
         self.pending[0] = Some((1 << r, waits));
     }
 
-    /// Charges a memory latency the helper returned in bits 32..62 of `answer`.
+    /// Charges the cycles a helper returned in bits 32..62 of `answer` (a memory latency, or an
+    /// exception return's beyond its taken jump).
     fn charge_latency(&mut self, answer: Value) {
         let lat = self.b.ins().ushr_imm_u(answer, 32);
         let lat = self.b.ins().band_imm_u(lat, (1 << 30) - 1);
@@ -1523,7 +1535,7 @@ impl<'a, 's> Tr<'a, 's> {
                 self.set(o[0], v);
             }
 
-            L8ui | L16ui | L16si | L32i | L32iN | L32ai => {
+            L8ui | L16ui | L16si | L32i | L32iN | L32ai | L32e => {
                 let size = match opcode {
                     L8ui => 1,
                     L16ui | L16si => 2,
@@ -1551,7 +1563,7 @@ impl<'a, 's> Tr<'a, 's> {
                 self.set(o[0], v);
                 self.late_result(opcode, o[0]);
             }
-            S8i | S16i | S32i | S32iN | S32ri | S32nb => {
+            S8i | S16i | S32i | S32iN | S32ri | S32nb | S32e => {
                 let size = match opcode {
                     S8i => 1,
                     S16i => 2,
@@ -1688,6 +1700,19 @@ impl<'a, 's> Tr<'a, 's> {
                     None => Flow::To(o[0]),
                 };
             }
+            Rfwo | Rfwu => {
+                // The helper moves the window back and clears PS.EXCM: the registers go back
+                // first. It raises nothing.
+                self.store_registers();
+                self.regs_loaded = false;
+                let overflow = self.imm(u32::from(opcode == Rfwo));
+                let answer = self.call(self.spec.helpers.rfw, &[overflow], &[types::I32]);
+                self.charge_latency(answer);
+                // The refresh forgot the pending results.
+                self.pending = [None, None];
+                let ret = self.b.ins().ireduce(types::I32, answer);
+                return Flow::Dynamic(ret);
+            }
             Retw | RetwN => {
                 // The helper reads a0 and rotates the window: the registers go back first.
                 self.store_registers();
@@ -1747,15 +1772,15 @@ fn registers(op: &Op) -> (u16, u16) {
     let reads = op.src_mask;
     let writes: u16 = match op.insn.opcode {
         // Stores, branches, SAR setters, barriers and LOOP write no AR.
-        S8i | S16i | S32i | S32iN | S32ri | S32nb | Ssr | Ssl | Ssa8l | Ssa8b | Ssai | Nop
-        | NopN | Memw | Extw | Isync | Rsync | Esync | Dsync | J | Jx | Ret | RetN | Loop
+        S8i | S16i | S32i | S32iN | S32ri | S32nb | S32e | Ssr | Ssl | Ssa8l | Ssa8b | Ssai
+        | Nop | NopN | Memw | Extw | Isync | Rsync | Esync | Dsync | J | Jx | Ret | RetN | Loop
         | Loopnez | Loopgtz => 0,
         Call0 | Callx0 => 1,
         Call4 | Callx4 => 1 << 4,
         Call8 | Callx8 => 1 << 8,
         Call12 | Callx12 => 1 << 12,
         // ENTRY and RETW are the helpers' (their registers are the core's at the time).
-        Entry | Retw | RetwN => 0,
+        Entry | Retw | RetwN | Rfwo | Rfwu => 0,
         op if op.family() == Family::Branch => 0,
         _ => 1 << o[0],
     };
@@ -1763,7 +1788,7 @@ fn registers(op: &Op) -> (u16, u16) {
     let reads = match op.insn.opcode {
         Moveqz | Movnez | Movltz | Movgez | Const16 => reads | 1 << o[0],
         Ret | RetN => reads | 1,
-        Entry | Retw | RetwN => 0,
+        Entry | Retw | RetwN | Rfwo | Rfwu => 0,
         _ => reads,
     };
     (reads, writes)
