@@ -1161,6 +1161,22 @@ impl<'a, 's> Tr<'a, 's> {
         self.exit_if(trips, n, EXIT_INTERPRET);
     }
 
+    /// A return that moves the window (RETW, RFWO, RFWU) by helper `addr` called with `arg`:
+    /// the block's registers go back into the core first; when the helper did not do it, the
+    /// block leaves before the instruction at `pc` for the interpreter. The helper's answer
+    /// (the return address in its low 32 bits).
+    fn window_return(&mut self, addr: usize, arg: Value, pc: u32) -> Value {
+        self.store_registers();
+        self.regs_loaded = false;
+        let answer = self.call(addr, &[arg], &[types::I32]);
+        let not_done = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, answer, 0);
+        let here = self.imm(pc);
+        self.exit_if(not_done, here, EXIT_INTERPRET);
+        // The window's refresh forgot the pending results.
+        self.pending = [None, None];
+        answer
+    }
+
     /// A taken transfer's completion: issue and taken-branch cycles, one instruction.
     fn complete_taken(&mut self) {
         let t = &self.spec.timing;
@@ -1701,30 +1717,17 @@ impl<'a, 's> Tr<'a, 's> {
                 };
             }
             Rfwo | Rfwu => {
-                // The helper moves the window back and clears PS.EXCM: the registers go back
-                // first. It raises nothing.
-                self.store_registers();
-                self.regs_loaded = false;
+                // Moves the window back and clears PS.EXCM; raises nothing.
                 let overflow = self.imm(u32::from(opcode == Rfwo));
-                let answer = self.call(self.spec.helpers.rfw, &[overflow], &[types::I32]);
+                let answer = self.window_return(self.spec.helpers.rfw, overflow, pc);
                 self.charge_latency(answer);
-                // The refresh forgot the pending results.
-                self.pending = [None, None];
-                let ret = self.b.ins().ireduce(types::I32, answer);
-                return Flow::Dynamic(ret);
+                return Flow::Dynamic(self.b.ins().ireduce(types::I32, answer));
             }
             Retw | RetwN => {
-                // The helper reads a0 and rotates the window: the registers go back first.
-                self.store_registers();
-                self.regs_loaded = false;
+                // Reads a0 and rotates the window back.
                 let here = self.imm(pc);
-                let answer = self.call(self.spec.helpers.retw, &[here], &[types::I32]);
-                let not_done = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, answer, 0);
-                self.exit_if(not_done, here, EXIT_INTERPRET);
-                // RETW's refresh forgot the pending results.
-                self.pending = [None, None];
-                let ret = self.b.ins().ireduce(types::I32, answer);
-                return Flow::Dynamic(ret);
+                let answer = self.window_return(self.spec.helpers.retw, here, pc);
+                return Flow::Dynamic(self.b.ins().ireduce(types::I32, answer));
             }
             Loop | Loopnez | Loopgtz => {
                 let count = self.a(o[0]);
@@ -1779,7 +1782,7 @@ fn registers(op: &Op) -> (u16, u16) {
         Call4 | Callx4 => 1 << 4,
         Call8 | Callx8 => 1 << 8,
         Call12 | Callx12 => 1 << 12,
-        // ENTRY and RETW are the helpers' (their registers are the core's at the time).
+        // ENTRY, RETW, RFWO and RFWU are the helpers' (their registers are the core's then).
         Entry | Retw | RetwN | Rfwo | Rfwu => 0,
         op if op.family() == Family::Branch => 0,
         _ => 1 << o[0],
