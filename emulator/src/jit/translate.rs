@@ -321,19 +321,25 @@ enum Ready {
 /// The cycle model as far as it is fixed at translation: the pending results' ready cycles and
 /// the cycle count, each as an offset from a cycle count known in a value (an *epoch*), so that
 /// the interlock and the loop-back's check are decided here whenever only fixed amounts were
-/// added in between.
+/// added in between; and, past a variable amount, a bound on each slot's lead, which decides
+/// them whenever the result is ready however large that amount was.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Timing {
     ready: [Ready; 2],
     /// The cycle count as (epoch, offset), while only fixed amounts were added since the
     /// epoch; `None` once a variable amount (a memory latency, a fetch) was.
     now: Option<(Value, i64)>,
+    /// An upper bound on each slot's ready cycle minus the cycle count: exact when the slot's
+    /// result was scheduled, then lowered by every fixed amount added and kept through a
+    /// variable one (cycles only grow, so the lead can only be smaller than the bound).
+    bound: [Option<i64>; 2],
 }
 
 impl Timing {
     const UNKNOWN: Timing = Timing {
         ready: [Ready::Var; 2],
         now: None,
+        bound: [None; 2],
     };
 
     /// Slot `i`'s ready cycle minus the cycle count, when both are known from the same epoch.
@@ -342,6 +348,18 @@ impl Timing {
             (Ready::At(e, at), Some((n, since))) if e == n => Some(at - since),
             _ => None,
         }
+    }
+
+    /// Whether slot `i`'s result is known here to be ready (it can stall nothing).
+    fn ready_here(&self, i: usize) -> bool {
+        self.lead(i).or(self.bound[i]).is_some_and(|l| l <= 0)
+    }
+
+    /// Forgets what is known of slot `i` (its result is gone or its ready cycle is in its
+    /// variable only).
+    fn forget(&mut self, i: usize) {
+        self.ready[i] = Ready::Var;
+        self.bound[i] = None;
     }
 }
 
@@ -475,8 +493,14 @@ impl<'a, 's> Tr<'a, 's> {
         self.b.ins().iconst(types::I32, i64::from(v))
     }
 
+    /// Adds `v` to counter `var`; for the cycle count, `v` is never negative.
     fn add_to(&mut self, var: Variable, v: Value) {
         if var == self.cycles {
+            for i in 0..2 {
+                if let Some(l) = self.at.lead(i) {
+                    self.at.bound[i] = Some(l);
+                }
+            }
             self.at.now = None;
         }
         self.touch(var);
@@ -489,6 +513,9 @@ impl<'a, 's> Tr<'a, 's> {
         if var == self.cycles {
             if let Some((_, since)) = &mut self.at.now {
                 *since += v as i64;
+            }
+            for b in self.at.bound.iter_mut().flatten() {
+                *b -= v as i64;
             }
         }
         if v != 0 {
@@ -690,8 +717,16 @@ impl<'a, 's> Tr<'a, 's> {
         if waiting.is_empty() {
             return;
         }
-        // Decided here when every ready cycle is known against the cycle count.
-        let leads: Option<Vec<i64>> = waiting.iter().map(|&i| self.at.lead(i)).collect();
+        // Decided here when every ready cycle is known against the cycle count (a result known
+        // to be ready waits for nothing).
+        let leads: Option<Vec<i64>> = waiting
+            .iter()
+            .map(|&i| {
+                self.at
+                    .lead(i)
+                    .or_else(|| self.at.ready_here(i).then_some(0))
+            })
+            .collect();
         if let Some(leads) = leads {
             let (mut stall, mut kind) = (0i64, Waits::Load);
             for (&i, &lead) in waiting.iter().zip(&leads) {
@@ -747,9 +782,9 @@ impl<'a, 's> Tr<'a, 's> {
     /// interpreter's interlock would charge nothing for them either).
     fn prune(&mut self) {
         for i in 0..2 {
-            if self.at.lead(i).is_some_and(|l| l <= 0) {
+            if self.at.ready_here(i) {
                 self.pending[i] = None;
-                self.at.ready[i] = Ready::Var;
+                self.at.forget(i);
             }
         }
     }
@@ -796,11 +831,11 @@ impl<'a, 's> Tr<'a, 's> {
             let r0 = self.b.use_var(self.ready[0]);
             self.b.def_var(self.ready[1], r0);
         }
+        let lead = i64::from(self.spec.timing.issue) + i64::from(extra);
         self.at.ready[1] = self.at.ready[0];
-        self.at.ready[0] = Ready::At(
-            epoch,
-            since + i64::from(self.spec.timing.issue) + i64::from(extra),
-        );
+        self.at.bound[1] = self.at.bound[0];
+        self.at.ready[0] = Ready::At(epoch, since + lead);
+        self.at.bound[0] = Some(lead);
         self.pending[1] = self.pending[0];
         self.pending[0] = Some((1 << r, waits));
     }
