@@ -19,9 +19,9 @@
 # on the same ELF falls below the program's floor in RATIO_FLOOR (override all with
 # Q7_BENCH_MIN_RATIO), or when the ReLU run fails, its output is not the committed expected
 # one, or 2 threads run it less than THREAD_FLOOR times as fast as 1 (below). The floors sit
-# well under the ratios seen on a quiet host (fib x1.7-2.4, array x8; lcg is JIT-friendly for
-# QEMU, x0.2) and under those seen with the host loaded 4x over (array x1.3): they catch a
-# collapse, not noise.
+# under the ratios seen with tier 2 on this kind of shared host (fib x1.6-3.2, array x15-22,
+# lcg x1.2, the loop QEMU compiles best) and under those seen with the host loaded 4x over: they
+# catch a collapse, not noise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX=${Q7_XTENSA_PREFIX:-$HOME/.cache/xtensa-dc233c}
@@ -36,13 +36,13 @@ H=examples/sdk/rt/helpers
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 REPEAT=${Q7_BENCH_REPEAT:-3}
-declare -A RATIO_FLOOR=([fib]=0.7 [lcg]=0.05 [array]=1.0)
+declare -A RATIO_FLOOR=([fib]=0.7 [lcg]=0.8 [array]=1.0)
 status=0
 now() { date +%s.%N; }
 # Each program also runs with --jit off (the interpreter alone, docs/jit.md) and the report's
 # counters must equal tier 2's; "tier1MIPS" and "jit" (tier 2 / tier 1 speed, side by side)
 # are printed, and the jit ratio must reach JIT_FLOOR (Q7_BENCH_MIN_JIT_RATIO overrides all).
-declare -A JIT_FLOOR=([fib]=0.7 [lcg]=1.5 [array]=1.0)
+declare -A JIT_FLOOR=([fib]=0.7 [lcg]=6.0 [array]=1.0)
 printf '%-6s %-9s %12s %8s %7s %10s %6s %10s %6s %10s %5s %s\n' program profile instructions seconds MIPS sysMIPS ratio userMIPS ratio tier1MIPS jit exit
 for p in fib lcg array; do
   xtensa-elf-gcc -O2 -ffreestanding -nostdlib -fno-builtin -I$RT -T $RT/link.ld \
