@@ -20,6 +20,7 @@ use crate::firmware::{CoreResult, Firmware, FirmwareError};
 use crate::json_output::{AtomicFile, JsonOutput};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
 use crate::progress::{self, Watch};
+use q7_emulator::jit::JitStats;
 use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
 use q7_emulator::TimingModel;
 use q7_loader::input::{self, InputError, InputKind};
@@ -125,6 +126,8 @@ pub struct Loaded {
     pub prelinked_sizes: Vec<u32>,
     /// Kernel key.
     pub key: u32,
+    /// Which engine runs the dispatches: `tier2` or `interpreter` (docs/jit.md).
+    pub engine: &'static str,
 }
 
 /// Receives a run's results as they happen; nothing is kept for it.
@@ -139,6 +142,9 @@ pub trait Report {
         results: &[CoreResult],
         console: &[CoreConsole],
     ) -> Result<(), ReportError>;
+    /// Every dispatch completed and the library is unloaded; tier 2 compiled `jit` on the way
+    /// (host-time figures: they vary run to run).
+    fn finished(&mut self, jit: &JitStats) -> Result<(), ReportError>;
 }
 
 impl<A: Report, B: Report> Report for (A, B) {
@@ -155,15 +161,22 @@ impl<A: Report, B: Report> Report for (A, B) {
         self.0.dispatch(n, results, console)?;
         self.1.dispatch(n, results, console)
     }
+    fn finished(&mut self, jit: &JitStats) -> Result<(), ReportError> {
+        self.0.finished(jit)?;
+        self.1.finished(jit)
+    }
 }
 
 /// The human-readable report: a header line, then as each dispatch completes one line per
-/// core and what each core printed during it ([`CoreConsole::printed`]). The kernels' text is
-/// written as it is: give a terminal through [`crate::terminal::guest_stdout`].
+/// core and what each core printed during it ([`CoreConsole::printed`]), and at the end the
+/// engine's line ([`q7_emulator::jit::describe`]). The kernels' text is written as it is: give
+/// a terminal through [`crate::terminal::guest_stdout`].
 #[derive(Debug)]
 pub struct TextReport<W: Write> {
     out: W,
     to: String,
+    /// The engine the header named.
+    engine: &'static str,
 }
 
 impl<W: Write> TextReport<W> {
@@ -172,6 +185,7 @@ impl<W: Write> TextReport<W> {
         TextReport {
             out,
             to: to.to_string(),
+            engine: q7_emulator::jit::engine(false),
         }
     }
 
@@ -188,12 +202,14 @@ impl<W: Write> TextReport<W> {
 
 impl<W: Write> Report for TextReport<W> {
     fn loaded(&mut self, lib: &Loaded) -> Result<(), ReportError> {
+        self.engine = lib.engine;
         let line = format!(
-            "library {}: {} core(s), key {:#x}, prelinked {} bytes per core\n",
+            "library {}: {} core(s), key {:#x}, prelinked {} bytes per core, engine {}\n",
             lib.name,
             lib.prelinked_sizes.len(),
             lib.key,
-            lib.prelinked_sizes.first().copied().unwrap_or(0)
+            lib.prelinked_sizes.first().copied().unwrap_or(0),
+            lib.engine
         );
         self.write(&line)
     }
@@ -220,20 +236,28 @@ impl<W: Write> Report for TextReport<W> {
         }
         self.write(&text)
     }
+
+    fn finished(&mut self, jit: &JitStats) -> Result<(), ReportError> {
+        let line = format!("{}\n", q7_emulator::jit::describe(self.engine, jit));
+        self.write(&line)
+    }
 }
 
 /// The JSON report, streamed: one object with the [`Loaded`] fields and `dispatches`, an array
 /// (per dispatch) of arrays (per core) of results — a [`CoreResult`] with `console` (the
 /// bytes the core printed during the dispatch that its ring holds, exact) and
 /// `console_dropped` (how many more it overwrote) — each dispatch written as it completes,
-/// one per line and flushed. [`JsonReport::finish`] closes the document, with an `error` member when the run failed,
-/// so the file is valid JSON either way.
+/// one per line and flushed. [`JsonReport::finish`] closes the document, with `jit` (tier 2's
+/// [`JitStats`]) when the run finished and an `error` member when it failed, so the file is
+/// valid JSON either way.
 #[derive(Debug)]
 pub struct JsonReport<W: Write> {
     out: W,
     to: String,
     /// `Some(dispatches written)` once the header is written.
     written: Option<u32>,
+    /// What tier 2 compiled, once the run finished.
+    jit: Option<JitStats>,
 }
 
 impl<W: Write> JsonReport<W> {
@@ -243,6 +267,7 @@ impl<W: Write> JsonReport<W> {
             out,
             to: to.to_string(),
             written: None,
+            jit: None,
         }
     }
 
@@ -259,12 +284,19 @@ impl<W: Write> JsonReport<W> {
 
     /// Ends the document, recording `error` when the run failed, and flushes it; the writer.
     pub fn finish(mut self, error: Option<&str>) -> Result<W, ReportError> {
-        let error = error.map(|e| serde_json::to_string(e).expect("a string serialises"));
-        let tail = match (self.written, error) {
-            (None, None) => "{}\n".to_string(),
-            (None, Some(e)) => format!("{{\n  \"error\": {e}\n}}\n"),
-            (Some(_), None) => "\n  ]\n}\n".to_string(),
-            (Some(_), Some(e)) => format!("\n  ],\n  \"error\": {e}\n}}\n"),
+        let mut members: Vec<String> = Vec::new();
+        if let Some(jit) = &self.jit {
+            members.push(format!("\"jit\": {}", json(jit)));
+        }
+        if let Some(e) = error {
+            members.push(format!("\"error\": {}", json(&e)));
+        }
+        let members = members.join(",\n  ");
+        let tail = match (self.written, members.is_empty()) {
+            (None, true) => "{}\n".to_string(),
+            (None, false) => format!("{{\n  {members}\n}}\n"),
+            (Some(_), true) => "\n  ]\n}\n".to_string(),
+            (Some(_), false) => format!("\n  ],\n  {members}\n}}\n"),
         };
         self.write(&tail)?;
         Ok(self.out)
@@ -279,10 +311,11 @@ fn json(v: &impl Serialize) -> String {
 impl<W: Write> Report for JsonReport<W> {
     fn loaded(&mut self, lib: &Loaded) -> Result<(), ReportError> {
         let head = format!(
-            "{{\n  \"name\": {},\n  \"prelinked_sizes\": {},\n  \"key\": {},\n  \"dispatches\": [",
+            "{{\n  \"name\": {},\n  \"prelinked_sizes\": {},\n  \"key\": {},\n  \"engine\": {},\n  \"dispatches\": [",
             json(&lib.name),
             json(&lib.prelinked_sizes),
-            lib.key
+            lib.key,
+            json(&lib.engine)
         );
         self.written = Some(0);
         self.write(&head)
@@ -308,6 +341,11 @@ impl<W: Write> Report for JsonReport<W> {
             })
             .collect();
         self.write(&format!("{sep}{}", json(&cores)))
+    }
+
+    fn finished(&mut self, jit: &JitStats) -> Result<(), ReportError> {
+        self.jit = Some(*jit);
+        Ok(())
     }
 }
 
@@ -386,6 +424,7 @@ pub fn run_packed(
         name: run.name.clone(),
         prelinked_sizes: libs.iter().map(|(_, l)| l.size()).collect(),
         key: run.key,
+        engine: q7_emulator::jit::engine(ctx.device.cluster.cores.iter().any(|c| c.jit_enabled())),
     })?;
     for n in 0..run.dispatches {
         let marks: Vec<u64> = (libs.iter())
@@ -418,6 +457,7 @@ pub fn run_packed(
         }
         ctx.destroy(lib).map_err(host(core))?;
     }
+    report.finished(&ctx.device.cluster.jit_stats())?;
     Ok(())
 }
 
@@ -599,6 +639,7 @@ mod tests {
             name: "k".into(),
             prelinked_sizes: vec![0x100, 0x100],
             key: 0x185,
+            engine: "tier2",
         }
     }
 
@@ -617,7 +658,7 @@ mod tests {
         // a terminal escaping: docs/cli.md "Guest text"), the ring's loss marked.
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "library k: 2 core(s), key 0x185, prelinked 256 bytes per core\n\
+            "library k: 2 core(s), key 0x185, prelinked 256 bytes per core, engine tier2\n\
              dispatch 0 core 0: response 0x00000007 (7), 0 instructions, 0 cycles\n\
              dispatch 0 core 1: response none, 0 instructions, 0 cycles\n\
              console of core 1:\n… 3 bytes dropped\nhi \x1b]0;t\x07\n"
@@ -638,11 +679,21 @@ mod tests {
                 )
                 .unwrap();
             }
+            if error.is_none() {
+                let jit = JitStats {
+                    blocks: 3,
+                    ..JitStats::default()
+                };
+                r.finished(&jit).unwrap();
+            }
             r.finish(error).unwrap();
             serde_json::from_slice::<serde_json::Value>(&out).unwrap()
         };
         let ok = doc(2, None);
         assert_eq!(ok["key"], 0x185);
+        // Which tier ran, and what it compiled (docs/jit.md "Switch").
+        assert_eq!(ok["engine"], "tier2");
+        assert_eq!(ok["jit"]["blocks"], 3);
         assert_eq!(ok["prelinked_sizes"], serde_json::json!([256, 256]));
         assert_eq!(ok["dispatches"][1][1]["response"], 2);
         assert_eq!(ok["dispatches"][1][0]["console"], "a\x1b");
@@ -653,6 +704,7 @@ mod tests {
         let failed = doc(1, Some("dispatch \"x\" failed"));
         assert_eq!(failed["dispatches"].as_array().unwrap().len(), 1);
         assert_eq!(failed["error"], "dispatch \"x\" failed");
+        assert_eq!(failed.get("jit"), None, "a failed run finished nothing");
 
         let mut out = Vec::new();
         JsonReport::new(&mut out, "mem")

@@ -51,6 +51,11 @@ fn eight_cores_answer_per_core_over_repeated_dispatches() {
         .next()
         .unwrap()
         .starts_with("library minimal: 8 core(s), key 0x185, prelinked "));
+    assert!(text
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with(" bytes per core, engine tier2"));
     for dispatch in 0..2 {
         for core in 0..8 {
             let want = expected(core, 10, dispatch + 1);
@@ -63,10 +68,14 @@ fn eight_cores_answer_per_core_over_repeated_dispatches() {
             );
         }
     }
+    // Last, the engine's line: what tier 2 ran and compiled (docs/jit.md "Switch").
+    assert!(lines.next().unwrap().starts_with("engine tier2: "));
     assert_eq!(lines.next(), None);
 
     let j: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(j["key"], 0x185);
+    assert_eq!(j["engine"], "tier2");
+    assert!(j["jit"]["blocks"].is_u64());
     assert_eq!(j["prelinked_sizes"].as_array().unwrap().len(), 8);
     let d1 = j["dispatches"][1].as_array().unwrap();
     assert_eq!(d1.len(), 8);
@@ -81,17 +90,39 @@ fn eight_cores_answer_per_core_over_repeated_dispatches() {
 
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
-    let run = |threads: &str| run_minimal(&["--key", "0x185", "--arg", "7", "--threads", threads]);
+    // Everything but the engine's last line, whose compile time is the host's.
+    let run = |threads: &str| {
+        let text = run_minimal(&["--key", "0x185", "--arg", "7", "--threads", threads]);
+        let (guest, engine) = text.trim_end().rsplit_once('\n').unwrap();
+        assert!(engine.starts_with("engine tier2: "), "{engine}");
+        guest.to_string()
+    };
     let one = run("1");
     assert_eq!(one, run("2"));
     assert_eq!(one, run("8"));
 }
 
 #[test]
+fn jit_off_names_the_interpreter_and_counts_the_same() {
+    // docs/jit.md "Switch": `--jit off` runs the interpreter alone; the report says which
+    // engine ran, and every response and counter is the same.
+    let run = |jit: &str| run_minimal(&["--key", "0x185", "--arg", "7", "--jit", jit]);
+    let (on, off) = (run("on"), run("off"));
+    let (on_guest, on_engine) = on.trim_end().rsplit_once('\n').unwrap();
+    let (off_guest, off_engine) = off.trim_end().rsplit_once('\n').unwrap();
+    assert!(on_engine.starts_with("engine tier2: "), "{on_engine}");
+    assert_eq!(off_engine, "engine interpreter");
+    assert_eq!(
+        on_guest.replace("engine tier2", "engine interpreter"),
+        off_guest
+    );
+}
+
+#[test]
 fn a_single_core_library_runs_on_core_0_alone() {
     let text = run_minimal(&["--cores", "1", "--key", "0x185", "--arg", "2"]);
     let want = expected(0, 2, 1);
-    assert_eq!(text.lines().count(), 2, "{text}");
+    assert_eq!(text.lines().count(), 3, "{text}");
     assert!(text.contains(&format!(
         "dispatch 0 core 0: response {want:#010x} ({want})"
     )));
@@ -171,8 +202,8 @@ fn the_minimal_examples_readme_command_runs_and_prints_every_core() {
     let text = success(out, "q7emu run-packed");
     assert_eq!(
         text.lines().count(),
-        9,
-        "a header and one line per core:\n{text}"
+        10,
+        "a header, one line per core and the engine's:\n{text}"
     );
 }
 
