@@ -19,7 +19,8 @@ fi
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
 # The fuzz targets (fuzz/, outside the workspace) build against the same crates: check that
-# they still compile, so a changed API cannot break them unseen.
+# they still compile and are formatted, so a changed API cannot break them unseen.
+cargo fmt --manifest-path fuzz/Cargo.toml --check
 cargo check --quiet --manifest-path fuzz/Cargo.toml --all-targets
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace

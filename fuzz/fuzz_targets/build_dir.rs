@@ -42,7 +42,10 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(libs.len(), info.images.len());
         for (i, lib) in libs.iter().enumerate() {
             assert_eq!(lib.file_name, info.images[i]);
-            assert_eq!((usize::from(lib.cpu_id), usize::from(lib.total_cpus)), (i, libs.len()));
+            assert_eq!(
+                (usize::from(lib.cpu_id), usize::from(lib.total_cpus)),
+                (i, libs.len())
+            );
             assert_eq!(lib.functions.len(), info.ops.len());
         }
     }

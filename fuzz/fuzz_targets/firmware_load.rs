@@ -42,10 +42,16 @@ fuzz_target!(|data: &[u8]| {
     let selector = u32::from(data[1] & 3);
     let image = &data[2..];
     let staging = d.staging;
-    d.firmware.cluster.hbm.write(staging, image).expect("staging is in HBM");
+    d.firmware
+        .cluster
+        .hbm
+        .write(staging, image)
+        .expect("staging is in HBM");
     let record = LoadRecord::load(staging, selector, image.len() as u32).encode();
     if d.firmware.process(core, &record).is_ok() {
         let _ = d.firmware.dispatch(0x185, 133, 0, &[[0u8; 0x30]], 1);
-        let _ = d.firmware.process(core, &LoadRecord::unload(selector).encode());
+        let _ = d
+            .firmware
+            .process(core, &LoadRecord::unload(selector).encode());
     }
 });
