@@ -383,8 +383,9 @@ pub struct Firmware {
     pub observer: Option<Arc<crate::trace::Observer>>,
     /// The GDB server that kernel dispatches are served to (`--gdb`, docs/gdb.md): each
     /// dispatch waits for a debugger with its cores stopped before the kernel's first
-    /// instruction, and runs under it instead of on the host threads (observers see nothing
-    /// of a debugged dispatch).
+    /// instruction, and runs under it instead of on the host threads: traces and timelines
+    /// see nothing of a debugged dispatch; checked mode's checks run on it and stop the cores
+    /// at the first error one finds (docs/gdb.md "Checked mode").
     pub debugger: Option<Arc<crate::gdb::Server>>,
 }
 

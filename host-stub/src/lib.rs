@@ -9,9 +9,12 @@
 //! | [`command`] | the shape of every subcommand (`Args` and `run`), how a failure is reported |
 //! | [`builtin`] | the builtin SORT/TOPK library: its internal build and its staging (examples/builtin/README.md) |
 //! | [`build`] | `q7emu build`: C++ kernels to packed images, `ucode_lib.json`, `q7build.json` (examples/sdk/BUILD.md) |
+//! | [`check`] | checked mode: the per-core checker, its findings and their report (docs/checked-mode.md) |
+//! | [`console`] | what each core printed: its console ring, as reports and failures show it |
 //! | [`disasm`] | `q7emu disasm`: objdump-style disassembly of ELF32-Xtensa files |
 //! | [`exit_code`] | the one table of exit codes (docs/exit-codes.md) |
 //! | [`firmware`] | the device firmware model: load records, kernel tables, dispatch (PLATFORM.md "Host flow") |
+//! | [`gdb`] | the GDB server of `--gdb`: the remote protocol, the Xtensa register layout (docs/gdb.md) |
 //! | [`inspect`] | `q7emu inspect`: what an image or a build holds |
 //! | [`json_output`] | `--json` / `--json-file FILE`, the one convention of machine-readable output |
 //! | [`output`] | every output file written whole, and never onto an input or another output |

@@ -1276,7 +1276,7 @@ fn every_example_rebuilds_byte_identical_with_its_readmes_command() {
                 args[o + 1] = out.display().to_string();
             }
             None => {
-                // A project directory builds into its build/ (BUILD.md "Project directories").
+                // A project directory builds into its build/ (examples/sdk/BUILD.md "Project directories").
                 let p = args
                     .iter()
                     .position(|a| a == "--project")

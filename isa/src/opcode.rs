@@ -34,7 +34,7 @@ pub struct OpcodeInfo {
 }
 
 /// The family of instructions an opcode belongs to: the part of an implementation that
-/// executes it (the emulator has one module per family, ARCHITECTURE.md "execution by family").
+/// executes it (the emulator has one module per family, ARCHITECTURE.md "Where things happen").
 /// A column of the opcode table: every row names its family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Family {

@@ -1,5 +1,5 @@
 """Building and opening libraries: ``load`` (as ``torch_neuronx.xla_impl.custom_op.load``),
-``load_library``, and the ``lib<name>.so`` record a build leaves (docs/python.md "Building").
+``load_library``, and the ``lib<name>.so`` record a build leaves (docs/python.md "Build and load").
 
 ``load(name, …, build_directory=D)`` builds library ``name`` into the folder ``D/q7emu-<name>``
 and writes ``D/lib<name>.so``: a JSON record naming that folder, the library, the arguments of

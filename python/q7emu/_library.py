@@ -12,7 +12,7 @@ import numpy as np
 from . import _q7emu
 from .errors import BadInput, CheckFailed, CheckWarning
 
-# The dtypes q7emu marshals (docs/dtypes.md), by numpy name.
+# The dtypes q7emu marshals (PLATFORM.md "ISA dtype codes"), by numpy name.
 _DTYPES = ("float32", "float16", "bfloat16", "int8", "uint8", "int16", "int32", "int64")
 
 

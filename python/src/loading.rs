@@ -1,4 +1,4 @@
-//! What `q7emu.load` needs of Rust (docs/python.md "Building"): the build itself, reporting
+//! What `q7emu.load` needs of Rust (docs/python.md "Build and load"): the build itself, reporting
 //! every file its compilers read; a digest of those files to tell whether a build is up to
 //! date; the `lib<name>.so` record read like every other input file; and the check of the SDK
 //! the package wrote out. Every file is read through `q7_loader::input` — regular files only,

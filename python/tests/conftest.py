@@ -1,4 +1,4 @@
-"""Shared fixtures of the q7emu package's tests (docs/python.md "Tests")."""
+"""Shared fixtures of the q7emu package's tests (docs/python.md "Testing kernels with pytest")."""
 
 import os
 import pathlib

@@ -141,7 +141,7 @@ def test_a_fault_and_a_runaway_are_their_own_exceptions(tmp_path, toolchain):
         torch::Tensor k(const torch::Tensor &t) {
             if (t.numel() == 1)
                 for (volatile int i = 0;; i++) {}
-            float v = *(volatile float *)0x40000;  // unmapped (PLATFORM.md "Address map")
+            float v = *(volatile float *)0x40000;  // unmapped (PLATFORM.md "Per-core address map")
             return torch::full(t.sizes(), v, torch::kFloat);
         }
     """)

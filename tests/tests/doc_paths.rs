@@ -2,7 +2,8 @@
 //! (`emulator/src/core/window.rs`, `docs/calibration.md`, `host-stub/src/build/` …; a `{a,b}`
 //! group stands for each of its names) exists, so ARCHITECTURE.md "Where things happen", the
 //! glossary and every cross-reference lead somewhere. Files that a run creates (`*.snap.new`)
-//! and patterns (`<name>`, `*`) are not paths.
+//! and patterns (`<name>`, `*`) are not paths. And every section a document or source file
+//! cites as `<doc>.md "Section"` is there.
 
 use std::path::{Path, PathBuf};
 
@@ -23,25 +24,87 @@ const TOP: [&str; 11] = [
     ".ci/",
 ];
 
-/// The markdown files of the repository outside build output.
-fn documents() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+/// The files of the repository outside build output whose names end in one of `endings`.
+fn files(endings: &[&str]) -> Vec<PathBuf> {
+    fn walk(dir: &Path, endings: &[&str], out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             if path.is_dir() {
                 if !name.starts_with('.') && name != "target" && name != "corpus" {
-                    walk(&path, out);
+                    walk(&path, endings, out);
                 }
-            } else if name.ends_with(".md") {
+            } else if endings.iter().any(|e| name.ends_with(e)) {
                 out.push(path);
             }
         }
     }
     let mut out = Vec::new();
-    walk(Path::new(ROOT), &mut out);
+    walk(Path::new(ROOT), endings, &mut out);
     out.sort();
     out
+}
+
+/// The markdown files of the repository outside build output.
+fn documents() -> Vec<PathBuf> {
+    files(&[".md"])
+}
+
+/// Every file that may cite a section: documents, sources, scripts and headers.
+fn citing_files() -> Vec<PathBuf> {
+    files(&[
+        ".md", ".rs", ".py", ".pyi", ".sh", ".h", ".c", ".cc", ".cpp", ".S", ".toml", ".ld",
+    ])
+}
+
+/// The `<doc>.md "Section"` citations of `text` (the file name may stand in backticks).
+fn citations(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices(".md") {
+        let before = &text[..at + 3];
+        let start = before
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || "_./-".contains(c)))
+            .map_or(0, |i| i + 1);
+        let file = &before[start..];
+        let rest = text[at + 3..].strip_prefix('`').unwrap_or(&text[at + 3..]);
+        let Some(rest) = rest.strip_prefix(" \"") else {
+            continue;
+        };
+        let Some(end) = rest.find(['"', '\n']) else {
+            continue;
+        };
+        if file.len() > 3 && rest[end..].starts_with('"') {
+            out.push((file.to_string(), rest[..end].to_string()));
+        }
+    }
+    out
+}
+
+/// The sections of markdown `text`: its headings, and the bold words that lead a paragraph
+/// (`**Output files.**`).
+fn sections(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if let Some(h) = line.strip_prefix('#') {
+            out.push(h.trim_start_matches('#').trim().to_string());
+        } else if let Some(lead) = line.strip_prefix("**") {
+            if let Some(end) = lead.find("**") {
+                out.push(lead[..end].trim_end_matches('.').to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Whether `section` names heading `h`: the whole of it, or all before a punctuation mark
+/// (`"ARG_TENSOR descriptor"` names `ARG_TENSOR descriptor (0x30 bytes, …)`, `"PyTorch"`
+/// names `PyTorch: q7emu.torch`).
+fn names(section: &str, h: &str) -> bool {
+    h.strip_prefix(section).is_some_and(|rest| {
+        rest.chars()
+            .next()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+    })
 }
 
 /// The paths `text` names in backticks, each `{a,b}` group expanded.
@@ -96,6 +159,67 @@ fn every_path_a_document_names_exists() {
         missing.is_empty(),
         "named but not there:\n{}",
         missing.join("\n")
+    );
+}
+
+#[test]
+fn every_section_a_file_cites_exists() {
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for f in citing_files() {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        let here = f.parent().unwrap();
+        for (file, section) in citations(&text) {
+            checked += 1;
+            // A file beside the citing one, else from the repository's root.
+            let doc = [here.join(&file), Path::new(ROOT).join(&file)]
+                .into_iter()
+                .find(|p| p.is_file());
+            let found = doc.as_ref().is_some_and(|d| {
+                sections(&std::fs::read_to_string(d).unwrap())
+                    .iter()
+                    .any(|h| names(&section, h))
+            });
+            if !found {
+                let rel = f.strip_prefix(ROOT).unwrap_or(&f);
+                broken.push(format!("{}: {file} \"{section}\"", rel.display()));
+            }
+        }
+    }
+    assert!(
+        checked > 400,
+        "only {checked} citations: the reader lost them"
+    );
+    assert!(
+        broken.is_empty(),
+        "cited sections that are not there:\n{}",
+        broken.join("\n")
+    );
+}
+
+#[test]
+fn citations_and_sections_are_read_as_written() {
+    let text = "see `docs/cli.md` \"Output files\", PLATFORM.md \"ARG_TENSOR descriptor\"; \
+                not `cargo test` \"x\" or a.md \"open";
+    assert_eq!(
+        citations(text),
+        [
+            ("docs/cli.md".to_string(), "Output files".to_string()),
+            (
+                "PLATFORM.md".to_string(),
+                "ARG_TENSOR descriptor".to_string()
+            ),
+        ]
+    );
+    let doc = "# Title\n## ARG_TENSOR descriptor (0x30 bytes)\n**Output files.** Written whole.";
+    let s = sections(doc);
+    assert!(s.iter().any(|h| names("ARG_TENSOR descriptor", h)));
+    assert!(s.iter().any(|h| names("Output files", h)));
+    assert!(
+        !s.iter().any(|h| names("ARG", h)),
+        "a word cut short names nothing"
     );
 }
 

@@ -8,7 +8,7 @@ use super::{build, project_dir, BuildError, Options};
 /// [-I DIR]... [--verbose] -o BUILD_DIR SRC...`, or a project's
 /// `q7emu build --name NAME --compute SRC... --shape SHAPE... [...] -o BUILD_DIR`
 /// (examples/sdk/BUILD.md "Projects"), or a project directory's `q7emu build --project DIR`
-/// (BUILD.md "Project directories").
+/// (examples/sdk/BUILD.md "Project directories").
 #[derive(Debug, clap::Args)]
 pub struct BuildArgs {
     /// Library name; outputs are <base>.so, .stripped.so, .packed.so (or <base>_cpu{i}.*).

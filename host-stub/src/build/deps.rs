@@ -1,4 +1,4 @@
-//! The files a build read (examples/sdk/BUILD.md "Inputs"): every compilation writes the
+//! The files a build read (docs/python.md "Build and load"): every compilation writes the
 //! compiler's own list of the files it read (`-MD -MF <object>.d`, the make rule GCC emits),
 //! and the build gathers them, so a tool deciding whether a build is up to date (the Python
 //! package's `q7emu.load`) looks at exactly what the compiler read — every header, wherever it

@@ -8,7 +8,7 @@
 //! arguments are the shape function's parameters, and the kernel the op dispatches to is the
 //! function the third argument names. It is a small tokenizer over the sources (comments,
 //! string and character literals, preprocessor lines skipped; line numbers kept), not a C++
-//! parser: it reads exactly the forms BUILD.md "Projects" lists, and refuses anything else
+//! parser: it reads exactly the forms examples/sdk/BUILD.md "Projects" lists, and refuses anything else
 //! with the file and line. The compiled shape executable lists what the C++ compiler saw
 //! (`--list`), and the build compares it with what this reader derived ([`super::shape`]).
 //!

@@ -441,7 +441,7 @@ static void sample(u64 step, u64 n, u64 seed, const char *names)
 	}
 }
 
-/* ---- exact edge results (README.md "Edge cases") ---- */
+/* ---- exact edge results (examples/sdk/rt/math/README.md "Edge cases") ---- */
 
 static int checks, failed;
 static void expect(const char *what, u64 got, u64 want)

@@ -1,4 +1,4 @@
-/* arith.cpp - add, sub, mul, div (docs/sdk-ops.md "Arithmetic"). */
+/* arith.cpp - add, sub, mul, div (docs/sdk-ops.md "The ops"). */
 #include <ATen/ATen.h>
 
 #include "elementwise.h"

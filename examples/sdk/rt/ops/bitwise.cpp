@@ -1,4 +1,4 @@
-/* bitwise.cpp - bitwise_and, bitwise_or (docs/sdk-ops.md "Bitwise ops"): integer computation
+/* bitwise.cpp - bitwise_and, bitwise_or (docs/sdk-ops.md "The ops"): integer computation
  * dtypes only; a scalar operand is converted to the computation dtype as a C++ cast. */
 #include <ATen/ATen.h>
 

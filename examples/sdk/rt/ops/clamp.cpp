@@ -1,4 +1,4 @@
-/* clamp.cpp - clamp(self, min, max) (docs/sdk-ops.md "clamp"): PyTorch's promotion over self and
+/* clamp.cpp - clamp(self, min, max) (docs/sdk-ops.md "The ops"): PyTorch's promotion over self and
  * both bounds; the bounds converted to the computation dtype as Scalar::to<T>() converts them;
  * a NaN bound makes every element NaN. */
 #include <ATen/ATen.h>

@@ -1,4 +1,4 @@
-/* unary.cpp - abs, ceil, floor, bitwise_not (docs/sdk-ops.md "Unary ops"): the result has self's
+/* unary.cpp - abs, ceil, floor, bitwise_not (docs/sdk-ops.md "The ops"): the result has self's
  * dtype, and so must the result of the _out form. */
 #include <math.h>
 #include <ATen/ATen.h>
