@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use clap::{Parser, Subcommand};
 
 use crate::command::Failure;
-use crate::exit_code::{Exit, Kind};
+use q7_conventions::exit_code::{Exit, Kind};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -68,7 +68,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> u8 {
     static SETUP: std::sync::Once = std::sync::Once::new();
     SETUP.call_once(|| {
         init_diagnostics();
-        if let Err(e) = crate::interrupt::install_ctrl_c() {
+        if let Err(e) = q7_conventions::interrupt::install_ctrl_c() {
             eprintln!("q7emu: warning: Ctrl-C will end the process without reports: {e}");
         }
     });
@@ -89,7 +89,10 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> u8 {
         Ok(exit) => exit.code(),
         Err(Failure { exit, message }) => {
             // The message may carry guest text (a kernel's console): escaped on a terminal.
-            eprintln!("q7emu: error: {}", crate::terminal::for_stderr(&message));
+            eprintln!(
+                "q7emu: error: {}",
+                q7_conventions::terminal::for_stderr(&message)
+            );
             exit.code()
         }
     }

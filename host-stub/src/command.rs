@@ -9,8 +9,8 @@ use std::path::Path;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use q7_isa::CoreConfig;
 
-use crate::exit_code::{Exit, Kind};
 use crate::timing_profile::Profile;
+use q7_conventions::exit_code::{Exit, Kind};
 
 /// Why a command failed: the message after `q7emu: error: ` and the exit code.
 #[derive(Debug)]
@@ -36,7 +36,7 @@ impl Failure {
     }
 }
 
-impl<E: crate::exit_code::Outcome> From<E> for Failure {
+impl<E: q7_conventions::exit_code::Outcome> From<E> for Failure {
     /// The error's message and the exit code of its outcome.
     fn from(e: E) -> Failure {
         Failure::new(e.exit(), e)

@@ -1,6 +1,6 @@
 //! What a kernel printed (PLATFORM.md "Console"): each core's console ring as the reports of
 //! `run`, `run-packed` and the device errors show it. The text is the guest's and exact here;
-//! it is escaped only where it reaches a terminal ([`crate::terminal`]).
+//! it is escaped only where it reaches a terminal ([`q7_conventions::terminal`]).
 
 use q7_emulator::platform::{Cluster, ConsoleRing};
 

@@ -379,12 +379,12 @@ pub struct DisasmArgs {
 }
 
 /// Runs `q7emu disasm`: the listing on stdout, as it is produced.
-pub fn run(args: DisasmArgs) -> Result<crate::exit_code::Exit, crate::command::Failure> {
+pub fn run(args: DisasmArgs) -> Result<q7_conventions::exit_code::Exit, crate::command::Failure> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let options = Options {
         zeroes: args.disassemble_zeroes,
     };
     disassemble_file(&args.file, args.profile, options, &mut out)
         .map_err(crate::command::Failure::input)?;
-    Ok(crate::exit_code::Exit::SUCCESS)
+    Ok(q7_conventions::exit_code::Exit::SUCCESS)
 }

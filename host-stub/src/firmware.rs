@@ -24,7 +24,7 @@ use q7_loader::ktab::KtabTrailer;
 use q7_loader::load_record::{Direction, LoadRecord, RecordError};
 use q7_loader::ucpl::{UcplError, UcplHeader};
 
-use crate::exit_code::{Kind, Outcome};
+use q7_conventions::exit_code::{Kind, Outcome};
 
 /// The line the SDK runtime prints before writing MBOX_ABORT (PLATFORM.md "Runtime errors").
 pub const RUNTIME_ERROR_PREFIX: &str = "q7 runtime error:";
@@ -258,7 +258,7 @@ fn interrupted_text(what: &str, reports: &[FaultReport], finished: &[u32]) -> St
 }
 
 impl Outcome for FirmwareError {
-    /// The outcome it ends a command with ([`crate::exit_code`]): a runaway (the call
+    /// The outcome it ends a command with ([`q7_conventions::exit_code`]): a runaway (the call
     /// budget ran out), an interrupt (Ctrl-C) and a fault or runtime error each have theirs; the rest is an image,
     /// key or argument the device refused.
     fn kind(&self) -> Kind {
@@ -440,7 +440,7 @@ impl Firmware {
 
     /// Boots the firmware on `cluster`.
     pub fn new(mut cluster: Cluster) -> Firmware {
-        cluster.set_stop_request(&crate::interrupt::stop_request());
+        cluster.set_stop_request(&q7_conventions::interrupt::stop_request());
         Firmware {
             cluster,
             resident: BTreeMap::new(),

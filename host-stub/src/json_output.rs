@@ -1,13 +1,13 @@
 //! The one convention for the machine-readable output of every subcommand that reports
 //! (docs/cli.md "Conventions"): `--json` prints the report as one JSON document on
 //! stdout instead of the text, `--json-file FILE` writes that document to FILE and leaves the
-//! text on stdout. A file is written whole ([`crate::output`]): into a temporary file beside
+//! text on stdout. A file is written whole ([`q7_conventions::output`]): into a temporary file beside
 //! it, renamed over FILE once complete, so an interrupted or failed write never leaves a half
 //! document where the user's file was.
 
 use std::path::PathBuf;
 
-pub use crate::output::{AtomicFile, WriteError};
+pub use q7_conventions::output::{AtomicFile, WriteError};
 
 /// `--json` and `--json-file FILE`, for `clap(flatten)`.
 #[derive(Debug, Clone, Default, clap::Args)]

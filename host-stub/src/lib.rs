@@ -1,7 +1,8 @@
 //! # q7-host — host side of q7emu
 //!
 //! The `q7emu` command line ([`cli`], run by `src/main.rs`) and the pieces behind it, one
-//! concern a module:
+//! concern a module (the conventions every command keeps — exit codes, output files, Ctrl-C,
+//! guest text on a terminal, numeric flags — are the crate q7-conventions'):
 //!
 //! | module | what |
 //! |---|---|
@@ -12,20 +13,16 @@
 //! | [`check`] | checked mode: the per-core checker, its findings and their report (docs/checked-mode.md) |
 //! | [`console`] | what each core printed: its console ring, as reports and failures show it |
 //! | [`disasm`] | `q7emu disasm`: objdump-style disassembly of ELF32-Xtensa files |
-//! | [`exit_code`] | the one table of exit codes (docs/exit-codes.md) |
 //! | [`firmware`] | the device firmware model: load records, kernel tables, dispatch (PLATFORM.md "Host flow") |
 //! | [`gdb`] | the GDB server of `--gdb`: the remote protocol, the Xtensa register layout (docs/gdb.md) |
 //! | [`inspect`] | `q7emu inspect`: what an image or a build holds |
 //! | [`json_output`] | `--json` / `--json-file FILE`, the one convention of machine-readable output |
-//! | [`output`] | every output file written whole, and never onto an input or another output |
-//! | [`interrupt`] | Ctrl-C stopping every core |
 //! | [`nrtucode`] | the nrtucode-style host API: create, stage, load and unload sequences, destroy |
-//! | [`number`] | the one grammar of numeric flags |
 //! | [`progress`] | the progress line of long dispatches |
 //! | [`run_elf`] | `q7emu run-elf`: a bare-metal executable on one core, and its bounds |
 //! | [`run_op`] | `q7emu run`: an op of a built library on `.npy` tensors, and its report |
+//! | [`scalar`] | the grammar of an op's scalar arguments, one per schema type (docs/cli.md "Scalars") |
 //! | [`run_packed`] | `q7emu run-packed`: a packed library through the whole host and device path |
-//! | [`terminal`] | guest text on a terminal: control characters shown escaped |
 //! | [`symbolize`] | `function+offset (file:line)` of fault reports, from ELF symbols and DWARF |
 //! | [`tensor`] | host tensors: dtypes, ARG_TENSOR descriptors, `.npy` files |
 //! | [`testing`] | snapshot tests of kernels: build, run, summarise (docs/testing.md) |
@@ -39,22 +36,18 @@ pub mod cli;
 pub mod command;
 pub mod console;
 pub mod disasm;
-pub mod exit_code;
 pub mod firmware;
 pub mod gdb;
 pub mod inspect;
-pub mod interrupt;
 pub mod json_output;
 pub mod nrtucode;
-pub mod number;
-pub mod output;
 pub mod progress;
 pub mod run_elf;
 pub mod run_op;
 pub mod run_packed;
+pub mod scalar;
 pub mod symbolize;
 pub mod tensor;
-pub mod terminal;
 pub mod testing;
 pub mod timing_profile;
 pub mod trace;

@@ -3,11 +3,11 @@
 //! Every PT_LOAD segment is loaded at its address into a flat 4 GiB memory; the core starts in
 //! QEMU's reset state (at the reset vector when the image has code there, else at the ELF
 //! entry). Semihosting output goes to stdout/stderr (on a terminal with its control characters
-//! shown escaped, [`crate::terminal`]); the run ends at the semihosting exit, a fault (reported
+//! shown escaped, [`q7_conventions::terminal`]); the run ends at the semihosting exit, a fault (reported
 //! with registers and backtrace), or the cycle budget.
 //!
 //! The process exit code says which ([`Ending::exit`], from the table of
-//! [`crate::exit_code`], docs/exit-codes.md): a guest status that fits 0..=[`STATUS_MAX`]
+//! [`q7_conventions::exit_code`], docs/exit-codes.md): a guest status that fits 0..=[`STATUS_MAX`]
 //! is passed through; a guest status that does not fit, a fault and a runaway each have a code
 //! of their own.
 
@@ -17,7 +17,7 @@ use q7_isa::CoreConfig;
 use q7_loader::ElfFile;
 use serde::Serialize;
 
-use crate::exit_code::{Exit, Kind, STATUS_MAX};
+use q7_conventions::exit_code::{Exit, Kind, STATUS_MAX};
 
 /// Why a program could not be run.
 #[derive(Debug, thiserror::Error)]
@@ -67,7 +67,7 @@ pub struct RunStats<'a> {
     pub jit: q7_emulator::jit::JitStats,
 }
 
-/// How a run ended, as the process exit code tells it ([`crate::exit_code`]).
+/// How a run ended, as the process exit code tells it ([`q7_conventions::exit_code`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {
     /// The program exited with this status.
@@ -163,7 +163,7 @@ pub fn prepare(
 }
 
 /// Loads `elf`, which must be an executable (ET_EXEC), for `config`, bounded by `bounds`;
-/// the core stops on the process-wide [`crate::interrupt::stop_request`].
+/// the core stops on the process-wide [`q7_conventions::interrupt::stop_request`].
 pub fn prepare_bounded(
     elf: &ElfFile<'_>,
     config: &'static CoreConfig,
@@ -192,7 +192,7 @@ pub fn prepare_bounded(
         StackCheck::Region(r) => Some(r),
         StackCheck::Off => None,
     };
-    core.stop_request = crate::interrupt::stop_request();
+    core.stop_request = q7_conventions::interrupt::stop_request();
     Ok(core)
 }
 
@@ -212,7 +212,7 @@ pub struct RunElfArgs {
     #[arg(long, default_value = q7_isa::NCORE2GP.name, value_parser = crate::command::profile_parser())]
     pub profile: &'static CoreConfig,
     /// Stop with a report after this many cycles (a runaway program never hangs).
-    #[arg(long, default_value_t = baremetal::DEFAULT_MAX_CYCLES, value_parser = crate::number::parse_u64)]
+    #[arg(long, default_value_t = baremetal::DEFAULT_MAX_CYCLES, value_parser = q7_conventions::number::parse_u64)]
     pub max_cycles: u64,
     /// Instruction count, cycles, the stall breakdown and any fault as JSON (the program's
     /// own output has stdout, so only to a file).
@@ -220,7 +220,7 @@ pub struct RunElfArgs {
     pub report: crate::json_output::JsonFile,
     /// Most memory the program may touch, in MiB (counted in 64 KiB granules, its segments
     /// included); a store beyond it stops the run with a report.
-    #[arg(long, default_value_t = baremetal::DEFAULT_MEMORY_LIMIT >> 20, value_parser = crate::number::parse_u64)]
+    #[arg(long, default_value_t = baremetal::DEFAULT_MEMORY_LIMIT >> 20, value_parser = q7_conventions::number::parse_u64)]
     pub max_memory_mib: u64,
     /// The stack region LO..HI that the stack pointer must stay in, or `none`; by default the
     /// image's `_stack_top`/`__stack` and `_end`/`end` symbols give it (no check without them).
@@ -244,7 +244,7 @@ fn parse_stack(s: &str) -> Result<StackCheck, String> {
     if s == "none" {
         return Ok(StackCheck::Off);
     }
-    let (bottom, top) = crate::number::parse_range(s)?;
+    let (bottom, top) = q7_conventions::number::parse_range(s)?;
     Ok(StackCheck::Region(StackRegion { bottom, top }))
 }
 
@@ -268,7 +268,7 @@ pub fn run(args: RunElfArgs) -> Result<Exit, crate::command::Failure> {
     // The report may not replace the program or the timing profile (docs/cli.md "Output
     // files").
     if let Some(json) = &json_file {
-        use crate::output::{check_distinct, Named};
+        use q7_conventions::output::{check_distinct, Named};
         let mut inputs = vec![Named::new("FILE", file)];
         inputs.extend(args.timing.iter().map(|p| Named::new("--timing", p)));
         check_distinct(&inputs, &[Named::new("--json-file", json)]).map_err(Failure::input)?;
@@ -287,8 +287,8 @@ pub fn run(args: RunElfArgs) -> Result<Exit, crate::command::Failure> {
         .map_err(Failure::input)?;
     core.timing = timing.model.clone();
     core.console = q7_emulator::semihost::Console {
-        stdout: crate::terminal::guest_stdout(),
-        stderr: crate::terminal::guest_stderr(),
+        stdout: q7_conventions::terminal::guest_stdout(),
+        stderr: q7_conventions::terminal::guest_stderr(),
     };
     let server = args
         .gdb

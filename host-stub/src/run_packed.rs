@@ -15,11 +15,11 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::console::CoreConsole;
-use crate::exit_code::{Exit, Kind};
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
 use crate::json_output::{AtomicFile, JsonOutput};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
 use crate::progress::{self, Watch};
+use q7_conventions::exit_code::{Exit, Kind};
 use q7_emulator::jit::JitStats;
 use q7_emulator::platform::{Cluster, ClusterConfig, HbmError};
 use q7_emulator::TimingModel;
@@ -96,8 +96,8 @@ pub enum RunPackedError {
     Report(#[from] ReportError),
 }
 
-impl crate::exit_code::Outcome for RunPackedError {
-    /// The outcome it ends `run-packed` with ([`crate::exit_code`]): the device's, or bad
+impl q7_conventions::exit_code::Outcome for RunPackedError {
+    /// The outcome it ends `run-packed` with ([`q7_conventions::exit_code`]): the device's, or bad
     /// input.
     fn kind(&self) -> Kind {
         match self {
@@ -170,7 +170,7 @@ impl<A: Report, B: Report> Report for (A, B) {
 /// The human-readable report: a header line, then as each dispatch completes one line per
 /// core and what each core printed during it ([`CoreConsole::printed`]), and at the end the
 /// engine's line ([`q7_emulator::jit::describe`]). The kernels' text is written as it is: give
-/// a terminal through [`crate::terminal::guest_stdout`].
+/// a terminal through [`q7_conventions::terminal::guest_stdout`].
 #[derive(Debug)]
 pub struct TextReport<W: Write> {
     out: W,
@@ -480,11 +480,11 @@ pub enum RunFileError {
     Report(#[from] ReportError),
     /// The report names the file of an input.
     #[error(transparent)]
-    SamePath(#[from] crate::output::PathClash),
+    SamePath(#[from] q7_conventions::output::PathClash),
 }
 
-impl crate::exit_code::Outcome for RunFileError {
-    /// The outcome it ends `run-packed` with ([`crate::exit_code`]).
+impl q7_conventions::exit_code::Outcome for RunFileError {
+    /// The outcome it ends `run-packed` with ([`q7_conventions::exit_code`]).
     fn kind(&self) -> Kind {
         match self {
             RunFileError::Run { source, .. } => source.kind(),
@@ -516,7 +516,7 @@ pub fn run_file(path: &Path, run: &RunPacked, out: &JsonOutput) -> Result<(), Ru
         drop(report.finish(message.as_deref())?);
         return result.map_err(failed);
     }
-    let text = TextReport::new(crate::terminal::guest_stdout(), "stdout");
+    let text = TextReport::new(q7_conventions::terminal::guest_stdout(), "stdout");
     let Some(json) = &out.json_file else {
         return run_packed(&packed, run, &mut { text }).map_err(failed);
     };
@@ -545,27 +545,27 @@ pub fn run_file(path: &Path, run: &RunPacked, out: &JsonOutput) -> Result<(), Ru
 #[derive(Debug, clap::Args)]
 pub struct RunPackedArgs {
     /// Kernel key: spec << 8 | opcode, e.g. 0x185.
-    #[arg(long, value_parser = crate::number::parse_u32)]
+    #[arg(long, value_parser = q7_conventions::number::parse_u32)]
     pub key: u32,
     /// One ARG_TENSOR descriptor given by its leading 32-bit words, comma-separated
     /// (repeat for more arguments), e.g. --arg 10 or --arg 0x1000,64.
-    #[arg(long = "arg", value_parser = crate::number::parse_words)]
+    #[arg(long = "arg", value_parser = q7_conventions::number::parse_words)]
     pub args: Vec<Vec<u32>>,
     /// 8: one instance per core in its 2 MiB window; 1: core 0 in the 32 MiB window.
-    #[arg(long, default_value_t = 8, value_parser = crate::number::parse_u32)]
+    #[arg(long, default_value_t = 8, value_parser = q7_conventions::number::parse_u32)]
     pub cores: u32,
     /// Sub-opcode of the invocation.
-    #[arg(long, default_value_t = 0, value_parser = crate::number::parse_u32)]
+    #[arg(long, default_value_t = 0, value_parser = q7_conventions::number::parse_u32)]
     pub sub_opcode: u32,
     /// Dispatch this many times (library state persists between dispatches).
-    #[arg(long, default_value_t = 1, value_parser = crate::number::parse_u32)]
+    #[arg(long, default_value_t = 1, value_parser = q7_conventions::number::parse_u32)]
     pub dispatches: u32,
     /// Host threads running the cores, at least 1 (results are identical for any count unless
     /// the cores communicate through HBM within a dispatch).
-    #[arg(long, default_value_t = crate::run_op::DEFAULT_THREADS, value_parser = crate::number::parse_threads)]
+    #[arg(long, default_value_t = crate::run_op::DEFAULT_THREADS, value_parser = q7_conventions::number::parse_threads)]
     pub threads: usize,
     /// Cycle budget of each firmware call before the kernel counts as runaway.
-    #[arg(long, default_value_t = crate::firmware::CALL_BUDGET, value_parser = crate::number::parse_u64)]
+    #[arg(long, default_value_t = crate::firmware::CALL_BUDGET, value_parser = q7_conventions::number::parse_u64)]
     pub max_cycles: u64,
     /// The results as JSON: `--json` on stdout instead of the text, `--json-file FILE`
     /// besides it (and no progress line either way).
@@ -585,7 +585,7 @@ pub fn run(a: RunPackedArgs) -> Result<Exit, crate::command::Failure> {
     // The report may not replace the library or the timing profile (docs/cli.md "Output
     // files").
     if let Some(json) = &a.report.json_file {
-        use crate::output::{check_distinct, Named};
+        use q7_conventions::output::{check_distinct, Named};
         let mut inputs = vec![Named::new("FILE", &a.file)];
         inputs.extend(a.timing.iter().map(|p| Named::new("--timing", p)));
         check_distinct(&inputs, &[Named::new("--json-file", json)]).map_err(RunFileError::from)?;

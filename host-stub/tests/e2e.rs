@@ -418,8 +418,8 @@ fn a_kernel_that_exits_instead_of_returning_is_a_named_runtime_error_not_a_succe
     );
     assert!(text.ends_with("\ncore 6 printed:\n  | bye\n"), "{text}");
     // docs/exit-codes.md: a runtime error ends the command with 129.
-    let kind = q7_host::exit_code::Outcome::kind(&err);
-    assert_eq!(q7_host::exit_code::Exit::of(kind).code(), 129);
+    let kind = q7_conventions::exit_code::Outcome::kind(&err);
+    assert_eq!(q7_conventions::exit_code::Exit::of(kind).code(), 129);
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! The exit codes of `q7emu` (docs/exit-codes.md, the table of `q7_host::exit_code`): the
+//! The exit codes of `q7emu` (docs/exit-codes.md, the table of `q7_conventions::exit_code`): the
 //! README's table is the code's, and every code comes out of a real command — here for every
 //! subcommand but `run-elf`, whose guest statuses, misfit status, fault and runaway
 //! `hostile_inputs.rs` runs on crafted programs.
@@ -8,7 +8,7 @@ mod support;
 use std::path::PathBuf;
 use std::process::Output;
 
-use q7_host::exit_code::{self, Kind, CODES};
+use q7_conventions::exit_code::{self, Kind, CODES};
 use q7_tests::TempDir;
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -42,7 +42,7 @@ fn docs_exit_codes_md_is_the_table() {
     let section = q7_tests::doc::read("docs/exit-codes.md");
     assert!(
         section.contains(&exit_code::markdown()),
-        "docs/exit-codes.md is not the table of q7_host::exit_code; it should read:\n{}",
+        "docs/exit-codes.md is not the table of q7_conventions::exit_code; it should read:\n{}",
         exit_code::markdown()
     );
     let rows = q7_tests::doc::table_after(&section, "| code | name |");

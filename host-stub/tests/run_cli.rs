@@ -342,7 +342,7 @@ fn docs_cli_md_scalars_table_is_the_grammar_of_each_type() {
                     [first, rest @ ..] => format!("{first} ({})", rest.join(", ")),
                     [] => unreachable!(),
                 };
-                (name, q7_host::number::accepted_forms(k).to_string())
+                (name, q7_host::scalar::accepted_forms(k).to_string())
             })
             .collect();
     let theirs: Vec<(String, String)> = rows.iter().map(|r| (r[0].clone(), r[1].clone())).collect();

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::Duration;
 
-use q7_host::exit_code::{Exit, Kind};
+use q7_conventions::exit_code::{Exit, Kind};
 
 /// The exit code of `kind` (docs/exit-codes.md).
 fn code(kind: Kind) -> Option<i32> {

@@ -209,7 +209,7 @@ fn the_minimal_examples_readme_command_runs_and_prints_every_core() {
 
 #[test]
 fn ctrl_c_stops_every_core_of_a_dispatch_and_reports_where_each_was() {
-    use q7_host::exit_code::{Exit, Kind};
+    use q7_conventions::exit_code::{Exit, Kind};
     let child = q7emu()
         .args(["run-packed", "--key", "0x185", "--arg", "10"])
         .args(["--dispatches", "4294967295"])

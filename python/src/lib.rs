@@ -16,7 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyAnyMethods, PyByteArray, PyBytes, PyDict};
 
 use q7_host::build::schema::ArgKind;
-use q7_host::exit_code::{Kind, Outcome};
+use q7_conventions::exit_code::{Kind, Outcome};
 use q7_host::run_op::Session;
 use q7_host::tensor::HostTensor;
 use q7_host::testing::{self, Run, TestingError};
@@ -359,11 +359,11 @@ impl Library {
 
 /// Runs `work` on a thread of its own with the GIL released, while this thread waits and
 /// looks at Python's signals: a Ctrl-C (SIGINT, whose handler only marks it) raises the
-/// process-wide stop request every core looks at ([`q7_host::interrupt`]), so the cores stop
+/// process-wide stop request every core looks at ([`q7_conventions::interrupt`]), so the cores stop
 /// where they are and the run ends as interrupted; the request is lowered again, leaving the
 /// library usable. `work`'s result, and the exception of a signal that came.
 fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> (T, Option<PyErr>) {
-    let stop = q7_host::interrupt::stop_request();
+    let stop = q7_conventions::interrupt::stop_request();
     std::thread::scope(|scope| {
         let (tx, mut rx) = std::sync::mpsc::channel();
         scope.spawn(move || {

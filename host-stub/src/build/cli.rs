@@ -136,7 +136,7 @@ pub fn build_and_list(args: BuildArgs) -> Result<(), BuildError> {
 
 /// Runs `q7emu build` ([`build_and_list`]); a failed step exits with the build-failed code, bad input
 /// with the bad-input one.
-pub fn run(args: BuildArgs) -> Result<crate::exit_code::Exit, crate::command::Failure> {
+pub fn run(args: BuildArgs) -> Result<q7_conventions::exit_code::Exit, crate::command::Failure> {
     build_and_list(args)?;
-    Ok(crate::exit_code::Exit::SUCCESS)
+    Ok(q7_conventions::exit_code::Exit::SUCCESS)
 }

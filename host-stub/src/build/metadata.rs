@@ -172,6 +172,28 @@ pub fn registry(images: &[String], ops: &[Op]) -> Result<Registry, RegistryError
     Ok(r)
 }
 
+/// The files of build directory `dir` that `run` and `inspect` read, named `flag`:
+/// `q7build.json`, `ucode_lib.json` and every `.so` image in it.
+pub fn build_dir_files(flag: &str, dir: &std::path::Path) -> Vec<q7_conventions::output::Named> {
+    let mut files = vec![
+        q7_conventions::output::Named::new(flag, dir.join(BUILD_INFO_FILE)),
+        q7_conventions::output::Named::new(flag, dir.join("ucode_lib.json")),
+    ];
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        let mut images: Vec<std::path::PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "so"))
+            .collect();
+        images.sort();
+        files.extend(
+            images
+                .into_iter()
+                .map(|p| q7_conventions::output::Named::new(flag, p)),
+        );
+    }
+    files
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

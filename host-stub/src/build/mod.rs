@@ -37,8 +37,8 @@ pub mod wrapper;
 
 use std::path::PathBuf;
 
-use crate::exit_code::{Kind, Outcome};
 use metadata::BuildInfo;
+use q7_conventions::exit_code::{Kind, Outcome};
 use schema::{Schema, SchemaError};
 use toolchain::ToolError;
 
@@ -355,7 +355,7 @@ pub struct KernelMissing {
 }
 
 impl Outcome for BuildError {
-    /// The outcome it ends `q7emu build` with ([`crate::exit_code`]): a tool missing or
+    /// The outcome it ends `q7emu build` with ([`q7_conventions::exit_code`]): a tool missing or
     /// failing is a failed build; arguments, sources, the SDK directory and files are bad
     /// input; Ctrl-C is an interruption.
     fn kind(&self) -> Kind {
@@ -574,7 +574,7 @@ pub fn build(opts: &Options) -> Result<BuildInfo, BuildError> {
 pub fn build_with_inputs(opts: &Options) -> Result<(BuildInfo, Vec<PathBuf>), BuildError> {
     // A tool killed by Ctrl-C fails its step: the build reports the interruption instead.
     build_steps(opts).map_err(|e| {
-        if crate::interrupt::stop_request().is_requested() {
+        if q7_conventions::interrupt::stop_request().is_requested() {
             BuildError::Interrupted
         } else {
             e

@@ -37,7 +37,7 @@ pub(super) struct Ctx<'a> {
     dir: PathBuf,
     /// The work directory, `<dir>/.q7build-XXXXXX`: removed, with whatever is left in it, when
     /// the build ends, or when a second Ctrl-C ends the process.
-    work: crate::output::TemporaryDir,
+    work: q7_conventions::output::TemporaryDir,
     /// The build directory's lock, held until the build ends.
     _lock: File,
     sdk: PathBuf,
@@ -261,7 +261,7 @@ fn lock(dir: &Path) -> Result<File, BuildError> {
         path: path.clone(),
         source,
     };
-    let stop = crate::interrupt::stop_request();
+    let stop = q7_conventions::interrupt::stop_request();
     let mut told = false;
     loop {
         match file.try_lock() {
@@ -300,7 +300,7 @@ pub(super) fn prepare(
     std::fs::create_dir_all(&opts.build_dir).map_err(io(&opts.build_dir))?;
     let dir = std::fs::canonicalize(&opts.build_dir).map_err(io(&opts.build_dir))?;
     let lock = lock(&dir)?;
-    let work = crate::output::TemporaryDir::new_in(&dir, WORK_PREFIX).map_err(io(&dir))?;
+    let work = q7_conventions::output::TemporaryDir::new_in(&dir, WORK_PREFIX).map_err(io(&dir))?;
     for u in units.iter_mut().chain(shape_units.iter_mut()) {
         u.object = work.path().join(&u.object);
     }

@@ -116,7 +116,7 @@ impl Server {
     }
 
     /// Waits for a connection, looking every 50 ms at the process's stop request so that
-    /// Ctrl-C ends the wait ([`crate::interrupt`]).
+    /// Ctrl-C ends the wait ([`q7_conventions::interrupt`]).
     fn accept(&self) -> Result<(TcpStream, std::net::SocketAddr), GdbError> {
         let failed = |source| GdbError::Accept {
             addr: self.addr.clone(),
@@ -128,7 +128,7 @@ impl Server {
              instruction",
             self.addr
         );
-        let stop = crate::interrupt::stop_request();
+        let stop = q7_conventions::interrupt::stop_request();
         let accepted = loop {
             match self.listener.accept() {
                 Ok(conn) => break conn,

@@ -143,7 +143,7 @@ impl<'c, 'h, B: Bus + DebugMemory + 'static> Session<'c, 'h, B> {
 
     /// Serves packets until the session ends.
     pub fn serve(&mut self, link: &mut Link) -> End {
-        let stop = crate::interrupt::stop_request();
+        let stop = q7_conventions::interrupt::stop_request();
         loop {
             if stop.is_requested() {
                 return End::Interrupted;
@@ -601,7 +601,7 @@ impl<'c, 'h, B: Bus + DebugMemory + 'static> Session<'c, 'h, B> {
                 )
             }));
         }
-        let stop = crate::interrupt::stop_request();
+        let stop = q7_conventions::interrupt::stop_request();
         let mut last_ended = running[0];
         loop {
             for &i in &running {
@@ -763,8 +763,10 @@ impl<'c, 'h, B: Bus + DebugMemory + 'static> Session<'c, 'h, B> {
                 Err(_) => format!("monitor regs: not a core number: {n}\n"),
             },
             ["mem", addr, rest @ ..] if rest.len() <= 1 => {
-                let count = rest.first().map_or(Ok(1), |n| crate::number::parse_u32(n));
-                match (crate::number::parse_u32(addr), count) {
+                let count = rest
+                    .first()
+                    .map_or(Ok(1), |n| q7_conventions::number::parse_u32(n));
+                match (q7_conventions::number::parse_u32(addr), count) {
                     (Ok(addr), Ok(count)) => self.monitor_mem(addr, count.min(256)),
                     _ => "monitor mem: usage: mem ADDR [WORDS]\n".into(),
                 }

@@ -166,7 +166,7 @@ impl Link {
         stream.set_read_timeout(Some(WAIT))?;
         stream.set_write_timeout(Some(WAIT))?;
         Ok(Link {
-            stop: crate::interrupt::stop_request(),
+            stop: q7_conventions::interrupt::stop_request(),
             stream,
             rx: Receiver::default(),
             buf: Box::new([0; 4096]),

@@ -13,7 +13,7 @@ pub struct InspectArgs {
     #[command(flatten)]
     pub report: crate::json_output::JsonOutput,
     /// Cycle budget of each start symbol run to fill the kernel table.
-    #[arg(long, default_value_t = crate::firmware::CALL_BUDGET, value_parser = crate::number::parse_u64)]
+    #[arg(long, default_value_t = crate::firmware::CALL_BUDGET, value_parser = q7_conventions::number::parse_u64)]
     pub max_cycles: u64,
     /// An ELF image (device image, packed library, bare-metal executable) or a build
     /// directory of `q7emu build`.
@@ -22,9 +22,10 @@ pub struct InspectArgs {
 }
 
 /// Runs `q7emu inspect`: the text (or the JSON) on stdout; with `--json-file`, the JSON there.
-pub fn run(args: InspectArgs) -> Result<crate::exit_code::Exit, crate::command::Failure> {
+pub fn run(args: InspectArgs) -> Result<q7_conventions::exit_code::Exit, crate::command::Failure> {
+    use crate::build::metadata::build_dir_files;
     use crate::command::Failure;
-    use crate::output::{build_dir_files, check_distinct, Named};
+    use q7_conventions::output::{check_distinct, Named};
     // The report may not replace the image or a file of the build it inspects.
     if let Some(json) = &args.report.json_file {
         let inputs = if args.input.is_dir() {
@@ -55,6 +56,6 @@ pub fn run(args: InspectArgs) -> Result<crate::exit_code::Exit, crate::command::
         report.text()
     };
     // Names and strings from the image: escaped on a terminal.
-    print!("{}", crate::terminal::for_stdout(&text));
-    Ok(crate::exit_code::Exit::SUCCESS)
+    print!("{}", q7_conventions::terminal::for_stdout(&text));
+    Ok(q7_conventions::exit_code::Exit::SUCCESS)
 }

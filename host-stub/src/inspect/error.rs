@@ -69,10 +69,10 @@ pub enum InspectError {
     },
 }
 
-impl crate::exit_code::Outcome for InspectError {
-    /// The outcome it ends `q7emu inspect` with ([`crate::exit_code`]): every failure is bad
+impl q7_conventions::exit_code::Outcome for InspectError {
+    /// The outcome it ends `q7emu inspect` with ([`q7_conventions::exit_code`]): every failure is bad
     /// input.
-    fn kind(&self) -> crate::exit_code::Kind {
-        crate::exit_code::Kind::BadInput
+    fn kind(&self) -> q7_conventions::exit_code::Kind {
+        q7_conventions::exit_code::Kind::BadInput
     }
 }

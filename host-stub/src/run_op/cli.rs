@@ -5,8 +5,6 @@ use std::path::PathBuf;
 use q7_emulator::platform::ConsoleSize;
 
 use super::{outputs, run_observed, Library, OpRequest, RunError};
-use crate::number::{parse_cycle_range, parse_range, parse_threads, parse_u32, parse_u64};
-use crate::output::{AtomicFile, Named};
 use crate::tensor::dtype::Dtype;
 use crate::tensor::npy::{self, NpyError};
 use crate::timing_profile::{Profile, ProfileError};
@@ -14,6 +12,8 @@ use crate::trace::timeline::{parse_max_events, MaxEvents};
 use crate::trace::{
     parse_max_bytes, MaxBytes, ObserveSpec, PcSelect, Summary, TimelineSpec, TraceSpec,
 };
+use q7_conventions::number::{parse_cycle_range, parse_range, parse_threads, parse_u32, parse_u64};
+use q7_conventions::output::{AtomicFile, Named};
 use q7_emulator::platform::trace_port::Poison;
 
 /// `q7emu run BUILD_DIR --op NAME --input FILE.npy... [--scalar V]... [--output FILE.npy]
@@ -251,14 +251,14 @@ pub enum RunCliError {
     Gdb(#[from] crate::gdb::GdbError),
 }
 
-impl crate::exit_code::Outcome for RunCliError {
+impl q7_conventions::exit_code::Outcome for RunCliError {
     /// The outcome it ends `q7emu run` with: the run's, or bad input.
-    fn kind(&self) -> crate::exit_code::Kind {
+    fn kind(&self) -> q7_conventions::exit_code::Kind {
         match self {
             RunCliError::Npy(_)
             | RunCliError::Timing(_)
             | RunCliError::Json(_)
-            | RunCliError::Gdb(_) => crate::exit_code::Kind::BadInput,
+            | RunCliError::Gdb(_) => q7_conventions::exit_code::Kind::BadInput,
             RunCliError::Run(e) => e.kind(),
         }
     }
@@ -266,15 +266,15 @@ impl crate::exit_code::Outcome for RunCliError {
 
 /// Runs `q7emu run`: the summary (or the JSON report) on stdout, the trace notes on stderr;
 /// on a terminal the kernel's console in the summary is shown escaped
-/// ([`crate::terminal`]).
-pub fn run(a: RunArgs) -> Result<crate::exit_code::Exit, crate::command::Failure> {
+/// ([`q7_conventions::terminal`]).
+pub fn run(a: RunArgs) -> Result<q7_conventions::exit_code::Exit, crate::command::Failure> {
     let (text, notes, failed) = report(a)?;
-    print!("{}", crate::terminal::for_stdout(&text));
-    eprint!("{}", crate::terminal::for_stderr(&notes));
+    print!("{}", q7_conventions::terminal::for_stdout(&text));
+    eprint!("{}", q7_conventions::terminal::for_stderr(&notes));
     Ok(if failed {
-        crate::exit_code::Exit::of(crate::exit_code::Kind::CheckFailed)
+        q7_conventions::exit_code::Exit::of(q7_conventions::exit_code::Kind::CheckFailed)
     } else {
-        crate::exit_code::Exit::SUCCESS
+        q7_conventions::exit_code::Exit::SUCCESS
     })
 }
 

@@ -31,7 +31,6 @@ use q7_loader::input::{self, InputError, InputKind};
 use crate::build::metadata::{BuildInfo, OpInfo};
 use crate::build::schema::ArgKind;
 pub use crate::console::CoreConsole;
-use crate::exit_code::{Kind, Outcome};
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
 use crate::progress::{self, Watch};
@@ -43,6 +42,7 @@ use crate::tensor::{HostTensor, TensorInput};
 use crate::timing_profile::Profile;
 use crate::trace::{ObserveSpec, Observer, Summary, TraceError};
 use library::BuildDirError;
+use q7_conventions::exit_code::{Kind, Outcome};
 
 pub use crate::run_packed::{CUSTOM_OP_OPCODE, SELECTOR};
 pub use session::Session;
@@ -308,7 +308,7 @@ pub enum RunError {
         /// The value given.
         value: String,
         /// Why, and the forms the type takes.
-        source: crate::number::ScalarError,
+        source: crate::scalar::ScalarError,
     },
     /// The shape executable could not say what the output is.
     #[error(transparent)]
@@ -371,7 +371,7 @@ pub enum RunError {
 }
 
 impl Outcome for RunError {
-    /// The outcome it ends `q7emu run` with ([`crate::exit_code`]): the device's; a fault
+    /// The outcome it ends `q7emu run` with ([`q7_conventions::exit_code`]): the device's; a fault
     /// for a shape function that crashed or did not answer; else bad input.
     fn kind(&self) -> Kind {
         use crate::build::shape::ShapeError;
@@ -504,9 +504,9 @@ impl Library {
 }
 
 /// The descriptor of scalar `value` for argument `name` of kind `kind`, read by the scalar
-/// grammar ([`crate::number::parse_scalar`]).
+/// grammar ([`crate::scalar::parse_scalar`]).
 fn scalar(op: &OpInfo, name: &str, kind: ArgKind, value: &str) -> Result<ScalarValue, RunError> {
-    crate::number::parse_scalar(kind, value).map_err(|source| RunError::Scalar {
+    crate::scalar::parse_scalar(kind, value).map_err(|source| RunError::Scalar {
         schema: op.schema.clone(),
         name: name.to_string(),
         value: value.to_string(),
@@ -705,7 +705,7 @@ fn run_observed_once(
                 if !before.is_empty() {
                     eprint!(
                         "{}",
-                        crate::terminal::for_stderr(&crate::check::text(&before))
+                        q7_conventions::terminal::for_stderr(&crate::check::text(&before))
                     );
                 }
             }

@@ -362,21 +362,24 @@ pub fn from_reader(mut r: impl Read, path: &Path) -> Result<HostTensor, NpyError
 }
 
 /// Writes `t` as a `.npy` file (C order; bfloat16 as `<u2`), whole: into a temporary file
-/// beside `path`, renamed over it once complete ([`crate::output::AtomicFile`]), so a failed
+/// beside `path`, renamed over it once complete ([`q7_conventions::output::AtomicFile`]), so a failed
 /// write leaves what was at `path` as it was.
 pub fn write(path: &Path, t: &HostTensor) -> Result<(), NpyError> {
-    write_whole(crate::output::AtomicFile::create(path)?, t)
+    write_whole(q7_conventions::output::AtomicFile::create(path)?, t)
 }
 
 /// Writes `t` in `.npy` form into `file` and renames it into place.
-pub fn write_whole(mut file: crate::output::AtomicFile, t: &HostTensor) -> Result<(), NpyError> {
+pub fn write_whole(
+    mut file: q7_conventions::output::AtomicFile,
+    t: &HostTensor,
+) -> Result<(), NpyError> {
     let path = file.path().to_path_buf();
     to_writer(&mut file, t).map_err(io(&path))?;
     Ok(file.commit()?)
 }
 
-impl From<crate::output::WriteError> for NpyError {
-    fn from(e: crate::output::WriteError) -> NpyError {
+impl From<q7_conventions::output::WriteError> for NpyError {
+    fn from(e: q7_conventions::output::WriteError) -> NpyError {
         NpyError::Io {
             path: e.path,
             source: e.source,

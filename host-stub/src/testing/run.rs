@@ -52,7 +52,7 @@ impl Run {
 
     /// The next scalar argument (Scalar, float, int or bool): a Rust number or bool, or text
     /// in the grammar `q7emu run --scalar` takes (docs/cli.md "Scalars",
-    /// [`crate::number::parse_scalar`]), checked against the argument's type when the op runs.
+    /// [`crate::scalar::parse_scalar`]), checked against the argument's type when the op runs.
     /// A Rust float stays a float (`2.0f64` is the double 2, where the text `"2"` given to a
     /// `Scalar` is the integer 2).
     pub fn scalar(mut self, value: impl ScalarArg) -> Run {
@@ -256,7 +256,7 @@ impl<T: ScalarArg + ?Sized> ScalarArg for &T {
 mod tests {
     use super::*;
     use crate::build::schema::ArgKind;
-    use crate::number::parse_scalar;
+    use crate::scalar::parse_scalar;
     use crate::tensor::descriptor::ScalarValue;
 
     #[test]

@@ -21,8 +21,8 @@ use self::insn::{CoreCap, CoreFilter, RegisterNames, Sink};
 use self::timeline::{CoreTimeline, MaxEvents, Timeline, Truncation};
 use self::writer::{CoreFiles, Writer};
 use crate::check::{Checker, CoreCheck};
-use crate::output::{AtomicFile, WriteError};
 use crate::symbolize::Symbols;
+use q7_conventions::output::{AtomicFile, WriteError};
 
 /// The cap of each traced core's two files together unless `--trace-max-bytes` says
 /// otherwise: 1 GiB (a whole trace of one core of the 8-core ReLU, 137 MB, fits seven times).
@@ -47,7 +47,7 @@ pub fn parse_max_bytes(s: &str) -> Result<MaxBytes, String> {
     if s.trim() == "none" {
         return Ok(MaxBytes(None));
     }
-    let n = crate::number::parse_u64(s)?;
+    let n = q7_conventions::number::parse_u64(s)?;
     if n < MIN_MAX_BYTES {
         return Err(format!(
             "{n} bytes: a trace cap is at least {MIN_MAX_BYTES} bytes (the header lines and the notice of a truncated trace must fit), or `none` for no cap"

@@ -28,8 +28,8 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::TraceError;
-use crate::output::AtomicFile;
 use crate::symbolize::Symbols;
+use q7_conventions::output::AtomicFile;
 
 /// The `otherData.format` of the file.
 pub const FORMAT: &str = "q7emu-timeline";
@@ -67,7 +67,7 @@ pub fn parse_max_events(s: &str) -> Result<MaxEvents, String> {
     if s.trim() == "none" {
         return Ok(MaxEvents(None));
     }
-    let n = crate::number::parse_u64(s)?;
+    let n = q7_conventions::number::parse_u64(s)?;
     if n < MIN_MAX_EVENTS {
         return Err(format!(
             "{n} events: a timeline cap is at least {MIN_MAX_EVENTS} events per core, or `none` for no cap"

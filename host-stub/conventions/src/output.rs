@@ -400,24 +400,6 @@ pub fn check_not_dir(dir: &Named, outputs: &[Named]) -> Result<(), PathClash> {
     Ok(())
 }
 
-/// The files of build directory `dir` that `run` and `inspect` read, named `flag`:
-/// `q7build.json`, `ucode_lib.json` and every `.so` image in it.
-pub fn build_dir_files(flag: &str, dir: &Path) -> Vec<Named> {
-    let mut files = vec![
-        Named::new(flag, dir.join(crate::build::metadata::BUILD_INFO_FILE)),
-        Named::new(flag, dir.join("ucode_lib.json")),
-    ];
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        let mut images: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "so"))
-            .collect();
-        images.sort();
-        files.extend(images.into_iter().map(|p| Named::new(flag, p)));
-    }
-    files
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
