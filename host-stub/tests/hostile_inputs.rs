@@ -568,7 +568,11 @@ fn numeric_flags_take_0x_hex_everywhere_and_threads_0_is_refused() {
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success(), "{text}");
-    assert_eq!(text.lines().count(), 3, "{text}");
+    assert_eq!(
+        text.lines().count(),
+        4,
+        "a header, a line per dispatch, the engine's: {text}"
+    );
     assert!(
         text.contains("dispatch 1 core 0: response 0x000186ab (100011)"),
         "{text}"
