@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use q7_host::tensor::npy;
+use q7_tensor::npy;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(t) = npy::from_reader(data, Path::new("fuzz.npy")) {

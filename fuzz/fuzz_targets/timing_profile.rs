@@ -13,7 +13,7 @@ use libfuzzer_sys::fuzz_target;
 use q7_emulator::platform::bus::PlatformBus;
 use q7_emulator::platform::hbm::Hbm;
 use q7_host::run_op::{self, Library, OpRequest};
-use q7_host::tensor::HostTensor;
+use q7_tensor::HostTensor;
 use q7_host::testing::tensor;
 use q7_host::timing_profile::Profile;
 

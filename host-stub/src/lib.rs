@@ -2,7 +2,8 @@
 //!
 //! The `q7emu` command line ([`cli`], run by `src/main.rs`) and the pieces behind it, one
 //! concern a module (the conventions every command keeps — exit codes, output files, Ctrl-C,
-//! guest text on a terminal, numeric flags — are the crate q7-conventions'):
+//! guest text on a terminal, numeric flags — are the crate q7-conventions'; tensors, `.npy` files
+//! and scalar arguments are q7-tensor's):
 //!
 //! | module | what |
 //! |---|---|
@@ -21,10 +22,8 @@
 //! | [`progress`] | the progress line of long dispatches |
 //! | [`run_elf`] | `q7emu run-elf`: a bare-metal executable on one core, and its bounds |
 //! | [`run_op`] | `q7emu run`: an op of a built library on `.npy` tensors, and its report |
-//! | [`scalar`] | the grammar of an op's scalar arguments, one per schema type (docs/cli.md "Scalars") |
 //! | [`run_packed`] | `q7emu run-packed`: a packed library through the whole host and device path |
 //! | [`symbolize`] | `function+offset (file:line)` of fault reports, from ELF symbols and DWARF |
-//! | [`tensor`] | host tensors: dtypes, ARG_TENSOR descriptors, `.npy` files |
 //! | [`testing`] | snapshot tests of kernels: build, run, summarise (docs/testing.md) |
 //! | [`timing_profile`] | `--timing` profiles over the cycle model |
 //! | [`trace`] | instruction traces and timelines of a run (docs/tracing.md) |
@@ -45,9 +44,7 @@ pub mod progress;
 pub mod run_elf;
 pub mod run_op;
 pub mod run_packed;
-pub mod scalar;
 pub mod symbolize;
-pub mod tensor;
 pub mod testing;
 pub mod timing_profile;
 pub mod trace;

@@ -26,7 +26,7 @@ use q7_emulator::TimingModel;
 use q7_loader::input::{self, InputError, InputKind};
 
 /// Size of one ARG_TENSOR descriptor (PLATFORM.md).
-pub const ARG_BYTES: usize = crate::tensor::descriptor::SIZE;
+pub const ARG_BYTES: usize = q7_tensor::descriptor::SIZE;
 /// The custom-op opcode every dispatch carries (the registry's constant, 133).
 pub const CUSTOM_OP_OPCODE: u32 = q7_loader::ucode_lib::CUSTOM_OP_OPCODE as u32;
 /// The library selector `run-packed` loads under.

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use support::q7emu;
 
-use q7_host::tensor::dtype::Dtype;
-use q7_host::tensor::{npy, HostTensor};
+use q7_tensor::dtype::Dtype;
+use q7_tensor::{npy, HostTensor};
 use q7_tests::TempDir;
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");

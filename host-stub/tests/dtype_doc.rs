@@ -1,7 +1,7 @@
-//! PLATFORM.md "ISA dtype codes" is the dtype table of `q7_host::tensor::dtype`, row for row:
+//! PLATFORM.md "ISA dtype codes" is the dtype table of `q7_tensor::dtype`, row for row:
 //! code, ISA name, torch dtype (or rejected), element bytes and `.npy` form.
 
-use q7_host::tensor::dtype::DTYPES;
+use q7_tensor::dtype::DTYPES;
 
 #[test]
 fn platform_md_dtype_table_is_the_code_table() {

@@ -32,9 +32,9 @@ use std::sync::OnceLock;
 
 use q7_host::firmware::CALL_BUDGET;
 use q7_host::run_op::{self, Library, OpRequest, OpRun};
-use q7_host::tensor::dtype::Dtype;
-use q7_host::tensor::{npy, HostTensor};
 use q7_host::testing::{Run, Summary};
+use q7_tensor::dtype::Dtype;
+use q7_tensor::{npy, HostTensor};
 use q7_tests::doc::{fenced, first_fenced, q7emu_commands, section, words};
 use q7_tests::{Rng, TempDir};
 

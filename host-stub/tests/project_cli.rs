@@ -15,8 +15,8 @@ use std::process::Output;
 use std::sync::OnceLock;
 
 use q7_host::build::metadata::BuildInfo;
-use q7_host::tensor::{npy, HostTensor};
 use q7_host::testing::{tensor, Kernel, Run};
+use q7_tensor::{npy, HostTensor};
 use q7_tests::TempDir;
 
 /// The compute file of the probe project: kernels whose outputs differ from their inputs in

@@ -329,7 +329,7 @@ fn scaled_transpose(scalars: &[&str]) -> (bool, String) {
 
 #[test]
 fn docs_cli_md_scalars_table_is_the_grammar_of_each_type() {
-    use q7_host::build::schema::ArgKind;
+    use q7_tensor::arg_kind::ArgKind;
     let doc = q7_tests::doc::read("docs/cli.md");
     let rows = q7_tests::doc::table_after(&doc, "**Scalars.**");
     let ours: Vec<(String, String)> =
@@ -342,7 +342,7 @@ fn docs_cli_md_scalars_table_is_the_grammar_of_each_type() {
                     [first, rest @ ..] => format!("{first} ({})", rest.join(", ")),
                     [] => unreachable!(),
                 };
-                (name, q7_host::scalar::accepted_forms(k).to_string())
+                (name, q7_tensor::scalar::accepted_forms(k).to_string())
             })
             .collect();
     let theirs: Vec<(String, String)> = rows.iter().map(|r| (r[0].clone(), r[1].clone())).collect();
@@ -521,8 +521,8 @@ fn an_input_the_descriptor_cannot_describe_is_refused_before_it_is_read() {
 fn a_tensor_whose_data_is_not_its_shapes_size_is_refused() {
     let lib =
         q7_host::testing::Library::open(&root().join("examples/kernels/relu_tcm/build")).unwrap();
-    let t = q7_host::tensor::HostTensor {
-        dtype: q7_host::tensor::dtype::Dtype::from_name("float32").unwrap(),
+    let t = q7_tensor::HostTensor {
+        dtype: q7_tensor::dtype::Dtype::from_name("float32").unwrap(),
         shape: vec![4],
         data: vec![0; 12],
     };

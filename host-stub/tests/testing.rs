@@ -8,8 +8,8 @@
 
 use std::path::Path;
 
-use q7_host::tensor::npy;
 use q7_host::testing::{Library, Run, Summary, TimingModel};
+use q7_tensor::npy;
 
 fn vector_add() -> (Library, Run) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/vector_add");

@@ -21,8 +21,8 @@ use std::path::PathBuf;
 
 use q7_emulator::platform::map::{self, reg};
 use q7_emulator::platform::{mailbox, trace_port};
-use q7_host::tensor::descriptor::{self, field, Location};
-use q7_host::tensor::dtype::DTYPES;
+use q7_tensor::descriptor::{self, field, Location};
+use q7_tensor::dtype::DTYPES;
 
 /// The command that regenerates the headers, as the headers and failures print it.
 fn regenerate() -> String {
@@ -327,7 +327,7 @@ fn customop_abi_tables_h() -> String {
         "customop_abi_tables.h",
         "The values of the custom-op ABI (PLATFORM.md \"Custom-op ABI\") that the host, the \
          firmware and the emulator define.",
-        "the host's dtype and descriptor tables (host-stub/src/tensor/), build limits \
+        "the host's dtype and descriptor tables (host-stub/tensor/src/), build limits \
          (host-stub/src/build/mod.rs) and firmware constants (host-stub/src/firmware.rs), the \
          emulator's platform map, runtime errors and annotation codes (emulator/src/platform/) \
          and the loader's opcode and kernel table (loader/src/)",

@@ -22,8 +22,8 @@ use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 
 use math_support::{bounds, functions, host_values, native, parse_measured, programs, Function};
-use q7_host::tensor::HostTensor;
 use q7_host::testing::{tensor, toolchain_installed, Kernel, Run};
+use q7_tensor::HostTensor;
 use q7_tests::{Rng, TempDir};
 
 /// Unary float functions are sampled at every STEP-th bit pattern (about a million cases).
@@ -277,7 +277,7 @@ fn the_device_computes_the_host_builds_bits() {
             .input(input)
             .scalar(index as i64)
             .output_shape(&[n])
-            .output_dtype(q7_host::tensor::dtype::Dtype::from_name(dtype).unwrap())
+            .output_dtype(q7_tensor::dtype::Dtype::from_name(dtype).unwrap())
             .op_run(&lib)
             .unwrap_or_else(|e| panic!("{}: {e}", f.name));
         let device = words(&run.output, f.double);

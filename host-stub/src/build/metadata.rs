@@ -32,7 +32,7 @@ pub struct ArgInfo {
     /// Name in the schema.
     pub name: String,
     /// Kind (`tensor`, `scalar`, `int`, `float`).
-    pub kind: super::schema::ArgKind,
+    pub kind: q7_tensor::arg_kind::ArgKind,
 }
 
 /// One op in `q7build.json`.

@@ -20,8 +20,9 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::schema::{self, ArgKind, SchemaError};
+use super::schema::{self, SchemaError};
 use super::MAX_OPS;
+use q7_tensor::arg_kind::ArgKind;
 
 /// The macro a shape source registers its ops with.
 pub const MACRO: &str = "NEURON_LIBRARY";

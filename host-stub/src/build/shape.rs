@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use super::schema::ArgKind;
-use crate::tensor::descriptor::ScalarValue;
-use crate::tensor::dtype::Dtype;
+use q7_tensor::arg_kind::ArgKind;
+use q7_tensor::descriptor::ScalarValue;
+use q7_tensor::dtype::Dtype;
 
 /// The host C++ compiler, looked up on `PATH`.
 pub const HOST_CXX: &str = "g++";

@@ -12,7 +12,7 @@
 //!
 //! * a declaration of the user's function, `at::Tensor <kernel>(<params>)` (`<kernel>` is
 //!   `<fn>`, or a project op's kernel function), the parameter types those of
-//!   [`ArgKind::cxx_param`](super::schema::ArgKind::cxx_param);
+//!   [`ArgKind::cxx_param`](q7_tensor::arg_kind::ArgKind::cxx_param);
 //! * `static void <fn>_wrapper()`: `customop_setup(true)`; then, in a block (so the argument
 //!   tensors are released before cleanup), one `customop_next_<kind>()` per schema argument,
 //!   each in its own statement in declared order (C++ leaves the order of a call's arguments

@@ -45,7 +45,7 @@ fn named(message: &str, args: &[ArgInfo]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::build::schema::ArgKind;
+    use q7_tensor::arg_kind::ArgKind;
 
     fn args() -> Vec<ArgInfo> {
         [("x", ArgKind::Tensor), ("scale", ArgKind::Float)]

@@ -5,8 +5,6 @@ use std::path::PathBuf;
 use q7_emulator::platform::ConsoleSize;
 
 use super::{outputs, run_observed, Library, OpRequest, RunError};
-use crate::tensor::dtype::Dtype;
-use crate::tensor::npy::{self, NpyError};
 use crate::timing_profile::{Profile, ProfileError};
 use crate::trace::timeline::{parse_max_events, MaxEvents};
 use crate::trace::{
@@ -15,6 +13,8 @@ use crate::trace::{
 use q7_conventions::number::{parse_cycle_range, parse_range, parse_threads, parse_u32, parse_u64};
 use q7_conventions::output::{AtomicFile, Named};
 use q7_emulator::platform::trace_port::Poison;
+use q7_tensor::dtype::Dtype;
+use q7_tensor::npy::{self, NpyError};
 
 /// `q7emu run BUILD_DIR --op NAME --input FILE.npy... [--scalar V]... [--output FILE.npy]
 /// [--out-shape D0,D1,...] [--out-dtype DTYPE] [--threads N] [--max-cycles N]

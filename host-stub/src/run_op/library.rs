@@ -161,7 +161,7 @@ pub fn check_build_info(path: &Path, info: &BuildInfo) -> Result<(), BuildDirErr
                 ),
             ));
         }
-        let args = |a: &mut dyn Iterator<Item = (&str, schema::ArgKind)>| {
+        let args = |a: &mut dyn Iterator<Item = (&str, q7_tensor::arg_kind::ArgKind)>| {
             a.map(|(n, k)| {
                 // A name that is not an identifier is quoted, so that it reads as one name.
                 let plain = !n.is_empty()
@@ -593,7 +593,7 @@ pub fn check_kernel_table(
 mod tests {
     use super::*;
     use crate::build::metadata::ArgInfo;
-    use crate::build::schema::ArgKind;
+    use q7_tensor::arg_kind::ArgKind;
 
     fn info() -> BuildInfo {
         BuildInfo {

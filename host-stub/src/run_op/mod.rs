@@ -29,20 +29,20 @@ use q7_emulator::platform::{Cluster, ClusterConfig, ConsoleRing, ConsoleSize, Hb
 use q7_loader::input::{self, InputError, InputKind};
 
 use crate::build::metadata::{BuildInfo, OpInfo};
-use crate::build::schema::ArgKind;
 pub use crate::console::CoreConsole;
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
 use crate::progress::{self, Watch};
 use crate::symbolize::Symbols;
-use crate::tensor::descriptor::{self, ArgDescriptor, DescriptorError, Location, ScalarValue};
-use crate::tensor::dtype::Dtype;
-use crate::tensor::npy::{NpyError, MAX_NPY_BYTES};
-use crate::tensor::{HostTensor, TensorInput};
 use crate::timing_profile::Profile;
 use crate::trace::{ObserveSpec, Observer, Summary, TraceError};
 use library::BuildDirError;
 use q7_conventions::exit_code::{Kind, Outcome};
+use q7_tensor::arg_kind::ArgKind;
+use q7_tensor::descriptor::{self, ArgDescriptor, DescriptorError, Location, ScalarValue};
+use q7_tensor::dtype::Dtype;
+use q7_tensor::npy::{NpyError, MAX_NPY_BYTES};
+use q7_tensor::{HostTensor, TensorInput};
 
 pub use crate::run_packed::{CUSTOM_OP_OPCODE, SELECTOR};
 pub use session::Session;
@@ -308,7 +308,7 @@ pub enum RunError {
         /// The value given.
         value: String,
         /// Why, and the forms the type takes.
-        source: crate::scalar::ScalarError,
+        source: q7_tensor::scalar::ScalarError,
     },
     /// The shape executable could not say what the output is.
     #[error(transparent)]
@@ -504,9 +504,9 @@ impl Library {
 }
 
 /// The descriptor of scalar `value` for argument `name` of kind `kind`, read by the scalar
-/// grammar ([`crate::scalar::parse_scalar`]).
+/// grammar ([`q7_tensor::scalar::parse_scalar`]).
 fn scalar(op: &OpInfo, name: &str, kind: ArgKind, value: &str) -> Result<ScalarValue, RunError> {
-    crate::scalar::parse_scalar(kind, value).map_err(|source| RunError::Scalar {
+    q7_tensor::scalar::parse_scalar(kind, value).map_err(|source| RunError::Scalar {
         schema: op.schema.clone(),
         name: name.to_string(),
         value: value.to_string(),

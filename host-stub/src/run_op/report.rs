@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::OpRun;
 use crate::firmware::CoreResult;
-use crate::tensor::HostTensor;
+use q7_tensor::HostTensor;
 
 /// Elements shown from each end of the output in the summary.
 const SHOWN: usize = 6;
@@ -204,7 +204,7 @@ impl OpRun {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tensor::dtype::DTYPES;
+    use q7_tensor::dtype::DTYPES;
 
     #[test]
     fn elements_print_exactly_and_previews_elide_the_middle() {

@@ -1,7 +1,7 @@
 //! One output element as a summary reads and prints it: decoded by its dtype (PLATFORM.md "ISA
 //! dtype codes"), compared as a number, written by [`element_text`].
 
-use crate::tensor::HostTensor;
+use q7_tensor::HostTensor;
 
 /// One element, decoded by its dtype.
 #[derive(Debug, Clone, Copy)]
@@ -92,8 +92,8 @@ pub fn element_text(t: &HostTensor, i: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tensor::dtype::DTYPES;
     use crate::testing::{tensor, Summary, Values};
+    use q7_tensor::dtype::DTYPES;
 
     #[test]
     fn floats_print_in_shortest_round_trip_form_and_nans_with_their_bits() {

@@ -3,7 +3,7 @@
 
 use crate::build::BuildError;
 use crate::run_op::RunError;
-use crate::tensor::dtype::Dtype;
+use q7_tensor::dtype::Dtype;
 
 /// Why a kernel could not be built, a tensor made or an op run.
 #[derive(Debug, thiserror::Error)]

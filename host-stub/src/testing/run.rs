@@ -6,11 +6,11 @@ use super::{Library, Summary, TestingError, TimingModel};
 use crate::check::finding::Finding;
 use crate::firmware::CALL_BUDGET;
 use crate::run_op::{self, OpRequest, OpRun};
-use crate::tensor::dtype::Dtype;
-use crate::tensor::HostTensor;
 use crate::timing_profile::Profile;
 use crate::trace::{ObserveSpec, TimelineSpec, TraceSpec};
 use q7_emulator::platform::ConsoleSize;
+use q7_tensor::dtype::Dtype;
+use q7_tensor::HostTensor;
 use std::path::Path;
 
 /// One op invocation: its tensors and scalars in schema order, and how to run it.
@@ -52,7 +52,7 @@ impl Run {
 
     /// The next scalar argument (Scalar, float, int or bool): a Rust number or bool, or text
     /// in the grammar `q7emu run --scalar` takes (docs/cli.md "Scalars",
-    /// [`crate::scalar::parse_scalar`]), checked against the argument's type when the op runs.
+    /// [`q7_tensor::scalar::parse_scalar`]), checked against the argument's type when the op runs.
     /// A Rust float stays a float (`2.0f64` is the double 2, where the text `"2"` given to a
     /// `Scalar` is the integer 2).
     pub fn scalar(mut self, value: impl ScalarArg) -> Run {
@@ -255,9 +255,9 @@ impl<T: ScalarArg + ?Sized> ScalarArg for &T {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::build::schema::ArgKind;
-    use crate::scalar::parse_scalar;
-    use crate::tensor::descriptor::ScalarValue;
+    use q7_tensor::arg_kind::ArgKind;
+    use q7_tensor::descriptor::ScalarValue;
+    use q7_tensor::scalar::parse_scalar;
 
     #[test]
     fn rust_values_keep_their_type_in_the_scalar_grammar() {

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::element::{element_text, readable, value, Number, Value};
 use crate::run_op::OpRun;
-use crate::tensor::HostTensor;
+use q7_tensor::HostTensor;
 
 /// Outputs of at most this many elements are listed whole; larger ones are summarised.
 pub const LISTED_ELEMENTS: usize = 64;

@@ -3,8 +3,8 @@
 //! "ISA dtype codes") and raw little-endian bytes.
 
 use super::TestingError;
-use crate::tensor::dtype::{Dtype, DTYPES};
-use crate::tensor::HostTensor;
+use q7_tensor::dtype::{Dtype, DTYPES};
+use q7_tensor::HostTensor;
 
 mod sealed {
     pub trait Sealed {}

@@ -179,7 +179,7 @@ impl ArgDescriptor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tensor::dtype::DTYPES;
+    use crate::dtype::DTYPES;
 
     #[test]
     fn a_float_tensor_is_laid_out_as_platform_md_says() {

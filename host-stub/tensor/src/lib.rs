@@ -1,11 +1,16 @@
-//! Host-side tensors: the ISA dtype table ([`dtype`]), the ARG_TENSOR descriptor
-//! ([`descriptor`]), `.npy` files ([`npy`], their headers [`npy_header`]) and the tensor
-//! arguments of a run ([`TensorInput`]).
+//! # q7-tensor — an op's arguments on the host
+//!
+//! Host-side tensors and scalars: the ISA dtype table ([`dtype`]), the ARG_TENSOR descriptor
+//! ([`descriptor`]), `.npy` files ([`npy`], their headers [`npy_header`]), the kinds of
+//! argument a schema declares ([`arg_kind`]), the grammar of scalar arguments ([`scalar`]) and
+//! the tensor arguments of a run ([`TensorInput`]).
 
+pub mod arg_kind;
 pub mod descriptor;
 pub mod dtype;
 pub mod npy;
 pub mod npy_header;
+pub mod scalar;
 
 use dtype::Dtype;
 

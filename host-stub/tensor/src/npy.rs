@@ -408,7 +408,7 @@ pub fn to_writer(w: impl std::io::Write, t: &HostTensor) -> std::io::Result<()> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tensor::dtype::DTYPES;
+    use crate::dtype::DTYPES;
 
     fn roundtrip(t: &HostTensor) -> HostTensor {
         let mut buf = Vec::new();
@@ -496,7 +496,7 @@ mod tests {
             b
         };
         let long = from_reader(
-            &crate::tensor::npy_header::tests_support::v1(&format!(
+            &crate::npy_header::tests_support::v1(&format!(
                 "{{'descr': '{}', 'fortran_order': False, 'shape': (1,)}}",
                 "z".repeat(5000)
             ))[..],

@@ -16,8 +16,8 @@
 //! around the value is ignored. A refusal names the value, why, and the forms the argument's
 //! type takes ([`accepted_forms`]).
 
-use crate::build::schema::ArgKind;
-use crate::tensor::descriptor::ScalarValue;
+use crate::arg_kind::ArgKind;
+use crate::descriptor::ScalarValue;
 
 /// What the scalar text of an argument of `kind` may be, for messages and docs/cli.md.
 pub const fn accepted_forms(kind: ArgKind) -> &'static str {
