@@ -28,8 +28,7 @@ use q7_conventions::exit_code::{Kind, Outcome};
 
 /// The line the SDK runtime prints before writing MBOX_ABORT (PLATFORM.md "Runtime errors").
 pub const RUNTIME_ERROR_PREFIX: &str = "q7 runtime error:";
-/// Bytes the trampoline reserves at the end of each image window.
-pub const TRAMPOLINE_SIZE: u32 = 0x40;
+use q7_layout::TRAMPOLINE_SIZE;
 /// The top of the firmware band, where the firmware call stack starts.
 pub const STACK_TOP: u32 = map::FWDATA.0 + map::FWDATA.1;
 /// SP of the trampoline's frame: 32 bytes below [`STACK_TOP`], which hold that frame's extra

@@ -179,7 +179,7 @@ impl Context {
             other => return Err(NrtError::CoreType(other)),
         };
         let (base, window) = self.device.image_window(arg3);
-        let usable = u64::from(window - crate::firmware::TRAMPOLINE_SIZE);
+        let usable = u64::from(window - q7_layout::TRAMPOLINE_SIZE);
         let (image, cap, cap_name) = match source {
             Source::CustomOp(b) => (packed::device_image(b)?, usable, "the image window"),
             Source::CustomOpImage(b) => (b, usable, "the image window"),

@@ -330,7 +330,7 @@ pub fn run(args: RunElfArgs) -> Result<Exit, crate::command::Failure> {
         Stop::Exited(c) => (Some(*c), None),
         Stop::Fault(r) => {
             eprint!("q7emu: {r}");
-            let symbols = crate::symbolize::Symbols::from_elf(&data);
+            let symbols = q7_symbols::Symbols::from_elf(&data);
             let symbolised = symbols.report_backtrace(r, "from the ELF");
             if !symbolised.is_empty() {
                 eprintln!("{}", symbolised.trim_start());

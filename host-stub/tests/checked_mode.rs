@@ -650,7 +650,7 @@ fn sdk_code_inlined_into_a_kernel_is_reported_at_the_kernels_line() {
     let dir = TempDir::new("checked-mode-inlined");
     let build = build(&dir, "index_3d");
     let image = build.join("index_3d.so");
-    let symbols = q7_host::symbolize::Symbols::from_elf(&std::fs::read(&image).unwrap());
+    let symbols = q7_symbols::Symbols::from_elf(&std::fs::read(&image).unwrap());
     let found = symbols.find("scale3d");
     let [(start, end, _)] = found[..] else {
         panic!("one scale3d: {found:?}");

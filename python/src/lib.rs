@@ -61,7 +61,7 @@ fn run_error(py: Python<'_>, e: TestingError, lib: &testing::Library) -> PyErr {
     let pcs: Vec<u32> = std::iter::once(report.pc)
         .chain(report.backtrace.iter().skip(1).map(|f| f.pc))
         .collect();
-    let frames = q7_host::symbolize::Symbols::frame_lines(symbols, &pcs);
+    let frames = q7_symbols::Symbols::frame_lines(symbols, &pcs);
     let value = err.value(py);
     let set = || -> PyResult<()> {
         value.setattr("core", report.core)?;

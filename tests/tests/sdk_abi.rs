@@ -155,7 +155,7 @@ fn runtime_memory_layout_matches_the_table() {
     assert_eq!(num(&d["Q7_MAX_STACK_SIZE"]), 0x40_0000);
     assert!(read("PLATFORM.md").contains(&format!(
         "less the {}-byte call trampoline",
-        firmware::TRAMPOLINE_SIZE
+        q7_layout::TRAMPOLINE_SIZE
     )));
 }
 

@@ -454,7 +454,7 @@ fn customop_abi_tables_h() -> String {
     h.section("firmware calls and translate windows (PLATFORM.md \"Runtime memory\")");
     h.define(
         "Q7_TRAMPOLINE_BYTES",
-        &count(firmware::TRAMPOLINE_SIZE),
+        &count(q7_layout::TRAMPOLINE_SIZE),
         "the call trampoline at the image window's end",
     );
     h.define(

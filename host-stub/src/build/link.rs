@@ -85,7 +85,7 @@ pub fn defsyms(window: Window) -> Vec<String> {
         ("__q7_window_length", window.length),
         ("__q7_ucpl_header_size", q7_loader::ucpl::SIZE as u32),
         ("__q7_ktab_trailer_size", KTAB_TRAILER_SIZE),
-        ("__q7_trampoline_size", crate::firmware::TRAMPOLINE_SIZE),
+        ("__q7_trampoline_size", q7_layout::TRAMPOLINE_SIZE),
     ]
     .iter()
     .map(|(name, v)| format!("-Wl,--defsym={name}={v:#x}"))

@@ -576,7 +576,7 @@ impl Ctx<'_> {
         }
         for (op, reg) in ops.iter().zip(&project.ops) {
             let prefix = format!("{}(", op.kernel);
-            let demangled = |s: &q7_loader::elf::Symbol| crate::symbolize::demangle(&s.name);
+            let demangled = |s: &q7_loader::elf::Symbol| q7_symbols::demangle(&s.name);
             let Some(want) = called
                 .iter()
                 .find(|s| s.section == 0 && demangled(s).starts_with(&prefix))

@@ -34,7 +34,7 @@ use self::finding::{
     element_index, index_text, Class, Finding, Kind, Occurrence, Site, Span, SAMPLES,
 };
 use self::ranges::Ranges;
-use crate::symbolize::Symbols;
+use q7_symbols::Symbols;
 
 /// A tensor of the dispatch as the host placed it in HBM.
 #[derive(Debug, Clone, PartialEq, Eq)]

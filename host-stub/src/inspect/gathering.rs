@@ -29,7 +29,7 @@ use crate::firmware::{Firmware, FirmwareError};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
 use crate::run_op::library;
 use crate::run_packed::SELECTOR;
-use crate::symbolize::Symbols;
+use q7_symbols::Symbols;
 
 /// Where op names and symbols come from for one image.
 #[derive(Debug, Default)]

@@ -20,7 +20,7 @@ use serde::ser::SerializeMap;
 use serde::Serialize;
 
 use super::writer::{Chunk, CHUNK_BYTES};
-use crate::symbolize::Symbols;
+use q7_symbols::Symbols;
 
 /// Version of the JSON-lines schema (the `header` line's `version`).
 pub const FORMAT_VERSION: u32 = 1;

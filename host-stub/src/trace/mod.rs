@@ -21,8 +21,8 @@ use self::insn::{CoreCap, CoreFilter, RegisterNames, Sink};
 use self::timeline::{CoreTimeline, MaxEvents, Timeline, Truncation};
 use self::writer::{CoreFiles, Writer};
 use crate::check::{Checker, CoreCheck};
-use crate::symbolize::Symbols;
 use q7_conventions::output::{AtomicFile, WriteError};
+use q7_symbols::Symbols;
 
 /// The cap of each traced core's two files together unless `--trace-max-bytes` says
 /// otherwise: 1 GiB (a whole trace of one core of the 8-core ReLU, 137 MB, fits seven times).

@@ -28,8 +28,8 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::TraceError;
-use crate::symbolize::Symbols;
 use q7_conventions::output::AtomicFile;
+use q7_symbols::Symbols;
 
 /// The `otherData.format` of the file.
 pub const FORMAT: &str = "q7emu-timeline";

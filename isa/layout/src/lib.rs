@@ -47,6 +47,10 @@ pub const fn image_window(prid: u32) -> (u32, u32) {
     (XLATE.0 + prid * IMAGE_WINDOW_SIZE, IMAGE_WINDOW_SIZE)
 }
 
+/// Bytes the firmware's call trampoline takes at the end of each image window (PLATFORM.md
+/// "Image size limits": the image gets the window less these).
+pub const TRAMPOLINE_SIZE: u32 = 0x40;
+
 /// The single-core image window: all of the pinned windows (seed: 32 MiB at 0x84000000).
 pub const SINGLE_CORE_IMAGE_WINDOW: (u32, u32) = (XLATE.0, PINNED_WINDOWS * WINDOW_SIZE);
 

@@ -1,3 +1,5 @@
+//! # q7-symbols — device addresses as their functions and source lines
+//!
 //! Device addresses → `function+offset (file:line)`, from an unstripped image (a build
 //! directory's `<base>[_cpu{i}].so`, linked at its device addresses): the function from the
 //! ELF symbols, C++ names demangled with `cpp_demangle`, and the source line from the DWARF
