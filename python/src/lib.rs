@@ -15,11 +15,11 @@ use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::{PyAnyMethods, PyByteArray, PyBytes, PyDict};
 
-use q7_tensor::arg_kind::ArgKind;
 use q7_conventions::exit_code::{Kind, Outcome};
 use q7_host::run_op::Session;
-use q7_tensor::HostTensor;
 use q7_host::testing::{self, Run, TestingError};
+use q7_tensor::arg_kind::ArgKind;
+use q7_tensor::HostTensor;
 
 mod loading;
 
