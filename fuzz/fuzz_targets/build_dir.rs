@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use q7_host::build::metadata::{dispatch_key, BuildInfo};
 use q7_host::run_op::library::{check_build_info, check_ucode_lib};
+use q7_kernel_build::metadata::{dispatch_key, BuildInfo};
 use q7_loader::ucode_lib::Registry;
 
 fuzz_target!(|data: &[u8]| {

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use libfuzzer_sys::fuzz_target;
-use q7_host::build::{project, project_dir};
+use q7_kernel_build::{project, project_dir};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -32,7 +32,7 @@ enum Command {
     RunPacked(crate::run_packed::RunPackedArgs),
     /// Build a custom-op library from C++ sources: wrapper codegen, compile, link (once, or
     /// per core with --multicore), strip and pack, ucode_lib.json and q7build.json.
-    Build(crate::build::cli::BuildArgs),
+    Build(crate::commands::build::BuildArgs),
     /// Run an op of a library built by `q7emu build` on .npy tensors: load it on the cluster
     /// (8 cores for a multicore build), dispatch the op, print or save its output.
     Run(Box<crate::run_op::cli::RunArgs>),
@@ -108,7 +108,7 @@ fn run(cli: Cli) -> Result<Exit, Failure> {
         Command::RunPacked(args) => {
             q7_emulator::jit::with_default(args.jit.jit, || crate::run_packed::run(args))
         }
-        Command::Build(args) => crate::build::cli::run(args),
+        Command::Build(args) => crate::commands::build::run(args),
         Command::Run(args) => {
             q7_emulator::jit::with_default(args.jit.jit, || crate::run_op::cli::run(*args))
         }

@@ -3,14 +3,15 @@
 //! The `q7emu` command line ([`cli`], run by `src/main.rs`) and the pieces behind it, one
 //! concern a module (the conventions every command keeps — exit codes, output files, Ctrl-C,
 //! guest text on a terminal, numeric flags — are the crate q7-conventions'; tensors, `.npy` files
-//! and scalar arguments are q7-tensor's; symbols and source lines of images q7-symbols'):
+//! and scalar arguments are q7-tensor's; symbols and source lines of images q7-symbols'; the SDK build driver
+//! behind `q7emu build` q7-kernel-build's):
 //!
 //! | module | what |
 //! |---|---|
 //! | [`cli`] | the command line: parse, dispatch, report, exit code |
 //! | [`command`] | the shape of every subcommand (`Args` and `run`), how a failure is reported |
+//! | [`commands`] | the subcommands' command lines: `build` |
 //! | [`builtin`] | the builtin SORT/TOPK library: its internal build and its staging (examples/builtin/README.md) |
-//! | [`build`] | `q7emu build`: C++ kernels to packed images, `ucode_lib.json`, `q7build.json` (examples/sdk/BUILD.md) |
 //! | [`check`] | checked mode: the per-core checker, its findings and their report (docs/checked-mode.md) |
 //! | [`console`] | what each core printed: its console ring, as reports and failures show it |
 //! | [`disasm`] | `q7emu disasm`: objdump-style disassembly of ELF32-Xtensa files |
@@ -27,11 +28,11 @@
 //! | [`timing_profile`] | `--timing` profiles over the cycle model |
 //! | [`trace`] | instruction traces and timelines of a run (docs/tracing.md) |
 
-pub mod build;
 pub mod builtin;
 pub mod check;
 pub mod cli;
 pub mod command;
+pub mod commands;
 pub mod console;
 pub mod disasm;
 pub mod firmware;

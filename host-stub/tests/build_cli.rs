@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use q7_emulator::platform::{map, Cluster, ClusterConfig};
-use q7_host::build::metadata::BuildInfo;
 use q7_host::firmware::Firmware;
 use q7_host::nrtucode::{coretype, Context, Source};
+use q7_kernel_build::metadata::BuildInfo;
 use q7_loader::ucode_lib::Registry;
 use q7_loader::ElfFile;
 use q7_tests::TempDir;
@@ -45,7 +45,7 @@ fn copy_tree(from: &Path, to: &Path) {
 /// over them and the fixture runtime.
 fn test_sdk(dir: &TempDir, name: &str) -> PathBuf {
     let sdk = dir.join(name);
-    let real = q7_host::build::sdk::default_dir();
+    let real = q7_kernel_build::sdk::default_dir();
     copy_tree(&real.join("include"), &sdk.join("include"));
     copy_tree(&real.join("ld"), &sdk.join("ld"));
     copy_tree(&Path::new(FIXTURES).join("test-sdk"), &sdk);
@@ -432,7 +432,7 @@ fn a_compile_error_shows_the_compilers_first_lines() {
     );
     let lines: Vec<&str> = compiler.lines().collect();
     assert!(
-        lines.len() <= q7_host::build::compile::EXCERPT_LINES + 1,
+        lines.len() <= q7_kernel_build::compile::EXCERPT_LINES + 1,
         "{err}"
     );
     assert!(
@@ -681,7 +681,7 @@ fn a_multicore_library_links_each_core_at_its_own_window() {
     // examples/sdk/BUILD.md: q7build.json records each image's and each unstripped image's
     // SHA-256, which `run` and `inspect` check.
     let sha256 =
-        |f: &String| q7_host::build::metadata::sha256_hex(&std::fs::read(out.join(f)).unwrap());
+        |f: &String| q7_kernel_build::metadata::sha256_hex(&std::fs::read(out.join(f)).unwrap());
     assert_eq!(
         i.image_sha256,
         i.images.iter().map(sha256).collect::<Vec<_>>()
@@ -1025,7 +1025,7 @@ fn the_repository_sdk_builds_a_library_once_its_runtime_exists() {
     if !toolchain_present() {
         return;
     }
-    use q7_host::build::sdk::{self, Part};
+    use q7_kernel_build::sdk::{self, Part};
     let dir = sdk::default_dir();
     for p in Part::ALL {
         assert!(

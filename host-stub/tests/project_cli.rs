@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::OnceLock;
 
-use q7_host::build::metadata::BuildInfo;
 use q7_host::testing::{tensor, Kernel, Run};
+use q7_kernel_build::metadata::BuildInfo;
 use q7_tensor::{npy, HostTensor};
 use q7_tests::TempDir;
 
@@ -251,7 +251,7 @@ fn a_project_build_records_its_namespace_kernels_and_shape_executable() {
     let shape = info.shape.unwrap();
     assert_eq!(shape.file, "probe.shape");
     let bytes = std::fs::read(probe().join("build/probe.shape")).unwrap();
-    assert_eq!(shape.sha256, q7_host::build::metadata::sha256_hex(&bytes));
+    assert_eq!(shape.sha256, q7_kernel_build::metadata::sha256_hex(&bytes));
 }
 
 #[test]
@@ -394,7 +394,7 @@ fn a_changed_shape_executable_is_refused() {
         text.starts_with(&format!(
             "q7emu: error: {}: not the shape executable q7build.json describes: its SHA-256 is {}",
             copy.join("probe.shape").display(),
-            q7_host::build::metadata::sha256_hex(&bytes)
+            q7_kernel_build::metadata::sha256_hex(&bytes)
         )),
         "{text}"
     );

@@ -675,7 +675,7 @@ fn an_image_that_is_not_the_builds_is_refused_by_its_digest_or_its_op_names() {
     .unwrap();
     let image = build.join("vector_add.packed.so").display().to_string();
     let sha256 =
-        |p: &std::path::Path| q7_host::build::metadata::sha256_hex(&std::fs::read(p).unwrap());
+        |p: &std::path::Path| q7_kernel_build::metadata::sha256_hex(&std::fs::read(p).unwrap());
     // examples/sdk/BUILD.md: q7build.json records the SHA-256 of each image.
     let want = format!(
         "q7emu: error: {image}: not the image q7build.json describes: its SHA-256 is {}, but \

@@ -88,7 +88,7 @@ fn the_toolchain_is_found_and_required_as_the_workspace_tests_do() {
         q7_tests::REQUIRE_TOOLCHAIN_ENV
     );
     assert_eq!(
-        q7_host::build::toolchain::default_prefix(),
+        q7_kernel_build::toolchain::default_prefix(),
         q7_tests::toolchain_prefix()
     );
     assert_eq!(

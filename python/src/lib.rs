@@ -417,7 +417,7 @@ mod embedded {
 /// examples/sdk/BUILD.md).
 #[pyfunction]
 fn sdk_dir() -> PathBuf {
-    q7_host::build::sdk::locate(None)
+    q7_kernel_build::sdk::locate(None)
 }
 
 /// The SDK the extension carries (python/build.rs): `(path under the SDK, contents)` of each
@@ -435,7 +435,7 @@ fn sdk_files(py: Python<'_>) -> (Vec<(&'static str, Bound<'_, PyBytes>)>, &'stat
 /// SDK there); false when another was set first.
 #[pyfunction]
 fn set_sdk_dir(dir: PathBuf) -> bool {
-    q7_host::build::sdk::set_default_dir(dir)
+    q7_kernel_build::sdk::set_default_dir(dir)
 }
 
 /// Runs the `q7emu` command line with `argv` (program name first): its exit code.

@@ -147,7 +147,7 @@ pub struct Packaged {
 }
 
 /// A linked position-independent device image (examples/sdk/BUILD.md "Link": `<name>.so`), ready for the
-/// packager (`q7_host::build::pack`, which writes `<name>.stripped.so` and `<name>.packed.so`
+/// packager (`q7_kernel_build::pack`, which writes `<name>.stripped.so` and `<name>.packed.so`
 /// beside it; this crate's library does not depend on q7-host, whose tests use it).
 #[derive(Debug)]
 pub struct Pic {

@@ -1,5 +1,5 @@
 //! The documents' map stays true: every repository path a document names in backticks
-//! (`emulator/src/core/window.rs`, `docs/calibration.md`, `host-stub/src/build/` …; a `{a,b}`
+//! (`emulator/src/core/window.rs`, `docs/calibration.md`, `host-stub/kernel-build/src/` …; a `{a,b}`
 //! group stands for each of its names) exists, so ARCHITECTURE.md "Where things happen", the
 //! glossary and every cross-reference lead somewhere. Files that a run creates (`*.snap.new`)
 //! and patterns (`<name>`, `*`) are not paths. And every section a document or source file

@@ -328,7 +328,7 @@ fn customop_abi_tables_h() -> String {
         "The values of the custom-op ABI (PLATFORM.md \"Custom-op ABI\") that the host, the \
          firmware and the emulator define.",
         "the host's dtype and descriptor tables (host-stub/tensor/src/), build limits \
-         (host-stub/src/build/mod.rs) and firmware constants (host-stub/src/firmware.rs), the \
+         (host-stub/kernel-build/src/) and firmware constants (host-stub/src/firmware.rs), the \
          emulator's platform map, runtime errors and annotation codes (emulator/src/platform/) \
          and the loader's opcode and kernel table (loader/src/)",
         "q7/customop_abi.h",
@@ -343,7 +343,7 @@ fn customop_abi_tables_h() -> String {
     );
     h.define(
         "Q7_MAX_FUNCS",
-        &count(q7_host::build::MAX_OPS),
+        &count(q7_kernel_build::MAX_OPS),
         "ops per library (public API limit)",
     );
     h.define(

@@ -23,9 +23,9 @@ pub struct InspectArgs {
 
 /// Runs `q7emu inspect`: the text (or the JSON) on stdout; with `--json-file`, the JSON there.
 pub fn run(args: InspectArgs) -> Result<q7_conventions::exit_code::Exit, crate::command::Failure> {
-    use crate::build::metadata::build_dir_files;
     use crate::command::Failure;
     use q7_conventions::output::{check_distinct, Named};
+    use q7_kernel_build::metadata::build_dir_files;
     // The report may not replace the image or a file of the build it inspects.
     if let Some(json) = &args.report.json_file {
         let inputs = if args.input.is_dir() {

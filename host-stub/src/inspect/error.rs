@@ -9,7 +9,7 @@ use q7_loader::packed::PackedError;
 use q7_loader::prelink::PrelinkError;
 use q7_loader::ucpl::UcplError;
 
-use crate::build::metadata::BUILD_INFO_FILE;
+use q7_kernel_build::metadata::BUILD_INFO_FILE;
 
 /// Why an input cannot be inspected, naming the file.
 #[derive(Debug, thiserror::Error)]

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::build::metadata::BuildInfo;
+use q7_kernel_build::metadata::BuildInfo;
 
 /// The version of the `--json` document's layout: raised when a field changes meaning or goes.
 pub const FORMAT_VERSION: u32 = 1;

@@ -4,8 +4,8 @@
 //! (examples/sdk/README.md "Runtime errors"); `q7emu run` and `q7_host::testing` know the
 //! schema and print `argument N (name)`.
 
-use crate::build::metadata::ArgInfo;
 use crate::firmware::FirmwareError;
+use q7_kernel_build::metadata::ArgInfo;
 
 /// `e` with every `argument N` of a runtime error's message followed by ` (name)`, the name of
 /// the schema's argument N, when the op has one.

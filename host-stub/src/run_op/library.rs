@@ -14,9 +14,9 @@ use q7_loader::kernel_table::KernelEntry;
 use q7_loader::packed::{self, PackedError};
 use q7_loader::ucode_lib::{ParseError, Registry};
 
-use crate::build::metadata::{dispatch_key, BuildInfo, OpInfo, BUILD_INFO_FILE, UCODE_LIB_FILE};
-use crate::build::schema;
-use crate::build::MAX_OPS;
+use q7_kernel_build::metadata::{dispatch_key, BuildInfo, OpInfo, BUILD_INFO_FILE, UCODE_LIB_FILE};
+use q7_kernel_build::schema;
+use q7_kernel_build::MAX_OPS;
 
 /// Why a build directory is refused, naming the file and what is wrong.
 #[derive(Debug, thiserror::Error)]
@@ -504,7 +504,7 @@ fn check_digest(
     bytes: &[u8],
     want: &str,
 ) -> Result<(), BuildDirError> {
-    let got = crate::build::metadata::sha256_hex(bytes);
+    let got = q7_kernel_build::metadata::sha256_hex(bytes);
     if got == want {
         return Ok(());
     }
@@ -545,7 +545,7 @@ pub fn check_image_names(
 /// Checks that `bytes`, the file of the build's shape executable at `path`, is the one the
 /// build made (`shape.sha256`).
 pub fn check_shape_executable(path: &Path, bytes: &[u8], want: &str) -> Result<(), BuildDirError> {
-    let got = crate::build::metadata::sha256_hex(bytes);
+    let got = q7_kernel_build::metadata::sha256_hex(bytes);
     if got == want {
         return Ok(());
     }
@@ -592,7 +592,7 @@ pub fn check_kernel_table(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::build::metadata::ArgInfo;
+    use q7_kernel_build::metadata::ArgInfo;
     use q7_tensor::arg_kind::ArgKind;
 
     fn info() -> BuildInfo {
@@ -636,7 +636,7 @@ mod tests {
             ],
             images: vec!["lib.packed.so".into()],
             linked: vec!["lib.so".into()],
-            image_sha256: vec![crate::build::metadata::sha256_hex(b"image")],
+            image_sha256: vec![q7_kernel_build::metadata::sha256_hex(b"image")],
             linked_sha256: vec![],
             shape: None,
         }
@@ -838,14 +838,14 @@ mod tests {
                 "lib.packed.so: not the image q7build.json describes: its SHA-256 is {}, but \
                  q7build.json's image_sha256[0] is {}: the file changed since the build wrote \
                  it; rebuild the library with `q7emu build`",
-                crate::build::metadata::sha256_hex(b"imagE"),
-                crate::build::metadata::sha256_hex(b"image")
+                q7_kernel_build::metadata::sha256_hex(b"imagE"),
+                q7_kernel_build::metadata::sha256_hex(b"image")
             )
         );
         // No linked digests recorded: any unstripped image is taken.
         check_linked(Path::new("lib.so"), 0, b"anything", &i).unwrap();
         let mut with = i.clone();
-        with.linked_sha256 = vec![crate::build::metadata::sha256_hex(b"linked")];
+        with.linked_sha256 = vec![q7_kernel_build::metadata::sha256_hex(b"linked")];
         check_linked(Path::new("lib.so"), 0, b"linked", &with).unwrap();
         assert!(check_linked(Path::new("lib.so"), 0, b"other", &with)
             .unwrap_err()

@@ -28,7 +28,6 @@ use q7_emulator::platform::trace_port::Poison;
 use q7_emulator::platform::{Cluster, ClusterConfig, ConsoleRing, ConsoleSize, HbmError};
 use q7_loader::input::{self, InputError, InputKind};
 
-use crate::build::metadata::{BuildInfo, OpInfo};
 pub use crate::console::CoreConsole;
 use crate::firmware::{CoreResult, Firmware, FirmwareError};
 use crate::nrtucode::{coretype, Context, NrtError, Source};
@@ -37,6 +36,7 @@ use crate::timing_profile::Profile;
 use crate::trace::{ObserveSpec, Observer, Summary, TraceError};
 use library::BuildDirError;
 use q7_conventions::exit_code::{Kind, Outcome};
+use q7_kernel_build::metadata::{BuildInfo, OpInfo};
 use q7_symbols::Symbols;
 use q7_tensor::arg_kind::ArgKind;
 use q7_tensor::descriptor::{self, ArgDescriptor, DescriptorError, Location, ScalarValue};
@@ -312,7 +312,7 @@ pub enum RunError {
     },
     /// The shape executable could not say what the output is.
     #[error(transparent)]
-    Shape(#[from] crate::build::shape::ShapeError),
+    Shape(#[from] q7_kernel_build::shape::ShapeError),
     /// The shape function's answer is no output a run can make: a shape the descriptor cannot
     /// describe (more dims than it holds), or over the size limit of a tensor (the
     /// [`RunError::Descriptor`] or [`RunError::Output`] saying so).
@@ -374,7 +374,7 @@ impl Outcome for RunError {
     /// The outcome it ends `q7emu run` with ([`q7_conventions::exit_code`]): the device's; a fault
     /// for a shape function that crashed or did not answer; else bad input.
     fn kind(&self) -> Kind {
-        use crate::build::shape::ShapeError;
+        use q7_kernel_build::shape::ShapeError;
         match self {
             RunError::Device { source, .. } => source.kind(),
             // The user's shape function crashed or hung, as a kernel faults.
@@ -1098,7 +1098,7 @@ pub fn output_of(
 
 /// The output's dtype and shape, and where they come from ([`OutputFrom`]): the request's when
 /// it gives both; else the op's shape function's, run in the build's shape executable
-/// ([`crate::build::shape::query`]) on the inputs' dtypes and shapes and the scalars, either
+/// ([`q7_kernel_build::shape::query`]) on the inputs' dtypes and shapes and the scalars, either
 /// half overridden by the request; else the first tensor argument's.
 fn output_spec(
     lib: &Library,
@@ -1109,7 +1109,7 @@ fn output_spec(
         return Ok((d, s.clone(), OutputFrom::Request));
     }
     if let (Some(f), Some(exe)) = (&op.shape_fn, &lib.shape) {
-        use crate::build::shape::{query, ShapeArg};
+        use q7_kernel_build::shape::{query, ShapeArg};
         let (mut inputs, mut scalars) = (req.inputs.iter(), req.scalars.iter());
         let mut args = Vec::new();
         for a in &op.args {
@@ -1121,7 +1121,7 @@ fn output_spec(
                 ShapeArg::Scalar(a.kind, v)
             });
         }
-        let key = crate::build::shape::request(&op.name, &args);
+        let key = q7_kernel_build::shape::request(&op.name, &args);
         let answers = || lib.shape_answers.lock().unwrap_or_else(|p| p.into_inner());
         let known = answers().get(&key).cloned();
         let (d, s) = match known {
@@ -1188,7 +1188,7 @@ mod tests {
     #[test]
     fn the_returned_record_is_the_sdk_headers() {
         let header = std::fs::read_to_string(
-            crate::build::sdk::default_dir().join("include/q7/customop_abi.h"),
+            q7_kernel_build::sdk::default_dir().join("include/q7/customop_abi.h"),
         )
         .unwrap();
         let define = |name: &str| -> String {

@@ -1,13 +1,13 @@
-//! Building the library under test: [`Kernel`] runs the build driver of [`crate::build`] (the
+//! Building the library under test: [`Kernel`] runs the build driver of [`q7_kernel_build`] (the
 //! same steps and outputs as `q7emu build`, examples/sdk/BUILD.md), and
 //! [`toolchain_installed`] says whether the Xtensa toolchain it needs is there.
 
 use std::path::{Path, PathBuf};
 
 use super::{Library, TestingError};
-use crate::build::schema;
-use crate::build::toolchain::{default_prefix, Toolchain};
-use crate::build::{self, BuildError};
+use q7_kernel_build::schema;
+use q7_kernel_build::toolchain::{default_prefix, Toolchain};
+use q7_kernel_build::BuildError;
 
 /// Set (to anything but empty or `0`), a missing toolchain fails [`toolchain_installed`]
 /// instead of skipping.
@@ -33,7 +33,7 @@ pub fn toolchain_installed() -> bool {
 pub struct Kernel {
     name: Option<String>,
     schemas: Vec<String>,
-    options: build::Options,
+    options: q7_kernel_build::Options,
 }
 
 impl Kernel {
@@ -115,7 +115,7 @@ impl Kernel {
     }
 
     /// [`Kernel::build`], and every file the build's compilers read (absolute, in path order;
-    /// [`build::build_with_inputs`]): what decides whether the build is up to date.
+    /// [`q7_kernel_build::build_with_inputs`]): what decides whether the build is up to date.
     pub fn build_with_inputs(
         self,
         build_dir: impl AsRef<Path>,
@@ -123,7 +123,7 @@ impl Kernel {
         let first = self.options.sources.first().ok_or(TestingError::NoSource)?;
         let name = match &self.name {
             Some(n) => n.clone(),
-            None => build::library_name_from(first)?,
+            None => q7_kernel_build::library_name_from(first)?,
         };
         if self.schemas.is_empty() && self.options.shape.is_empty() {
             return Err(TestingError::NoOp(name));
@@ -133,14 +133,14 @@ impl Kernel {
             .iter()
             .map(|s| schema::parse(s).map(|p| p.name).map_err(BuildError::Schema))
             .collect::<Result<Vec<_>, _>>()?;
-        let opts = build::Options {
+        let opts = q7_kernel_build::Options {
             name,
             fns,
             schemas: self.schemas,
             build_dir: build_dir.as_ref().to_path_buf(),
             ..self.options
         };
-        let (_, inputs) = build::build_with_inputs(&opts)?;
+        let (_, inputs) = q7_kernel_build::build_with_inputs(&opts)?;
         Ok((Library::open(&opts.build_dir)?, inputs))
     }
 }

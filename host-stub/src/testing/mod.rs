@@ -16,7 +16,7 @@
 //! # }
 //! ```
 //!
-//! - [`Kernel`] builds C++ sources with the build driver of [`crate::build`] (the same steps
+//! - [`Kernel`] builds C++ sources with the build driver of [`q7_kernel_build`] (the same steps
 //!   and outputs as `q7emu build`; it needs the Xtensa toolchain, see
 //!   [`toolchain_installed`]); [`Library::open`] opens a build directory made earlier,
 //!   checked as `q7emu run` checks it (docs/cli.md "`q7emu run`").

@@ -89,7 +89,7 @@ pub struct Summary {
 
 /// `sha256:` and the lowercase hex SHA-256 of `bytes`.
 pub fn digest(bytes: &[u8]) -> String {
-    format!("{DIGEST}:{}", crate::build::metadata::sha256_hex(bytes))
+    format!("{DIGEST}:{}", q7_kernel_build::metadata::sha256_hex(bytes))
 }
 
 impl Digest {

@@ -65,7 +65,7 @@ pub fn success(out: Output, what: &str) -> String {
 pub fn fake_toolchain(dir: &TempDir, missing: Option<&str>) -> PathBuf {
     let prefix = dir.join("toolchain");
     std::fs::create_dir_all(prefix.join("bin")).unwrap();
-    for t in q7_host::build::toolchain::Tool::ALL {
+    for t in q7_kernel_build::toolchain::Tool::ALL {
         if Some(t.file_name().as_str()) != missing {
             std::fs::write(prefix.join("bin").join(t.file_name()), "").unwrap();
         }

@@ -26,9 +26,9 @@ pub fn library_dir() -> PathBuf {
     q7_tests::build::sdk_dir().join("rt/math")
 }
 
-/// The library's sources, in path order (the build driver's list, `q7_host::build::sdk`).
+/// The library's sources, in path order (the build driver's list, `q7_kernel_build::sdk`).
 pub fn library_sources() -> Vec<PathBuf> {
-    use q7_host::build::sdk::{sources, Part};
+    use q7_kernel_build::sdk::{sources, Part};
     let sdk = q7_tests::build::sdk_dir();
     sources(&sdk, Part::Math)
         .unwrap()

@@ -1,7 +1,7 @@
 //! Shared by the integration tests that start from a packed kernel.
 
-use q7_host::build::pack::pack;
-use q7_host::build::toolchain::Toolchain;
+use q7_kernel_build::pack::pack;
+use q7_kernel_build::toolchain::Toolchain;
 use q7_tests::build::{build_pic, Packaged};
 
 /// [`build_pic`], then packaged by q7emu's packager (examples/sdk/BUILD.md "Strip and pack"); `None` when the toolchain

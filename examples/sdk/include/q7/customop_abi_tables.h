@@ -1,5 +1,5 @@
 /* q7/customop_abi_tables.h - GENERATED, do not edit: generated from the host's dtype and
- * descriptor tables (host-stub/tensor/src/), build limits (host-stub/src/build/mod.rs) and
+ * descriptor tables (host-stub/tensor/src/), build limits (host-stub/kernel-build/src/) and
  * firmware constants (host-stub/src/firmware.rs), the emulator's platform map, runtime errors
  * and annotation codes (emulator/src/platform/) and the loader's opcode and kernel table
  * (loader/src/) by tests/tests/sdk_headers.rs, which fails when this copy differs. Regenerate

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::{build, project_dir, BuildError, Options};
+use q7_kernel_build::{build, project_dir, BuildError, Options};
 
 /// `q7emu build --name NAME --fn FN... --schema SCHEMA... [--multicore] [--cflag F]...
 /// [-I DIR]... [--verbose] -o BUILD_DIR SRC...`, or a project's
@@ -85,6 +85,7 @@ impl BuildArgs {
         let a = self;
         let Some(dir) = a.project else {
             return Ok(Options {
+                stop: q7_conventions::interrupt::stop_request(),
                 name: a.name.expect("clap requires --name without --project"),
                 fns: a.fns,
                 schemas: a.schemas,
@@ -105,6 +106,7 @@ impl BuildArgs {
         };
         let p = project_dir::read(&dir)?;
         Ok(Options {
+            stop: q7_conventions::interrupt::stop_request(),
             name: a.name.unwrap_or(p.name),
             fns: Vec::new(),
             schemas: Vec::new(),

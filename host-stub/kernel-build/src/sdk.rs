@@ -35,7 +35,7 @@ pub fn set_default_dir(dir: PathBuf) -> bool {
 pub fn default_dir() -> PathBuf {
     match DEFAULT_DIR.get() {
         Some(dir) => dir.clone(),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/sdk"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sdk"),
     }
 }
 

@@ -248,8 +248,8 @@ pub(super) fn locate_sdk(flag: Option<&Path>) -> Result<PathBuf, BuildError> {
 const LOCK_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// The build directory's lock ([`LOCK_FILE`] in `dir`), held: when another build holds it,
-/// says so on stderr and waits for it to end, or for Ctrl-C ([`BuildError::Interrupted`]).
-fn lock(dir: &Path) -> Result<File, BuildError> {
+/// says so on stderr and waits for it to end, or for `stop` ([`BuildError::Interrupted`]).
+fn lock(dir: &Path, stop: &q7_emulator::StopRequest) -> Result<File, BuildError> {
     let path = dir.join(LOCK_FILE);
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -261,7 +261,6 @@ fn lock(dir: &Path) -> Result<File, BuildError> {
         path: path.clone(),
         source,
     };
-    let stop = q7_conventions::interrupt::stop_request();
     let mut told = false;
     loop {
         match file.try_lock() {
@@ -299,7 +298,7 @@ pub(super) fn prepare(
 ) -> Result<Ctx<'_>, BuildError> {
     std::fs::create_dir_all(&opts.build_dir).map_err(io(&opts.build_dir))?;
     let dir = std::fs::canonicalize(&opts.build_dir).map_err(io(&opts.build_dir))?;
-    let lock = lock(&dir)?;
+    let lock = lock(&dir, &opts.stop)?;
     let work = q7_conventions::output::TemporaryDir::new_in(&dir, WORK_PREFIX).map_err(io(&dir))?;
     for u in units.iter_mut().chain(shape_units.iter_mut()) {
         u.object = work.path().join(&u.object);

@@ -1,3 +1,5 @@
+//! # q7-kernel-build — the SDK build driver
+//!
 //! `q7emu build`: a custom-op library from C++ sources, step by step (examples/sdk/BUILD.md
 //! "Steps" describes the flow and every output).
 //!
@@ -14,13 +16,12 @@
 //! 5. unless `-g` is among the user's cflags, strip and pack every image ([`pack`]);
 //! 6. write `ucode_lib.json` and `q7build.json` ([`metadata`]).
 //!
-//! [`build`] is that list: each step is one function of the private `steps` module, and
-//! [`cli`] is the `q7emu build` command line.
+//! [`build`] is that list: each step is one function of the private `steps` module (the
+//! `q7emu build` command line is q7-host's `commands::build`).
 //!
 //! Identical inputs give byte-identical outputs: fixed orders everywhere, no timestamps, and
 //! no absolute path in any object (see [`compile`]).
 
-pub mod cli;
 pub mod compile;
 pub mod deps;
 pub mod link;
@@ -35,6 +36,7 @@ mod steps;
 pub mod toolchain;
 pub mod wrapper;
 
+use q7_emulator::StopRequest;
 use std::path::PathBuf;
 
 use metadata::BuildInfo;
@@ -91,6 +93,11 @@ pub struct Options {
     pub toolchain: Option<PathBuf>,
     /// SDK directory; `None`: [`sdk::locate`]'s default.
     pub sdk: Option<PathBuf>,
+    /// The request that stops the build (the command line passes its Ctrl-C's,
+    /// `q7_conventions::interrupt::stop_request`): raised, a build waiting for the build
+    /// directory's lock stops, and a step that failed because its tool was killed is reported
+    /// as [`BuildError::Interrupted`]. The default is never raised.
+    pub stop: StopRequest,
 }
 
 /// One op of the library.
@@ -574,7 +581,7 @@ pub fn build(opts: &Options) -> Result<BuildInfo, BuildError> {
 pub fn build_with_inputs(opts: &Options) -> Result<(BuildInfo, Vec<PathBuf>), BuildError> {
     // A tool killed by Ctrl-C fails its step: the build reports the interruption instead.
     build_steps(opts).map_err(|e| {
-        if q7_conventions::interrupt::stop_request().is_requested() {
+        if opts.stop.is_requested() {
             BuildError::Interrupted
         } else {
             e
