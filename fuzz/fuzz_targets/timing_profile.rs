@@ -13,9 +13,9 @@ use libfuzzer_sys::fuzz_target;
 use q7_emulator::platform::bus::PlatformBus;
 use q7_emulator::platform::hbm::Hbm;
 use q7_host::run_op::{self, Library, OpRequest};
-use q7_host::testing::tensor;
 use q7_host::timing_profile::Profile;
 use q7_tensor::HostTensor;
+use q7_testing::tensor;
 
 /// The element-accessor ReLU's committed build: HBM through a dynamic window, its runtime in
 /// the image window's SRAM, SDMA, window exceptions.

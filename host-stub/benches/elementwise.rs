@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use q7_host::testing::{tensor, Library, Run};
+use q7_testing::{tensor, Library, Run};
 
 const ELEMENTS: usize = 1 << 20;
 

@@ -4,7 +4,7 @@
 //! concern a module (the conventions every command keeps — exit codes, output files, Ctrl-C,
 //! guest text on a terminal, numeric flags — are the crate q7-conventions'; tensors, `.npy` files
 //! and scalar arguments are q7-tensor's; symbols and source lines of images q7-symbols'; the SDK build driver
-//! behind `q7emu build` q7-kernel-build's):
+//! behind `q7emu build` q7-kernel-build's; snapshot tests of kernels q7-testing's):
 //!
 //! | module | what |
 //! |---|---|
@@ -24,7 +24,6 @@
 //! | [`run_elf`] | `q7emu run-elf`: a bare-metal executable on one core, and its bounds |
 //! | [`run_op`] | `q7emu run`: an op of a built library on `.npy` tensors, and its report |
 //! | [`run_packed`] | `q7emu run-packed`: a packed library through the whole host and device path |
-//! | [`testing`] | snapshot tests of kernels: build, run, summarise (docs/testing.md) |
 //! | [`timing_profile`] | `--timing` profiles over the cycle model |
 //! | [`trace`] | instruction traces and timelines of a run (docs/tracing.md) |
 
@@ -44,6 +43,5 @@ pub mod progress;
 pub mod run_elf;
 pub mod run_op;
 pub mod run_packed;
-pub mod testing;
 pub mod timing_profile;
 pub mod trace;

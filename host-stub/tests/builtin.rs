@@ -21,9 +21,9 @@ use std::path::{Path, PathBuf};
 
 use q7_host::builtin::{self, BuiltinOptions, LIBRARY, OPS};
 use q7_host::run_op::OpRun;
-use q7_host::testing::{tensor_from_bytes, Library, Run, TestingError};
 use q7_loader::ucode_lib::Registry;
 use q7_tensor::dtype::Dtype;
+use q7_testing::{tensor_from_bytes, Library, Run, TestingError};
 use q7_tests::{Rng, TempDir};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");

@@ -582,7 +582,7 @@ fn findings_are_instants_on_the_timeline() {
 /// is an out-of-bounds error naming IRAM; `Run::check` fails the run with the findings' text.
 #[test]
 fn a_store_through_a_null_pointer_is_found_from_the_rust_api() {
-    use q7_host::testing::{tensor, Kernel, Run, TestingError};
+    use q7_testing::{tensor, Kernel, Run, TestingError};
     if q7_tests::tool("g++").is_none() {
         return;
     }

@@ -14,7 +14,7 @@
 //!   the README shows;
 //! - every README run is checked (`--check`, docs/checked-mode.md), with fresh allocations
 //!   poisoned (`--poison nan`), and has no finding;
-//! - each README `q7emu run` command, run in-process through `q7_host::testing`, matches its
+//! - each README `q7emu run` command, run in-process through `q7_testing`, matches its
 //!   snapshot `snapshots/examples__<example>-<op>.snap` (output digest, samples, statistics,
 //!   per-core instructions and cycles);
 //! - the repository README's main job (also shown whole by docs/run-report.md) and its
@@ -32,9 +32,9 @@ use std::sync::OnceLock;
 
 use q7_host::firmware::CALL_BUDGET;
 use q7_host::run_op::{self, Library, OpRequest, OpRun};
-use q7_host::testing::{Run, Summary};
 use q7_tensor::dtype::Dtype;
 use q7_tensor::{npy, HostTensor};
+use q7_testing::{Run, Summary};
 use q7_tests::doc::{fenced, first_fenced, q7emu_commands, section, words};
 use q7_tests::{Rng, TempDir};
 
@@ -704,7 +704,7 @@ struct ReadmeRun {
     inputs: Vec<String>,
     tensors: Vec<HostTensor>,
     scalars: Vec<String>,
-    /// The run as `q7_host::testing::Run` gives it.
+    /// The run as `q7_testing::Run` gives it.
     invocation: Run,
     run: OpRun,
 }
@@ -712,7 +712,7 @@ struct ReadmeRun {
 /// The README runs that stop with a runtime error: example, invocation, error.
 type StoppedRun = (&'static str, Run, &'static str);
 
-/// Every example README's `q7emu run` commands, run once through `q7_host::testing::Run`
+/// Every example README's `q7emu run` commands, run once through `q7_testing::Run`
 /// with the README's inputs, scalars and output shape and dtype (shared by the tests that
 /// need them: the 442-million-cycle element-accessor ReLU is among them).
 fn readme_runs() -> &'static [ReadmeRun] {
@@ -873,7 +873,7 @@ fn each_examples_readme_run_matches_its_snapshot() {
             0 => format!("{}-{}", r.example, r.op),
             n => format!("{}-{}-{}", r.example, r.op, n + 1),
         };
-        q7_host::assert_summary_snapshot!(name, Summary::of(&r.run));
+        q7_testing::assert_summary_snapshot!(name, Summary::of(&r.run));
         // Three ReLU variants are AWS-style projects (examples/sdk/BUILD.md "Projects"): their
         // READMEs give no --out-shape, and the output is what the shape function says.
         if RELU_PROJECTS.contains(&r.example) {
@@ -1221,7 +1221,7 @@ fn the_readmes_snapshot_step_is_the_worked_example_as_it_is() {
         "README.md shows snapshots/affine__affine.snap"
     );
 
-    use q7_host::testing::{HEAD_TAIL, LISTED_ELEMENTS};
+    use q7_testing::{HEAD_TAIL, LISTED_ELEMENTS};
     let testing = q7_tests::doc::read("docs/testing.md").replace('\n', " ");
     for limit in [
         format!("more than {LISTED_ELEMENTS} elements"),

@@ -9,9 +9,9 @@ use std::path::Path;
 
 use q7_emulator::TimingModel;
 use q7_host::run_op::OpRun;
-use q7_host::testing::{Library, Run};
 use q7_tensor::npy;
 use q7_tensor::HostTensor;
+use q7_testing::{Library, Run};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 

@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::OnceLock;
 
-use q7_host::testing::{tensor, Kernel, Run};
 use q7_kernel_build::metadata::BuildInfo;
 use q7_tensor::{npy, HostTensor};
+use q7_testing::{tensor, Kernel, Run};
 use q7_tests::TempDir;
 
 /// The compute file of the probe project: kernels whose outputs differ from their inputs in
@@ -713,7 +713,7 @@ fn without_a_shape_function_the_output_is_what_the_kernel_returns() {
     assert_eq!(o.status.code(), Some(129));
     assert!(stderr(&o).contains("(RETURN_MISMATCH): kernel pairs: returned a Int tensor"));
     // The testing API the same way.
-    let lib = q7_host::testing::Library::open(dir).unwrap();
+    let lib = q7_testing::Library::open(dir).unwrap();
     let run = Run::new("pairs")
         .input(floats(&VALUES))
         .op_run(&lib)

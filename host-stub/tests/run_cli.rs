@@ -476,10 +476,9 @@ fn an_output_shape_is_checked_before_anything_is_allocated() {
         assert_eq!(err, format!("q7emu: error: {want}\n"), "{shape}");
     }
     // The testing API's output_shape goes through the same check.
-    let lib =
-        q7_host::testing::Library::open(&root().join("examples/kernels/relu_tcm/build")).unwrap();
-    let x = q7_host::testing::tensor(&[2], &[1.0f32, -1.0]).unwrap();
-    let e = q7_host::testing::Run::new("relu_forward")
+    let lib = q7_testing::Library::open(&root().join("examples/kernels/relu_tcm/build")).unwrap();
+    let x = q7_testing::tensor(&[2], &[1.0f32, -1.0]).unwrap();
+    let e = q7_testing::Run::new("relu_forward")
         .input(x)
         .output_shape(&[1 << 20, 1 << 20])
         .on(&lib)
@@ -519,14 +518,13 @@ fn an_input_the_descriptor_cannot_describe_is_refused_before_it_is_read() {
 
 #[test]
 fn a_tensor_whose_data_is_not_its_shapes_size_is_refused() {
-    let lib =
-        q7_host::testing::Library::open(&root().join("examples/kernels/relu_tcm/build")).unwrap();
+    let lib = q7_testing::Library::open(&root().join("examples/kernels/relu_tcm/build")).unwrap();
     let t = q7_tensor::HostTensor {
         dtype: q7_tensor::dtype::Dtype::from_name("float32").unwrap(),
         shape: vec![4],
         data: vec![0; 12],
     };
-    let e = q7_host::testing::Run::new("relu_forward")
+    let e = q7_testing::Run::new("relu_forward")
         .input(t)
         .on(&lib)
         .unwrap_err();
@@ -591,7 +589,7 @@ fn build_files_are_read_within_their_bounds_and_special_files_are_refused() {
                 "{cmd} {file}"
             );
         }
-        let e = q7_host::testing::Library::open(&fifo).unwrap_err();
+        let e = q7_testing::Library::open(&fifo).unwrap_err();
         assert_eq!(format!("q7emu: error: {e}\n"), want);
     }
 }

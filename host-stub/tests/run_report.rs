@@ -135,7 +135,7 @@ fn the_8_core_relu_reports_every_counter_of_every_core() {
             })
         })
         .collect();
-    q7_host::snapshot_settings!().bind(|| {
+    q7_testing::snapshot_settings!().bind(|| {
         insta::assert_json_snapshot!("relu_multicore-counters", counters);
     });
 }
@@ -903,7 +903,7 @@ fn the_run_report_identities_hold_under_every_extreme_accepted_profile() {
     // window, its runtime in SRAM, SDMA, exceptions) and the 8-core TCM ReLU (SDMA waits), on
     // small inputs, under each profile of `extreme_profiles`, with a budget no profile meets.
     use q7_host::run_op::{self, Library, OpRequest};
-    use q7_host::testing::tensor;
+    use q7_testing::tensor;
     let x = tensor(&[2, 4], &[1.0f32, -2.0, 3.0, -4.0, 5.0, 6.0, -7.0, 8.0]).unwrap();
     let wide: Vec<f32> = (0..32 * 64).map(|i| i as f32 - 1000.0).collect();
     let tcm_in = tensor(&[32, 64], &wide).unwrap();

@@ -1,4 +1,4 @@
-//! `q7_host::testing` on the committed example builds:
+//! `q7_testing` on the committed example builds:
 //!
 //! - a changed cycle count changes exactly the summary's `cycles` line of that core, so a
 //!   snapshot diff names it, and `Summary::outputs_only` does not see it;
@@ -8,8 +8,8 @@
 
 use std::path::Path;
 
-use q7_host::testing::{Library, Run, Summary, TimingModel};
 use q7_tensor::npy;
+use q7_testing::{Library, Run, Summary, TimingModel};
 
 fn vector_add() -> (Library, Run) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/vector_add");
@@ -84,7 +84,7 @@ fn a_summary_is_its_runs_for_any_thread_count() {
 #[test]
 fn the_toolchain_is_found_and_required_as_the_workspace_tests_do() {
     assert_eq!(
-        q7_host::testing::REQUIRE_TOOLCHAIN_ENV,
+        q7_testing::REQUIRE_TOOLCHAIN_ENV,
         q7_tests::REQUIRE_TOOLCHAIN_ENV
     );
     assert_eq!(
@@ -92,7 +92,7 @@ fn the_toolchain_is_found_and_required_as_the_workspace_tests_do() {
         q7_tests::toolchain_prefix()
     );
     assert_eq!(
-        q7_host::testing::toolchain_installed(),
+        q7_testing::toolchain_installed(),
         q7_tests::tool("g++").is_some()
     );
 }

@@ -514,7 +514,7 @@ fn vector_add_on_eight_elements_has_the_timeline_of_the_snapshot() {
         .map(|e| e["name"].as_str().unwrap())
         .collect();
     assert_eq!(phases, ["setup", "marshal", "compute", "return", "cleanup"]);
-    q7_host::snapshot_settings!().bind(|| {
+    q7_testing::snapshot_settings!().bind(|| {
         insta::assert_json_snapshot!("vector_add_8", doc);
     });
 }

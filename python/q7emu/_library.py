@@ -124,7 +124,7 @@ class Run:
         return self._output
 
     def summary(self, outputs_only: bool = False) -> str:
-        """The run's summary as a ``q7_host::testing`` snapshot holds it (docs/testing.md): the
+        """The run's summary as a ``q7_testing`` snapshot holds it (docs/testing.md): the
         op, the output's dtype, shape and values (or digest, samples and statistics), and each
         core's instructions and cycles unless ``outputs_only``."""
         return self._summary[1] if outputs_only else self._summary[0]

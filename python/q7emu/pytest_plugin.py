@@ -6,7 +6,7 @@ Fixtures:
   build directory is the session's own, so parallel workers of pytest-xdist never share one).
 - ``q7emu_snapshot``: ``q7emu_snapshot(run, name, outputs_only=False)`` compares the run's
   summary with ``<module>__<name>.snap`` in the snapshot folder, in the format of the Rust
-  ``q7_host::testing`` snapshots. A missing or different snapshot fails the test with a diff;
+  ``q7_testing`` snapshots. A missing or different snapshot fails the test with a diff;
   ``--q7emu-update-snapshots`` (or ``Q7EMU_UPDATE_SNAPSHOTS=1``) writes it instead.
 
 The snapshot folder is the ``q7emu_snapshot_dir`` ini option (relative to the rootdir), else

@@ -1,7 +1,7 @@
 //! `q7emu._q7emu`: the extension module under the Python package `q7emu` (docs/python.md).
 //!
 //! It is a thin layer over `q7_host`'s Rust API: [`Library`] opens a build directory once and
-//! runs its ops through [`q7_host::testing::Run`], as `q7emu run` does; [`build`] builds one
+//! runs its ops through [`q7_testing::Run`], as `q7emu run` does; [`build`] builds one
 //! as `q7emu build --project` does; [`main`] is the `q7emu` command line itself. Tensors cross
 //! as `(dtype name, shape, bytes)`, reports as the JSON of `q7emu run --json`: the package's
 //! Python code turns them into numpy arrays and dicts, so the extension needs no numpy headers
@@ -17,9 +17,9 @@ use pyo3::types::{PyAnyMethods, PyByteArray, PyBytes, PyDict};
 
 use q7_conventions::exit_code::{Kind, Outcome};
 use q7_host::run_op::Session;
-use q7_host::testing::{self, Run, TestingError};
 use q7_tensor::arg_kind::ArgKind;
 use q7_tensor::HostTensor;
+use q7_testing::{Run, TestingError};
 
 mod loading;
 
@@ -40,7 +40,7 @@ fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
 /// fault's facts as attributes (docs/python.md "Errors"): `core`, `pc`, `cause`, `address`
 /// (or None), `disassembly`, `function` (`name+0xoff (file:line)`, or None without symbols),
 /// `backtrace` (the frames as the report lists them, innermost first) and `cycles`.
-fn run_error(py: Python<'_>, e: TestingError, lib: &testing::Library) -> PyErr {
+fn run_error(py: Python<'_>, e: TestingError, lib: &q7_testing::Library) -> PyErr {
     use q7_host::firmware::FirmwareError;
     use q7_host::run_op::RunError;
     let report = match &e {
@@ -117,7 +117,7 @@ type OpEntry = (String, String, Vec<(String, String)>);
 #[pyclass(module = "q7emu._q7emu", name = "Library", frozen)]
 #[derive(Debug)]
 struct Library {
-    lib: Arc<testing::Library>,
+    lib: Arc<q7_testing::Library>,
     /// The library loaded on a cluster of its own, kept between calls (docs/python.md "Calls
     /// per second"); opened by the first call it serves. None when every call is to set a
     /// cluster up afresh (`keep_loaded=False`).
@@ -125,7 +125,7 @@ struct Library {
 }
 
 impl Library {
-    fn new(lib: testing::Library, keep_loaded: bool) -> Library {
+    fn new(lib: q7_testing::Library, keep_loaded: bool) -> Library {
         Library {
             lib: Arc::new(lib),
             session: keep_loaded.then(|| Arc::new(Mutex::new(None))),
@@ -141,7 +141,7 @@ impl Library {
     #[pyo3(signature = (path, keep_loaded=true))]
     fn open(py: Python<'_>, path: PathBuf, keep_loaded: bool) -> PyResult<Library> {
         let lib = py
-            .detach(|| testing::Library::open(&path))
+            .detach(|| q7_testing::Library::open(&path))
             .map_err(|e| error(py, TestingError::from(e)))?;
         Ok(Library::new(lib, keep_loaded))
     }
@@ -205,7 +205,7 @@ impl Library {
     /// tensor's bytes, copied once) and `scalars` (bool, int or float each); every option
     /// checked as `q7emu run` checks its flag ([`args`]). A dict with `output` (`(dtype
     /// name, shape, bytearray)`), `report` (the JSON of `q7emu run --json`), `summary` and
-    /// `summary_outputs_only` (the text of a `q7_host::testing` snapshot, docs/testing.md),
+    /// `summary_outputs_only` (the text of a `q7_testing` snapshot, docs/testing.md),
     /// `findings` (checked mode's JSON `check` object, or None), `findings_text` (the
     /// findings as `q7emu run --check` prints them, or None) and `console` (each core's
     /// text). The cores run with the GIL released.
@@ -267,7 +267,7 @@ impl Library {
             let bytes = q7_host::run_op::check_tensor_size(what, dtype, shape)
                 .map_err(|e| error(py, TestingError::from(e)))?;
             let data = args::array_bytes(py, what, array, bytes)?;
-            let t = testing::tensor_from_bytes(dtype, shape, data).map_err(|e| error(py, e))?;
+            let t = q7_testing::tensor_from_bytes(dtype, shape, data).map_err(|e| error(py, e))?;
             run = run.input(t);
         }
         drop(tensors);
@@ -294,8 +294,8 @@ impl Library {
         };
         let out = PyDict::new(py);
         out.set_item("report", op_run.json().to_string())?;
-        // The summary of a q7_host::testing snapshot, with and without the per-core counters.
-        let summary = testing::Summary::of(&op_run);
+        // The summary of a q7_testing snapshot, with and without the per-core counters.
+        let summary = q7_testing::Summary::of(&op_run);
         out.set_item("summary", summary.text())?;
         out.set_item("summary_outputs_only", summary.outputs_only().text())?;
         out.set_item(

@@ -13,8 +13,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use sha2::{Digest, Sha256};
 
-use q7_host::testing::Kernel;
 use q7_loader::input::{self, InputError, InputKind};
+use q7_testing::Kernel;
 
 use crate::{embedded, error, raise, Library};
 

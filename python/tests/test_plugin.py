@@ -1,5 +1,5 @@
 """The pytest plugin (q7emu.pytest_plugin): session builds and summary snapshots in the format
-of the Rust q7_host::testing snapshots (docs/python.md "Testing kernels with pytest")."""
+of the Rust q7_testing snapshots (docs/python.md "Testing kernels with pytest")."""
 
 import numpy as np
 

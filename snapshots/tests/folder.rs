@@ -1,6 +1,6 @@
 //! The snapshot folder holds accepted snapshots of the workspace's tests, and only those:
 //!
-//! - it is where q7_host::testing puts the workspace's snapshots;
+//! - it is where q7_testing puts the workspace's snapshots;
 //! - no snapshot waits for review (`*.snap.new`, `*.pending-snap`: run `cargo insta review`
 //!   and commit the result);
 //! - every `*.snap` names in its header a test source of the repository that exists, and its
@@ -24,14 +24,14 @@ fn source(text: &str) -> Option<&str> {
 }
 
 #[test]
-fn this_folder_is_where_q7_host_testing_puts_the_workspaces_snapshots() {
+fn this_folder_is_where_q7_testing_puts_the_workspaces_snapshots() {
     assert_eq!(
-        q7_host::testing::snapshot_dir(root().join("host-stub")),
+        q7_testing::snapshot_dir(root().join("host-stub")),
         Path::new(HERE)
     );
     assert_eq!(
         Path::new(HERE).file_name().unwrap(),
-        q7_host::testing::SNAPSHOT_DIR
+        q7_testing::SNAPSHOT_DIR
     );
 }
 

@@ -11,9 +11,7 @@ use std::sync::OnceLock;
 
 use q7_host::firmware::FirmwareError;
 use q7_host::run_op::{OpRun, RunError};
-use q7_host::testing::{
-    tensor, toolchain_installed, ConsoleSize, Kernel, Library, Run, TestingError,
-};
+use q7_testing::{tensor, toolchain_installed, ConsoleSize, Kernel, Library, Run, TestingError};
 use q7_tests::TempDir;
 
 const SOURCE: &str = "console.cpp";

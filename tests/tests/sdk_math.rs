@@ -22,8 +22,8 @@ use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 
 use math_support::{bounds, functions, host_values, native, parse_measured, programs, Function};
-use q7_host::testing::{tensor, toolchain_installed, Kernel, Run};
 use q7_tensor::HostTensor;
+use q7_testing::{tensor, toolchain_installed, Kernel, Run};
 use q7_tests::{Rng, TempDir};
 
 /// Unary float functions are sampled at every STEP-th bit pattern (about a million cases).

@@ -18,11 +18,9 @@ use std::sync::OnceLock;
 use half::{bf16, f16};
 use q7_host::firmware::FirmwareError;
 use q7_host::run_op::RunError;
-use q7_host::testing::{
-    tensor_from_bytes, toolchain_installed, Kernel, Library, Run, TestingError,
-};
 use q7_tensor::dtype::Dtype;
 use q7_tensor::HostTensor;
+use q7_testing::{tensor_from_bytes, toolchain_installed, Kernel, Library, Run, TestingError};
 
 // ---- the test library ----
 

@@ -10,8 +10,8 @@ use std::sync::OnceLock;
 
 use q7_host::firmware::FirmwareError;
 use q7_host::run_op::{OpRun, RunError};
-use q7_host::testing::{tensor, toolchain_installed, Kernel, Library, Run, TestingError};
 use q7_tensor::HostTensor;
+use q7_testing::{tensor, toolchain_installed, Kernel, Library, Run, TestingError};
 use q7_tests::TempDir;
 
 fn program(name: &str) -> PathBuf {

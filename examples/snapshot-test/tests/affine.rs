@@ -1,4 +1,4 @@
-use q7_host::testing::{tensor, toolchain_installed, Kernel, Run, TestingError};
+use q7_testing::{tensor, toolchain_installed, Kernel, Run, TestingError};
 
 #[test]
 fn affine_matches_its_snapshot() -> Result<(), TestingError> {
@@ -10,6 +10,6 @@ fn affine_matches_its_snapshot() -> Result<(), TestingError> {
         .build(concat!(env!("CARGO_TARGET_TMPDIR"), "/affine"))?;
     let x = tensor(&[6], &[-1.5f32, -0.0, 0.25, 1e30, f32::INFINITY, f32::NAN])?;
     let summary = Run::new("affine").input(x).scalar(2).scalar(0.5).on(&lib)?;
-    q7_host::assert_summary_snapshot!("affine", summary);
+    q7_testing::assert_summary_snapshot!("affine", summary);
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! of the YAML form (insta's `redactions` feature), which keeps a line per core, so that a
 //! change in the number of cores still shows, and masks the counts.
 
-use q7_host::testing::{tensor, toolchain_installed, Kernel, Run, TestingError, TimingModel};
+use q7_testing::{tensor, toolchain_installed, Kernel, Run, TestingError, TimingModel};
 
 #[test]
 fn affine_outputs_match_for_any_timing_model() -> Result<(), TestingError> {
@@ -23,8 +23,8 @@ fn affine_outputs_match_for_any_timing_model() -> Result<(), TestingError> {
         let run = Run::new("affine").input(x.clone()).scalar(2).scalar(0.5);
         let summary = run.timing(timing).on(&lib)?;
         cycles.push(summary.cores.as_ref().unwrap()[0].cycles);
-        q7_host::assert_summary_snapshot!("affine-outputs", summary.clone().outputs_only());
-        let _dir = q7_host::snapshot_settings!().bind_to_scope();
+        q7_testing::assert_summary_snapshot!("affine-outputs", summary.clone().outputs_only());
+        let _dir = q7_testing::snapshot_settings!().bind_to_scope();
         insta::assert_yaml_snapshot!("affine-redacted", summary, {
             ".cores[].instructions" => "[instructions]",
             ".cores[].cycles" => "[cycles]",

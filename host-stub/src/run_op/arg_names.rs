@@ -1,7 +1,7 @@
 //! The schema's names in the SDK runtime's messages. The device knows a kernel's tensor and
 //! scalar arguments only by their descriptor index, which is their position in the schema
 //! (PLATFORM.md "ARG_TENSOR descriptor"), so its runtime errors say `argument N`
-//! (examples/sdk/README.md "Runtime errors"); `q7emu run` and `q7_host::testing` know the
+//! (examples/sdk/README.md "Runtime errors"); `q7emu run` and `q7_testing` know the
 //! schema and print `argument N (name)`.
 
 use crate::firmware::FirmwareError;

@@ -1,4 +1,4 @@
-//! A build directory as `q7emu run`, `q7emu inspect` and `q7_host::testing::Library::open` open
+//! A build directory as `q7emu run`, `q7emu inspect` and `q7_testing::Library::open` open
 //! it: `q7build.json` and `ucode_lib.json` read through the bounded reader
 //! ([`q7_loader::input`], PLATFORM.md "Input file limits": a FIFO, a device or an oversized file
 //! is refused before it is read) and checked for consistency before anything runs — with

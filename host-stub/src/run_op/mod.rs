@@ -48,7 +48,7 @@ pub use crate::run_packed::{CUSTOM_OP_OPCODE, SELECTOR};
 pub use session::Session;
 
 /// Host threads running the cores unless told otherwise (`q7emu run --threads`,
-/// `q7emu run-packed --threads`, `q7_host::testing::Run`); results are the same for any count.
+/// `q7emu run-packed --threads`, `q7_testing::Run`); results are the same for any count.
 pub const DEFAULT_THREADS: usize = 2;
 
 /// A library a build directory holds: its metadata, images and symbols.

@@ -1,4 +1,4 @@
-//! Scalar arguments of an op (`q7emu run --scalar`, `q7_host::testing::Run::scalar`): one
+//! Scalar arguments of an op (`q7emu run --scalar`, `q7_testing::Run::scalar`): one
 //! grammar per schema type, [`parse_scalar`] (docs/cli.md "Scalars"; numeric flags have
 //! theirs, `q7_conventions::number`):
 //!

@@ -1,9 +1,11 @@
+//! # q7-testing — snapshot tests of custom-op kernels
+//!
 //! Snapshot tests of custom-op kernels: build (or open) a library, run one of its ops on
 //! tensors on the emulated cluster, and compare a [`Summary`] of the run with a committed
 //! snapshot through insta.
 //!
 //! ```no_run
-//! use q7_host::testing::{tensor, Kernel, Run, TestingError};
+//! use q7_testing::{tensor, Kernel, Run, TestingError};
 //!
 //! # fn main() -> Result<(), TestingError> {
 //! let lib = Kernel::new("affine.cpp")
@@ -11,7 +13,7 @@
 //!     .build("target/affine-build")?;
 //! let x = tensor(&[4], &[-1.5f32, 0.0, 0.25, 3.0])?;
 //! let summary = Run::new("affine").input(x).scalar(2).scalar(0.5).on(&lib)?;
-//! q7_host::assert_summary_snapshot!("affine", summary);
+//! q7_testing::assert_summary_snapshot!("affine", summary);
 //! # Ok(())
 //! # }
 //! ```
@@ -25,8 +27,8 @@
 //!   (ndarray is not supported directly: a standard-layout array is `tensor(a.shape(),
 //!   a.as_slice().unwrap())` with its shape as `u64`s, and leaving ndarray out keeps its
 //!   dependency tree out of every build of the host.)
-//! - [`Run`] runs one op through the runner of [`crate::run_op`] and returns its
-//!   [`Summary`]; [`Run::op_run`] returns the raw [`OpRun`](crate::run_op::OpRun).
+//! - [`Run`] runs one op through the runner of [`q7_host::run_op`] and returns its
+//!   [`Summary`]; [`Run::op_run`] returns the raw [`OpRun`](q7_host::run_op::OpRun).
 //! - [`Summary`] prints (`Display`) and serialises (serde) the op, the output's dtype and
 //!   shape, its values — every one when there are at most [`LISTED_ELEMENTS`], else the
 //!   [`DIGEST`] of its bytes, the first and last [`HEAD_TAIL`] values and statistics — and
@@ -37,15 +39,15 @@
 //!
 //! [`assert_summary_snapshot!`](crate::assert_summary_snapshot) (the text form) and
 //! [`assert_summary_yaml_snapshot!`](crate::assert_summary_yaml_snapshot) (YAML) assert with
-//! the settings of [`snapshot_settings!`](crate::snapshot_settings): snapshots go to the
+//! the settings of [`snapshot_settings!`](crate::snapshot_settings!): snapshots go to the
 //! [`SNAPSHOT_DIR`] folder of the calling crate's workspace root ([`snapshot_dir`]), named
 //! `<test crate and module>__<name>.snap`. Any other insta assertion uses the same folder
-//! after `let _dir = q7_host::snapshot_settings!().bind_to_scope();`.
+//! after `let _dir = q7_testing::snapshot_settings!().bind_to_scope();`.
 //!
 //! `cargo insta review` and `cargo insta test` look for snapshots under package directories
 //! only: when the workspace root is not itself a package (a virtual manifest), make the
 //! snapshot folder one — this repository's `snapshots/Cargo.toml` is such a package — or give
-//! [`snapshot_settings`] another crate's directory.
+//! [`snapshot_settings`](crate::snapshot_settings()) another crate's directory.
 //!
 //! insta's usual rules apply: a mismatch fails the test with a diff; outside CI the new
 //! value is written beside the snapshot as `.snap.new` for `cargo insta review`; with `CI`
@@ -58,7 +60,7 @@
 //! `redactions` feature):
 //!
 //! ```ignore
-//! let _dir = q7_host::snapshot_settings!().bind_to_scope();
+//! let _dir = q7_testing::snapshot_settings!().bind_to_scope();
 //! insta::assert_yaml_snapshot!("affine-redacted", summary, {
 //!     ".cores[].cycles" => "[cycles]",
 //!     ".cores[].instructions" => "[instructions]",
@@ -77,7 +79,7 @@
 //! | `run` | [`Run`], one op invocation on a [`Library`] |
 //! | `element` | [`element_text`], how one output element reads and prints |
 //! | `summary` | [`Summary`], what a run computed, in its text and serialised forms |
-//! | `snapshot` | [`snapshot_dir`], [`snapshot_settings`] and the assertion macros |
+//! | `snapshot` | [`snapshot_dir`], [`snapshot_settings`](crate::snapshot_settings()) and the assertion macros |
 
 mod element;
 mod error;
@@ -98,8 +100,8 @@ pub use summary::{
 };
 pub use tensors::{tensor, tensor_from_bytes, Element};
 
-pub use crate::run_op::Library;
 /// The insta crate the assertion macros expand to.
 pub use insta;
 pub use q7_emulator::platform::ConsoleSize;
 pub use q7_emulator::timing::TimingModel;
+pub use q7_host::run_op::Library;

@@ -7,7 +7,7 @@ use std::fmt;
 use serde::Serialize;
 
 use super::element::{element_text, readable, value, Number, Value};
-use crate::run_op::OpRun;
+use q7_host::run_op::OpRun;
 use q7_tensor::HostTensor;
 
 /// Outputs of at most this many elements are listed whole; larger ones are summarised.
@@ -248,7 +248,7 @@ impl fmt::Display for Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::tensor;
+    use crate::tensor;
 
     fn counts() -> Vec<CoreCounts> {
         vec![CoreCounts {

@@ -1,6 +1,6 @@
-//! Where snapshots live: [`snapshot_dir`] and [`snapshot_settings`] put them in the
+//! Where snapshots live: [`snapshot_dir`] and [`snapshot_settings`](crate::snapshot_settings()) put them in the
 //! [`SNAPSHOT_DIR`] folder of the calling crate's workspace root, and the exported macros
-//! ([`snapshot_settings!`](crate::snapshot_settings),
+//! ([`snapshot_settings!`](crate::snapshot_settings!),
 //! [`assert_summary_snapshot!`](crate::assert_summary_snapshot),
 //! [`assert_summary_yaml_snapshot!`](crate::assert_summary_yaml_snapshot)) assert with those
 //! settings (docs/testing.md).
@@ -28,7 +28,7 @@ pub fn snapshot_dir(manifest_dir: impl AsRef<Path>) -> PathBuf {
 
 /// insta settings for the crate at `manifest_dir`: the current settings with snapshots in
 /// [`snapshot_dir`] and no expression in their headers.
-/// [`snapshot_settings!`](crate::snapshot_settings) calls it with the calling crate's
+/// [`snapshot_settings!`](crate::snapshot_settings!) calls it with the calling crate's
 /// directory.
 pub fn snapshot_settings(manifest_dir: impl AsRef<Path>) -> insta::Settings {
     let mut s = insta::Settings::clone_current();
@@ -38,30 +38,30 @@ pub fn snapshot_settings(manifest_dir: impl AsRef<Path>) -> insta::Settings {
 }
 
 /// The insta settings that put the calling crate's snapshots in its workspace's
-/// `snapshots/` folder ([`testing::snapshot_settings`](crate::testing::snapshot_settings)):
-/// `let _dir = q7_host::snapshot_settings!().bind_to_scope();` before any insta assertion.
+/// `snapshots/` folder ([`snapshot_settings`](crate::snapshot_settings())):
+/// `let _dir = q7_testing::snapshot_settings!().bind_to_scope();` before any insta assertion.
 #[macro_export]
 macro_rules! snapshot_settings {
     () => {
-        $crate::testing::snapshot_settings(env!("CARGO_MANIFEST_DIR"))
+        $crate::snapshot_settings(env!("CARGO_MANIFEST_DIR"))
     };
 }
 
-/// Asserts a [`Summary`](crate::testing::Summary)'s text form against its snapshot in the
+/// Asserts a [`Summary`](crate::Summary)'s text form against its snapshot in the
 /// workspace's `snapshots/` folder: `assert_summary_snapshot!(summary)` names the snapshot
 /// after the test function, `assert_summary_snapshot!("name", summary)` names it.
 #[macro_export]
 macro_rules! assert_summary_snapshot {
     ($name:expr, $summary:expr $(,)?) => {{
-        let text = $crate::testing::Summary::text(&$summary);
+        let text = $crate::Summary::text(&$summary);
         $crate::snapshot_settings!().bind(|| {
-            $crate::testing::insta::assert_snapshot!($name, text);
+            $crate::insta::assert_snapshot!($name, text);
         })
     }};
     ($summary:expr $(,)?) => {{
-        let text = $crate::testing::Summary::text(&$summary);
+        let text = $crate::Summary::text(&$summary);
         $crate::snapshot_settings!().bind(|| {
-            $crate::testing::insta::assert_snapshot!(text);
+            $crate::insta::assert_snapshot!(text);
         })
     }};
 }
@@ -70,15 +70,15 @@ macro_rules! assert_summary_snapshot {
 #[macro_export]
 macro_rules! assert_summary_yaml_snapshot {
     ($name:expr, $summary:expr $(,)?) => {{
-        let summary: &$crate::testing::Summary = &$summary;
+        let summary: &$crate::Summary = &$summary;
         $crate::snapshot_settings!().bind(|| {
-            $crate::testing::insta::assert_yaml_snapshot!($name, summary);
+            $crate::insta::assert_yaml_snapshot!($name, summary);
         })
     }};
     ($summary:expr $(,)?) => {{
-        let summary: &$crate::testing::Summary = &$summary;
+        let summary: &$crate::Summary = &$summary;
         $crate::snapshot_settings!().bind(|| {
-            $crate::testing::insta::assert_yaml_snapshot!(summary);
+            $crate::insta::assert_yaml_snapshot!(summary);
         })
     }};
 }
@@ -90,7 +90,7 @@ mod tests {
     #[test]
     fn snapshots_go_to_the_workspace_roots_snapshots_folder() {
         let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let root = manifest.parent().unwrap();
+        let root = manifest.parent().unwrap().parent().unwrap();
         assert_eq!(snapshot_dir(manifest), root.join("snapshots"));
         assert_eq!(snapshot_dir(root), root.join("snapshots"));
         // Outside any workspace: the crate's own folder.

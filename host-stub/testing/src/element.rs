@@ -92,7 +92,7 @@ pub fn element_text(t: &HostTensor, i: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{tensor, Summary, Values};
+    use crate::{tensor, Summary, Values};
     use q7_tensor::dtype::DTYPES;
 
     #[test]

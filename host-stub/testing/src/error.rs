@@ -1,7 +1,7 @@
 //! Why a kernel could not be built, a tensor made or an op run: the one error of the testing
 //! API (docs/testing.md).
 
-use crate::run_op::RunError;
+use q7_host::run_op::RunError;
 use q7_kernel_build::BuildError;
 use q7_tensor::dtype::Dtype;
 

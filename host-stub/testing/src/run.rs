@@ -1,14 +1,14 @@
 //! One op invocation: [`Run`] gathers its arguments in schema order and runs it through the
-//! runner of [`crate::run_op`] (what `q7emu run` does), returning its [`Summary`] or the raw
+//! runner of [`q7_host::run_op`] (what `q7emu run` does), returning its [`Summary`] or the raw
 //! [`OpRun`].
 
 use super::{Library, Summary, TestingError, TimingModel};
-use crate::check::finding::Finding;
-use crate::firmware::CALL_BUDGET;
-use crate::run_op::{self, OpRequest, OpRun};
-use crate::timing_profile::Profile;
-use crate::trace::{ObserveSpec, TimelineSpec, TraceSpec};
 use q7_emulator::platform::ConsoleSize;
+use q7_host::check::finding::Finding;
+use q7_host::firmware::CALL_BUDGET;
+use q7_host::run_op::{self, OpRequest, OpRun};
+use q7_host::timing_profile::Profile;
+use q7_host::trace::{ObserveSpec, TimelineSpec, TraceSpec};
 use q7_tensor::dtype::Dtype;
 use q7_tensor::HostTensor;
 use std::path::Path;
@@ -174,8 +174,8 @@ impl Run {
             return Ok(run);
         }
         let (run, findings) = self.checked(lib)?;
-        if crate::check::failed(&findings) {
-            return Err(TestingError::Check(crate::check::text(&findings)));
+        if q7_host::check::failed(&findings) {
+            return Err(TestingError::Check(q7_host::check::text(&findings)));
         }
         Ok(run)
     }
