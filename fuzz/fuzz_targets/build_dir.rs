@@ -1,14 +1,14 @@
 //! Arbitrary text as a build directory's `q7build.json` and `ucode_lib.json` (split at the first
 //! NUL byte): the checks `run`, `inspect` and `testing::Library::open` apply never panic, and
-//! what they accept is what a build writes (q7_host::run_op::library).
+//! what they accept is what a build writes (q7_run::op::library).
 #![no_main]
 
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use q7_host::run_op::library::{check_build_info, check_ucode_lib};
 use q7_kernel_build::metadata::{dispatch_key, BuildInfo};
 use q7_loader::ucode_lib::Registry;
+use q7_run::op::library::{check_build_info, check_ucode_lib};
 
 fuzz_target!(|data: &[u8]| {
     let split = data.iter().position(|&b| b == 0).unwrap_or(data.len());

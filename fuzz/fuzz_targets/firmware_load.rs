@@ -8,8 +8,8 @@ use std::sync::{Mutex, OnceLock};
 
 use libfuzzer_sys::fuzz_target;
 use q7_emulator::platform::{Cluster, ClusterConfig};
-use q7_host::firmware::Firmware;
 use q7_loader::load_record::LoadRecord;
+use q7_runtime::firmware::Firmware;
 
 struct Device {
     firmware: Firmware,

@@ -12,8 +12,8 @@ use std::sync::{Arc, LazyLock};
 use libfuzzer_sys::fuzz_target;
 use q7_emulator::platform::bus::PlatformBus;
 use q7_emulator::platform::hbm::Hbm;
-use q7_host::run_op::{self, Library, OpRequest};
-use q7_host::timing_profile::Profile;
+use q7_run::op::{self, Library, OpRequest};
+use q7_runtime::timing_profile::Profile;
 use q7_tensor::HostTensor;
 use q7_testing::tensor;
 
@@ -50,10 +50,10 @@ fuzz_target!(|data: &[u8]| {
             timing: p.clone(),
             progress: false,
             console: Default::default(),
-            gdb: None,
+            debugger: None,
             poison: None,
         };
-        let run = run_op::run(&LIBRARY, &req)
+        let run = op::run(&LIBRARY, &req)
             .unwrap_or_else(|e| panic!("relu_backward under {}: {e}", p.model));
         for core in &run.cores {
             let broken = core.broken_identities(&p.model);

@@ -24,26 +24,26 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Disassemble the executable sections of an ELF32-Xtensa file (objdump style).
-    Disasm(crate::disasm::DisasmArgs),
+    Disasm(crate::commands::disasm::DisasmArgs),
     /// Run a bare-metal ELF32-Xtensa executable on one core (semihosting I/O and exit).
-    RunElf(crate::run_elf::RunElfArgs),
+    RunElf(crate::commands::run_elf::RunElfArgs),
     /// Load a packed custom-op library on the cluster, dispatch one kernel by key, print each
     /// core's response and counters, then unload it (the host flow of PLATFORM.md, end to end).
-    RunPacked(crate::run_packed::RunPackedArgs),
+    RunPacked(crate::commands::run_packed::RunPackedArgs),
     /// Build a custom-op library from C++ sources: wrapper codegen, compile, link (once, or
     /// per core with --multicore), strip and pack, ucode_lib.json and q7build.json.
     Build(crate::commands::build::BuildArgs),
     /// Run an op of a library built by `q7emu build` on .npy tensors: load it on the cluster
     /// (8 cores for a multicore build), dispatch the op, print or save its output.
-    Run(Box<crate::run_op::cli::RunArgs>),
+    Run(Box<crate::commands::run::RunArgs>),
     /// Show what an image or a build holds: ELF header and segments, the packed container, the
     /// UCPL header and relocations of the prelinked image, the kernel table with its ops, and
     /// the build's q7build.json and ucode_lib.json.
-    Inspect(crate::inspect::InspectArgs),
+    Inspect(crate::commands::inspect::InspectArgs),
 }
 
 /// Diagnostics on stderr, filtered by `RUST_LOG` (tracing-subscriber's `EnvFilter` syntax, e.g.
-/// `RUST_LOG=q7_host=debug`); nothing without it. Set up once, before anything runs.
+/// `RUST_LOG=q7_runtime=debug`); nothing without it. Set up once, before anything runs.
 fn init_diagnostics() {
     use tracing_subscriber::filter::{EnvFilter, LevelFilter};
     let filter = EnvFilter::builder()
@@ -101,17 +101,17 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> u8 {
 /// Dispatches to the subcommand's module (`crate::command` gives the shape).
 fn run(cli: Cli) -> Result<Exit, Failure> {
     match cli.command {
-        Command::Disasm(args) => crate::disasm::run(args),
+        Command::Disasm(args) => crate::commands::disasm::run(args),
         Command::RunElf(args) => {
-            q7_emulator::jit::with_default(args.jit.jit, || crate::run_elf::run(args))
+            q7_emulator::jit::with_default(args.jit.jit, || crate::commands::run_elf::run(args))
         }
         Command::RunPacked(args) => {
-            q7_emulator::jit::with_default(args.jit.jit, || crate::run_packed::run(args))
+            q7_emulator::jit::with_default(args.jit.jit, || crate::commands::run_packed::run(args))
         }
         Command::Build(args) => crate::commands::build::run(args),
         Command::Run(args) => {
-            q7_emulator::jit::with_default(args.jit.jit, || crate::run_op::cli::run(*args))
+            q7_emulator::jit::with_default(args.jit.jit, || crate::commands::run::run(*args))
         }
-        Command::Inspect(args) => crate::inspect::run(args),
+        Command::Inspect(args) => crate::commands::inspect::run(args),
     }
 }

@@ -9,8 +9,8 @@ use std::path::Path;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use q7_isa::CoreConfig;
 
-use crate::timing_profile::Profile;
 use q7_conventions::exit_code::{Exit, Kind};
+use q7_runtime::timing_profile::Profile;
 
 /// Why a command failed: the message after `q7emu: error: ` and the exit code.
 #[derive(Debug)]

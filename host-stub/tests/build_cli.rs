@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use q7_emulator::platform::{map, Cluster, ClusterConfig};
-use q7_host::firmware::Firmware;
-use q7_host::nrtucode::{coretype, Context, Source};
 use q7_kernel_build::metadata::BuildInfo;
 use q7_loader::ucode_lib::Registry;
 use q7_loader::ElfFile;
+use q7_runtime::firmware::Firmware;
+use q7_runtime::nrtucode::{coretype, Context, Source};
 use q7_tests::TempDir;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");

@@ -11,7 +11,7 @@
 //!   library registry");
 //! - the committed `custom_op/` data directory stages as PLATFORM.md "NEFF bundle" says, its
 //!   images being the packed images' device images; a missing directory is the seed's error;
-//! - the committed build and data directory are what `q7_host::builtin::build` makes from
+//! - the committed build and data directory are what `q7_kernel_build::builtin::build` makes from
 //!   `examples/builtin/sort.cpp`, byte for byte (with the toolchain; `Q7_UPDATE_EXAMPLES=1`
 //!   rewrites them);
 //! - the cycle table of the README is what the runs cost.
@@ -19,9 +19,9 @@
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
-use q7_host::builtin::{self, BuiltinOptions, LIBRARY, OPS};
-use q7_host::run_op::OpRun;
+use q7_kernel_build::builtin::{self, BuiltinOptions, LIBRARY, OPS};
 use q7_loader::ucode_lib::Registry;
+use q7_run::op::OpRun;
 use q7_tensor::dtype::Dtype;
 use q7_testing::{tensor_from_bytes, Library, Run, TestingError};
 use q7_tests::{Rng, TempDir};

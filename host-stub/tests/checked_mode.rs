@@ -497,7 +497,7 @@ fn poison_makes_unwritten_output_show_in_the_output_file() {
     );
 }
 
-/// docs/checked-mode.md "Findings" is `q7_host::check::finding::KINDS`, row for row.
+/// docs/checked-mode.md "Findings" is `q7_observe::check::finding::KINDS`, row for row.
 #[test]
 fn the_docs_findings_table_is_the_kinds_table() {
     let doc = std::fs::read_to_string(Path::new(ROOT).join("docs/checked-mode.md")).unwrap();
@@ -508,12 +508,12 @@ fn the_docs_findings_table_is_the_kinds_table() {
         .take_while(|l| l.starts_with('|'))
         .map(str::to_string)
         .collect();
-    let want: Vec<String> = q7_host::check::finding::KINDS
+    let want: Vec<String> = q7_observe::check::finding::KINDS
         .iter()
         .map(|k| {
             let class = match k.class {
-                q7_host::check::finding::Class::Error => "error",
-                q7_host::check::finding::Class::Warning => "warning",
+                q7_observe::check::finding::Class::Error => "error",
+                q7_observe::check::finding::Class::Warning => "warning",
             };
             format!("| `{}` | {class} | {} |", k.name, k.meaning)
         })
@@ -522,10 +522,10 @@ fn the_docs_findings_table_is_the_kinds_table() {
 }
 
 /// docs/checked-mode.md "The JSON report" states the occurrences a finding keeps as
-/// `q7_host::check::finding::SAMPLES` is.
+/// `q7_observe::check::finding::SAMPLES` is.
 #[test]
 fn the_docs_json_table_states_the_samples_kept() {
-    use q7_host::check::finding::SAMPLES;
+    use q7_observe::check::finding::SAMPLES;
     let doc = std::fs::read_to_string(Path::new(ROOT).join("docs/checked-mode.md")).unwrap();
     let row = doc
         .lines()
@@ -533,7 +533,7 @@ fn the_docs_json_table_states_the_samples_kept() {
         .expect("a row for samples");
     assert!(
         row.contains(&format!(
-            "the first {SAMPLES} occurrences (`q7_host::check::finding::SAMPLES`)"
+            "the first {SAMPLES} occurrences (`q7_observe::check::finding::SAMPLES`)"
         )),
         "{row}"
     );
@@ -712,7 +712,7 @@ fn check_bytes(report: &Value) -> usize {
 /// `examples/sdk/rt/customop/heap.h`). The stderr heading says how many times.
 #[test]
 fn a_repeated_finding_is_one_finding_with_its_exact_count_and_a_bounded_report() {
-    use q7_host::check::finding::SAMPLES;
+    use q7_observe::check::finding::SAMPLES;
     if q7_tests::tool("g++").is_none() {
         return;
     }

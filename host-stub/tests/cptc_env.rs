@@ -1,7 +1,7 @@
 //! Selector resolution with `NRT_UCODE_UNSTABLE_LIBRARY_FLAG_CPTC_DECODE` set (PLATFORM.md "Selector resolution"). Its own
 //! test binary: the variable is process-wide, so no other test may observe it.
 
-use q7_host::nrtucode::{coretype, libraries_from_opcodes, resolve_selector, CPTC_ENV};
+use q7_runtime::nrtucode::{coretype, libraries_from_opcodes, resolve_selector, CPTC_ENV};
 
 #[test]
 fn the_cptc_variable_selects_library_3_unless_the_caller_names_one() {

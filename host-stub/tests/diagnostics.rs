@@ -48,21 +48,21 @@ fn without_rust_log_nothing_is_printed_on_stderr() {
 
 #[test]
 fn debug_names_the_load_the_dispatch_and_each_core_run_with_its_counters() {
-    let o = vector_add(Some("q7_host=debug,q7_emulator=debug"), &[]);
+    let o = vector_add(Some("q7_run=debug,q7_runtime=debug,q7_emulator=debug"), &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
     line_with(
         &err,
         &[
             "DEBUG library{dir=",
-            "q7_host::run_op: library opened library=\"vector_add\" images=1 packed=true symbolised=0",
+            "q7_run::op: library opened library=\"vector_add\" images=1 packed=true symbolised=0",
         ],
     );
     line_with(
         &err,
         &[
             "create{core=0 name=\"vector_add\" selector=1 coretype=13}",
-            "q7_host::nrtucode: prelinked window=0x84000000",
+            "q7_runtime::nrtucode: prelinked window=0x84000000",
         ],
     );
     line_with(
@@ -80,7 +80,7 @@ fn debug_names_the_load_the_dispatch_and_each_core_run_with_its_counters() {
         &err,
         &[
             " INFO run{library=\"vector_add\" op=\"vector_add\"}:dispatch{key=0x85 opcode=133 sub_opcode=0 args=3 threads=2}: ",
-            &format!("q7_host::firmware: dispatch done cores=1 instructions={insns} max_cycles={cycles}"),
+            &format!("q7_runtime::firmware: dispatch done cores=1 instructions={insns} max_cycles={cycles}"),
         ],
     );
     line_with(
@@ -95,9 +95,9 @@ fn debug_names_the_load_the_dispatch_and_each_core_run_with_its_counters() {
 
 #[test]
 fn the_filter_selects_by_level_and_module() {
-    let o = vector_add(Some("q7_host=info"), &[]);
+    let o = vector_add(Some("q7_runtime=info"), &[]);
     let err = stderr(&o);
-    assert!(err.contains("q7_host::firmware: dispatch done"), "{err}");
+    assert!(err.contains("q7_runtime::firmware: dispatch done"), "{err}");
     assert!(!err.contains("DEBUG"), "info and above only: {err}");
     assert!(
         !err.contains("q7_emulator"),
@@ -118,19 +118,19 @@ fn a_fault_is_a_warning_naming_the_core_and_the_cause() {
         &err,
         &[
             " WARN ",
-            "q7_host::firmware: core faulted core=0 what=\"start symbol\" pc=0x",
+            "q7_runtime::firmware: core faulted core=0 what=\"start symbol\" pc=0x",
             "fault=cycle budget of 1000 exhausted (runaway kernel?)",
         ],
     );
     line_with(
         &err,
-        &["q7_host::firmware: record failed error=\"core 0 faulted while running start symbol:\""],
+        &["q7_runtime::firmware: record failed error=\"core 0 faulted while running start symbol:\""],
     );
 }
 
 #[test]
 fn a_rust_log_that_does_not_parse_is_named_and_ignored() {
-    let o = vector_add(Some("q7_host=loud"), &[]);
+    let o = vector_add(Some("q7_runtime=loud"), &[]);
     assert!(o.status.success());
     let err = stderr(&o);
     assert!(

@@ -6,11 +6,11 @@ mod support;
 
 use q7_emulator::platform::{Cluster, ClusterConfig};
 use q7_emulator::{ExcCause, FaultKind};
-use q7_host::firmware::{Firmware, FirmwareError};
-use q7_host::nrtucode::{coretype, libraries_from_opcodes, Context, NrtError, Source};
 use q7_kernel_build::pack::pack;
 use q7_kernel_build::toolchain::Toolchain;
 use q7_loader::prelink::PrelinkError;
+use q7_runtime::firmware::{Firmware, FirmwareError};
+use q7_runtime::nrtucode::{coretype, libraries_from_opcodes, Context, NrtError, Source};
 use q7_tests::build::{build_pic, Packaged};
 
 const MINIMAL: &str = include_str!("../../examples/kernels/minimal/minimal.c");

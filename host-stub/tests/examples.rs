@@ -30,8 +30,8 @@ use support::{q7emu, success};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use q7_host::firmware::CALL_BUDGET;
-use q7_host::run_op::{self, Library, OpRequest, OpRun};
+use q7_run::op::{self, Library, OpRequest, OpRun};
+use q7_runtime::firmware::CALL_BUDGET;
 use q7_tensor::dtype::Dtype;
 use q7_tensor::{npy, HostTensor};
 use q7_testing::{Run, Summary};
@@ -884,7 +884,7 @@ fn each_examples_readme_run_matches_its_snapshot() {
             };
             assert_eq!(
                 r.run.output_from,
-                run_op::OutputFrom::ShapeFunction(shape_fn.into()),
+                op::OutputFrom::ShapeFunction(shape_fn.into()),
                 "{what}"
             );
         }
@@ -894,7 +894,7 @@ fn each_examples_readme_run_matches_its_snapshot() {
 /// One ReLU variant's cycle counts on the shared input: per core.
 fn relu_cycles(example: &str, input: &HostTensor, expected: &HostTensor) -> Vec<u64> {
     let lib = Library::open(&kernels().join(example).join("build")).unwrap();
-    let run = run_op::run(
+    let run = op::run(
         &lib,
         &OpRequest {
             op: "relu_forward".into(),
@@ -908,7 +908,7 @@ fn relu_cycles(example: &str, input: &HostTensor, expected: &HostTensor) -> Vec<
             timing: Default::default(),
             progress: false,
             console: Default::default(),
-            gdb: None,
+            debugger: None,
             poison: None,
         },
     )

@@ -84,7 +84,7 @@ fn a_session_on_the_eight_core_relu_breaks_steps_watches_and_ends_with_the_plain
             window + 0x20_0000 - 64,
             "thread {t} at its trampoline"
         );
-        assert_eq!(a(&r, 1), q7_host::firmware::CALL_SP, "thread {t}'s a1");
+        assert_eq!(a(&r, 1), q7_runtime::firmware::CALL_SP, "thread {t}'s a1");
         assert_eq!(r[g::PS], 1 << 18, "PS.WOE alone");
         assert_eq!((r[g::WINDOWBASE], r[g::WINDOWSTART]), (4, 1 << 4));
         let kernel = a(&r, 8);
@@ -116,7 +116,7 @@ fn a_session_on_the_eight_core_relu_breaks_steps_watches_and_ends_with_the_plain
     // with the call size (0b10) in its top bits, and PS.CALLINC = 2 (isa/ISA.md §3).
     assert_eq!(a(&r, 8) >> 30, 2);
     assert_eq!(r[g::PS] >> 16 & 3, 2);
-    assert_eq!(a(&r, 1), q7_host::firmware::CALL_SP);
+    assert_eq!(a(&r, 1), q7_runtime::firmware::CALL_SP);
 
     assert_eq!(rsp.ask(&format!("z0,{kernel:x},3")), "OK");
     let step = StopReply::parse(&rsp.ask("vCont;s:1"));
@@ -128,7 +128,7 @@ fn a_session_on_the_eight_core_relu_breaks_steps_watches_and_ends_with_the_plain
     let r = rsp.registers();
     assert_eq!(r[g::PC], kernel + 3, "past the 3-byte ENTRY");
     assert!(
-        a(&r, 1) < q7_host::firmware::CALL_SP,
+        a(&r, 1) < q7_runtime::firmware::CALL_SP,
         "ENTRY made the kernel's frame"
     );
     assert_eq!(a(&r, 0) >> 30, 2, "the return address is the callee's a0");
@@ -219,7 +219,7 @@ fn a_fault_stops_the_session_with_its_signal() {
 }
 
 /// Ctrl-C from the debugger (the 0x03 byte) stops the running cores with SIGINT, within one
-/// round of quanta (`q7_host::gdb::QUANTUM` instructions per core, far shorter than the run);
+/// round of quanta (`q7_gdb::QUANTUM` instructions per core, far shorter than the run);
 /// `k` then kills the run, which ends as interrupted (exit code 130, docs/exit-codes.md).
 #[test]
 fn ctrl_c_from_the_debugger_stops_the_cores() {

@@ -10,13 +10,13 @@ use std::path::Path;
 use std::process::Output;
 
 use q7_emulator::platform::{map, Cluster, ClusterConfig};
-use q7_host::firmware::Firmware;
-use q7_host::nrtucode::{coretype, Context, Source};
 use q7_kernel_build::metadata::BuildInfo;
 use q7_loader::dynamic::{self, relocation_name, Dynamic};
 use q7_loader::ktab::KtabTrailer;
 use q7_loader::ucpl::UcplHeader;
 use q7_loader::{packed, prelink, ElfFile};
+use q7_runtime::firmware::Firmware;
+use q7_runtime::nrtucode::{coretype, Context, Source};
 use q7_tests::TempDir;
 use serde_json::{json, Value};
 

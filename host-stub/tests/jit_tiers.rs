@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use q7_emulator::TimingModel;
-use q7_host::run_op::OpRun;
+use q7_run::op::OpRun;
 use q7_tensor::npy;
 use q7_tensor::HostTensor;
 use q7_testing::{Library, Run};

@@ -718,7 +718,7 @@ fn without_a_shape_function_the_output_is_what_the_kernel_returns() {
         .input(floats(&VALUES))
         .op_run(&lib)
         .unwrap();
-    assert_eq!(run.output_from, q7_host::run_op::OutputFrom::KernelReturn);
+    assert_eq!(run.output_from, q7_run::op::OutputFrom::KernelReturn);
     assert_eq!(run.output.shape, [6, 2]);
     assert_eq!(ints(&run.output), pairs_reference());
 }

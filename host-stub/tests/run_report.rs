@@ -13,8 +13,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use q7_emulator::TimingModel;
-use q7_host::firmware::{CALL_SP, STACK_LIMIT};
-use q7_host::timing_profile::Profile;
+use q7_runtime::firmware::{CALL_SP, STACK_LIMIT};
+use q7_runtime::timing_profile::Profile;
 use q7_tests::TempDir;
 use serde_json::Value;
 
@@ -902,7 +902,7 @@ fn the_run_report_identities_hold_under_every_extreme_accepted_profile() {
     // docs/run-report.md's identities, on the element-accessor ReLU (HBM through a dynamic
     // window, its runtime in SRAM, SDMA, exceptions) and the 8-core TCM ReLU (SDMA waits), on
     // small inputs, under each profile of `extreme_profiles`, with a budget no profile meets.
-    use q7_host::run_op::{self, Library, OpRequest};
+    use q7_run::op::{self, Library, OpRequest};
     use q7_testing::tensor;
     let x = tensor(&[2, 4], &[1.0f32, -2.0, 3.0, -4.0, 5.0, 6.0, -7.0, 8.0]).unwrap();
     let wide: Vec<f32> = (0..32 * 64).map(|i| i as f32 - 1000.0).collect();
@@ -937,10 +937,10 @@ fn the_run_report_identities_hold_under_every_extreme_accepted_profile() {
                 },
                 progress: false,
                 console: Default::default(),
-                gdb: None,
+                debugger: None,
                 poison: None,
             };
-            let run = run_op::run(lib, &req).unwrap_or_else(|e| panic!("{op} under {model}: {e}"));
+            let run = op::run(lib, &req).unwrap_or_else(|e| panic!("{op} under {model}: {e}"));
             for core in &run.cores {
                 assert_eq!(
                     core.broken_identities(&model),

@@ -16,7 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyAnyMethods, PyByteArray, PyBytes, PyDict};
 
 use q7_conventions::exit_code::{Kind, Outcome};
-use q7_host::run_op::Session;
+use q7_run::op::Session;
 use q7_tensor::arg_kind::ArgKind;
 use q7_tensor::HostTensor;
 use q7_testing::{Run, TestingError};
@@ -41,8 +41,8 @@ fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
 /// (or None), `disassembly`, `function` (`name+0xoff (file:line)`, or None without symbols),
 /// `backtrace` (the frames as the report lists them, innermost first) and `cycles`.
 fn run_error(py: Python<'_>, e: TestingError, lib: &q7_testing::Library) -> PyErr {
-    use q7_host::firmware::FirmwareError;
-    use q7_host::run_op::RunError;
+    use q7_run::op::RunError;
+    use q7_runtime::firmware::FirmwareError;
     let report = match &e {
         TestingError::Run(run) => match &**run {
             RunError::Device {
@@ -86,7 +86,7 @@ fn run_error(py: Python<'_>, e: TestingError, lib: &q7_testing::Library) -> PyEr
 /// `Runaway`, Ctrl-C `KeyboardInterrupt`, checked-mode errors `CheckFailed`, anything about
 /// the call's own arguments `BadInput` (a `ValueError`).
 fn error(py: Python<'_>, e: TestingError) -> PyErr {
-    use q7_host::run_op::RunError;
+    use q7_run::op::RunError;
     let message = e.to_string();
     let class = match &e {
         TestingError::Build(_) | TestingError::NoOp(_) | TestingError::NoSource => "BuildError",
@@ -195,7 +195,7 @@ impl Library {
     #[staticmethod]
     fn check_tensor(py: Python<'_>, what: &str, dtype: &str, shape: Vec<u64>) -> PyResult<()> {
         let dtype = args::dtype_named(py, &format!("{what}: dtype"), dtype)?;
-        q7_host::run_op::check_tensor_size(what, dtype, &shape)
+        q7_run::op::check_tensor_size(what, dtype, &shape)
             .map_err(|e| error(py, TestingError::from(e)))?;
         Ok(())
     }
@@ -264,7 +264,7 @@ impl Library {
         for (what, dtype, shape, array) in &tensors {
             let dtype = args::dtype_named(py, &format!("{what}: dtype"), dtype)?;
             // The size is checked before anything is copied.
-            let bytes = q7_host::run_op::check_tensor_size(what, dtype, shape)
+            let bytes = q7_run::op::check_tensor_size(what, dtype, shape)
                 .map_err(|e| error(py, TestingError::from(e)))?;
             let data = args::array_bytes(py, what, array, bytes)?;
             let t = q7_testing::tensor_from_bytes(dtype, shape, data).map_err(|e| error(py, e))?;
@@ -302,11 +302,11 @@ impl Library {
             "findings",
             findings
                 .as_ref()
-                .map(|f| q7_host::check::json(f).to_string()),
+                .map(|f| q7_observe::check::json(f).to_string()),
         )?;
         out.set_item(
             "findings_text",
-            findings.as_deref().map(q7_host::check::text),
+            findings.as_deref().map(q7_observe::check::text),
         )?;
         let console: Vec<String> = op_run.console.iter().map(|c| c.text.clone()).collect();
         out.set_item("console", console)?;

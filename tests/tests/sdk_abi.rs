@@ -9,9 +9,9 @@
 use std::collections::HashMap;
 
 use q7_emulator::platform::map;
-use q7_host::firmware::{self, RUNTIME_ERROR_PREFIX};
 use q7_kernel_build::MAX_OPS;
 use q7_loader::ucode_lib::CUSTOM_OP_OPCODE;
+use q7_runtime::firmware::{self, RUNTIME_ERROR_PREFIX};
 use q7_tensor::descriptor::{
     field, Location, FLAG_OUTPUT, FLAG_WIDE_SHAPE, MAX_RANK, MAX_WIDE_RANK,
 };

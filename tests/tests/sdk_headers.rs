@@ -322,13 +322,13 @@ fn annotation_codes(h: &mut Header, prefix: &str, table: &[(u32, &str)]) {
 
 /// `q7/customop_abi_tables.h`: the values of the custom-op ABI that Rust tables define.
 fn customop_abi_tables_h() -> String {
-    use q7_host::firmware;
+    use q7_runtime::firmware;
     let mut h = Header::new(
         "customop_abi_tables.h",
         "The values of the custom-op ABI (PLATFORM.md \"Custom-op ABI\") that the host, the \
          firmware and the emulator define.",
         "the host's dtype and descriptor tables (host-stub/tensor/src/), build limits \
-         (host-stub/kernel-build/src/) and firmware constants (host-stub/src/firmware.rs), the \
+         (host-stub/kernel-build/src/) and firmware constants (host-stub/runtime/src/firmware.rs), the \
          emulator's platform map, runtime errors and annotation codes (emulator/src/platform/) \
          and the loader's opcode and kernel table (loader/src/)",
         "q7/customop_abi.h",

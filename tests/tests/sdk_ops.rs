@@ -16,8 +16,8 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use half::{bf16, f16};
-use q7_host::firmware::FirmwareError;
-use q7_host::run_op::RunError;
+use q7_run::op::RunError;
+use q7_runtime::firmware::FirmwareError;
 use q7_tensor::dtype::Dtype;
 use q7_tensor::HostTensor;
 use q7_testing::{tensor_from_bytes, toolchain_installed, Kernel, Library, Run, TestingError};
@@ -1439,7 +1439,7 @@ fn multicore_lib() -> Option<&'static Library> {
     .as_ref()
 }
 
-fn floats_of(run: &q7_host::run_op::OpRun) -> Vec<V> {
+fn floats_of(run: &q7_run::op::OpRun) -> Vec<V> {
     run.output.data.chunks(4).map(|b| F32.get(b)).collect()
 }
 
@@ -1473,7 +1473,7 @@ fn chunks_are_sdma_transfers_and_shrink_with_the_dataram_heap() {
     let Some(lib) = runtime_lib() else { return };
     let (a, b) = (long_input(F32, 1000, 0), long_input(F32, 1000, 3));
     let (_, want) = binary_ref(Bin::Add, &a, &b, S::I(1), F32);
-    let counts = |run: &q7_host::run_op::OpRun| {
+    let counts = |run: &q7_run::op::OpRun| {
         let p = &run.cores[0].platform;
         (
             p.sdma_m2s.transfers,

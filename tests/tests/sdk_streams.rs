@@ -8,8 +8,8 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use q7_host::firmware::FirmwareError;
-use q7_host::run_op::{OpRun, RunError};
+use q7_run::op::{OpRun, RunError};
+use q7_runtime::firmware::FirmwareError;
 use q7_tensor::HostTensor;
 use q7_testing::{tensor, toolchain_installed, Kernel, Library, Run, TestingError};
 use q7_tests::TempDir;

@@ -21,7 +21,11 @@
 //!
 //! Identical inputs give byte-identical outputs: fixed orders everywhere, no timestamps, and
 //! no absolute path in any object (see [`compile`]).
+//!
+//! [`builtin`] builds the builtin SORT/TOPK library through the same steps and stages it as
+//! the compiler front end does (examples/builtin/README.md).
 
+pub mod builtin;
 pub mod compile;
 pub mod deps;
 pub mod link;

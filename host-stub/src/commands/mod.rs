@@ -2,3 +2,8 @@
 //! crate that does the work.
 
 pub mod build;
+pub mod disasm;
+pub mod inspect;
+pub mod run;
+pub mod run_elf;
+pub mod run_packed;

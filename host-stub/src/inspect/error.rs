@@ -26,9 +26,9 @@ pub enum InspectError {
         source: std::io::Error,
     },
     /// A build directory whose `q7build.json`, `ucode_lib.json` or an image is refused
-    /// (`crate::run_op::library`).
+    /// (`q7_run::op::library`).
     #[error(transparent)]
-    Build(#[from] crate::run_op::library::BuildDirError),
+    Build(#[from] q7_run::op::library::BuildDirError),
     /// A directory without `q7build.json`.
     #[error("{}: a directory without {BUILD_INFO_FILE}: not a build directory of `q7emu build`", path.display())]
     NotABuild {

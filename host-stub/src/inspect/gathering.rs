@@ -23,12 +23,12 @@ use super::model::{
     UcodeLibrary, UcplReport, WindowReport, FORMAT_VERSION,
 };
 use super::InspectError;
-use crate::firmware::{Firmware, FirmwareError};
-use crate::nrtucode::{coretype, Context, NrtError, Source};
-use crate::run_op::library;
-use crate::run_packed::SELECTOR;
 use q7_kernel_build::link::NUM_CPUS;
 use q7_kernel_build::metadata::{BuildInfo, BUILD_INFO_FILE};
+use q7_run::op::library;
+use q7_run::packed::SELECTOR;
+use q7_runtime::firmware::{Firmware, FirmwareError};
+use q7_runtime::nrtucode::{coretype, Context, NrtError, Source};
 use q7_symbols::Symbols;
 
 /// Where op names and symbols come from for one image.

@@ -1,4 +1,5 @@
-//! `q7emu inspect`: what an image or a build holds, as the loader and firmware see it.
+//! `q7emu inspect`: what an image or a build holds, as the loader and firmware see it (its
+//! command line is `commands::inspect`).
 //!
 //! An input is one of:
 //!
@@ -30,15 +31,12 @@
 //! | `model` | [`Report`] and its parts: what an inspection found, the `--json` document |
 //! | `gathering` | [`inspect`]: reading an input or a build, prelinking its device images and binding their kernel tables |
 //! | `text` | [`Report::text`], the human-readable rendering |
-//! | `cli` | [`InspectArgs`] and [`run`], the `q7emu inspect` subcommand |
 
-mod cli;
 mod error;
 mod gathering;
 mod model;
 mod text;
 
-pub use cli::{run, InspectArgs};
 pub use error::InspectError;
 pub use gathering::{inspect, Options};
 pub use model::{

@@ -1,8 +1,8 @@
 //! Why a kernel could not be built, a tensor made or an op run: the one error of the testing
 //! API (docs/testing.md).
 
-use q7_host::run_op::RunError;
 use q7_kernel_build::BuildError;
+use q7_run::op::RunError;
 use q7_tensor::dtype::Dtype;
 
 /// Why a kernel could not be built, a tensor made or an op run.

@@ -27,8 +27,8 @@
 //!   (ndarray is not supported directly: a standard-layout array is `tensor(a.shape(),
 //!   a.as_slice().unwrap())` with its shape as `u64`s, and leaving ndarray out keeps its
 //!   dependency tree out of every build of the host.)
-//! - [`Run`] runs one op through the runner of [`q7_host::run_op`] and returns its
-//!   [`Summary`]; [`Run::op_run`] returns the raw [`OpRun`](q7_host::run_op::OpRun).
+//! - [`Run`] runs one op through the runner of [`q7_run::op`] and returns its
+//!   [`Summary`]; [`Run::op_run`] returns the raw [`OpRun`](q7_run::op::OpRun).
 //! - [`Summary`] prints (`Display`) and serialises (serde) the op, the output's dtype and
 //!   shape, its values — every one when there are at most [`LISTED_ELEMENTS`], else the
 //!   [`DIGEST`] of its bytes, the first and last [`HEAD_TAIL`] values and statistics — and
@@ -104,4 +104,4 @@ pub use tensors::{tensor, tensor_from_bytes, Element};
 pub use insta;
 pub use q7_emulator::platform::ConsoleSize;
 pub use q7_emulator::timing::TimingModel;
-pub use q7_host::run_op::Library;
+pub use q7_run::op::Library;

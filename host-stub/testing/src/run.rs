@@ -1,14 +1,14 @@
 //! One op invocation: [`Run`] gathers its arguments in schema order and runs it through the
-//! runner of [`q7_host::run_op`] (what `q7emu run` does), returning its [`Summary`] or the raw
+//! runner of [`q7_run::op`] (what `q7emu run` does), returning its [`Summary`] or the raw
 //! [`OpRun`].
 
 use super::{Library, Summary, TestingError, TimingModel};
 use q7_emulator::platform::ConsoleSize;
-use q7_host::check::finding::Finding;
-use q7_host::firmware::CALL_BUDGET;
-use q7_host::run_op::{self, OpRequest, OpRun};
-use q7_host::timing_profile::Profile;
-use q7_host::trace::{ObserveSpec, TimelineSpec, TraceSpec};
+use q7_observe::check::finding::Finding;
+use q7_observe::trace::{ObserveSpec, TimelineSpec, TraceSpec};
+use q7_run::op::{self, OpRequest, OpRun};
+use q7_runtime::firmware::CALL_BUDGET;
+use q7_runtime::timing_profile::Profile;
 use q7_tensor::dtype::Dtype;
 use q7_tensor::HostTensor;
 use std::path::Path;
@@ -21,7 +21,7 @@ pub struct Run {
 }
 
 impl Run {
-    /// An invocation of op `op`, with no arguments yet, on [`run_op::DEFAULT_THREADS`] host
+    /// An invocation of op `op`, with no arguments yet, on [`op::DEFAULT_THREADS`] host
     /// threads, with the default cycle budget and timing model.
     pub fn new(op: impl Into<String>) -> Run {
         Run {
@@ -31,13 +31,13 @@ impl Run {
                 scalars: Vec::new(),
                 out_dtype: None,
                 out_shape: None,
-                threads: run_op::DEFAULT_THREADS,
+                threads: op::DEFAULT_THREADS,
                 jit: q7_emulator::jit::default_on(),
                 call_budget: CALL_BUDGET,
                 timing: Profile::default(),
                 progress: false,
                 console: ConsoleSize::default(),
-                gdb: None,
+                debugger: None,
                 poison: None,
             },
             observe: ObserveSpec::default(),
@@ -163,46 +163,46 @@ impl Run {
             check: true,
             ..self.observe.clone()
         };
-        let (run, summary) = run_op::run_observed(lib, &self.request, &spec)?;
+        let (run, summary) = op::run_observed(lib, &self.request, &spec)?;
         Ok((run, summary.check.unwrap_or_default()))
     }
 
     /// Runs on `lib`: the raw outcome (traces and timeline written when asked for).
     pub fn op_run(&self, lib: &Library) -> Result<OpRun, TestingError> {
         if !self.observe.check {
-            let (run, _) = run_op::run_observed(lib, &self.request, &self.observe)?;
+            let (run, _) = op::run_observed(lib, &self.request, &self.observe)?;
             return Ok(run);
         }
         let (run, findings) = self.checked(lib)?;
-        if q7_host::check::failed(&findings) {
-            return Err(TestingError::Check(q7_host::check::text(&findings)));
+        if q7_observe::check::failed(&findings) {
+            return Err(TestingError::Check(q7_observe::check::text(&findings)));
         }
         Ok(run)
     }
 
     /// The output dtype and shape the run would have on `lib` (the request's, the op's shape
-    /// function's, or the first tensor's), without running it ([`run_op::output_of`]): the
+    /// function's, or the first tensor's), without running it ([`op::output_of`]): the
     /// inputs' data is not looked at.
     pub fn output_of(&self, lib: &Library) -> Result<(Dtype, Vec<u64>), TestingError> {
-        let (dtype, shape, _) = run_op::output_of(lib, &self.request)?;
+        let (dtype, shape, _) = op::output_of(lib, &self.request)?;
         Ok((dtype, shape))
     }
 
     /// Runs on `lib` in `session`, the library kept loaded between calls
-    /// ([`run_op::Session`]): the outcome of [`Run::op_run`], without setting the cluster up
+    /// ([`op::Session`]): the outcome of [`Run::op_run`], without setting the cluster up
     /// and loading the library again. The session is opened when there is none or it was set
     /// up for another timing model or console size; a checked, traced, timelined or poisoned
     /// run runs on a fresh cluster instead, as [`Run::op_run`].
     pub fn op_run_in(
         &self,
         lib: &Library,
-        session: &mut Option<run_op::Session>,
+        session: &mut Option<op::Session>,
     ) -> Result<OpRun, TestingError> {
         if self.observe.any() || self.request.poison.is_some() {
             return self.op_run(lib);
         }
         if !session.as_ref().is_some_and(|s| s.serves(&self.request)) {
-            *session = Some(run_op::Session::open(lib, &self.request)?);
+            *session = Some(op::Session::open(lib, &self.request)?);
         }
         let s = session.as_mut().expect("opened above");
         Ok(s.run(lib, &self.request)?)

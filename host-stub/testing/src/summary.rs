@@ -7,7 +7,7 @@ use std::fmt;
 use serde::Serialize;
 
 use super::element::{element_text, readable, value, Number, Value};
-use q7_host::run_op::OpRun;
+use q7_run::op::OpRun;
 use q7_tensor::HostTensor;
 
 /// Outputs of at most this many elements are listed whole; larger ones are summarised.

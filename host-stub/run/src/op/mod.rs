@@ -14,7 +14,6 @@
 //! or a shape function gave that the kernel does not return stays a RETURN_MISMATCH.
 
 mod arg_names;
-pub mod cli;
 pub mod library;
 pub mod outputs;
 pub mod report;
@@ -28,15 +27,16 @@ use q7_emulator::platform::trace_port::Poison;
 use q7_emulator::platform::{Cluster, ClusterConfig, ConsoleRing, ConsoleSize, HbmError};
 use q7_loader::input::{self, InputError, InputKind};
 
-pub use crate::console::CoreConsole;
-use crate::firmware::{CoreResult, Firmware, FirmwareError};
-use crate::nrtucode::{coretype, Context, NrtError, Source};
-use crate::progress::{self, Watch};
-use crate::timing_profile::Profile;
-use crate::trace::{ObserveSpec, Observer, Summary, TraceError};
 use library::BuildDirError;
 use q7_conventions::exit_code::{Kind, Outcome};
 use q7_kernel_build::metadata::{BuildInfo, OpInfo};
+use q7_observe::check::Checker;
+use q7_observe::trace::{ObserveSpec, Observer, Summary, TraceError};
+pub use q7_runtime::console::CoreConsole;
+use q7_runtime::firmware::{CoreResult, Firmware, FirmwareError};
+use q7_runtime::nrtucode::{coretype, Context, NrtError, Source};
+use q7_runtime::progress::{self, Watch};
+use q7_runtime::timing_profile::Profile;
 use q7_symbols::Symbols;
 use q7_tensor::arg_kind::ArgKind;
 use q7_tensor::descriptor::{self, ArgDescriptor, DescriptorError, Location, ScalarValue};
@@ -44,7 +44,7 @@ use q7_tensor::dtype::Dtype;
 use q7_tensor::npy::{NpyError, MAX_NPY_BYTES};
 use q7_tensor::{HostTensor, TensorInput};
 
-pub use crate::run_packed::{CUSTOM_OP_OPCODE, SELECTOR};
+pub use crate::packed::{CUSTOM_OP_OPCODE, SELECTOR};
 pub use session::Session;
 
 /// Host threads running the cores unless told otherwise (`q7emu run --threads`,
@@ -95,13 +95,13 @@ pub struct OpRequest {
     /// The timing model of every core.
     pub timing: Profile,
     /// Draw the progress line of a long dispatch on stderr when it is a terminal
-    /// ([`crate::progress`]).
+    /// ([`q7_runtime::progress`]).
     pub progress: bool,
     /// The size of each core's console ring, printf's buffer (PLATFORM.md "Console"; 0
     /// disables printf, the runtime's error line still reaches the host).
     pub console: ConsoleSize,
-    /// Serve the kernel's dispatch to a debugger (`--gdb`, docs/gdb.md).
-    pub gdb: Option<Arc<crate::gdb::Server>>,
+    /// Serve the kernel's dispatch to a debugger (the GDB server of `--gdb`, docs/gdb.md).
+    pub debugger: Option<Arc<dyn q7_runtime::debugger::Debugger>>,
     /// Fill fresh allocations with a poison word (`--poison`, docs/checked-mode.md "Poison").
     pub poison: Option<Poison>,
 }
@@ -356,7 +356,7 @@ pub enum RunError {
     #[error(transparent)]
     Trace(#[from] TraceError),
     /// Device-side failure: a fault, runaway, abort or firmware refusal.
-    #[error("{}", crate::console::failure_text(source, symbols, console))]
+    #[error("{}", q7_runtime::console::failure_text(source, symbols, console))]
     Device {
         /// Why.
         source: FirmwareError,
@@ -593,7 +593,8 @@ fn check_hbm_room(
     output: u64,
 ) -> Result<(), RunError> {
     let taken = q7_emulator::platform::map::HBM_SCRATCH.1
-        + images as u64 * (crate::nrtucode::DEVICE_BUFFER + u64::from(crate::firmware::HEAP_BYTES));
+        + images as u64
+            * (q7_runtime::nrtucode::DEVICE_BUFFER + u64::from(q7_runtime::firmware::HEAP_BYTES));
     let room = config.hbm_bytes.saturating_sub(taken);
     let total = inputs.saturating_add(output);
     if total > room {
@@ -701,11 +702,11 @@ fn run_observed_once(
             // the failure (often its cause) goes to stderr first, as the caps' notes do — but
             // not what only a finished kernel can be held to (unwritten output, leaks).
             if let (Err(_), Some(findings)) = (&result, &s.check) {
-                let before = crate::check::before_failure(findings);
+                let before = q7_observe::check::before_failure(findings);
                 if !before.is_empty() {
                     eprint!(
                         "{}",
-                        q7_conventions::terminal::for_stderr(&crate::check::text(&before))
+                        q7_conventions::terminal::for_stderr(&q7_observe::check::text(&before))
                     );
                 }
             }
@@ -720,7 +721,7 @@ fn run_observed_once(
     let run = result?;
     let mut summary = summary?;
     if let Some(findings) = &mut summary.check {
-        findings.extend(crate::check::stack_findings(&run.cores));
+        findings.extend(q7_observe::check::stack_findings(&run.cores));
     }
     Ok((run, summary))
 }
@@ -732,8 +733,9 @@ fn run_with(
 ) -> Result<OpRun, RunError> {
     let _span = tracing::info_span!("run", library = lib.info.library, op = req.op).entered();
     let plan = Plan::of(lib, req)?;
-    let (mut ctx, handles) = load(lib, req, &plan.op, observer)?;
-    dispatch(lib, req, plan, &mut ctx, handles)
+    let checker = observer.as_deref().and_then(Observer::checker);
+    let (mut ctx, handles) = load(lib, req, &plan.op, observer.clone())?;
+    dispatch(lib, req, plan, &mut ctx, handles, checker)
 }
 
 /// What a run of a request is, worked out before anything is allocated: the op, the inputs'
@@ -806,7 +808,7 @@ fn cluster_config(lib: &Library, req: &OpRequest) -> ClusterConfig {
 fn device_error(lib: &Library, op: &OpInfo, cluster: &Cluster, source: FirmwareError) -> RunError {
     RunError::Device {
         symbols: lib.symbolise(&source),
-        console: crate::console::of_failure(cluster, &source),
+        console: q7_runtime::console::of_failure(cluster, &source),
         returned: match &source {
             FirmwareError::Aborted { core, name, .. } if *name == "RETURN_MISMATCH" => {
                 Returned::of(cluster, *core).map(Box::new)
@@ -818,7 +820,7 @@ fn device_error(lib: &Library, op: &OpInfo, cluster: &Cluster, source: FirmwareE
 }
 
 /// The libraries a [`load`] created, by core: what a dispatch unloads and destroys after it.
-type Handles = Vec<(u32, crate::nrtucode::Library)>;
+type Handles = Vec<(u32, q7_runtime::nrtucode::Library)>;
 
 /// A fresh cluster for `req` with `lib` loaded: each image created, prelinked and loaded on its
 /// core through the nrtucode path, its kernel table checked against the build.
@@ -842,8 +844,8 @@ fn load(
     if let Some(o) = &observer {
         o.attach(&mut device.cluster.cores);
     }
-    device.observer = observer;
-    device.debugger = req.gdb.clone();
+    device.observer = observer.map(|o| o as Arc<dyn q7_runtime::observer::Observer>);
+    device.debugger = req.debugger.clone();
     let mut ctx = Context::new(device);
     let device_err = |cluster: &Cluster, source| device_error(lib, op, cluster, source);
 
@@ -879,13 +881,15 @@ fn load(
 }
 
 /// Runs `plan` on the loaded cluster of `ctx`: the tensors placed in HBM, the op dispatched,
-/// the output read back, the libraries of `handles` unloaded and destroyed.
+/// the output read back, the libraries of `handles` unloaded and destroyed; `checker` (checked
+/// mode's, of the observer `ctx` was loaded with) told where the tensors are.
 fn dispatch(
     lib: &Library,
     req: &OpRequest,
     plan: Plan,
     ctx: &mut Context,
     loaded: Handles,
+    checker: Option<&Checker>,
 ) -> Result<OpRun, RunError> {
     let Plan {
         op,
@@ -928,7 +932,7 @@ fn dispatch(
             let (t, &bytes) = inputs.next().expect("counted above");
             let addr = alloc(&what, bytes)?;
             placed.push((addr, bytes));
-            checked.push(crate::check::TensorInfo {
+            checked.push(q7_observe::check::TensorInfo {
                 name: a.name.clone(),
                 addr,
                 bytes,
@@ -980,8 +984,8 @@ fn dispatch(
         "arguments placed in HBM"
     );
 
-    if let Some(c) = ctx.device.observer.as_ref().and_then(|o| o.checker()) {
-        checked.push(crate::check::TensorInfo {
+    if let Some(c) = checker {
+        checked.push(q7_observe::check::TensorInfo {
             name: "output".into(),
             addr: out_addr,
             bytes: out_bytes,

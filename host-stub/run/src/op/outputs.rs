@@ -7,9 +7,9 @@
 use std::path::Path;
 
 use super::Library;
-use crate::trace::{writer, ObserveSpec};
 use q7_conventions::output::{check_distinct, check_not_dir, Named, PathClash};
 use q7_kernel_build::metadata::build_dir_files;
+use q7_observe::trace::{writer, ObserveSpec};
 
 /// Why the files of a run are refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,4 +1,4 @@
-//! `--gdb PORT`: a GDB remote server for the cores of a run (docs/gdb.md).
+//! # q7-gdb — `--gdb PORT`: a GDB remote server for the cores of a run (docs/gdb.md)
 //!
 //! The server speaks the remote protocol itself ([`wire`]: framing and acknowledgements;
 //! [`command`]: the packets it takes) and serves the cores of one dispatch (8 or 1 for
@@ -13,6 +13,9 @@
 //! No packet ends the session but `D`, `k` and `vKill`, and no resume waits for ever: a bad
 //! packet gets its [`Refusal`] (docs/gdb.md "Packets and errors"), and a resume ends in a stop
 //! reply or `E05` (docs/gdb.md "Threads and stopping").
+//!
+//! [`Server`] is q7-runtime's [`q7_runtime::debugger::Debugger`]: the firmware serves kernel
+//! dispatches to it without naming it.
 
 pub mod arch;
 pub mod command;
@@ -21,8 +24,11 @@ pub mod wire;
 
 use std::net::{TcpListener, TcpStream};
 
+use q7_conventions::exit_code::{Kind, Outcome};
 use q7_emulator::debug::{DebugMemory, StopHook};
+use q7_emulator::platform::PlatformBus;
 use q7_emulator::{Bus, Core, ExcCause, FaultKind, Stop};
+use q7_runtime::debugger::{Debugger, DebuggerFailure};
 
 pub use self::command::Refusal;
 use self::session::{End, Session};
@@ -92,6 +98,17 @@ pub enum GdbError {
         /// The address listened on.
         addr: String,
     },
+}
+
+impl Outcome for GdbError {
+    /// Ctrl-C while waiting is an interrupt; a port that cannot be bound or a debugger that
+    /// cannot connect is a refused input.
+    fn kind(&self) -> Kind {
+        match self {
+            GdbError::Interrupted { .. } => Kind::Interrupted,
+            GdbError::Listen { .. } | GdbError::Accept { .. } => Kind::BadInput,
+        }
+    }
 }
 
 /// A listening server, bound before the run starts; [`Server::serve`] waits for GDB.
@@ -195,6 +212,19 @@ impl Server {
     }
 }
 
+/// Kernel dispatches of `q7emu run --gdb` are served to the server through q7-runtime's seam.
+impl Debugger for Server {
+    fn serve(
+        &self,
+        cores: Vec<&mut Core<PlatformBus>>,
+        budget: u64,
+        hook: &mut dyn StopHook,
+    ) -> Result<Vec<Stop>, Box<dyn DebuggerFailure>> {
+        Server::serve(self, cores, budget, hook)
+            .map_err(|e| Box::new(e) as Box<dyn DebuggerFailure>)
+    }
+}
+
 /// The signal GDB is told for a core's fault (docs/gdb.md "Stop reasons").
 pub fn fault_signal(kind: &FaultKind) -> u8 {
     use self::signal::*;
@@ -239,8 +269,8 @@ mod tests {
                 wire::PACKET_SIZE
             ),
             format!("`m` answers at most {MAX_READ:#x} bytes"),
-            format!("at most {MAX_BREAKPOINTS} breakpoints (`q7_host::gdb::MAX_BREAKPOINTS`)"),
-            format!("and {MAX_WATCHPOINTS} watchpoints (`q7_host::gdb::MAX_WATCHPOINTS`)"),
+            format!("at most {MAX_BREAKPOINTS} breakpoints (`q7_gdb::MAX_BREAKPOINTS`)"),
+            format!("and {MAX_WATCHPOINTS} watchpoints (`q7_gdb::MAX_WATCHPOINTS`)"),
         ] {
             assert!(text.contains(&said), "{said}");
         }

@@ -25,10 +25,14 @@ use q7_loader::load_record::{Direction, LoadRecord, RecordError};
 use q7_loader::ucpl::{UcplError, UcplHeader};
 
 use q7_conventions::exit_code::{Kind, Outcome};
+use q7_layout::TRAMPOLINE_SIZE;
+
+use crate::debugger::Debugger;
+use crate::observer::Observer;
 
 /// The line the SDK runtime prints before writing MBOX_ABORT (PLATFORM.md "Runtime errors").
 pub const RUNTIME_ERROR_PREFIX: &str = "q7 runtime error:";
-use q7_layout::TRAMPOLINE_SIZE;
+
 /// The top of the firmware band, where the firmware call stack starts.
 pub const STACK_TOP: u32 = map::FWDATA.0 + map::FWDATA.1;
 /// SP of the trampoline's frame: 32 bytes below [`STACK_TOP`], which hold that frame's extra
@@ -173,9 +177,9 @@ pub enum FirmwareError {
     /// The host threads that run the cores could not be started.
     #[error(transparent)]
     Threads(#[from] q7_emulator::platform::cluster::ThreadsError),
-    /// The GDB server of `--gdb` failed (docs/gdb.md).
-    #[error(transparent)]
-    Debugger(#[from] crate::gdb::GdbError),
+    /// The debugger (the GDB server of `--gdb`, docs/gdb.md) could not serve the dispatch.
+    #[error("{0}")]
+    Debugger(Box<dyn crate::debugger::DebuggerFailure>),
     /// Ctrl-C stopped the cores running library code: where each one was.
     #[error("{}", interrupted_text(what, reports, finished))]
     Interrupted {
@@ -263,10 +267,8 @@ impl Outcome for FirmwareError {
     fn kind(&self) -> Kind {
         match self {
             FirmwareError::Fault { report, .. } => Kind::of_fault(&report.kind),
-            FirmwareError::Interrupted { .. }
-            | FirmwareError::Debugger(crate::gdb::GdbError::Interrupted { .. }) => {
-                Kind::Interrupted
-            }
+            FirmwareError::Interrupted { .. } => Kind::Interrupted,
+            FirmwareError::Debugger(failure) => failure.kind(),
             FirmwareError::Aborted { .. } | FirmwareError::Incomplete { .. } => Kind::Fault,
             _ => Kind::BadInput,
         }
@@ -378,14 +380,14 @@ pub struct Firmware {
     /// Cycle budget of each firmware call; a call that exceeds it stops with a
     /// `BudgetExhausted` fault naming the core (default [`CALL_BUDGET`]).
     pub call_budget: u64,
-    /// What observes the cores' runs (traces, timeline), if anything.
-    pub observer: Option<Arc<crate::trace::Observer>>,
-    /// The GDB server that kernel dispatches are served to (`--gdb`, docs/gdb.md): each
-    /// dispatch waits for a debugger with its cores stopped before the kernel's first
-    /// instruction, and runs under it instead of on the host threads: traces and timelines
-    /// see nothing of a debugged dispatch; checked mode's checks run on it and stop the cores
-    /// at the first error one finds (docs/gdb.md "Checked mode").
-    pub debugger: Option<Arc<crate::gdb::Server>>,
+    /// What observes the cores' runs (traces, timelines, checked mode), if anything.
+    pub observer: Option<Arc<dyn Observer>>,
+    /// The debugger that kernel dispatches are served to (`--gdb`, docs/gdb.md): each
+    /// dispatch waits for it with its cores stopped before the kernel's first instruction,
+    /// and runs under it instead of on the host threads: the observer's tracers see nothing
+    /// of a debugged dispatch; its [`Observer::dispatch_hook`] (checked mode's checks) judges
+    /// every instruction and stops the cores at the first error (docs/gdb.md "Checked mode").
+    pub debugger: Option<Arc<dyn Debugger>>,
 }
 
 /// The device as [`Firmware::checkpoint`] kept it: the cluster and the firmware's record of
@@ -717,27 +719,17 @@ impl Firmware {
     /// is an observer; their stops, in the same order.
     fn run_cores(&mut self, cores: &[u32], threads: usize, what: &str) -> Vec<Stop> {
         let which: Vec<usize> = cores.iter().map(|&c| c as usize).collect();
-        let Some(observer) = self.observer.clone() else {
-            return self
+        match self.observer.clone() {
+            Some(observer) => {
+                observer.run_cores(&mut self.cluster, &which, threads, self.call_budget, what)
+            }
+            None => self
                 .cluster
                 .run_subset::<NoTrace>(&which, threads, self.call_budget)
                 .into_iter()
                 .map(|(stop, _)| stop)
-                .collect();
-        };
-        let results = self
-            .cluster
-            .run_subset_with(&which, threads, self.call_budget, |c| {
-                observer.tracer(c, what)
-            });
-        results
-            .into_iter()
-            .zip(cores)
-            .map(|((stop, tracer), &core)| {
-                observer.finish(tracer, &stop, &mut self.cluster.cores[core as usize]);
-                stop
-            })
-            .collect()
+                .collect(),
+        }
     }
 
     /// The error for `core` stopping with `report` while running `what`: the runtime's abort
@@ -857,14 +849,14 @@ impl Firmware {
                 let what = format!("kernel of key {key:#x}");
                 // In checked mode the debugged cores stop at the first error a check finds.
                 let observer = self.observer.clone();
-                let mut hook = observer.as_ref().and_then(|o| o.checker()).map(|checker| {
+                let mut hook = observer.as_ref().and_then(|o| {
                     let checked: Vec<&q7_emulator::Core<q7_emulator::platform::PlatformBus>> = self
                         .cluster
                         .cores
                         .iter()
                         .filter(|c| cores.contains(&c.bus.prid()))
                         .collect();
-                    crate::check::DebugHook::new(checker, &checked, &what)
+                    o.dispatch_hook(&checked, &what)
                 });
                 let debugged = self
                     .cluster
@@ -875,13 +867,13 @@ impl Firmware {
                     .map(|(_, c)| c)
                     .collect();
                 let stops = match &mut hook {
-                    Some(h) => server.serve(debugged, budget, h),
+                    Some(h) => server.serve(debugged, budget, h.as_mut()),
                     None => server.serve(debugged, budget, &mut q7_emulator::debug::NoHook),
                 };
                 if let Some(h) = hook {
                     h.finish();
                 }
-                stops?
+                stops.map_err(FirmwareError::Debugger)?
             }
             None => {
                 self.cluster.prepare_threads(threads)?;

@@ -13,15 +13,16 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use q7_emulator::platform::PlatformBus;
+use q7_emulator::platform::{Cluster, PlatformBus};
 use q7_emulator::trace::{Event, Tracer};
 use q7_emulator::{Core, Stop};
 
 use self::insn::{CoreCap, CoreFilter, RegisterNames, Sink};
 use self::timeline::{CoreTimeline, MaxEvents, Timeline, Truncation};
 use self::writer::{CoreFiles, Writer};
-use crate::check::{Checker, CoreCheck};
+use crate::check::{Checker, CoreCheck, DebugHook};
 use q7_conventions::output::{AtomicFile, WriteError};
+use q7_runtime::observer::DispatchHook;
 use q7_symbols::Symbols;
 
 /// The cap of each traced core's two files together unless `--trace-max-bytes` says
@@ -423,16 +424,6 @@ impl Observer {
         }
     }
 
-    /// The firmware pulled a `bytes`-byte image into `core`'s window from cycle `start` to
-    /// `end`.
-    pub fn image_pull(&self, core: u32, start: u64, end: u64, bytes: u32) {
-        if let Some((_, tl, _)) = &self.timeline {
-            tl.lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .image_pull(core, start, end, bytes);
-        }
-    }
-
     /// Writes what is left once every tracer is back: waits for the trace writer, writes the
     /// timeline file. Says on stderr which cores' traces ([`truncation_note`]) and timelines
     /// ([`timeline_note`]) reached their cap, whether the run succeeded or not.
@@ -498,6 +489,43 @@ impl Observer {
             }
         }
         Ok(summary)
+    }
+}
+
+/// The runtime's side of the observer: the firmware runs each call's cores through it.
+impl q7_runtime::observer::Observer for Observer {
+    fn run_cores(
+        &self,
+        cluster: &mut Cluster,
+        cores: &[usize],
+        threads: usize,
+        budget: u64,
+        what: &str,
+    ) -> Vec<Stop> {
+        let results = cluster.run_subset_with(cores, threads, budget, |c| self.tracer(c, what));
+        results
+            .into_iter()
+            .zip(cores)
+            .map(|((stop, tracer), &core)| {
+                self.finish(tracer, &stop, &mut cluster.cores[core]);
+                stop
+            })
+            .collect()
+    }
+
+    fn image_pull(&self, core: u32, start: u64, end: u64, bytes: u32) {
+        if let Some((_, tl, _)) = &self.timeline {
+            lock(tl).image_pull(core, start, end, bytes);
+        }
+    }
+
+    fn dispatch_hook<'a>(
+        &'a self,
+        cores: &[&Core<PlatformBus>],
+        what: &str,
+    ) -> Option<Box<dyn DispatchHook + 'a>> {
+        let checker = self.check.as_ref()?;
+        Some(Box::new(DebugHook::new(checker, cores, what)))
     }
 }
 

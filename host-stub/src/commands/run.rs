@@ -1,18 +1,20 @@
 //! The `q7emu run` command line.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use q7_emulator::platform::ConsoleSize;
 
-use super::{outputs, run_observed, Library, OpRequest, RunError};
-use crate::timing_profile::{Profile, ProfileError};
-use crate::trace::timeline::{parse_max_events, MaxEvents};
-use crate::trace::{
-    parse_max_bytes, MaxBytes, ObserveSpec, PcSelect, Summary, TimelineSpec, TraceSpec,
-};
 use q7_conventions::number::{parse_cycle_range, parse_range, parse_threads, parse_u32, parse_u64};
 use q7_conventions::output::{AtomicFile, Named};
 use q7_emulator::platform::trace_port::Poison;
+use q7_observe::trace::timeline::{parse_max_events, MaxEvents};
+use q7_observe::trace::{
+    parse_max_bytes, MaxBytes, ObserveSpec, PcSelect, Summary, TimelineSpec, TraceSpec,
+};
+use q7_run::op::{outputs, run_observed, Library, OpRequest, RunError};
+use q7_runtime::debugger::Debugger;
+use q7_runtime::timing_profile::{Profile, ProfileError};
 use q7_tensor::dtype::Dtype;
 use q7_tensor::npy::{self, NpyError};
 
@@ -53,10 +55,10 @@ pub struct RunArgs {
     pub out_dtype: Option<Dtype>,
     /// Host threads running the cores, at least 1 (results and cycle counts are identical for
     /// any count, unless cores race on HBM within the dispatch: `--check` finds that)
-    #[arg(long, default_value_t = super::DEFAULT_THREADS, value_parser = parse_threads)]
+    #[arg(long, default_value_t = q7_run::op::DEFAULT_THREADS, value_parser = parse_threads)]
     pub threads: usize,
     /// Cycle budget per core before the kernel counts as runaway.
-    #[arg(long, default_value_t = crate::firmware::CALL_BUDGET, value_parser = parse_u64)]
+    #[arg(long, default_value_t = q7_runtime::firmware::CALL_BUDGET, value_parser = parse_u64)]
     pub max_cycles: u64,
     /// A timing profile (.json or .toml) laid over the default timing model.
     #[arg(long, value_name = "FILE")]
@@ -220,7 +222,7 @@ pub fn notes(s: &Summary) -> String {
         ));
     }
     if let Some(findings) = &s.check {
-        out.push_str(&crate::check::text(findings));
+        out.push_str(&q7_observe::check::text(findings));
     }
     out
 }
@@ -248,7 +250,7 @@ pub enum RunCliError {
     Json(#[from] crate::json_output::WriteError),
     /// The `--gdb` server could not listen.
     #[error(transparent)]
-    Gdb(#[from] crate::gdb::GdbError),
+    Gdb(#[from] q7_gdb::GdbError),
 }
 
 impl q7_conventions::exit_code::Outcome for RunCliError {
@@ -306,11 +308,10 @@ pub fn report(a: RunArgs) -> Result<(String, String, bool), RunCliError> {
         .as_deref()
         .map(AtomicFile::create)
         .transpose()?;
-    let gdb = a
-        .gdb
-        .map(crate::gdb::Server::listen)
-        .transpose()?
-        .map(std::sync::Arc::new);
+    let debugger = match a.gdb {
+        Some(port) => Some(Arc::new(q7_gdb::Server::listen(port)?) as Arc<dyn Debugger>),
+        None => None,
+    };
     let (result, summary) = run_observed(
         &lib,
         &OpRequest {
@@ -325,7 +326,7 @@ pub fn report(a: RunArgs) -> Result<(String, String, bool), RunCliError> {
             timing,
             progress: !a.report.any(),
             console: a.console_bytes,
-            gdb,
+            debugger,
             poison: a.poison,
         },
         &spec,
@@ -336,7 +337,7 @@ pub fn report(a: RunArgs) -> Result<(String, String, bool), RunCliError> {
     let json = || {
         let mut v = result.json();
         if let (Some(findings), Some(map)) = (&summary.check, v.as_object_mut()) {
-            map.insert("check".into(), crate::check::json(findings));
+            map.insert("check".into(), q7_observe::check::json(findings));
         }
         serde_json::to_string_pretty(&v).expect("JSON values serialize") + "\n"
     };
@@ -353,6 +354,6 @@ pub fn report(a: RunArgs) -> Result<(String, String, bool), RunCliError> {
     let failed = summary
         .check
         .as_ref()
-        .is_some_and(|f| crate::check::failed(f));
+        .is_some_and(|f| q7_observe::check::failed(f));
     Ok((text, notes(&summary), failed))
 }

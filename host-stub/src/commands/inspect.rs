@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::{inspect, Options};
+use crate::inspect::{inspect, Options};
 
 /// `q7emu inspect [--json | --json-file FILE] [--max-cycles N] IMAGE|BUILD_DIR`.
 #[derive(Debug, clap::Args)]
@@ -13,7 +13,7 @@ pub struct InspectArgs {
     #[command(flatten)]
     pub report: crate::json_output::JsonOutput,
     /// Cycle budget of each start symbol run to fill the kernel table.
-    #[arg(long, default_value_t = crate::firmware::CALL_BUDGET, value_parser = q7_conventions::number::parse_u64)]
+    #[arg(long, default_value_t = q7_runtime::firmware::CALL_BUDGET, value_parser = q7_conventions::number::parse_u64)]
     pub max_cycles: u64,
     /// An ELF image (device image, packed library, bare-metal executable) or a build
     /// directory of `q7emu build`.

@@ -2,7 +2,7 @@
 //! project's SDK as the eight images `libbuiltincustomop_cpu0` … `_cpu7` and staged in a
 //! custom-op data directory as the compiler front end stages it (PLATFORM.md "NEFF bundle").
 //!
-//! * [`build`] is the internal build path: `q7emu build`'s steps ([`q7_kernel_build::build`],
+//! * [`build`] is the internal build path: `q7emu build`'s steps ([`crate::build`],
 //!   examples/sdk/BUILD.md) with the library name [`LIBRARY`], `--multicore`, the ops of
 //!   [`OPS`]; then the build directory's `ucode_lib.json` is rewritten with `is_builtin` true
 //!   ([`registry`]), and the stripped images are copied into the data directory under the
@@ -20,10 +20,8 @@ use std::path::{Path, PathBuf};
 use q7_loader::neff::{self, NeffError};
 use q7_loader::ucode_lib::{Registry, RegistryError};
 
-use q7_kernel_build::metadata::{
-    BuildInfo, UCODE_LIB_FILE, ULIB_TO_ISA_VERSION, ULIB_TO_UCODE_VERSION,
-};
-use q7_kernel_build::{BuildError, Options};
+use crate::metadata::{BuildInfo, UCODE_LIB_FILE, ULIB_TO_ISA_VERSION, ULIB_TO_UCODE_VERSION};
+use crate::{BuildError, Options};
 
 /// The builtin library's base name: its images are `libbuiltincustomop_cpu{i}.*`
 /// (PLATFORM.md "NEFF bundle").
@@ -142,7 +140,7 @@ pub fn build(opts: &BuiltinOptions) -> Result<BuildInfo, BuiltinError> {
         sdk: opts.sdk.clone(),
         ..Options::default()
     };
-    let info = q7_kernel_build::build(&options)?;
+    let info = crate::build(&options)?;
     // The registry, as the build wrote it but builtin; written whole, then renamed over.
     let libraries: Vec<(u8, &String)> = info
         .images

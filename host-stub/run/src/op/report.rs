@@ -5,7 +5,7 @@ use q7_emulator::platform::sdma::QueueCounters;
 use serde_json::{json, Value};
 
 use super::OpRun;
-use crate::firmware::CoreResult;
+use q7_runtime::firmware::CoreResult;
 use q7_tensor::HostTensor;
 
 /// Elements shown from each end of the output in the summary.

@@ -292,7 +292,7 @@ pub fn run(args: RunElfArgs) -> Result<Exit, crate::command::Failure> {
     };
     let server = args
         .gdb
-        .map(crate::gdb::Server::listen)
+        .map(q7_gdb::Server::listen)
         .transpose()
         .map_err(Failure::input)?;
     let start = std::time::Instant::now();
@@ -303,7 +303,7 @@ pub fn run(args: RunElfArgs) -> Result<Exit, crate::command::Failure> {
             let stops = server
                 .serve(vec![&mut core], max_cycles, &mut hook)
                 .map_err(|e| match e {
-                    crate::gdb::GdbError::Interrupted { .. } => {
+                    q7_gdb::GdbError::Interrupted { .. } => {
                         Failure::new(Exit::of(Kind::Interrupted), e)
                     }
                     e => Failure::input(e),

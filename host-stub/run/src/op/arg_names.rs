@@ -4,8 +4,8 @@
 //! (examples/sdk/README.md "Runtime errors"); `q7emu run` and `q7_testing` know the
 //! schema and print `argument N (name)`.
 
-use crate::firmware::FirmwareError;
 use q7_kernel_build::metadata::ArgInfo;
+use q7_runtime::firmware::FirmwareError;
 
 /// `e` with every `argument N` of a runtime error's message followed by ` (name)`, the name of
 /// the schema's argument N, when the op has one.

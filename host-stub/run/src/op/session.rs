@@ -9,10 +9,10 @@
 use super::{
     dispatch, load, with_kernel_return, Handles, Library, OpRequest, OpRun, Plan, RunError,
 };
-use crate::firmware::FirmwareCheckpoint;
-use crate::nrtucode::Context;
-use crate::timing_profile::Profile;
 use q7_emulator::platform::ConsoleSize;
+use q7_runtime::firmware::FirmwareCheckpoint;
+use q7_runtime::nrtucode::Context;
+use q7_runtime::timing_profile::Profile;
 
 /// A library loaded once on its own cluster, called many times.
 #[derive(Debug)]
@@ -33,7 +33,7 @@ impl Session {
             lib,
             &OpRequest {
                 poison: None,
-                gdb: None,
+                debugger: None,
                 ..req.clone()
             },
             op,
@@ -62,7 +62,7 @@ impl Session {
         req.timing == self.timing
             && req.console == self.console
             && req.poison.is_none()
-            && req.gdb.is_none()
+            && req.debugger.is_none()
     }
 
     /// Runs `req` on the session's library `lib` (the library it was opened with), from the
@@ -86,7 +86,7 @@ impl Session {
                         source,
                     })?;
                 self.ctx.device.call_budget = r.call_budget;
-                dispatch(lib, r, plan, &mut self.ctx, self.handles.clone())
+                dispatch(lib, r, plan, &mut self.ctx, self.handles.clone(), None)
             },
             |run| run,
         )

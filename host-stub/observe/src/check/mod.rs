@@ -934,6 +934,12 @@ pub struct DebugHook<'a> {
     cores: BTreeMap<u32, CoreCheck>,
 }
 
+impl q7_runtime::observer::DispatchHook for DebugHook<'_> {
+    fn finish(self: Box<Self>) {
+        DebugHook::finish(*self);
+    }
+}
+
 impl<'a> DebugHook<'a> {
     /// The hook of `checker` for the firmware call `what` of `cores`.
     pub fn new(checker: &'a Checker, cores: &[&Core<PlatformBus>], what: &str) -> DebugHook<'a> {
@@ -1269,7 +1275,7 @@ fn grouped(
 /// The stack findings of a completed dispatch: each core whose deepest use of the firmware
 /// stack came within 10 % of its limit (a warning: the next call with a deeper path, or a
 /// window spill, overflows).
-pub fn stack_findings(cores: &[crate::firmware::CoreResult]) -> Vec<Finding> {
+pub fn stack_findings(cores: &[q7_runtime::firmware::CoreResult]) -> Vec<Finding> {
     cores
         .iter()
         .filter(|c| u64::from(c.stack.bytes) * 10 >= u64::from(c.stack.limit) * 9)
