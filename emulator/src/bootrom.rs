@@ -5,7 +5,7 @@
 
 use q7_isa::Opcode::{self, L32e, Rfwo, Rfwu, S32e};
 
-use crate::core::Vector;
+use crate::vector::Vector;
 
 /// Bytes the ROM occupies from VECBASE (through the end of the WindowUnderflow12 slot).
 pub const SIZE: u32 = 0x180;

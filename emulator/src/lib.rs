@@ -18,6 +18,7 @@
 //! * [`progress`]: how far running cores have got, published for a display outside the run;
 //! * [`timing`]: the cycle model's parameters and the counters it fills;
 //! * [`trace`]: per-instruction trace hooks;
+//! * [`vector`]: the XEA2 exception vectors, their offsets and what each is taken for;
 //! * [`platform`]: the POOL cluster's devices and cores.
 
 pub mod baremetal;
@@ -35,12 +36,14 @@ pub mod state;
 pub mod stop_request;
 pub mod timing;
 pub mod trace;
+pub mod vector;
 
 pub use crate::bus::{Bus, BusFault, DataLatency, FlatMemory};
-pub use crate::core::{CodeImage, Console, Core, RegisterError, RegisterFile, StackRegion, Vector};
+pub use crate::core::{CodeImage, Console, Core, RegisterError, RegisterFile, StackRegion};
 pub use crate::fault::{ExcCause, FaultKind, FaultReport, Frame, Stop};
 pub use crate::progress::Progress;
 pub use crate::state::CoreState;
 pub use crate::stop_request::StopRequest;
 pub use crate::timing::{Latency, Stalls, Stats, TimingError, TimingModel};
 pub use crate::trace::{NoTrace, Tracer};
+pub use crate::vector::Vector;

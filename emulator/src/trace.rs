@@ -3,9 +3,9 @@
 //! compiles away: the core produces events, and records the memory accesses they report, only
 //! when [`Tracer::ENABLED`] is true, which is a constant of the tracer's type.
 
-use crate::core::Vector;
 use crate::predecode::Op;
 use crate::state::CoreState;
+use crate::vector::Vector;
 
 /// One data access of an instruction, as the bus answered it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -52,7 +52,7 @@ fn docs_cli_md_shows_every_help_text_as_the_binary_prints_it() {
     for sub in subcommands() {
         blocks.push((format!("q7emu {sub} --help"), help(&[&sub])));
     }
-    q7_tests::doc::check_generated(
+    q7_tests::generated::check_generated(
         "docs/cli.md",
         &blocks,
         &q7_tests::generated::regenerate("q7-host", "help_text"),

@@ -83,9 +83,10 @@ fn a_trace_holds_every_instruction_of_the_start_symbol_and_the_ends_of_every_cal
     let dir = TempDir::new("trace-vector-add");
     let out = dir.join("t");
     let mut cmd = vector_add(&["--trace-dir"]);
-    cmd.arg(&out)
-        .args(["--trace-cycles", "0..6300"])
-        .env("RUST_LOG", "q7_run=debug,q7_runtime=debug,q7_emulator=debug");
+    cmd.arg(&out).args(["--trace-cycles", "0..6300"]).env(
+        "RUST_LOG",
+        "q7_run=debug,q7_runtime=debug,q7_emulator=debug",
+    );
     let o = ok(cmd);
     let mut names: Vec<String> = std::fs::read_dir(&out)
         .unwrap()

@@ -5,9 +5,8 @@
 //! [`NCORE2GP`] (the Vision-Q7 POOL core the emulator models) and [`DC233C`] (what QEMU's and
 //! the GNU toolchain's dc233c core has, used for oracle comparisons).
 
+use std::fmt;
 use std::sync::OnceLock;
-
-use crate::decode::DecodeTables;
 
 bitflags::bitflags! {
     /// ISA options of a core configuration. An opcode or special register is present when all
@@ -159,8 +158,27 @@ impl CoreConfig {
         PROFILES.iter().copied().find(|c| c.name == name)
     }
 
-    pub(crate) fn tables(&self) -> &DecodeTables {
-        self.tables.get_or_init(|| DecodeTables::build(self))
+    /// Its decode tables, made by `build` the first time they are asked for.
+    pub(crate) fn tables(&self, build: fn(&CoreConfig) -> DecodeTables) -> &DecodeTables {
+        self.tables.get_or_init(|| build(self))
+    }
+}
+
+/// A configuration's decode lookup tables (the decode module builds them, on first use).
+pub(crate) struct DecodeTables {
+    /// Row index + 1 for each 16-bit word (0: none).
+    pub(crate) narrow: Box<[u16]>,
+    /// For each 16-bit key of a 24-bit word: start of its candidate run in `pool`.
+    pub(crate) wide_start: Box<[u32]>,
+    /// Candidate row indices, grouped by key, in table order.
+    pub(crate) pool: Box<[u16]>,
+}
+
+impl fmt::Debug for DecodeTables {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DecodeTables")
+            .field("wide_candidates", &self.pool.len())
+            .finish_non_exhaustive()
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use crate::config::{CoreConfig, Options};
+use crate::config::{CoreConfig, DecodeTables, Options};
 use crate::flix::{self, BundleLen};
 use crate::opcode::{Opcode, OpcodeInfo, OPCODES};
 
@@ -142,24 +142,6 @@ fn wide_key(w: u32) -> usize {
     ((w & 0xf) | ((w >> 8) & 0xfff0)) as usize
 }
 
-/// Per-configuration lookup tables, built once.
-pub(crate) struct DecodeTables {
-    /// Row index + 1 for each 16-bit word (0: none).
-    narrow: Box<[u16]>,
-    /// For each 16-bit key of a 24-bit word: start of its candidate run in `pool`.
-    wide_start: Box<[u32]>,
-    /// Candidate row indices, grouped by key, in table order.
-    pool: Box<[u16]>,
-}
-
-impl fmt::Debug for DecodeTables {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DecodeTables")
-            .field("wide_candidates", &self.pool.len())
-            .finish_non_exhaustive()
-    }
-}
-
 impl DecodeTables {
     pub(crate) fn build(config: &CoreConfig) -> DecodeTables {
         let rows: Vec<(usize, &OpcodeInfo)> = OPCODES
@@ -278,7 +260,7 @@ pub fn decode(bytes: &[u8], pc: u32, config: &CoreConfig) -> Result<Decoded, Dec
 
 /// Decodes a 24-bit instruction word (op0 0..7).
 pub fn decode_wide(w: u32, pc: u32, config: &CoreConfig) -> Result<Insn, DecodeError> {
-    let t = config.tables();
+    let t = config.tables(DecodeTables::build);
     let key = wide_key(w);
     let run = &t.pool[t.wide_start[key] as usize..t.wide_start[key + 1] as usize];
     for &i in run {
@@ -305,7 +287,7 @@ pub fn decode_narrow(w: u32, pc: u32, config: &CoreConfig) -> Result<Insn, Decod
         len: 2,
         profile: config.name,
     };
-    let i = config.tables().narrow[(w & 0xffff) as usize];
+    let i = config.tables(DecodeTables::build).narrow[(w & 0xffff) as usize];
     if i == 0 {
         return Err(illegal);
     }

@@ -221,37 +221,6 @@ pub fn with_generated(text: &str, name: &str, body: &str) -> String {
     format!("{}{body}{}", &text[..start], &text[start + len..])
 }
 
-/// Checks the generated blocks of the repository document `path` against `blocks` (name,
-/// body), every block of the document named there (in any order), by the rule of
-/// [`crate::generated`]: rewrites them under its variable, fails naming the first that differs
-/// otherwise. `regenerate` is the command to give.
-pub fn check_generated(path: &str, blocks: &[(String, String)], regenerate: &str) {
-    let text = read(path);
-    let mut names = generated_names(&text);
-    names.sort();
-    let mut want: Vec<&String> = blocks.iter().map(|(n, _)| n).collect();
-    want.sort();
-    let mut expected = text.clone();
-    for (name, body) in blocks {
-        expected = with_generated(&expected, name, body);
-    }
-    if crate::generated::updating() {
-        if expected != text {
-            std::fs::write(root().join(path), &expected).unwrap();
-        }
-    } else if let Some((name, body)) = blocks
-        .iter()
-        .find(|(name, body)| with_generated(&text, name, body) != text)
-    {
-        panic!("{path}: the generated block {name:?} is out of date; it should read:\n{body}\n(run {regenerate})");
-    }
-    assert_eq!(
-        names.iter().collect::<Vec<_>>(),
-        want,
-        "{path}: its generated blocks are not the ones generated"
-    );
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

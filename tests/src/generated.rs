@@ -5,6 +5,8 @@
 //! `Q7_UPDATE_GENERATED=1` it rewrites the committed text instead (DEVELOPING.md "After an
 //! intended change").
 
+use crate::doc;
+
 /// The environment variable that makes the tests rewrite what they generate.
 pub const UPDATE_ENV: &str = "Q7_UPDATE_GENERATED";
 
@@ -22,7 +24,7 @@ pub fn regenerate(package: &str, test: &str) -> String {
 /// rewrites it instead under [`UPDATE_ENV`]. A difference fails naming its first line, both
 /// versions of it and `regenerate`.
 pub fn check_file(path: &str, rendered: &str, regenerate: &str) {
-    let file = crate::doc::root().join(path);
+    let file = doc::root().join(path);
     if updating() {
         std::fs::write(&file, rendered).unwrap_or_else(|e| panic!("{path}: {e}"));
         return;
@@ -47,6 +49,37 @@ pub fn first_difference(a: &str, b: &str) -> Option<usize> {
             .position(|(x, y)| x != y)
             .unwrap_or_else(|| a.lines().count().min(b.lines().count()))
     })
+}
+
+/// Checks the generated blocks of the repository document `path` against `blocks` (name,
+/// body), every block of the document named there (in any order), by this module's
+/// rule: rewrites them under its variable, fails naming the first that differs
+/// otherwise. `regenerate` is the command to give.
+pub fn check_generated(path: &str, blocks: &[(String, String)], regenerate: &str) {
+    let text = doc::read(path);
+    let mut names = doc::generated_names(&text);
+    names.sort();
+    let mut want: Vec<&String> = blocks.iter().map(|(n, _)| n).collect();
+    want.sort();
+    let mut expected = text.clone();
+    for (name, body) in blocks {
+        expected = doc::with_generated(&expected, name, body);
+    }
+    if updating() {
+        if expected != text {
+            std::fs::write(doc::root().join(path), &expected).unwrap();
+        }
+    } else if let Some((name, body)) = blocks
+        .iter()
+        .find(|(name, body)| doc::with_generated(&text, name, body) != text)
+    {
+        panic!("{path}: the generated block {name:?} is out of date; it should read:\n{body}\n(run {regenerate})");
+    }
+    assert_eq!(
+        names.iter().collect::<Vec<_>>(),
+        want,
+        "{path}: its generated blocks are not the ones generated"
+    );
 }
 
 #[cfg(test)]

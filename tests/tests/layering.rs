@@ -3,6 +3,9 @@
 //! stating its concern, and listing exactly the workspace crates it depends on — those its
 //! tests alone use in parentheses, "(… for its tests)"; q7-tests, the test support every crate
 //! may use, is not listed. `cargo metadata` is the other side of the comparison.
+//!
+//! Within a crate, no top-level module imports (names `crate::module`) a module that imports
+//! it back, through any chain: each crate's modules are layered too.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -23,7 +26,12 @@ struct Row {
 /// The crate names of a "depends on" list ("nothing of the workspace" and "—" name none).
 fn names(list: &str) -> BTreeSet<String> {
     list.split(',')
-        .map(|n| n.trim().trim_end_matches(" for its tests").trim().to_string())
+        .map(|n| {
+            n.trim()
+                .trim_end_matches(" for its tests")
+                .trim()
+                .to_string()
+        })
         .filter(|n| n.starts_with("q7"))
         .collect()
 }
@@ -66,14 +74,18 @@ fn table() -> BTreeMap<String, Row> {
     rows
 }
 
-/// Each package of the workspace of `manifest` (relative to the root): its folder (relative
-/// to the root, with a trailing `/`), its workspace dependencies, those of its tests alone.
-fn packages(manifest: &str) -> BTreeMap<String, Row> {
-    let root = doc::root().canonicalize().unwrap();
+/// The metadata of the workspace of `manifest` (relative to the root).
+fn metadata(manifest: &str) -> serde_json::Value {
     let out = Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
         .arg("--manifest-path")
-        .arg(root.join(manifest))
+        .arg(doc::root().join(manifest))
         .output()
         .expect("cargo metadata runs");
     assert!(
@@ -81,11 +93,20 @@ fn packages(manifest: &str) -> BTreeMap<String, Row> {
         "cargo metadata --manifest-path {manifest}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Each package of the workspace of `manifest` (relative to the root): its folder (relative
+/// to the root, with a trailing `/`), its workspace dependencies, those of its tests alone.
+fn packages(manifest: &str) -> BTreeMap<String, Row> {
+    let root = doc::root().canonicalize().unwrap();
+    let meta = metadata(manifest);
     let mut found = BTreeMap::new();
     for p in meta["packages"].as_array().unwrap() {
         let name = p["name"].as_str().unwrap().to_string();
-        let dir = Path::new(p["manifest_path"].as_str().unwrap()).parent().unwrap();
+        let dir = Path::new(p["manifest_path"].as_str().unwrap())
+            .parent()
+            .unwrap();
         let folder = format!("{}/", dir.strip_prefix(&root).unwrap().display());
         let (mut deps, mut test_deps) = (BTreeSet::new(), BTreeSet::new());
         for d in p["dependencies"].as_array().unwrap() {
@@ -152,4 +173,164 @@ fn the_firmware_names_none_of_its_observers_nor_its_debugger() {
             "{above} sits above q7-runtime"
         );
     }
+}
+
+/// The workspace crates `name` depends on, directly or not (tests left out).
+fn closure<'a>(crates: &'a BTreeMap<String, Row>, name: &'a str) -> BTreeSet<&'a str> {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![name];
+    while let Some(n) = todo.pop() {
+        for d in &crates[n].deps {
+            if seen.insert(d.as_str()) {
+                todo.push(d);
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn a_change_to_the_gdb_server_rebuilds_neither_the_runtime_nor_the_build_driver() {
+    let crates = packages("Cargo.toml");
+    for below in ["q7-runtime", "q7-kernel-build", "q7-observe", "q7-run"] {
+        assert!(
+            !closure(&crates, below).contains("q7-gdb"),
+            "{below} does not depend on q7-gdb"
+        );
+    }
+    assert!(
+        !closure(&crates, "q7-runtime").contains("q7-kernel-build"),
+        "the runtime does not depend on the build driver"
+    );
+}
+
+/// `text` without its comments (`//` to the end of the line, which doc comments are too).
+fn code(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.find("//") {
+            Some(at) if !l[..at].contains('"') => &l[..at],
+            _ => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The top-level modules of the crate whose root file is `root_file`, each with the other
+/// top-level modules its files name as `crate::module` (or in a `crate::{…}` group).
+fn module_imports(root_file: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let src = root_file.parent().unwrap();
+    let mut files: BTreeMap<String, Vec<std::path::PathBuf>> = BTreeMap::new();
+    for entry in std::fs::read_dir(src).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        if path == root_file || name == "main" || name == "lib" {
+            continue;
+        }
+        if path.is_dir() {
+            let mut all = Vec::new();
+            let mut todo = vec![path];
+            while let Some(dir) = todo.pop() {
+                for e in std::fs::read_dir(dir).unwrap() {
+                    let p = e.unwrap().path();
+                    if p.is_dir() {
+                        todo.push(p);
+                    } else if p.extension().is_some_and(|x| x == "rs") {
+                        all.push(p);
+                    }
+                }
+            }
+            files.entry(name).or_default().extend(all);
+        } else if path.extension().is_some_and(|x| x == "rs") {
+            files.entry(name).or_default().push(path);
+        }
+    }
+    let modules: BTreeSet<String> = files.keys().cloned().collect();
+    let mut imports = BTreeMap::new();
+    for (module, paths) in &files {
+        let mut named = BTreeSet::new();
+        for p in paths {
+            let text = code(&std::fs::read_to_string(p).unwrap());
+            for (at, _) in text.match_indices("crate::") {
+                let rest = &text[at + "crate::".len()..];
+                let group = match rest.strip_prefix('{') {
+                    Some(g) => &g[..g.find('}').unwrap_or(g.len())],
+                    None => rest,
+                };
+                for word in group.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                    if modules.contains(word) && word != module {
+                        named.insert(word.to_string());
+                    }
+                    if !rest.starts_with('{') {
+                        break; // `crate::a::b`: only `a` is a module of the crate
+                    }
+                }
+            }
+        }
+        imports.insert(module.clone(), named);
+    }
+    imports
+}
+
+/// A chain of imports from `from` that comes back to it, if there is one.
+fn cycle(imports: &BTreeMap<String, BTreeSet<String>>, from: &str) -> Option<Vec<String>> {
+    fn walk(
+        imports: &BTreeMap<String, BTreeSet<String>>,
+        from: &str,
+        path: &mut Vec<String>,
+        seen: &mut BTreeSet<String>,
+    ) -> bool {
+        let here = path.last().unwrap().clone();
+        for next in &imports[&here] {
+            if next == from {
+                path.push(next.clone());
+                return true;
+            }
+            if seen.insert(next.clone()) {
+                path.push(next.clone());
+                if walk(imports, from, path, seen) {
+                    return true;
+                }
+                path.pop();
+            }
+        }
+        false
+    }
+    let mut path = vec![from.to_string()];
+    walk(imports, from, &mut path, &mut BTreeSet::new()).then_some(path)
+}
+
+#[test]
+fn no_module_imports_a_module_that_imports_it_back() {
+    let mut checked = 0;
+    for manifest in ["Cargo.toml", "python/Cargo.toml"] {
+        let meta = metadata(manifest);
+        for p in meta["packages"].as_array().unwrap() {
+            for t in p["targets"].as_array().unwrap() {
+                let kinds: Vec<&str> = t["kind"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|k| k.as_str().unwrap())
+                    .collect();
+                if !kinds.iter().any(|k| k.ends_with("lib") || *k == "bin") {
+                    continue;
+                }
+                let imports = module_imports(Path::new(t["src_path"].as_str().unwrap()));
+                for module in imports.keys() {
+                    if let Some(chain) = cycle(&imports, module) {
+                        panic!(
+                            "{}: module {module} imports itself back: {}",
+                            p["name"],
+                            chain.join(" → ")
+                        );
+                    }
+                }
+                checked += imports.len();
+            }
+        }
+    }
+    assert!(
+        checked > 100,
+        "the modules of every crate were read ({checked})"
+    );
 }

@@ -82,7 +82,7 @@ pub enum RunPackedError {
         source: NrtError,
     },
     /// Device-side failure (load, dispatch, unload), with what each core it names printed.
-    #[error("{}", q7_runtime::console::failure_text(source, "", console))]
+    #[error("{}", q7_runtime::firmware::failure_text(source, "", console))]
     Device {
         /// Why.
         source: FirmwareError,
@@ -395,7 +395,7 @@ pub fn run_packed(
     let mut ctx = Context::new(device);
     let host = |core| move |source| RunPackedError::Host { core, source };
     let device = |cluster: &Cluster, source: FirmwareError| RunPackedError::Device {
-        console: q7_runtime::console::of_failure(cluster, &source),
+        console: q7_runtime::firmware::failure_consoles(cluster, &source),
         source,
     };
 

@@ -4,8 +4,6 @@
 
 use q7_emulator::platform::{Cluster, ConsoleRing};
 
-use crate::firmware::FirmwareError;
-
 /// What one core printed: the bytes its console ring holds of a stretch of the run and how
 /// many more it overwrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,42 +59,6 @@ impl CoreConsole {
         }
         out
     }
-}
-
-/// The consoles a device failure reports: of the core that faulted or aborted, or of each one
-/// Ctrl-C stopped. A runtime error's console that holds nothing but the runtime's own line,
-/// which the error already quotes, is left out. An incomplete call quotes its console itself.
-pub fn of_failure(cluster: &Cluster, e: &FirmwareError) -> Box<[CoreConsole]> {
-    let cores = match e {
-        FirmwareError::Fault { core, .. } | FirmwareError::Aborted { core, .. } => vec![*core],
-        FirmwareError::Interrupted { reports, .. } => reports.iter().map(|r| r.core).collect(),
-        _ => Vec::new(),
-    };
-    let only_the_runtime_line = |c: &CoreConsole| {
-        c.dropped == 0
-            && c.text
-                .lines()
-                .all(|l| l.is_empty() || l.starts_with(crate::firmware::RUNTIME_ERROR_PREFIX))
-    };
-    cores
-        .into_iter()
-        .filter(|&c| (c as usize) < cluster.cores.len())
-        .map(|c| CoreConsole::of(cluster, c))
-        .filter(|c| !(matches!(e, FirmwareError::Aborted { .. }) && only_the_runtime_line(c)))
-        .collect()
-}
-
-/// The text of a device failure: the error, `symbols` (its backtrace symbolised, or empty),
-/// then what each core in `console` printed.
-pub fn failure_text(source: &FirmwareError, symbols: &str, console: &[CoreConsole]) -> String {
-    let mut out = format!("{source}{symbols}");
-    for c in console.iter().filter(|c| !c.is_empty()) {
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-        out.push_str(&c.printed());
-    }
-    out
 }
 
 #[cfg(test)]

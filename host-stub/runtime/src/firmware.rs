@@ -27,6 +27,7 @@ use q7_loader::ucpl::{UcplError, UcplHeader};
 use q7_conventions::exit_code::{Kind, Outcome};
 use q7_layout::TRAMPOLINE_SIZE;
 
+use crate::console::CoreConsole;
 use crate::debugger::Debugger;
 use crate::observer::Observer;
 
@@ -204,7 +205,7 @@ pub enum FirmwareError {
         /// Where the core stopped, for an exit.
         report: Option<Box<FaultReport>>,
         /// What the core printed.
-        console: Box<crate::console::CoreConsole>,
+        console: Box<CoreConsole>,
     },
     /// A core faulted while running library code.
     #[error("core {core} faulted while running {what}:\n{report}")]
@@ -945,4 +946,39 @@ impl Firmware {
             .get(&core)
             .map(Vec::as_slice)
     }
+}
+/// The consoles a device failure reports: of the core that faulted or aborted, or of each one
+/// Ctrl-C stopped. A runtime error's console that holds nothing but the runtime's own line,
+/// which the error already quotes, is left out. An incomplete call quotes its console itself.
+pub fn failure_consoles(cluster: &Cluster, e: &FirmwareError) -> Box<[CoreConsole]> {
+    let cores = match e {
+        FirmwareError::Fault { core, .. } | FirmwareError::Aborted { core, .. } => vec![*core],
+        FirmwareError::Interrupted { reports, .. } => reports.iter().map(|r| r.core).collect(),
+        _ => Vec::new(),
+    };
+    let only_the_runtime_line = |c: &CoreConsole| {
+        c.dropped == 0
+            && c.text
+                .lines()
+                .all(|l| l.is_empty() || l.starts_with(RUNTIME_ERROR_PREFIX))
+    };
+    cores
+        .into_iter()
+        .filter(|&c| (c as usize) < cluster.cores.len())
+        .map(|c| CoreConsole::of(cluster, c))
+        .filter(|c| !(matches!(e, FirmwareError::Aborted { .. }) && only_the_runtime_line(c)))
+        .collect()
+}
+
+/// The text of a device failure: the error, `symbols` (its backtrace symbolised, or empty),
+/// then what each core in `console` printed.
+pub fn failure_text(source: &FirmwareError, symbols: &str, console: &[CoreConsole]) -> String {
+    let mut out = format!("{source}{symbols}");
+    for c in console.iter().filter(|c| !c.is_empty()) {
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&c.printed());
+    }
+    out
 }

@@ -356,7 +356,7 @@ pub enum RunError {
     #[error(transparent)]
     Trace(#[from] TraceError),
     /// Device-side failure: a fault, runaway, abort or firmware refusal.
-    #[error("{}", q7_runtime::console::failure_text(source, symbols, console))]
+    #[error("{}", q7_runtime::firmware::failure_text(source, symbols, console))]
     Device {
         /// Why.
         source: FirmwareError,
@@ -808,7 +808,7 @@ fn cluster_config(lib: &Library, req: &OpRequest) -> ClusterConfig {
 fn device_error(lib: &Library, op: &OpInfo, cluster: &Cluster, source: FirmwareError) -> RunError {
     RunError::Device {
         symbols: lib.symbolise(&source),
-        console: q7_runtime::console::of_failure(cluster, &source),
+        console: q7_runtime::firmware::failure_consoles(cluster, &source),
         returned: match &source {
             FirmwareError::Aborted { core, name, .. } if *name == "RETURN_MISMATCH" => {
                 Returned::of(cluster, *core).map(Box::new)
