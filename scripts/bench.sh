@@ -5,7 +5,7 @@
 # qemu-xtensa (linux-user build of the same source), checks that the exit codes agree, and
 # prints MIPS and the q7emu/QEMU ratios. QEMU's MIPS use q7emu's instruction count for the same
 # program (QEMU does not count instructions). Times are whole-process wall times, each the best
-# of Q7_BENCH_REPEAT runs (default 3) for q7emu and qemu-system alike, as shared hosts add noise
+# of Q7EMU_BENCH_REPEAT runs (default 3) for q7emu and qemu-system alike, as shared hosts add noise
 # in one direction only.
 #
 # Then runs the main job, the committed 8-core ReLU kernel, through `q7emu run` on 1 and on 2
@@ -17,14 +17,14 @@
 # absolute MIPS figure (shared hosts run the same binary at very different speeds): fails when the
 # guest's exit status disagrees with QEMU's, or when q7emu's speed relative to qemu-system-xtensa
 # on the same ELF falls below the program's floor in RATIO_FLOOR (override all with
-# Q7_BENCH_MIN_RATIO), or when the ReLU run fails, its output is not the committed expected
+# Q7EMU_BENCH_MIN_RATIO), or when the ReLU run fails, its output is not the committed expected
 # one, or 2 threads run it less than THREAD_FLOOR times as fast as 1 (below). The floors sit
 # under the ratios seen with tier 2 on this kind of shared host (fib x1.6-3.2, array x15-22,
 # lcg x1.2, the loop QEMU compiles best) and under those seen with the host loaded 4x over: they
 # catch a collapse, not noise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PREFIX=${Q7_XTENSA_PREFIX:-$HOME/.cache/xtensa-dc233c}
+PREFIX=${Q7EMU_XTENSA_PREFIX:-$HOME/.cache/xtensa-dc233c}
 export PATH=$PREFIX/bin:$PATH
 command -v xtensa-elf-gcc >/dev/null || { echo "bench.sh: run scripts/setup-toolchain.sh first" >&2; exit 1; }
 cargo build --release -q -p q7-host
@@ -35,13 +35,13 @@ RT=examples/bare-metal/rt
 H=examples/sdk/rt/helpers
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-REPEAT=${Q7_BENCH_REPEAT:-3}
+REPEAT=${Q7EMU_BENCH_REPEAT:-3}
 declare -A RATIO_FLOOR=([fib]=0.7 [lcg]=0.8 [array]=1.0)
 status=0
 now() { date +%s.%N; }
 # Each program also runs with --jit off (the interpreter alone, docs/jit.md) and the report's
 # counters must equal tier 2's; "tier1MIPS" and "jit" (tier 2 / tier 1 speed, side by side)
-# are printed, and the jit ratio must reach JIT_FLOOR (Q7_BENCH_MIN_JIT_RATIO overrides all).
+# are printed, and the jit ratio must reach JIT_FLOOR (Q7EMU_BENCH_MIN_JIT_RATIO overrides all).
 declare -A JIT_FLOOR=([fib]=0.7 [lcg]=6.0 [array]=1.0)
 printf '%-6s %-9s %12s %8s %7s %10s %6s %10s %6s %10s %5s %s\n' program profile instructions seconds MIPS sysMIPS ratio userMIPS ratio tier1MIPS jit exit
 for p in fib lcg array; do
@@ -105,14 +105,14 @@ print(all(a[k] == b[k] for k in ('instructions', 'cycles', 'exit_code', 'stats',
       verdict="$verdict MISMATCH"
       status=1
     fi
-    floor=${Q7_BENCH_MIN_RATIO:-${RATIO_FLOOR[$p]}}
+    floor=${Q7EMU_BENCH_MIN_RATIO:-${RATIO_FLOOR[$p]}}
     if [ "$(echo "$ratio < $floor" | bc -l)" = 1 ]; then
       verdict="$verdict RATIO BELOW x$floor"
       status=1
     fi
     t1mips=$(echo "$insns / $sec1 / 1000000" | bc -l)
     jratio=$(echo "$mips / $t1mips" | bc -l)
-    jfloor=${Q7_BENCH_MIN_JIT_RATIO:-${JIT_FLOOR[$p]}}
+    jfloor=${Q7EMU_BENCH_MIN_JIT_RATIO:-${JIT_FLOOR[$p]}}
     if [ "$same" != True ]; then
       verdict="$verdict TIERS DIFFER"
       status=1
@@ -128,17 +128,17 @@ done
 # The main job: the committed 8-core ReLU (examples/kernels/relu_multicore) on its committed
 # input through `q7emu run --json`, on 1 and on 2 host threads (--threads), the two alternating
 # so that both see the same host load; each the best of THREAD_REPEAT runs (default 10,
-# Q7_BENCH_THREAD_REPEAT overrides: a dispatch lasts tens of milliseconds, so one busy moment
+# Q7EMU_BENCH_THREAD_REPEAT overrides: a dispatch lasts tens of milliseconds, so one busy moment
 # of a shared host spoils a run, and the best of many finds the quiet ones). Wall time is the
 # dispatch's (the report's wall_seconds), aggregate MIPS all cores' instructions over it.
 # Gates on correctness (the exit code, the output byte for byte equal to the committed
 # expected.npy, and instructions and cycles equal on both thread counts) and on the 2-thread /
 # 1-thread speed ratio measured side by side here, never on an absolute time: it must reach
-# THREAD_FLOOR (Q7_BENCH_MIN_THREAD_RATIO overrides). On a quiet 2-core host the ratio is
+# THREAD_FLOOR (Q7EMU_BENCH_MIN_THREAD_RATIO overrides). On a quiet 2-core host the ratio is
 # close to 2; the floor sits well under it, so a loaded host passes and a serialised pool fails.
 K=examples/kernels/relu_multicore
-THREAD_FLOOR=${Q7_BENCH_MIN_THREAD_RATIO:-1.2}
-THREAD_REPEAT=${Q7_BENCH_THREAD_REPEAT:-10}
+THREAD_FLOOR=${Q7EMU_BENCH_MIN_THREAD_RATIO:-1.2}
+THREAD_REPEAT=${Q7EMU_BENCH_THREAD_REPEAT:-10}
 printf '\n%-16s %5s %7s %12s %15s %8s %7s %s\n' kernel cores threads instructions max-cycles/core seconds MIPS verdict
 declare -A best=()
 verdict=
@@ -194,16 +194,16 @@ fi
 
 # Tier 2 on kernels (docs/jit.md): the element-accessor ReLU (an HBM access through the
 # accessor per element) and the 8-core ReLU, each run with --jit off and on, alternating, the
-# best of JIT_REPEAT runs (default 5, Q7_BENCH_JIT_REPEAT overrides). Gates on correctness (exit
+# best of JIT_REPEAT runs (default 5, Q7EMU_BENCH_JIT_REPEAT overrides). Gates on correctness (exit
 # 0, output = expected.npy, the same instructions and cycles on every core in both tiers) and
 # on the tier 2 / interpreter speed ratio measured side by side: at least KERNEL_JIT_FLOOR
-# (Q7_BENCH_MIN_KERNEL_JIT_RATIO overrides). Kernels call the SDK's accessors through windowed
+# (Q7EMU_BENCH_MIN_KERNEL_JIT_RATIO overrides). Kernels call the SDK's accessors through windowed
 # calls, whose ENTRY and RETW compiled code leaves to helpers, blocks are short, and each core
 # compiles its own: on a quiet host the ratio is about x1.1 for the element ReLU and x0.9 for
 # the 13 ms 8-core ReLU (whose blocks mostly stay below the tier-up count), so the floor only
 # catches a collapse.
-KERNEL_JIT_FLOOR=${Q7_BENCH_MIN_KERNEL_JIT_RATIO:-0.5}
-JIT_REPEAT=${Q7_BENCH_JIT_REPEAT:-5}
+KERNEL_JIT_FLOOR=${Q7EMU_BENCH_MIN_KERNEL_JIT_RATIO:-0.5}
+JIT_REPEAT=${Q7EMU_BENCH_JIT_REPEAT:-5}
 printf '\n%-16s %10s %10s %7s %s\n' kernel tier1-s tier2-s ratio verdict
 for k in relu_element relu_multicore; do
   args=(examples/kernels/$k/build --op relu_forward --input examples/kernels/relu_multicore/input.npy --threads 2 --json)
@@ -248,12 +248,12 @@ done
 # Checked mode's cost (docs/checked-mode.md "Cost"): the 8-core ReLU (TCM accessors, 2 host
 # threads) and the element-accessor ReLU (one core, an HBM access per element) each run plain
 # and with --check, alternating, the best of CHECK_REPEAT runs of each (default 5,
-# Q7_BENCH_CHECK_REPEAT overrides). Gates on correctness (exit 0, no finding: both are correct
+# Q7EMU_BENCH_CHECK_REPEAT overrides). Gates on correctness (exit 0, no finding: both are correct
 # kernels; the same instructions and cycles) and on the checked / plain wall-time ratio
-# measured side by side here: at most CHECK_CEILING (Q7_BENCH_MAX_CHECK_RATIO overrides; the
+# measured side by side here: at most CHECK_CEILING (Q7EMU_BENCH_MAX_CHECK_RATIO overrides; the
 # issue's bound is 3x, quiet-host ratios are about 1.5x and 1.25x).
-CHECK_CEILING=${Q7_BENCH_MAX_CHECK_RATIO:-3.0}
-CHECK_REPEAT=${Q7_BENCH_CHECK_REPEAT:-5}
+CHECK_CEILING=${Q7EMU_BENCH_MAX_CHECK_RATIO:-3.0}
+CHECK_REPEAT=${Q7EMU_BENCH_CHECK_REPEAT:-5}
 printf '\n%-16s %10s %10s %7s %s\n' kernel plain-s checked-s ratio verdict
 for k in relu_multicore relu_element; do
   args=(examples/kernels/$k/build --op relu_forward --input examples/kernels/relu_multicore/input.npy --threads 2 --json)

@@ -5,10 +5,10 @@ Two ops — the one-core element-accessor ReLU of examples/kernels/relu_element 
 and the 8-core ReLU of examples/kernels/relu_multicore on 4096 — each called on its library
 kept loaded (the default) and on one that sets a cluster up for every call
 (``keep_loaded=False``), alternating so that both see the same host load, each the best of
-REPEAT rounds (Q7_BENCH_CALLS_REPEAT, default 3). Prints calls per second of both and their
+REPEAT rounds (Q7EMU_BENCH_CALLS_REPEAT, default 3). Prints calls per second of both and their
 ratio. Gates on correctness (the same report, wall time aside, in both modes) and on the
 ratio measured side by side here, never on an absolute rate: the kept library must be at
-least its case's floor times as fast (Q7_BENCH_MIN_CALLS_RATIO overrides both). A fresh
+least its case's floor times as fast (Q7EMU_BENCH_MIN_CALLS_RATIO overrides both). A fresh
 one-core cluster is cheap to set up, so the one-core op gains less (about x1.5 with the host
 busy, the 8-core one about x4.5): the floors, x1.2 and x2, catch a collapse, not noise.
 
@@ -16,7 +16,7 @@ Then tier 2 on a kept library (docs/jit.md "Kept code"): the element-accessor Re
 job's 32x4096 input, called on one library kept loaded with ``jit=False`` and on one with tier 2,
 alternating, each the best of REPEAT rounds of 3 calls after a first call that compiles. Gates on
 the same report (engine and ``jit`` aside) and on tier 2 being at least JIT_FLOOR times as fast
-(Q7_BENCH_MIN_KEPT_JIT_RATIO overrides; about x1.7 measured on a shared host).
+(Q7EMU_BENCH_MIN_KEPT_JIT_RATIO overrides; about x1.7 measured on a shared host).
 """
 
 import os
@@ -28,8 +28,8 @@ import numpy as np
 import q7emu
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-REPEAT = int(os.environ.get("Q7_BENCH_CALLS_REPEAT", "3"))
-FLOOR = os.environ.get("Q7_BENCH_MIN_CALLS_RATIO")
+REPEAT = int(os.environ.get("Q7EMU_BENCH_CALLS_REPEAT", "3"))
+FLOOR = os.environ.get("Q7EMU_BENCH_MIN_CALLS_RATIO")
 # (example, input, floor of loaded / fresh calls per second)
 CASES = [
     ("relu_element", np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4), 1.2),
@@ -48,7 +48,7 @@ def seconds_per_call(op, x, calls):
     return (time.perf_counter() - start) / calls, run
 
 
-JIT_FLOOR = float(os.environ.get("Q7_BENCH_MIN_KEPT_JIT_RATIO", "1.2"))
+JIT_FLOOR = float(os.environ.get("Q7EMU_BENCH_MIN_KEPT_JIT_RATIO", "1.2"))
 
 
 def kept_jit():

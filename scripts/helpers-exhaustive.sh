@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # The long run of the SDK's compiler helper routines (examples/sdk/rt/helpers), natively: every
 # unary routine of a 32-bit operand over all 2^32 operands, and every routine (binary ones with
-# all edge pairs first) on Q7_HELPERS_CASES cases (default 10^9) from seed Q7_SEED (default 1),
+# all edge pairs first) on Q7EMU_HELPERS_CASES cases (default 10^9) from seed Q7EMU_SEED (default 1),
 # against the host's IEEE arithmetic with the documented policies (tests/programs/helpers). Runs
-# Q7_JOBS jobs at once (default 2) under nice; prints the first mismatches of any, the cases and
+# Q7EMU_JOBS jobs at once (default 2) under nice; prints the first mismatches of any, the cases and
 # mismatches per routine and the totals; exits 1 on any mismatch. The per-job logs go to
-# $Q7_HELPERS_LOGS when set (kept), else to a temporary directory.
+# $Q7EMU_HELPERS_LOGS when set (kept), else to a temporary directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CASES=${Q7_HELPERS_CASES:-1000000000}
-SEED=${Q7_SEED:-1}
-JOBS=${Q7_JOBS:-2}
+CASES=${Q7EMU_HELPERS_CASES:-1000000000}
+SEED=${Q7EMU_SEED:-1}
+JOBS=${Q7EMU_JOBS:-2}
 H=examples/sdk/rt/helpers
-if [ -n "${Q7_HELPERS_LOGS:-}" ]; then
-  OUT=$Q7_HELPERS_LOGS
+if [ -n "${Q7EMU_HELPERS_LOGS:-}" ]; then
+  OUT=$Q7EMU_HELPERS_LOGS
   mkdir -p "$OUT"
 else
   OUT=$(mktemp -d)

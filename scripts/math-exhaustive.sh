@@ -2,25 +2,25 @@
 # The long run of the SDK's math library (examples/sdk/rt/math), natively, against the host's
 # libm one format wider (tests/programs/math/native.cpp): every unary float function on all 2^32
 # arguments; every other function on every edge case (or pair of edge cases) and on generated
-# arguments from seed Q7_SEED (default 1): Q7_MATH_CASES for the float functions of two
-# arguments (default 10^8), Q7_MATH_DOUBLE_CASES for the double functions (default 10^7). Each
-# function is split into Q7_MATH_PARTS slices (default 16) run as Q7_JOBS jobs at once (default
-# 2) under nice; Q7_MATH_FUNCTIONS (comma-separated names) limits the run. Prints the first
+# arguments from seed Q7EMU_SEED (default 1): Q7EMU_MATH_CASES for the float functions of two
+# arguments (default 10^8), Q7EMU_MATH_DOUBLE_CASES for the double functions (default 10^7). Each
+# function is split into Q7EMU_MATH_PARTS slices (default 16) run as Q7EMU_JOBS jobs at once (default
+# 2) under nice; Q7EMU_MATH_FUNCTIONS (comma-separated names) limits the run. Prints the first
 # class mismatches of any, then the table of examples/sdk/rt/math/README.md "Measured" (stdout);
 # exits 1 on a class mismatch or on an error over a function's bound (the README's table
-# "Functions"). The per-job logs go to $Q7_MATH_LOGS when set (kept; a run given the directory
+# "Functions"). The per-job logs go to $Q7EMU_MATH_LOGS when set (kept; a run given the directory
 # of an interrupted one with the same settings skips the jobs it finished), else to a temporary
 # directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CASES=${Q7_MATH_CASES:-100000000}
-DOUBLE_CASES=${Q7_MATH_DOUBLE_CASES:-10000000}
-SEED=${Q7_SEED:-1}
-JOBS=${Q7_JOBS:-2}
-PARTS=${Q7_MATH_PARTS:-16}
+CASES=${Q7EMU_MATH_CASES:-100000000}
+DOUBLE_CASES=${Q7EMU_MATH_DOUBLE_CASES:-10000000}
+SEED=${Q7EMU_SEED:-1}
+JOBS=${Q7EMU_JOBS:-2}
+PARTS=${Q7EMU_MATH_PARTS:-16}
 M=examples/sdk/rt/math
-if [ -n "${Q7_MATH_LOGS:-}" ]; then
-  OUT=$Q7_MATH_LOGS
+if [ -n "${Q7EMU_MATH_LOGS:-}" ]; then
+  OUT=$Q7EMU_MATH_LOGS
   mkdir -p "$OUT"
 else
   OUT=$(mktemp -d)
@@ -29,7 +29,7 @@ fi
 ${CXX:-g++} -std=c++14 -O2 -Wall -Wextra -Werror -DQ7_MATH_HOST -Itests/programs/math \
   -o "$OUT/native" tests/programs/math/native.cpp $M/*.cpp -lm
 t0=$(date +%s)
-wanted() { [ -z "${Q7_MATH_FUNCTIONS:-}" ] || [[ ",$Q7_MATH_FUNCTIONS," == *",$1,"* ]]; }
+wanted() { [ -z "${Q7EMU_MATH_FUNCTIONS:-}" ] || [[ ",$Q7EMU_MATH_FUNCTIONS," == *",$1,"* ]]; }
 jobs=()
 while read -r name kind; do
   wanted "$name" || continue
@@ -47,7 +47,7 @@ while read -r name kind; do
 done < <("$OUT/native" list)
 i=0
 for j in "${jobs[@]}"; do
-  # A job whose log ends with its result line (written last) is done: with Q7_MATH_LOGS naming
+  # A job whose log ends with its result line (written last) is done: with Q7EMU_MATH_LOGS naming
   # the directory of an interrupted run, the run resumes where it stopped.
   if tail -n 1 "$OUT/job$i.log" 2>/dev/null | grep -q ' max='; then
     i=$((i + 1))

@@ -74,10 +74,6 @@ fn scale_source() -> PathBuf {
     Path::new(FIXTURES).join("kernels/scale.cpp")
 }
 
-fn toolchain_present() -> bool {
-    q7_tests::tool("g++").is_some()
-}
-
 /// `q7emu build` of op `k() -> Tensor` as library `k` with the toolchain at `prefix`; the caller
 /// adds the rest (`-o`, sources).
 fn build_command(prefix: &Path) -> Command {
@@ -409,7 +405,7 @@ const BROKEN: &str =
 
 #[test]
 fn a_compile_error_shows_the_compilers_first_lines() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let dir = TempDir::new("build-cc-quiet");
@@ -450,7 +446,7 @@ fn a_compile_error_shows_the_compilers_first_lines() {
 
 #[test]
 fn a_compile_error_with_verbose_shows_the_compiler_output() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let dir = TempDir::new("build-cc-loud");
@@ -470,7 +466,7 @@ fn a_compile_error_with_verbose_shows_the_compiler_output() {
 
 #[test]
 fn a_stack_size_over_the_limit_fails_at_compile_time() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let dir = TempDir::new("build-stack");
@@ -491,7 +487,7 @@ fn a_stack_size_over_the_limit_fails_at_compile_time() {
 
 #[test]
 fn a_signed_index_over_an_unsigned_count_builds_as_with_the_vendor_compiler() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let dir = TempDir::new("build-signcmp");
@@ -581,7 +577,7 @@ fn dispatch(ctx: &mut Context, key: u32, t: u32, k: u32) -> Vec<(u32, Option<u32
 
 #[test]
 fn a_single_core_library_builds_packs_and_starts_in_the_32_mib_window() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let dir = TempDir::new("build-single");
@@ -665,7 +661,7 @@ fn a_single_core_library_builds_packs_and_starts_in_the_32_mib_window() {
 
 #[test]
 fn a_multicore_library_links_each_core_at_its_own_window() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let dir = TempDir::new("build-multi");
@@ -730,7 +726,7 @@ fn files(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn identical_inputs_give_byte_identical_outputs_wherever_they_live() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let dir = TempDir::new("build-repro");
@@ -770,7 +766,7 @@ fn identical_inputs_give_byte_identical_outputs_wherever_they_live() {
 
 #[test]
 fn a_build_never_removes_what_it_did_not_create() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     // The packager's scratch directory used to be BUILD_DIR/.pack-<base>/, removed whole
@@ -848,7 +844,7 @@ fn a_build_never_removes_what_it_did_not_create() {
 
 #[test]
 fn a_build_waits_for_another_holding_the_build_directory() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     use std::io::{BufRead, BufReader};
@@ -903,7 +899,7 @@ fn a_build_waits_for_another_holding_the_build_directory() {
 
 #[test]
 fn ctrl_c_stops_a_build_waiting_for_the_lock() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     use std::io::{BufRead, BufReader};
@@ -953,7 +949,7 @@ fn ctrl_c_stops_a_build_waiting_for_the_lock() {
 
 #[test]
 fn two_builds_into_one_directory_both_succeed_one_after_the_other() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let dir = TempDir::new("build-concurrent");
@@ -1001,7 +997,7 @@ fn two_builds_into_one_directory_both_succeed_one_after_the_other() {
 
 #[test]
 fn the_debug_flag_skips_strip_and_pack() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let dir = TempDir::new("build-debug");
@@ -1022,7 +1018,7 @@ fn the_debug_flag_skips_strip_and_pack() {
 
 #[test]
 fn the_repository_sdk_builds_a_library_once_its_runtime_exists() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     use q7_kernel_build::sdk::{self, Part};

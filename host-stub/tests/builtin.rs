@@ -12,7 +12,7 @@
 //! - the committed `custom_op/` data directory stages as PLATFORM.md "NEFF bundle" says, its
 //!   images being the packed images' device images; a missing directory is the seed's error;
 //! - the committed build and data directory are what `q7_kernel_build::builtin::build` makes from
-//!   `examples/builtin/sort.cpp`, byte for byte (with the toolchain; `Q7_UPDATE_EXAMPLES=1`
+//!   `examples/builtin/sort.cpp`, byte for byte (with the toolchain; `Q7EMU_UPDATE_EXAMPLES=1`
 //!   rewrites them);
 //! - the cycle table of the README is what the runs cost.
 
@@ -575,7 +575,7 @@ fn the_bundle_holds_def_json_the_eight_images_and_the_registry() {
 // Rebuilding.
 
 fn updating() -> bool {
-    std::env::var_os("Q7_UPDATE_EXAMPLES").is_some_and(|v| !v.is_empty() && v != "0")
+    std::env::var_os("Q7EMU_UPDATE_EXAMPLES").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 /// The committed files of a directory: what `q7emu run` reads and the registry in a build
@@ -629,7 +629,7 @@ fn the_committed_build_and_data_directory_rebuild_byte_identical() {
             assert!(
                 std::fs::read(rebuilt_dir.join(f)).unwrap()
                     == std::fs::read(committed_dir.join(f)).unwrap(),
-                "examples/builtin/{sub}/{f} differs from a rebuild: run Q7_UPDATE_EXAMPLES=1 \
+                "examples/builtin/{sub}/{f} differs from a rebuild: run Q7EMU_UPDATE_EXAMPLES=1 \
                  cargo test -p q7-host --test builtin and commit it"
             );
         }
@@ -694,6 +694,6 @@ fn the_readmes_cycle_table_is_what_the_runs_cost() {
     let table = q7_tests::doc::table_after(&readme, "## Cycles");
     assert_eq!(
         table, lines,
-        "examples/builtin/README.md \"Cycles\" (Q7_UPDATE_EXAMPLES=1 rewrites it)"
+        "examples/builtin/README.md \"Cycles\" (Q7EMU_UPDATE_EXAMPLES=1 rewrites it)"
     );
 }

@@ -1,6 +1,6 @@
 //! docs/checked-mode.md: `q7emu run --check` on the deliberately buggy kernels of
 //! `examples/check` (built with the repository's SDK; needs the toolchain, skips or fails as
-//! `Q7_REQUIRE_TOOLCHAIN` says) gives exactly each one's findings — kind, cores, tensor
+//! `Q7EMU_REQUIRE_TOOLCHAIN` says) gives exactly each one's findings — kind, cores, tensor
 //! argument and elements — and nothing else; the correct kernel gives none; a checked run
 //! computes the same output in the same instructions and cycles as a plain one; an error
 //! finding exits with `check-failed` (132, docs/exit-codes.md). The correct examples of

@@ -21,7 +21,7 @@
 //!   walk-through ("Your first kernel": build, run, trace) run as written, and its snapshot
 //!   step shows the worked example of `examples/snapshot-test` as it is.
 //!
-//! `Q7_UPDATE_EXAMPLES=1` rewrites the committed inputs and builds instead of failing on them.
+//! `Q7EMU_UPDATE_EXAMPLES=1` rewrites the committed inputs and builds instead of failing on them.
 
 mod support;
 
@@ -85,7 +85,7 @@ fn kernels() -> PathBuf {
 }
 
 fn updating() -> bool {
-    std::env::var_os("Q7_UPDATE_EXAMPLES").is_some_and(|v| !v.is_empty() && v != "0")
+    std::env::var_os("Q7EMU_UPDATE_EXAMPLES").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 fn readme(example: &str) -> String {
@@ -612,7 +612,7 @@ fn committed_tensors_are_their_generators_output() {
         assert!(
             committed == bytes,
             "examples/kernels/{path} is not its generator's output ({} vs {} bytes): run \
-             Q7_UPDATE_EXAMPLES=1 cargo test -p q7-host --test examples and commit it",
+             Q7EMU_UPDATE_EXAMPLES=1 cargo test -p q7-host --test examples and commit it",
             committed.len(),
             bytes.len()
         );
@@ -1312,7 +1312,7 @@ fn every_example_rebuilds_byte_identical_with_its_readmes_command() {
             );
             assert!(
                 a == b,
-                "{build}/{f} differs from a rebuild ({} vs {} bytes): run Q7_UPDATE_EXAMPLES=1 \
+                "{build}/{f} differs from a rebuild ({} vs {} bytes): run Q7EMU_UPDATE_EXAMPLES=1 \
                  cargo test -p q7-host --test examples and commit it",
                 b.len(),
                 a.len()

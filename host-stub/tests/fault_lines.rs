@@ -1,6 +1,6 @@
 //! A `q7emu run` fault report names the source file and line of every frame it can: a kernel
 //! that stores to unmapped memory, built with the repository's SDK (needs the toolchain; skips
-//! or fails as `Q7_REQUIRE_TOOLCHAIN` says), stops with exit code 129 and a symbolised
+//! or fails as `Q7EMU_REQUIRE_TOOLCHAIN` says), stops with exit code 129 and a symbolised
 //! backtrace whose innermost frame is the faulting statement's line of the kernel's own source
 //! and whose next frame is the call in the generated wrapper. A kernel that ends with a
 //! semihosting exit instead of returning is such a runtime error too, never a success with an

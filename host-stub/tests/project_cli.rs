@@ -92,10 +92,6 @@ NEURON_LIBRARY(probe_ops, m) {
 }
 "#;
 
-fn toolchain_present() -> bool {
-    q7_tests::tool("g++").is_some()
-}
-
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -195,7 +191,7 @@ fn ints(t: &HostTensor) -> Vec<i32> {
 
 #[test]
 fn a_project_build_records_its_namespace_kernels_and_shape_executable() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let text = std::fs::read_to_string(probe().join("build/q7build.json")).unwrap();
@@ -256,7 +252,7 @@ fn a_project_build_records_its_namespace_kernels_and_shape_executable() {
 
 #[test]
 fn the_shape_function_gives_the_output_its_rank_and_dtype() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let v = values_npy().to_str().unwrap().to_string();
@@ -277,7 +273,7 @@ fn the_shape_function_gives_the_output_its_rank_and_dtype() {
 
 #[test]
 fn scalars_reach_the_shape_function_and_the_kernel() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let v = values_npy().to_str().unwrap().to_string();
@@ -313,7 +309,7 @@ fn scalars_reach_the_shape_function_and_the_kernel() {
 
 #[test]
 fn out_shape_and_out_dtype_override_the_shape_function() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let v = values_npy().to_str().unwrap().to_string();
@@ -337,7 +333,7 @@ fn out_shape_and_out_dtype_override_the_shape_function() {
 
 #[test]
 fn a_shape_function_that_crashes_hangs_or_overflows_the_descriptor_is_named() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let v = values_npy().to_str().unwrap().to_string();
@@ -365,7 +361,7 @@ fn a_shape_function_that_crashes_hangs_or_overflows_the_descriptor_is_named() {
 
 #[test]
 fn a_changed_shape_executable_is_refused() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let dir = TempDir::new("project-changed-shape");
@@ -402,7 +398,7 @@ fn a_changed_shape_executable_is_refused() {
 
 #[test]
 fn an_unknown_namespace_lists_the_ops_both_ways() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let o = run_probe(&["--op", "other::pairs", "--input", "v.npy"]);
@@ -416,7 +412,7 @@ fn an_unknown_namespace_lists_the_ops_both_ways() {
 
 #[test]
 fn the_testing_api_builds_projects_and_takes_outputs_from_their_shape_functions() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let dir = probe();
@@ -435,7 +431,7 @@ fn the_testing_api_builds_projects_and_takes_outputs_from_their_shape_functions(
 
 #[test]
 fn a_kernel_function_the_compute_sources_do_not_define_names_the_registration() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let dir = TempDir::new("project-kernel-missing");
@@ -476,7 +472,7 @@ fn a_kernel_function_the_compute_sources_do_not_define_names_the_registration() 
 
 #[test]
 fn shape_file_compile_errors_show_the_compilers_first_lines() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let dir = TempDir::new("project-shape-error");
@@ -661,7 +657,7 @@ fn counters(stdout: &str, skip: usize) -> Vec<String> {
 
 #[test]
 fn without_a_shape_function_the_output_is_what_the_kernel_returns() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let dir = fn_build();
@@ -768,7 +764,7 @@ fn a_project_directory_builds_as_its_build_script_says() {
         )
     );
     assert!(!bad.join("build").exists());
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let o = q7emu()
@@ -822,7 +818,7 @@ fn output_from(build: &Path, op: &str, args: &[&str]) -> (String, serde_json::Va
 /// from, one value for each of the four sources.
 #[test]
 fn the_json_report_names_where_the_output_came_from() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let shape_fn = SHAPE
@@ -957,7 +953,7 @@ fn alive(file: &Path) -> bool {
 
 #[test]
 fn a_shape_function_cannot_hold_a_run_past_its_answer_or_its_deadline() {
-    if !toolchain_present() {
+    if !q7_testing::toolchain_installed() {
         return;
     }
     let tmp = TempDir::new("project-spawning-shape");

@@ -4,7 +4,7 @@
 //! directories whose files are not what a build writes, images of another library, `.npy`
 //! headers that lie (docs/cli.md "`q7emu run`"); and reports what a kernel printed in every
 //! outcome (docs/run-report.md "The console", with a kernel built here: needs the toolchain,
-//! skips or fails as `Q7_REQUIRE_TOOLCHAIN` says).
+//! skips or fails as `Q7EMU_REQUIRE_TOOLCHAIN` says).
 
 mod support;
 

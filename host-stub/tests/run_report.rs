@@ -638,7 +638,7 @@ fn run_elf_takes_a_profile_too() {
 // The progress line.
 
 /// The variable that shows the progress line at once, so that any run is long enough to draw it.
-const AT_ONCE: (&str, &str) = ("Q7_PROGRESS_AFTER_MS", "0");
+const AT_ONCE: (&str, &str) = ("Q7EMU_PROGRESS_AFTER_MS", "0");
 
 /// The command line of `q7emu ARGS...` for a shell, each word quoted.
 fn shell_line(args: &[String]) -> String {

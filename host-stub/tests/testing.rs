@@ -80,19 +80,3 @@ fn a_summary_is_its_runs_for_any_thread_count() {
     assert_eq!(run.clone().threads(1).on(&lib).unwrap(), summary);
     assert_eq!(run.threads(8).on(&lib).unwrap(), summary);
 }
-
-#[test]
-fn the_toolchain_is_found_and_required_as_the_workspace_tests_do() {
-    assert_eq!(
-        q7_testing::REQUIRE_TOOLCHAIN_ENV,
-        q7_tests::REQUIRE_TOOLCHAIN_ENV
-    );
-    assert_eq!(
-        q7_kernel_build::toolchain::default_prefix(),
-        q7_tests::toolchain_prefix()
-    );
-    assert_eq!(
-        q7_testing::toolchain_installed(),
-        q7_tests::tool("g++").is_some()
-    );
-}

@@ -1,7 +1,7 @@
 """The SDK the package carries (python/build.rs embeds examples/sdk in the extension): written
 out under ``~/.cache/q7emu/sdk/<version>-<digest>/`` (``$Q7EMU_CACHE_DIR`` overrides the
 ``~/.cache/q7emu`` part) and made the default SDK of the process's builds, so that a wheel
-installed anywhere builds against the SDK it was made with. ``$Q7_SDK`` still names another
+installed anywhere builds against the SDK it was made with. ``$Q7EMU_SDK`` still names another
 (examples/sdk/BUILD.md).
 
 The written copy is checked against the carried files before every build (``ensure``): a file
@@ -65,7 +65,7 @@ def _write(root: str, target: str) -> None:
 
 
 def ensure() -> str:
-    """The SDK directory builds use now: ``$Q7_SDK`` when set, else the carried SDK — written
+    """The SDK directory builds use now: ``$Q7EMU_SDK`` when set, else the carried SDK — written
     out first when it is not yet, and written again, with a ``SdkRewritten`` warning saying
     what differed, when the copy there is not the carried one file for file."""
     global _set

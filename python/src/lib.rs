@@ -413,8 +413,17 @@ mod embedded {
     include!(concat!(env!("OUT_DIR"), "/sdk_files.rs"));
 }
 
-/// The SDK directory builds compile against: `$Q7_SDK`, else the default ([`set_sdk_dir`];
-/// examples/sdk/BUILD.md).
+/// Whether a test that builds kernels runs, by the workspace's one rule
+/// (`q7_kernel_build::toolchain::rule`): `None` when the toolchain is installed, else the notice
+/// to skip with; raises `RuntimeError` when `$Q7EMU_REQUIRE_TOOLCHAIN` makes its absence a
+/// failure (python/tests/conftest.py).
+#[pyfunction]
+fn toolchain_skip_reason() -> PyResult<Option<String>> {
+    q7_kernel_build::toolchain::check_installed().map_err(pyo3::exceptions::PyRuntimeError::new_err)
+}
+
+/// The SDK directory builds compile against: `$Q7EMU_SDK` (or `$Q7_SDK`), else the default
+/// ([`set_sdk_dir`]; examples/sdk/BUILD.md).
 #[pyfunction]
 fn sdk_dir() -> PathBuf {
     q7_kernel_build::sdk::locate(None)
@@ -450,6 +459,7 @@ fn _q7emu(m: &Bound<'_, PyModule>) -> PyResult<()> {
     loading::register(m)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(sdk_dir, m)?)?;
+    m.add_function(wrap_pyfunction!(toolchain_skip_reason, m)?)?;
     m.add_function(wrap_pyfunction!(sdk_files, m)?)?;
     m.add_function(wrap_pyfunction!(set_sdk_dir, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

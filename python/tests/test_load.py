@@ -184,7 +184,7 @@ def test_a_build_directory_that_is_a_file_is_a_build_error(tmp_path):
 def _ensure(cache: pathlib.Path) -> subprocess.CompletedProcess:
     """``q7emu._sdk.ensure()`` in a fresh process (the default SDK is set once per process)
     with its cache under ``cache``: its stdout is the SDK directory, its stderr the warnings."""
-    env = {k: v for k, v in os.environ.items() if k != "Q7_SDK"}
+    env = {k: v for k, v in os.environ.items() if k not in ("Q7EMU_SDK", "Q7_SDK")}
     env["Q7EMU_CACHE_DIR"] = str(cache)
     code = "import q7emu._sdk as s; print(s.ensure())"
     return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, timeout=60)
@@ -221,7 +221,7 @@ def test_a_damaged_sdk_cache_is_noticed_said_and_written_again(tmp_path, damage,
 
 
 def test_a_deleted_linker_script_is_written_again_and_the_build_works(tmp_path, toolchain):
-    env = {k: v for k, v in os.environ.items() if k != "Q7_SDK"}
+    env = {k: v for k, v in os.environ.items() if k not in ("Q7EMU_SDK", "Q7_SDK")}
     env["Q7EMU_CACHE_DIR"] = str(tmp_path / "cache")
     sdk = pathlib.Path(_ensure(tmp_path / "cache").stdout.strip())
     scripts = list(sdk.rglob("*.ld"))

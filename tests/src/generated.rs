@@ -2,13 +2,13 @@
 //! `examples/sdk/include/q7/` from the Rust tables, `docs/cli.md`'s help texts from the command
 //! line — kept by one rule: the test compares the committed text with what it renders and
 //! fails naming the first difference and the command that regenerates it; with
-//! `Q7_UPDATE_GENERATED=1` it rewrites the committed text instead (DEVELOPING.md "After an
+//! `Q7EMU_UPDATE_GENERATED=1` it rewrites the committed text instead (DEVELOPING.md "After an
 //! intended change").
 
 use crate::doc;
 
 /// The environment variable that makes the tests rewrite what they generate.
-pub const UPDATE_ENV: &str = "Q7_UPDATE_GENERATED";
+pub const UPDATE_ENV: &str = "Q7EMU_UPDATE_GENERATED";
 
 /// Whether the tests rewrite what they generate instead of failing on a difference.
 pub fn updating() -> bool {

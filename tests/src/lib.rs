@@ -1,5 +1,5 @@
 //! Support for the workspace-level tests: locating the windowed Xtensa toolchain installed by
-//! `scripts/setup-toolchain.sh` (with the skip-or-fail rule of `Q7_REQUIRE_TOOLCHAIN`), running
+//! `scripts/setup-toolchain.sh` (with the skip-or-fail rule of `Q7EMU_REQUIRE_TOOLCHAIN`), running
 //! its tools, temporary directories, loading ELF programs with `q7emu run-elf`'s guards, and a
 //! small deterministic PRNG with printed seeds.
 //!
@@ -21,37 +21,12 @@ pub mod spec;
 use std::path::PathBuf;
 use std::process::Command;
 
-/// The toolchain prefix: `$Q7_XTENSA_PREFIX`, else `$HOME/.cache/xtensa-dc233c` (the set-up
-/// script's default).
-pub fn toolchain_prefix() -> PathBuf {
-    if let Some(p) = std::env::var_os("Q7_XTENSA_PREFIX") {
-        return PathBuf::from(p);
-    }
-    let home = std::env::var_os("HOME").unwrap_or_default();
-    PathBuf::from(home).join(".cache/xtensa-dc233c")
-}
-
-/// Set (to anything but empty or `0`, as `.ci/run` does), a missing toolchain fails the tests
-/// that need it instead of skipping them.
-pub const REQUIRE_TOOLCHAIN_ENV: &str = "Q7_REQUIRE_TOOLCHAIN";
-
-/// Whether [`REQUIRE_TOOLCHAIN_ENV`] is set to anything but empty or `0`.
-pub fn toolchain_required() -> bool {
-    std::env::var_os(REQUIRE_TOOLCHAIN_ENV).is_some_and(|v| !v.is_empty() && v != "0")
-}
-
-/// The one skip-or-fail rule of the tests that need a tool: `missing` (what is not there) fails
-/// the test when [`toolchain_required`] (CI), else a notice says what is skipped and how to get
-/// it (`remedy`).
-pub fn missing_tool(missing: &str, remedy: &str) {
-    assert!(
-        !toolchain_required(),
-        "{REQUIRE_TOOLCHAIN_ENV} is set but {missing}: {remedy}"
-    );
-    eprintln!(
-        "NOTICE: skipping: {missing} ({remedy}; set {REQUIRE_TOOLCHAIN_ENV}=1 to make this a failure)"
-    );
-}
+/// The toolchain locator and the skip-or-fail rule of the tests that need a tool are the build
+/// driver's, one of each for every test (q7_kernel_build::toolchain): the prefix is
+/// `$Q7EMU_XTENSA_PREFIX`, else `$HOME/.cache/xtensa-dc233c` (the set-up script's default).
+pub use q7_kernel_build::toolchain::{
+    default_prefix as toolchain_prefix, skip_or_fail as missing_tool,
+};
 
 /// Path of `xtensa-elf-<tool>` when installed. When it is missing: [`missing_tool`], `None`.
 pub fn tool(name: &str) -> Option<PathBuf> {
@@ -102,9 +77,9 @@ impl Rng {
     }
 }
 
-/// A seed from `$Q7_SEED` or the clock; printed so a failure can be replayed.
+/// A seed from `$Q7EMU_SEED` or the clock; printed so a failure can be replayed.
 pub fn seed(test: &str) -> u64 {
-    let s = std::env::var("Q7_SEED")
+    let s = std::env::var("Q7EMU_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| {
@@ -113,7 +88,7 @@ pub fn seed(test: &str) -> u64 {
                 .map(|d| d.as_nanos() as u64)
                 .unwrap_or(1)
         });
-    eprintln!("{test}: seed {s} (replay with Q7_SEED={s})");
+    eprintln!("{test}: seed {s} (replay with Q7EMU_SEED={s})");
     s
 }
 

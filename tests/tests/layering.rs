@@ -334,3 +334,76 @@ fn no_module_imports_a_module_that_imports_it_back() {
         "the modules of every crate were read ({checked})"
     );
 }
+
+/// `major.minor[.patch]` as numbers.
+fn version(v: &str) -> Vec<u64> {
+    v.split('.').map(|n| n.parse().unwrap()).collect()
+}
+
+#[test]
+fn the_declared_rust_version_is_the_one_the_dependency_graph_needs() {
+    // The workspace's `rust-version` must be one the code really builds with. An older
+    // toolchain cannot be fetched here, so the check is: it is exactly the highest
+    // `rust-version` any crate of the resolved graph declares (lower could not build those
+    // crates), and the suite itself runs on a toolchain of that version when it can (.ci/run's
+    // machines have 1.95, the declared one).
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--offline",
+            "--manifest-path",
+        ])
+        .arg(doc::root().join("Cargo.toml"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut declared = None;
+    let mut needed: Option<(Vec<u64>, String)> = None;
+    for p in meta["packages"].as_array().unwrap() {
+        let Some(v) = p["rust_version"].as_str() else {
+            continue;
+        };
+        let name = p["name"].as_str().unwrap();
+        if name == "q7-emulator" {
+            declared = Some(version(v));
+        } else if p["source"].is_string() && needed.as_ref().is_none_or(|(n, _)| version(v) > *n) {
+            needed = Some((version(v), name.to_string()));
+        }
+    }
+    let declared = declared.expect("the workspace declares rust-version");
+    let (needed, by) = needed.expect("some dependency declares rust-version");
+    let pad = |mut v: Vec<u64>| {
+        v.resize(3, 0);
+        v
+    };
+    assert_eq!(
+        pad(declared.clone()),
+        pad(needed),
+        "rust-version is what {by} needs"
+    );
+    let rustc = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
+        .arg("--version")
+        .output()
+        .expect("rustc --version runs");
+    let rustc = String::from_utf8_lossy(&rustc.stdout).into_owned();
+    let running = version(
+        rustc
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .split('-')
+            .next()
+            .unwrap(),
+    );
+    assert!(
+        running >= pad(declared.clone()),
+        "{rustc} builds the declared {declared:?}"
+    );
+}

@@ -2,7 +2,7 @@
 //! each starting from random register values and running 24 random valid instructions (ALU,
 //! shifts, SAR set-up, multiplies, min/max, sign operations, narrow forms, conditional moves,
 //! loads and stores to a scratch buffer addressed by a15, and forward branches), all
-//! terminating. Seeds are printed; replay with `Q7_SEED`.
+//! terminating. Seeds are printed; replay with `Q7EMU_SEED`.
 
 use std::fmt::Write as _;
 

@@ -3,7 +3,7 @@
 //! variants each, and (b) at least 1,000,000 random instruction words.
 //!
 //! Needs the toolchain of `scripts/setup-toolchain.sh`; skipped with a notice when it is absent,
-//! unless `Q7_REQUIRE_TOOLCHAIN=1` (CI), which turns its absence into a failure.
+//! unless `Q7EMU_REQUIRE_TOOLCHAIN=1` (CI), which turns its absence into a failure.
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -97,7 +97,7 @@ fn random_words_match_objdump() {
     if tool("objdump").is_none() {
         return;
     }
-    let n: usize = std::env::var("Q7_ORACLE_WORDS")
+    let n: usize = std::env::var("Q7EMU_ORACLE_WORDS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1_000_000);

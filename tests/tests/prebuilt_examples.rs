@@ -50,14 +50,14 @@ fn minimal_kernel_packed_image_rebuilds_byte_identical() {
         return;
     };
     let rebuilt = std::fs::read(&p.packed).unwrap();
-    if std::env::var_os("Q7_UPDATE_EXAMPLES").is_some() {
+    if std::env::var_os("Q7EMU_UPDATE_EXAMPLES").is_some() {
         std::fs::write(example.join("minimal.so"), &rebuilt).unwrap();
     }
     let committed = std::fs::read(example.join("minimal.so")).unwrap();
     assert!(
         rebuilt == committed,
         "examples/kernels/minimal/minimal.so differs from a rebuild ({} vs {} bytes): run \
-         Q7_UPDATE_EXAMPLES=1 cargo test -p q7-tests --test prebuilt_examples and commit it",
+         Q7EMU_UPDATE_EXAMPLES=1 cargo test -p q7-tests --test prebuilt_examples and commit it",
         rebuilt.len(),
         committed.len()
     );

@@ -11,7 +11,7 @@
 //! declarations, the runtime's own memory layout; PLATFORM.md "Custom-op ABI").
 //!
 //! Each test renders a header and fails when the committed copy differs. The convention, also
-//! stated in each header's first comment: **`Q7_UPDATE_GENERATED=1 cargo test -p q7-tests
+//! stated in each header's first comment: **`Q7EMU_UPDATE_GENERATED=1 cargo test -p q7-tests
 //! --test sdk_headers`** rewrites the committed copies instead of failing; commit them with the table
 //! change. PLATFORM.md is checked against the same tables by `tests/tests/platform_doc.rs`,
 //! `tests/tests/sdk_abi.rs` and `host-stub/tests/dtype_doc.rs`.

@@ -248,7 +248,7 @@ pub enum BuildError {
         derived: String,
     },
     /// The SDK directory lacks something.
-    #[error("SDK {}: {what} not found (set --sdk or $Q7_SDK)", .dir.display())]
+    #[error("SDK {}: {what} not found (set --sdk or $Q7EMU_SDK)", .dir.display())]
     Sdk {
         /// The SDK directory.
         dir: PathBuf,

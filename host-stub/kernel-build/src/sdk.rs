@@ -1,5 +1,5 @@
-//! The SDK a build compiles against: `--sdk DIR`, else `$Q7_SDK`, else the repository's
-//! `examples/sdk`.
+//! The SDK a build compiles against: `--sdk DIR`, else `$Q7EMU_SDK` (or its old name
+//! `$Q7_SDK`), else the repository's `examples/sdk`.
 //!
 //! | path in the SDK | what the build takes from it |
 //! |---|---|
@@ -16,14 +16,14 @@
 use std::path::{Path, PathBuf};
 
 /// The environment variable naming the SDK directory.
-pub const SDK_ENV: &str = "Q7_SDK";
+pub const SDK_ENV: &str = q7_conventions::environment::SDK.name;
 /// Source file extensions the build compiles.
 pub const SOURCE_EXTENSIONS: [&str; 5] = ["c", "cc", "cpp", "cxx", "S"];
 
 /// The SDK a program embedding q7emu set as its default ([`set_default_dir`]).
 static DEFAULT_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 
-/// Makes `dir` the SDK of every build that names none (no `--sdk`, no `$Q7_SDK`), for the
+/// Makes `dir` the SDK of every build that names none (no `--sdk`, no `$Q7EMU_SDK`), for the
 /// life of the process: the Python package sets the SDK its wheel carries (docs/python.md).
 /// Only the first call counts; false when an earlier one set another directory.
 pub fn set_default_dir(dir: PathBuf) -> bool {
@@ -39,10 +39,10 @@ pub fn default_dir() -> PathBuf {
     }
 }
 
-/// The SDK directory: `flag`, else `$Q7_SDK`, else [`default_dir`].
+/// The SDK directory: `flag`, else `$Q7EMU_SDK`, else [`default_dir`].
 pub fn locate(flag: Option<&Path>) -> PathBuf {
     flag.map(Path::to_path_buf)
-        .or_else(|| std::env::var_os(SDK_ENV).map(PathBuf::from))
+        .or_else(|| q7_conventions::environment::SDK.get().map(PathBuf::from))
         .unwrap_or_else(default_dir)
 }
 

@@ -2,7 +2,7 @@
 //!
 //! The tools are the `xtensa-elf-*` wrappers `scripts/setup-toolchain.sh PREFIX` installs in
 //! `PREFIX/bin` (Debian's lx106 compiler and binutils switched to the windowed dc233c core).
-//! The prefix is `--toolchain PREFIX`, else `$Q7_XTENSA_PREFIX`, else the set-up script's
+//! The prefix is `--toolchain PREFIX`, else `$Q7EMU_XTENSA_PREFIX`, else the set-up script's
 //! default `$HOME/.cache/xtensa-dc233c` — the same places the tests look. Every tool of
 //! [`Tool::ALL`] must be present before anything runs; the first missing one is named
 //! ("Could not find xtensa-elf-g++", examples/sdk/BUILD.md "Steps"). Tools run from argument lists,
@@ -14,7 +14,7 @@ use std::process::Command;
 /// Prefix of every tool's file name.
 pub const TOOL_PREFIX: &str = "xtensa-elf-";
 /// The environment variable naming the toolchain prefix.
-pub const PREFIX_ENV: &str = "Q7_XTENSA_PREFIX";
+pub const PREFIX_ENV: &str = q7_conventions::environment::XTENSA_PREFIX.name;
 /// The set-up script's default prefix, under `$HOME`.
 pub const DEFAULT_PREFIX_UNDER_HOME: &str = ".cache/xtensa-dc233c";
 
@@ -105,13 +105,59 @@ pub struct Toolchain {
     bin: PathBuf,
 }
 
-/// The prefix named by `$Q7_XTENSA_PREFIX`, else `$HOME/.cache/xtensa-dc233c`.
+/// The prefix named by `$Q7EMU_XTENSA_PREFIX`, else `$HOME/.cache/xtensa-dc233c`.
 pub fn default_prefix() -> PathBuf {
-    if let Some(p) = std::env::var_os(PREFIX_ENV) {
+    if let Some(p) = q7_conventions::environment::XTENSA_PREFIX.get() {
         return PathBuf::from(p);
     }
     let home = std::env::var_os("HOME").unwrap_or_default();
     PathBuf::from(home).join(DEFAULT_PREFIX_UNDER_HOME)
+}
+
+/// The one rule of a test that needs a tool and finds `missing` (what is not there): with
+/// `$Q7EMU_REQUIRE_TOOLCHAIN` on (CI, `.ci/run`) it fails, `Err` naming what is missing;
+/// otherwise it skips, `Ok` with the notice saying what is skipped and how to get it (`remedy`).
+pub fn rule(missing: &str, remedy: &str) -> Result<String, String> {
+    let require = q7_conventions::environment::REQUIRE_TOOLCHAIN;
+    if require.is_on() {
+        return Err(format!("{} is set but {missing}: {remedy}", require.name));
+    }
+    Ok(format!(
+        "skipping: {missing} ({remedy}; set {}=1 to make this a failure)",
+        require.name
+    ))
+}
+
+/// [`rule`] in a Rust test: fails it, or prints the notice on stderr and returns (the test
+/// then returns too).
+pub fn skip_or_fail(missing: &str, remedy: &str) {
+    match rule(missing, remedy) {
+        Ok(notice) => eprintln!("NOTICE: {notice}"),
+        Err(failure) => panic!("{failure}"),
+    }
+}
+
+/// [`rule`] for the whole toolchain at [`default_prefix`]: `Ok(None)` when it is installed,
+/// else the rule's outcome for its first missing tool (what pytest's fixture skips or fails
+/// with, python/tests/conftest.py).
+pub fn check_installed() -> Result<Option<String>, String> {
+    match Toolchain::find(&default_prefix()) {
+        Ok(_) => Ok(None),
+        Err(e) => rule(&e.to_string(), "run scripts/setup-toolchain.sh").map(Some),
+    }
+}
+
+/// Whether the whole toolchain is installed at [`default_prefix`]; when it is not,
+/// [`skip_or_fail`] naming the first missing tool, and false.
+pub fn installed_or_skip() -> bool {
+    match check_installed() {
+        Ok(None) => true,
+        Ok(Some(notice)) => {
+            eprintln!("NOTICE: {notice}");
+            false
+        }
+        Err(failure) => panic!("{failure}"),
+    }
 }
 
 impl Toolchain {

@@ -54,11 +54,11 @@ pub struct BuildArgs {
     /// Echo every command; show the compiler's output when a compilation fails.
     #[arg(long)]
     pub verbose: bool,
-    /// Toolchain prefix (tools in PREFIX/bin; default $Q7_XTENSA_PREFIX or
+    /// Toolchain prefix (tools in PREFIX/bin; default $Q7EMU_XTENSA_PREFIX or
     /// ~/.cache/xtensa-dc233c).
     #[arg(long, value_name = "PREFIX")]
     pub toolchain: Option<PathBuf>,
-    /// SDK directory (default $Q7_SDK or the repository's examples/sdk).
+    /// SDK directory (default $Q7EMU_SDK or the repository's examples/sdk).
     #[arg(long, value_name = "DIR")]
     pub sdk: Option<PathBuf>,
     /// Build directory (created if missing; with --project, default DIR/build).

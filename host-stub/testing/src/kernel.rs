@@ -6,26 +6,15 @@ use std::path::{Path, PathBuf};
 
 use super::{Library, TestingError};
 use q7_kernel_build::schema;
-use q7_kernel_build::toolchain::{default_prefix, Toolchain};
 use q7_kernel_build::BuildError;
 
-/// Set (to anything but empty or `0`), a missing toolchain fails [`toolchain_installed`]
-/// instead of skipping.
-pub const REQUIRE_TOOLCHAIN_ENV: &str = "Q7_REQUIRE_TOOLCHAIN";
-
 /// Whether the Xtensa toolchain [`Kernel::build`] needs is installed at its default prefix
-/// (`$Q7_XTENSA_PREFIX`, else `~/.cache/xtensa-dc233c`). When it is not, prints a notice and
-/// returns false, so that a test can skip — or, with [`REQUIRE_TOOLCHAIN_ENV`] set, panics
-/// naming the missing tool, so that CI fails instead.
+/// (`$Q7EMU_XTENSA_PREFIX`, else `~/.cache/xtensa-dc233c`). When it is not, prints a notice and
+/// returns false, so that a test can skip — or, with `$Q7EMU_REQUIRE_TOOLCHAIN` on, panics
+/// naming the missing tool, so that CI fails instead (the one rule,
+/// [`q7_kernel_build::toolchain::skip_or_fail`]).
 pub fn toolchain_installed() -> bool {
-    let Err(e) = Toolchain::find(&default_prefix()) else {
-        return true;
-    };
-    let required =
-        std::env::var_os(REQUIRE_TOOLCHAIN_ENV).is_some_and(|v| !v.is_empty() && v != "0");
-    assert!(!required, "{REQUIRE_TOOLCHAIN_ENV} is set: {e}");
-    eprintln!("NOTICE: skipping: {e} (set {REQUIRE_TOOLCHAIN_ENV}=1 to make this a failure)");
-    false
+    q7_kernel_build::toolchain::installed_or_skip()
 }
 
 /// A library to build from C++ sources, as `q7emu build` does (examples/sdk/BUILD.md).

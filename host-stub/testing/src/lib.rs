@@ -91,7 +91,7 @@ mod tensors;
 
 pub use element::element_text;
 pub use error::TestingError;
-pub use kernel::{toolchain_installed, Kernel, REQUIRE_TOOLCHAIN_ENV};
+pub use kernel::{toolchain_installed, Kernel};
 pub use run::{Run, ScalarArg};
 pub use snapshot::{snapshot_dir, snapshot_settings, SNAPSHOT_DIR};
 pub use summary::{
