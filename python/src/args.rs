@@ -10,9 +10,9 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use q7_conventions::number::{parse_threads, parse_u64};
 use q7_emulator::platform::trace_port::Poison;
+use q7_run::api::Run;
 use q7_runtime::timing_profile::Profile;
 use q7_tensor::dtype::Dtype;
-use q7_testing::Run;
 
 use crate::raise;
 

@@ -1,7 +1,7 @@
 //! `q7emu._q7emu`: the extension module under the Python package `q7emu` (docs/python.md).
 //!
 //! It is a thin layer over `q7_host`'s Rust API: [`Library`] opens a build directory once and
-//! runs its ops through [`q7_testing::Run`], as `q7emu run` does; [`build`] builds one
+//! runs its ops through [`q7_run::api::Run`], as `q7emu run` does; [`build`] builds one
 //! as `q7emu build --project` does; [`main`] is the `q7emu` command line itself. Tensors cross
 //! as `(dtype name, shape, bytes)`, reports as the JSON of `q7emu run --json`: the package's
 //! Python code turns them into numpy arrays and dicts, so the extension needs no numpy headers
@@ -16,10 +16,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyAnyMethods, PyByteArray, PyBytes, PyDict};
 
 use q7_conventions::exit_code::{Kind, Outcome};
+use q7_run::api::{ApiError, Run};
 use q7_run::op::Session;
 use q7_tensor::arg_kind::ArgKind;
 use q7_tensor::HostTensor;
-use q7_testing::{Run, TestingError};
 
 mod loading;
 
@@ -40,11 +40,11 @@ fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
 /// fault's facts as attributes (docs/python.md "Errors"): `core`, `pc`, `cause`, `address`
 /// (or None), `disassembly`, `function` (`name+0xoff (file:line)`, or None without symbols),
 /// `backtrace` (the frames as the report lists them, innermost first) and `cycles`.
-fn run_error(py: Python<'_>, e: TestingError, lib: &q7_testing::Library) -> PyErr {
+fn run_error(py: Python<'_>, e: ApiError, lib: &q7_run::op::Library) -> PyErr {
     use q7_run::op::RunError;
     use q7_runtime::firmware::FirmwareError;
     let report = match &e {
-        TestingError::Run(run) => match &**run {
+        ApiError::Run(run) => match &**run {
             RunError::Device {
                 source: FirmwareError::Fault { report, .. },
                 ..
@@ -85,26 +85,22 @@ fn run_error(py: Python<'_>, e: TestingError, lib: &q7_testing::Library) -> PyEr
 /// shape function that failed or answered wrong `ShapeFunctionError`, a spent cycle budget
 /// `Runaway`, Ctrl-C `KeyboardInterrupt`, checked-mode errors `CheckFailed`, anything about
 /// the call's own arguments `BadInput` (a `ValueError`).
-fn error(py: Python<'_>, e: TestingError) -> PyErr {
+fn error(py: Python<'_>, e: ApiError) -> PyErr {
     use q7_run::op::RunError;
     let message = e.to_string();
     let class = match &e {
-        TestingError::Build(_) | TestingError::NoOp(_) | TestingError::NoSource => "BuildError",
-        TestingError::Check(_) => "CheckFailed",
-        TestingError::Run(run)
-            if matches!(**run, RunError::Shape(_) | RunError::ShapeAnswer(_)) =>
-        {
+        ApiError::Build(_) | ApiError::NoOp(_) | ApiError::NoSource => "BuildError",
+        ApiError::Check(_) => "CheckFailed",
+        ApiError::Run(run) if matches!(**run, RunError::Shape(_) | RunError::ShapeAnswer(_)) => {
             "ShapeFunctionError"
         }
-        TestingError::Run(run) => match run.kind() {
+        ApiError::Run(run) => match run.kind() {
             Kind::Fault => "KernelFault",
             Kind::Runaway => "Runaway",
             Kind::Interrupted => return PyKeyboardInterrupt::new_err(message),
             _ => "BadInput",
         },
-        TestingError::Shape { .. } | TestingError::Bytes { .. } | TestingError::Dtype(_) => {
-            "BadInput"
-        }
+        ApiError::Shape { .. } | ApiError::Bytes { .. } | ApiError::Dtype(_) => "BadInput",
     };
     raise(py, class, message)
 }
@@ -117,7 +113,7 @@ type OpEntry = (String, String, Vec<(String, String)>);
 #[pyclass(module = "q7emu._q7emu", name = "Library", frozen)]
 #[derive(Debug)]
 struct Library {
-    lib: Arc<q7_testing::Library>,
+    lib: Arc<q7_run::op::Library>,
     /// The library loaded on a cluster of its own, kept between calls (docs/python.md "Calls
     /// per second"); opened by the first call it serves. None when every call is to set a
     /// cluster up afresh (`keep_loaded=False`).
@@ -125,7 +121,7 @@ struct Library {
 }
 
 impl Library {
-    fn new(lib: q7_testing::Library, keep_loaded: bool) -> Library {
+    fn new(lib: q7_run::op::Library, keep_loaded: bool) -> Library {
         Library {
             lib: Arc::new(lib),
             session: keep_loaded.then(|| Arc::new(Mutex::new(None))),
@@ -141,8 +137,8 @@ impl Library {
     #[pyo3(signature = (path, keep_loaded=true))]
     fn open(py: Python<'_>, path: PathBuf, keep_loaded: bool) -> PyResult<Library> {
         let lib = py
-            .detach(|| q7_testing::Library::open(&path))
-            .map_err(|e| error(py, TestingError::from(e)))?;
+            .detach(|| q7_run::op::Library::open(&path))
+            .map_err(|e| error(py, ApiError::from(e)))?;
         Ok(Library::new(lib, keep_loaded))
     }
 
@@ -196,7 +192,7 @@ impl Library {
     fn check_tensor(py: Python<'_>, what: &str, dtype: &str, shape: Vec<u64>) -> PyResult<()> {
         let dtype = args::dtype_named(py, &format!("{what}: dtype"), dtype)?;
         q7_run::op::check_tensor_size(what, dtype, &shape)
-            .map_err(|e| error(py, TestingError::from(e)))?;
+            .map_err(|e| error(py, ApiError::from(e)))?;
         Ok(())
     }
 
@@ -265,9 +261,9 @@ impl Library {
             let dtype = args::dtype_named(py, &format!("{what}: dtype"), dtype)?;
             // The size is checked before anything is copied.
             let bytes = q7_run::op::check_tensor_size(what, dtype, shape)
-                .map_err(|e| error(py, TestingError::from(e)))?;
+                .map_err(|e| error(py, ApiError::from(e)))?;
             let data = args::array_bytes(py, what, array, bytes)?;
-            let t = q7_testing::tensor_from_bytes(dtype, shape, data).map_err(|e| error(py, e))?;
+            let t = q7_run::api::tensor_from_bytes(dtype, shape, data).map_err(|e| error(py, e))?;
             run = run.input(t);
         }
         drop(tensors);

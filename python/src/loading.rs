@@ -14,7 +14,7 @@ use pyo3::types::PyBytes;
 use sha2::{Digest, Sha256};
 
 use q7_loader::input::{self, InputError, InputKind};
-use q7_testing::Kernel;
+use q7_run::api::Kernel;
 
 use crate::{embedded, error, raise, Library};
 

@@ -8,6 +8,8 @@
 //! |---|---|
 //! | [`op`] | an op of a built library on tensors: arguments, outputs, the kept-loaded session, the report |
 //! | [`packed`] | a packed library through the whole host and device path, and its report |
+//! | [`api`] | the library/run API Python and Rust tests call: build, make inputs, run an op |
 
+pub mod api;
 pub mod op;
 pub mod packed;

@@ -2,7 +2,9 @@
 //!
 //! Snapshot tests of custom-op kernels: build (or open) a library, run one of its ops on
 //! tensors on the emulated cluster, and compare a [`Summary`] of the run with a committed
-//! snapshot through insta.
+//! snapshot through insta. Building, inputs and runs are q7-run's API ([`q7_run::api`], which
+//! the Python package calls too), re-exported here; this crate adds the summaries and their
+//! snapshots.
 //!
 //! ```no_run
 //! use q7_testing::{tensor, Kernel, Run, TestingError};
@@ -28,7 +30,7 @@
 //!   a.as_slice().unwrap())` with its shape as `u64`s, and leaving ndarray out keeps its
 //!   dependency tree out of every build of the host.)
 //! - [`Run`] runs one op through the runner of [`q7_run::op`] and returns its
-//!   [`Summary`]; [`Run::op_run`] returns the raw [`OpRun`](q7_run::op::OpRun).
+//!   [`Summary`]; [`Run::op_run`](q7_run::api::Run::op_run) returns the raw [`OpRun`](q7_run::op::OpRun).
 //! - [`Summary`] prints (`Display`) and serialises (serde) the op, the output's dtype and
 //!   shape, its values — every one when there are at most [`LISTED_ELEMENTS`], else the
 //!   [`DIGEST`] of its bytes, the first and last [`HEAD_TAIL`] values and statistics — and
@@ -73,32 +75,27 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | `error` | [`TestingError`], why a kernel could not be built, a tensor made or an op run |
-//! | `kernel` | [`Kernel`], building a library as `q7emu build` does, and [`toolchain_installed`] |
-//! | `tensors` | [`tensor`] and [`tensor_from_bytes`], the inputs of a run, typed by [`Element`] |
-//! | `run` | [`Run`], one op invocation on a [`Library`] |
+//! | `run` | [`Run`], one op invocation on a [`Library`], and its summary ([`Run::on`]) |
 //! | `element` | [`element_text`], how one output element reads and prints |
 //! | `summary` | [`Summary`], what a run computed, in its text and serialised forms |
 //! | `snapshot` | [`snapshot_dir`], [`snapshot_settings`](crate::snapshot_settings()) and the assertion macros |
 
 mod element;
-mod error;
-mod kernel;
 mod run;
 mod snapshot;
 mod summary;
-mod tensors;
 
 pub use element::element_text;
-pub use error::TestingError;
-pub use kernel::{toolchain_installed, Kernel};
-pub use run::{Run, ScalarArg};
+pub use q7_run::api::{
+    tensor, tensor_from_bytes, toolchain_installed, ApiError as TestingError, Element, Kernel,
+    ScalarArg,
+};
+pub use run::Run;
 pub use snapshot::{snapshot_dir, snapshot_settings, SNAPSHOT_DIR};
 pub use summary::{
     digest, CoreCounts, Digest, Summary, Values, DIGEST, HEAD_TAIL, LISTED_ELEMENTS,
     VALUES_PER_LINE,
 };
-pub use tensors::{tensor, tensor_from_bytes, Element};
 
 /// The insta crate the assertion macros expand to.
 pub use insta;

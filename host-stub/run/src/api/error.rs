@@ -1,13 +1,13 @@
-//! Why a kernel could not be built, a tensor made or an op run: the one error of the testing
-//! API (docs/testing.md).
+//! Why a kernel could not be built, a tensor made or an op run: the one error of the API
+//! (docs/testing.md, docs/python.md).
 
+use crate::op::RunError;
 use q7_kernel_build::BuildError;
-use q7_run::op::RunError;
 use q7_tensor::dtype::Dtype;
 
 /// Why a kernel could not be built, a tensor made or an op run.
 #[derive(Debug, thiserror::Error)]
-pub enum TestingError {
+pub enum ApiError {
     /// Values that do not fill the shape.
     #[error("shape {shape:?} holds {want} elements, {got} given")]
     Shape {
@@ -52,14 +52,14 @@ pub enum TestingError {
     Check(String),
 }
 
-impl From<BuildError> for TestingError {
-    fn from(e: BuildError) -> TestingError {
-        TestingError::Build(Box::new(e))
+impl From<BuildError> for ApiError {
+    fn from(e: BuildError) -> ApiError {
+        ApiError::Build(Box::new(e))
     }
 }
 
-impl From<RunError> for TestingError {
-    fn from(e: RunError) -> TestingError {
-        TestingError::Run(Box::new(e))
+impl From<RunError> for ApiError {
+    fn from(e: RunError) -> ApiError {
+        ApiError::Run(Box::new(e))
     }
 }

@@ -2,7 +2,7 @@
 //! element type ([`Element`]); [`tensor_from_bytes`] takes any marshallable dtype (PLATFORM.md
 //! "ISA dtype codes") and raw little-endian bytes.
 
-use super::TestingError;
+use super::ApiError;
 use q7_tensor::dtype::{Dtype, DTYPES};
 use q7_tensor::HostTensor;
 
@@ -42,9 +42,9 @@ fn numel(shape: &[u64]) -> Option<usize> {
 }
 
 /// A C-ordered tensor of `shape` holding `values`, of `T`'s dtype.
-pub fn tensor<T: Element>(shape: &[u64], values: &[T]) -> Result<HostTensor, TestingError> {
+pub fn tensor<T: Element>(shape: &[u64], values: &[T]) -> Result<HostTensor, ApiError> {
     if numel(shape) != Some(values.len()) {
-        return Err(TestingError::Shape {
+        return Err(ApiError::Shape {
             shape: shape.to_vec(),
             want: numel(shape).map_or(format!("more than {}", usize::MAX), |n| n.to_string()),
             got: values.len(),
@@ -67,13 +67,13 @@ pub fn tensor_from_bytes(
     dtype: Dtype,
     shape: &[u64],
     data: Vec<u8>,
-) -> Result<HostTensor, TestingError> {
+) -> Result<HostTensor, ApiError> {
     if !dtype.marshallable() {
-        return Err(TestingError::Dtype(dtype));
+        return Err(ApiError::Dtype(dtype));
     }
     let want = numel(shape).and_then(|n| n.checked_mul(usize::from(dtype.bytes)));
     if want != Some(data.len()) {
-        return Err(TestingError::Bytes {
+        return Err(ApiError::Bytes {
             shape: shape.to_vec(),
             dtype,
             want: want.map_or(format!("more than {}", usize::MAX), |n| n.to_string()),

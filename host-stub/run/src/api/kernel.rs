@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Library, TestingError};
+use super::ApiError;
+use crate::op::Library;
 use q7_kernel_build::schema;
 use q7_kernel_build::BuildError;
 
@@ -99,7 +100,7 @@ impl Kernel {
 
     /// Builds into `build_dir` (created if missing; what is there is overwritten) and opens
     /// the result.
-    pub fn build(self, build_dir: impl AsRef<Path>) -> Result<Library, TestingError> {
+    pub fn build(self, build_dir: impl AsRef<Path>) -> Result<Library, ApiError> {
         self.build_with_inputs(build_dir).map(|(lib, _)| lib)
     }
 
@@ -108,14 +109,14 @@ impl Kernel {
     pub fn build_with_inputs(
         self,
         build_dir: impl AsRef<Path>,
-    ) -> Result<(Library, Vec<PathBuf>), TestingError> {
-        let first = self.options.sources.first().ok_or(TestingError::NoSource)?;
+    ) -> Result<(Library, Vec<PathBuf>), ApiError> {
+        let first = self.options.sources.first().ok_or(ApiError::NoSource)?;
         let name = match &self.name {
             Some(n) => n.clone(),
             None => q7_kernel_build::library_name_from(first)?,
         };
         if self.schemas.is_empty() && self.options.shape.is_empty() {
-            return Err(TestingError::NoOp(name));
+            return Err(ApiError::NoOp(name));
         }
         let fns = self
             .schemas
@@ -155,7 +156,7 @@ mod tests {
         );
         assert!(matches!(
             Kernel::new("k.cpp").op("f(Tensor x -> Tensor").build(&dir),
-            Err(TestingError::Build(e)) if matches!(*e, BuildError::Schema(_))
+            Err(ApiError::Build(e)) if matches!(*e, BuildError::Schema(_))
         ));
         assert!(!dir.exists(), "nothing is built before the arguments check");
     }
