@@ -18,8 +18,8 @@ def test_a_run_matches_its_committed_snapshot(q7emu_snapshot):
     lib = q7emu.load_library(RELU_MULTICORE / "build")
     run = lib.relu_forward.run(np.load(RELU_MULTICORE / "input.npy"))
     q7emu_snapshot(run, "relu_multicore")
-    # The same summary as the Rust snapshot of the same run (host-stub/tests/examples.rs).
-    rust = ROOT / "snapshots/examples__relu_multicore-relu_forward.snap"
+    # The same summary as the Rust snapshot of the same run (host-stub/tests/all/examples.rs).
+    rust = ROOT / "snapshots/all__examples__relu_multicore-relu_forward.snap"
     assert body(ROOT / "snapshots/test_plugin__relu_multicore.snap") == body(rust)
 
 

@@ -4,7 +4,7 @@
 //! - no snapshot waits for review (`*.snap.new`, `*.pending-snap`: run `cargo insta review`
 //!   and commit the result);
 //! - every `*.snap` names in its header a test source of the repository that exists, and its
-//!   file name starts with that test crate's name (insta's `<module path>__<name>.snap`), so a
+//!   file name starts with that test's module path (insta's `<module path>__<name>.snap`), so a
 //!   snapshot outlives no test;
 //! - nothing else is here but this package's manifest and test.
 
@@ -58,10 +58,24 @@ fn the_folder_holds_only_accepted_snapshots_of_existing_tests() {
             problems.push(format!("{name}: no insta header naming its source"));
             continue;
         };
-        let test_crate = Path::new(src).file_stem().unwrap().to_string_lossy();
+        // A test file directly in `tests/` is a test crate of its own (`<file>__`); one in a
+        // folder of `tests/` is a module of the test crate that folder is (`<folder>__<file>__`,
+        // host-stub/tests/all/).
+        let file = Path::new(src);
+        let module = file.file_stem().unwrap().to_string_lossy();
+        let folder = file
+            .parent()
+            .and_then(Path::file_name)
+            .unwrap()
+            .to_string_lossy();
+        let test_crate = if folder == "tests" {
+            format!("{module}__")
+        } else {
+            format!("{folder}__{module}__")
+        };
         if !root().join(src).is_file() {
             problems.push(format!("{name}: its test {src} does not exist"));
-        } else if !stem.starts_with(&format!("{test_crate}__")) {
+        } else if !stem.starts_with(&test_crate) {
             problems.push(format!(
                 "{name}: not named after its test crate {test_crate}"
             ));
@@ -74,8 +88,8 @@ fn the_folder_holds_only_accepted_snapshots_of_existing_tests() {
 #[test]
 fn a_header_names_its_source() {
     assert_eq!(
-        source("---\nsource: host-stub/tests/examples.rs\n---\nop: f\n"),
-        Some("host-stub/tests/examples.rs")
+        source("---\nsource: host-stub/tests/all/examples.rs\n---\nop: f\n"),
+        Some("host-stub/tests/all/examples.rs")
     );
     assert_eq!(source("op: f\n"), None);
     assert_eq!(source("---\nexpression: x\n---\nop: f\n"), None);

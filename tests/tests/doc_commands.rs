@@ -6,36 +6,36 @@
 /// (document, the command's words up to its first flag, what runs it).
 const EXECUTED: &[(&str, &str, &str)] = &[
     ("README.md", "cargo run --release -p q7-host -- run examples/kernels/relu_multicore/build",
-     "host-stub/tests/examples.rs the_main_job_prints_what_the_readme_and_the_run_report_doc_show"),
+     "host-stub/tests/all/examples.rs the_main_job_prints_what_the_readme_and_the_run_report_doc_show"),
     ("README.md", "scripts/test.sh", ".ci/run"),
     ("README.md", "cargo build --release -p q7-host", "scripts/bench.sh (run by .ci/run) builds the same binary"),
     ("README.md", "export PATH=$PWD/target/release:$PATH",
-     "host-stub/tests/examples.rs a_newcomer_follows_the_readme_from_first_kernel_to_its_timeline (runs q7emu from the build)"),
-    ("README.md", "q7emu build", "host-stub/tests/examples.rs a_newcomer_follows_the_readme_from_first_kernel_to_its_timeline"),
-    ("README.md", "q7emu run affine-build", "host-stub/tests/examples.rs a_newcomer_follows_the_readme_from_first_kernel_to_its_timeline"),
+     "host-stub/tests/all/examples.rs a_newcomer_follows_the_readme_from_first_kernel_to_its_timeline (runs q7emu from the build)"),
+    ("README.md", "q7emu build", "host-stub/tests/all/examples.rs a_newcomer_follows_the_readme_from_first_kernel_to_its_timeline"),
+    ("README.md", "q7emu run affine-build", "host-stub/tests/all/examples.rs a_newcomer_follows_the_readme_from_first_kernel_to_its_timeline"),
     ("docs/run-report.md", "q7emu run examples/kernels/relu_multicore/build",
-     "host-stub/tests/examples.rs the_main_job_prints_what_the_readme_and_the_run_report_doc_show"),
+     "host-stub/tests/all/examples.rs the_main_job_prints_what_the_readme_and_the_run_report_doc_show"),
     ("docs/tracing.md", "q7emu run examples/kernels/relu_multicore/build",
-     "host-stub/tests/trace_cli.rs the_docs_trace_command_runs_as_written"),
+     "host-stub/tests/all/trace_cli.rs the_docs_trace_command_runs_as_written"),
     ("docs/gdb.md", "q7emu run examples/kernels/relu_multicore/build",
-     "host-stub/tests/gdb_server.rs the_real_gdb_runs_the_worked_session"),
+     "host-stub/tests/all/gdb_server.rs the_real_gdb_runs_the_worked_session"),
     ("docs/checked-mode.md", "q7emu build",
-     "host-stub/tests/checked_mode.rs a_finding_on_stderr_names_core_line_tensor_and_elements"),
+     "host-stub/tests/all/checked_mode.rs a_finding_on_stderr_names_core_line_tensor_and_elements"),
     ("docs/checked-mode.md", "q7emu run uneven-build",
-     "host-stub/tests/checked_mode.rs a_finding_on_stderr_names_core_line_tensor_and_elements"),
+     "host-stub/tests/all/checked_mode.rs a_finding_on_stderr_names_core_line_tensor_and_elements"),
     ("docs/python.md", "pip install ./python",
      "scripts/test.sh (run by .ci/run) installs the package into .venv with this command"),
     ("docs/python.md", "cd examples/torch/mlp && python build.py && python train.py",
      "python/tests/test_torch.py test_the_aws_layout_mlp_example_trains_with_the_losses_of_torch_relu (run by scripts/test.sh, in a copy of the directory)"),
     ("examples/torch/mlp/README.md", "python build.py && python train.py",
      "python/tests/test_torch.py test_the_aws_layout_mlp_example_trains_with_the_losses_of_torch_relu (run by scripts/test.sh, in a copy of the directory)"),
-    ("examples/sdk/BUILD.md", "q7emu build", "host-stub/tests/build_cli.rs the_build_pages_example_prints_the_eight_images"),
+    ("examples/sdk/BUILD.md", "q7emu build", "host-stub/tests/all/build_cli.rs the_build_pages_example_prints_the_eight_images"),
     ("examples/kernels/minimal/README.md", "cargo run --release -p q7-host -- run-packed examples/kernels/minimal/minimal.so",
-     "host-stub/tests/run_packed_cli.rs the_minimal_examples_readme_command_runs_and_prints_every_core"),
+     "host-stub/tests/all/run_packed_cli.rs the_minimal_examples_readme_command_runs_and_prints_every_core"),
 ];
 
 /// The kernel examples' READMEs: every `q7emu build` and `q7emu run` of theirs is run by
-/// host-stub/tests/examples.rs (each_example_runs_as_its_readme_says_and_matches_its_reference,
+/// host-stub/tests/all/examples.rs (each_example_runs_as_its_readme_says_and_matches_its_reference,
 /// every_example_rebuilds_byte_identical_with_its_readmes_command).
 const KERNEL_EXAMPLES: &str = "examples/kernels/";
 

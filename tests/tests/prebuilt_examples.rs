@@ -1,7 +1,7 @@
 //! Committed example images are what the toolchain builds from their committed sources:
 //! rebuilding each one must give byte-identical output (ARCHITECTURE.md, "Prebuilt images").
 //! The custom-op kernel examples built by `q7emu build` have their own rebuild test,
-//! `host-stub/tests/examples.rs`.
+//! `host-stub/tests/all/examples.rs`.
 
 use std::path::Path;
 use std::process::Command;

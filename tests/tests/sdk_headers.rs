@@ -14,7 +14,7 @@
 //! stated in each header's first comment: **`Q7EMU_UPDATE_GENERATED=1 cargo test -p q7-tests
 //! --test sdk_headers`** rewrites the committed copies instead of failing; commit them with the table
 //! change. PLATFORM.md is checked against the same tables by `tests/tests/platform_doc.rs`,
-//! `tests/tests/sdk_abi.rs` and `host-stub/tests/dtype_doc.rs`.
+//! `tests/tests/sdk_abi.rs` and `host-stub/tests/all/dtype_doc.rs`.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

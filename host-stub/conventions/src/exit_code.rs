@@ -1,7 +1,7 @@
 //! The process exit codes of `q7emu`, for every subcommand: one table, [`CODES`]. The command
 //! line (`main.rs`) exits with what the subcommand's outcome or error maps to here
 //! ([`Exit`]); docs/exit-codes.md is this table, checked row for row by
-//! `host-stub/tests/exit_codes.rs`. A new outcome is a new [`Kind`] and a new row.
+//! `host-stub/tests/all/exit_codes.rs`. A new outcome is a new [`Kind`] and a new row.
 
 use std::process::ExitCode;
 
