@@ -1,7 +1,7 @@
 //! # q7-isa — the Xtensa instruction set of the Vision-Q7 "ncore2gp" core (and QEMU's dc233c)
 //!
 //! One table ([`OPCODES`], written by hand in `opcodes.rs` from the encodings of `isa/ISA.md`
-//! §1–§2 and checked word for word against GNU objdump by `tests/tests/objdump_oracle.rs`)
+//! §1–§2 and checked word for word against GNU objdump by `tests/tests/all/objdump_oracle.rs`)
 //! drives:
 //!
 //! * [`decode`] — bytes at a PC → [`Decoded`] (an [`Insn`] or an opaque ncore2gp FLIX bundle),

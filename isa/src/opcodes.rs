@@ -4,7 +4,7 @@
 // class of its result (isa/ISA.md §2; every row states both, there is no default). The `($)`
 // before the rows hands the table's macro the `$` it needs to define `dispatch_by_family!`.
 // Encodings: isa/ISA.md section 2 (and 2.2 MAC16, 2.3 ncore2gp extras), checked
-// word-for-word against GNU objdump with the dc233c configuration (tests/tests/objdump_oracle.rs).
+// word-for-word against GNU objdump with the dc233c configuration (tests/tests/all/objdump_oracle.rs).
 
 define_opcodes! {
     ($)

@@ -1,6 +1,7 @@
 //! q7-host's integration tests, gathered in one test binary (one link of the CLI and its
 //! crates instead of one per file): a module per area, `support` their shared helpers.
-//! `cargo test -p q7-host --test all <module>::` runs one area.
+//! `cargo test -p q7-host --test all <module>::` runs one area. The one test of a process-wide
+//! variable keeps a process of its own (`host-stub/tests/cptc_env.rs`).
 
 mod support;
 
@@ -8,7 +9,6 @@ mod build_cli;
 mod builtin;
 mod calibration;
 mod checked_mode;
-mod cptc_env;
 mod diagnostics;
 mod disasm_cli;
 mod dtype_doc;

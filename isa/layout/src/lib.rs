@@ -2,7 +2,7 @@
 //!
 //! The per-core memory regions, translate windows and image windows of PLATFORM.md, defined once
 //! for every crate that places bytes on the device: the emulator builds its bus from them and the
-//! loader bounds images by them. A leaf: it depends on nothing. `tests/tests/platform_doc.rs`
+//! loader bounds images by them. A leaf: it depends on nothing. `tests/tests/all/platform_doc.rs`
 //! checks these values against PLATFORM.md.
 //!
 //! A region is `(start, size)` in core addresses.

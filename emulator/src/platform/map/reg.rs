@@ -1,6 +1,6 @@
 //! The MMIO register map of PLATFORM.md: one [`Block`] per device — its registers' names,
 //! offsets and access — listed in [`BLOCKS`]. Devices decode every access through their block
-//! ([`Block::decode`]); `tests/tests/platform_doc.rs` checks every block against PLATFORM.md's
+//! ([`Block::decode`]); `tests/tests/all/platform_doc.rs` checks every block against PLATFORM.md's
 //! register tables. Offsets are relative to `MMIO.0`.
 
 use super::{queue, ARG_TENSOR_SIZE, MAX_ARGS, WINDOWS};

@@ -1,8 +1,8 @@
 /* q7/customop_abi.h - the custom-op ABI between a library built by `q7emu build`, the SDK
  * runtime (examples/sdk/rt/customop), the firmware and the host (PLATFORM.md "Custom-op ABI").
  * C and C++. The values the host, the firmware and the emulator define are
- * q7/customop_abi_tables.h, generated from their Rust tables (tests/tests/sdk_headers.rs); every
- * other value here is one row of a PLATFORM.md table, and tests/tests/sdk_abi.rs checks them
+ * q7/customop_abi_tables.h, generated from their Rust tables (tests/tests/all/sdk_headers.rs); every
+ * other value here is one row of a PLATFORM.md table, and tests/tests/all/sdk_abi.rs checks them
  * against it.
  *
  * What the generated wrapper (wrapper.cpp) defines, and the runtime reads:

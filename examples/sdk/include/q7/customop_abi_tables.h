@@ -1,10 +1,10 @@
 /* q7/customop_abi_tables.h - GENERATED, do not edit: generated from the host's dtype and
  * descriptor tables (host-stub/tensor/src/), build limits (host-stub/kernel-build/src/) and
- * firmware constants (host-stub/src/firmware.rs), the emulator's platform map, runtime errors
- * and annotation codes (emulator/src/platform/) and the loader's opcode and kernel table
- * (loader/src/) by tests/tests/sdk_headers.rs, which fails when this copy differs. Regenerate
- * it with
- *     Q7_UPDATE_GENERATED=1 cargo test -p q7-tests --test sdk_headers
+ * firmware constants (host-stub/runtime/src/firmware.rs), the emulator's platform map, runtime
+ * errors and annotation codes (emulator/src/platform/) and the loader's opcode and kernel
+ * table (loader/src/) by tests/tests/all/sdk_headers.rs, which fails when this copy differs.
+ * Regenerate it with
+ *     Q7EMU_UPDATE_GENERATED=1 cargo test -p q7-tests --test all sdk_headers::
  * The values of the custom-op ABI (PLATFORM.md "Custom-op ABI") that the host, the firmware
  * and the emulator define. Included by q7/customop_abi.h. */
 #ifndef Q7_CUSTOMOP_ABI_TABLES_H

@@ -1,6 +1,6 @@
 /* q7/platform.h - the emulated POOL platform as device code sees it (PLATFORM.md). The address
  * map, the register map and the special-register numbers are q7/platform_map.h, generated from
- * the Rust tables that define them (tests/tests/sdk_headers.rs); this header adds what no table
+ * the Rust tables that define them (tests/tests/all/sdk_headers.rs); this header adds what no table
  * holds. */
 #ifndef Q7_PLATFORM_H
 #define Q7_PLATFORM_H

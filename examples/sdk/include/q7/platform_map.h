@@ -1,8 +1,8 @@
 /* q7/platform_map.h - GENERATED, do not edit: generated from the address layout (isa/layout),
  * the emulator's platform map and register map (emulator/src/platform/map.rs, map/reg.rs) and
- * the special-register table (isa/src/sreg.rs) by tests/tests/sdk_headers.rs, which fails when
- * this copy differs. Regenerate it with
- *     Q7_UPDATE_GENERATED=1 cargo test -p q7-tests --test sdk_headers
+ * the special-register table (isa/src/sreg.rs) by tests/tests/all/sdk_headers.rs, which fails
+ * when this copy differs. Regenerate it with
+ *     Q7EMU_UPDATE_GENERATED=1 cargo test -p q7-tests --test all sdk_headers::
  * The address map and the MMIO register map of PLATFORM.md as device code sees them. Included
  * by q7/platform.h. */
 #ifndef Q7_PLATFORM_MAP_H

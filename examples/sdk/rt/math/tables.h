@@ -1,6 +1,6 @@
 /* tables.h - GENERATED, do not edit: the math library's constants, computed in exact integer
- * arithmetic by tests/tests/math_support/tables.rs, which fails when this copy differs.
- * Regenerate it with `Q7_UPDATE_GENERATED=1 cargo test -p q7-tests --test sdk_math` (README.md
+ * arithmetic by tests/tests/all/math_support/tables.rs, which fails when this copy differs.
+ * Regenerate it with `Q7EMU_UPDATE_GENERATED=1 cargo test -p q7-tests --test all sdk_math::` (README.md
  * in this directory, "Tables"). Units: an entry "in 2^-n" is the real number times 2^n, rounded
  * to nearest. */
 #ifndef Q7_MATH_TABLES_H

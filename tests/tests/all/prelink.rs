@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-mod support;
+use crate::support;
 
 use q7_loader::packed;
 use q7_loader::prelink::{prelink, PrelinkError};
@@ -12,7 +12,7 @@ use q7_loader::ucpl::UcplHeader;
 use q7_tests::{run, tool};
 use support::build_packed;
 
-const MINIMAL: &str = include_str!("../../examples/kernels/minimal/minimal.c");
+const MINIMAL: &str = include_str!("../../../examples/kernels/minimal/minimal.c");
 
 #[test]
 fn packed_image_carries_the_stripped_device_image_under_lib_func() {

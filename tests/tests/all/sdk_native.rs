@@ -4,7 +4,7 @@
 //! Scalar, the bit-level math functions). Each program checks exact values and prints
 //! `N checks, 0 failed` (or its mismatches).
 
-mod sdk_support;
+use crate::sdk_support;
 
 use sdk_support::{host_cxx, programs, run_native, sdk};
 

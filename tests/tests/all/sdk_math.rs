@@ -16,7 +16,7 @@
 //!
 //! The exhaustive run over all 2^32 floats is `scripts/math-exhaustive.sh` (DEVELOPING.md).
 
-mod math_support;
+use crate::math_support;
 
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
@@ -33,13 +33,13 @@ const GENERATED: u64 = 200_000;
 /// The sample's fixed seed (the sample is the same on every run).
 const SEED: u64 = 1;
 
-/// examples/sdk/rt/math/tables.h is what tests/tests/math_support/tables.rs computes.
+/// examples/sdk/rt/math/tables.h is what tests/tests/all/math_support/tables.rs computes.
 #[test]
 fn the_constant_tables_are_what_the_generator_computes() {
     q7_tests::generated::check_file(
         "examples/sdk/rt/math/tables.h",
         &math_support::tables::render(),
-        &q7_tests::generated::regenerate("q7-tests", "sdk_math"),
+        &q7_tests::generated::regenerate("q7-tests", "all sdk_math::"),
     );
 }
 

@@ -13,8 +13,8 @@
 //! Each test renders a header and fails when the committed copy differs. The convention, also
 //! stated in each header's first comment: **`Q7EMU_UPDATE_GENERATED=1 cargo test -p q7-tests
 //! --test sdk_headers`** rewrites the committed copies instead of failing; commit them with the table
-//! change. PLATFORM.md is checked against the same tables by `tests/tests/platform_doc.rs`,
-//! `tests/tests/sdk_abi.rs` and `host-stub/tests/all/dtype_doc.rs`.
+//! change. PLATFORM.md is checked against the same tables by `tests/tests/all/platform_doc.rs`,
+//! `tests/tests/all/sdk_abi.rs` and `host-stub/tests/all/dtype_doc.rs`.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -26,7 +26,7 @@ use q7_tensor::dtype::DTYPES;
 
 /// The command that regenerates the headers, as the headers and failures print it.
 fn regenerate() -> String {
-    q7_tests::generated::regenerate("q7-tests", "sdk_headers")
+    q7_tests::generated::regenerate("q7-tests", "all sdk_headers::")
 }
 
 /// `examples/sdk/include/<rel>`.
@@ -57,7 +57,7 @@ impl Header {
         let mut lines = wrap(
             &format!(
                 "q7/{name} - GENERATED, do not edit: generated from {from} by \
-                 tests/tests/sdk_headers.rs, which fails when this copy differs. Regenerate it \
+                 tests/tests/all/sdk_headers.rs, which fails when this copy differs. Regenerate it \
                  with"
             ),
             92,

@@ -7,20 +7,20 @@
 use q7_tests::build::build_sim;
 use q7_tests::lockstep;
 
-const COMMON: &str = include_str!("../programs/asm/common.h");
+const COMMON: &str = include_str!("../../programs/asm/common.h");
 
 const GROUPS: &[(&str, &str)] = &[
-    ("alu", include_str!("../programs/asm/alu.S")),
-    ("shift", include_str!("../programs/asm/shift.S")),
-    ("muldiv", include_str!("../programs/asm/muldiv.S")),
-    ("mem", include_str!("../programs/asm/mem.S")),
-    ("branch", include_str!("../programs/asm/branch.S")),
-    ("loop", include_str!("../programs/asm/loop.S")),
-    ("window", include_str!("../programs/asm/window.S")),
-    ("sreg", include_str!("../programs/asm/sreg.S")),
-    ("mac16", include_str!("../programs/asm/mac16.S")),
-    ("cache", include_str!("../programs/asm/cache.S")),
-    ("smc", include_str!("../programs/asm/smc.S")),
+    ("alu", include_str!("../../programs/asm/alu.S")),
+    ("shift", include_str!("../../programs/asm/shift.S")),
+    ("muldiv", include_str!("../../programs/asm/muldiv.S")),
+    ("mem", include_str!("../../programs/asm/mem.S")),
+    ("branch", include_str!("../../programs/asm/branch.S")),
+    ("loop", include_str!("../../programs/asm/loop.S")),
+    ("window", include_str!("../../programs/asm/window.S")),
+    ("sreg", include_str!("../../programs/asm/sreg.S")),
+    ("mac16", include_str!("../../programs/asm/mac16.S")),
+    ("cache", include_str!("../../programs/asm/cache.S")),
+    ("smc", include_str!("../../programs/asm/smc.S")),
 ];
 
 /// Runs one group program in lockstep; returns the opcodes it executed.
@@ -54,7 +54,7 @@ fn instruction_groups_and_faults_match_qemu_covering_every_table_row() {
             None => return,
         }
     }
-    let src = include_str!("../programs/asm/faults.S");
+    let src = include_str!("../../programs/asm/faults.S");
     for n in 1..=8 {
         let flag = format!("-DFAULT={n}");
         if let Some(e) = group(&format!("fault{n}"), src, &[&flag]) {
@@ -98,7 +98,7 @@ fn instruction_groups_and_faults_match_qemu_covering_every_table_row() {
 /// result is the one the rewritten instructions compute.
 #[test]
 fn stores_over_executed_code_take_effect() {
-    let src = include_str!("../programs/asm/smc.S");
+    let src = include_str!("../../programs/asm/smc.S");
     let Some(prog) = build_sim("smc", &[("common.h", COMMON), ("smc.S", src)], &[]) else {
         return;
     };

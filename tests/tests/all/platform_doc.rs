@@ -1,7 +1,7 @@
 //! PLATFORM.md documents the platform the emulator's constants define: its tables must equal
 //! `q7_emulator::platform::map`, whose register map `map::reg` the devices decode through. The
 //! SDK's C view of the same constants (`q7/platform_map.h`) is generated from them by
-//! `tests/tests/sdk_headers.rs`.
+//! `tests/tests/all/sdk_headers.rs`.
 
 use std::collections::HashMap;
 

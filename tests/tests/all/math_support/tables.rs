@@ -193,9 +193,9 @@ pub fn render() -> String {
     let mut emit = |s: &str| out.push_str(s);
     emit(
         "/* tables.h - GENERATED, do not edit: the math library's constants, computed in exact \
-         integer\n * arithmetic by tests/tests/math_support/tables.rs, which fails when this copy \
+         integer\n * arithmetic by tests/tests/all/math_support/tables.rs, which fails when this copy \
          differs.\n * Regenerate it with `Q7EMU_UPDATE_GENERATED=1 cargo test -p q7-tests --test \
-         sdk_math` (README.md\n * in this directory, \"Tables\"). Units: an entry \"in 2^-n\" is \
+         all sdk_math::` (README.md\n * in this directory, \"Tables\"). Units: an entry \"in 2^-n\" is \
          the real number times 2^n, rounded\n * to nearest. */\n#ifndef Q7_MATH_TABLES_H\n\
          #define Q7_MATH_TABLES_H\n\n#include \"fixed.h\"\n\nnamespace q7m {\n\n",
     );

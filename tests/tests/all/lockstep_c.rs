@@ -6,15 +6,18 @@ use q7_emulator::FaultKind;
 use q7_tests::build::build_sim;
 use q7_tests::lockstep;
 
-const TESTIO: &str = include_str!("../programs/testio.h");
+const TESTIO: &str = include_str!("../../programs/testio.h");
 
 /// The function-pointer recursion of `fnptr_recursion.c` with its assembly levels.
 const FNPTR: [(&str, &str); 2] = [
     (
         "fnptr_recursion.c",
-        include_str!("../programs/fnptr_recursion.c"),
+        include_str!("../../programs/fnptr_recursion.c"),
     ),
-    ("fnptr_calls.S", include_str!("../programs/fnptr_calls.S")),
+    (
+        "fnptr_calls.S",
+        include_str!("../../programs/fnptr_calls.S"),
+    ),
 ];
 
 fn check(name: &str, source: &str) {
@@ -37,17 +40,17 @@ fn check_sources(name: &str, sources: &[(&str, &str)]) {
 
 #[test]
 fn recursion_with_window_spills_at_every_depth() {
-    check("recursion", include_str!("../programs/recursion.c"));
+    check("recursion", include_str!("../../programs/recursion.c"));
 }
 
 #[test]
 fn integer_and_64bit_arithmetic_through_windowed_helpers() {
-    check("arith", include_str!("../programs/arith.c"));
+    check("arith", include_str!("../../programs/arith.c"));
 }
 
 #[test]
 fn switch_tables_struct_copies_bits_and_strings() {
-    check("mix", include_str!("../programs/mix.c"));
+    check("mix", include_str!("../../programs/mix.c"));
 }
 
 #[test]

@@ -16,8 +16,8 @@ use q7_emulator::{FaultKind, NoTrace, Stop};
 use q7_tests::build::{build, helpers_dir, Layout, CXX_RUNTIME, HELPER_SOURCES};
 use q7_tests::{run, TempDir};
 
-const CASES_H: &str = include_str!("../programs/helpers/cases.h");
-const DEVICE_C: &str = include_str!("../programs/helpers/device.c");
+const CASES_H: &str = include_str!("../../programs/helpers/cases.h");
+const DEVICE_C: &str = include_str!("../../programs/helpers/device.c");
 
 /// Cases per routine in the native test (every edge case included).
 const NATIVE_CASES: u64 = 10_000_000;

@@ -10,7 +10,7 @@
 //! (`tests/programs/sdk/elementwise_runtime.cpp`), and a multicore library
 //! (`tests/programs/sdk/elementwise_multicore.cpp`).
 
-mod math_support;
+use crate::math_support;
 
 use std::path::Path;
 use std::sync::OnceLock;

@@ -1,4 +1,4 @@
-//! What the math library's tests share (tests/tests/sdk_math.rs): the generator of its
+//! What the math library's tests share (tests/tests/all/sdk_math.rs): the generator of its
 //! constants, the native harness (`tests/programs/math/native.cpp` with the library compiled
 //! for the host), the function list (`tests/programs/math/functions.h`) and the tables of
 //! `examples/sdk/rt/math/README.md`.

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-mod support;
+use crate::support;
 
 use q7_tests::{run, tool, TempDir};
 use support::build_packed;
@@ -57,7 +57,7 @@ fn minimal_kernel_packed_image_rebuilds_byte_identical() {
     assert!(
         rebuilt == committed,
         "examples/kernels/minimal/minimal.so differs from a rebuild ({} vs {} bytes): run \
-         Q7EMU_UPDATE_EXAMPLES=1 cargo test -p q7-tests --test prebuilt_examples and commit it",
+         Q7EMU_UPDATE_EXAMPLES=1 cargo test -p q7-tests --test all prebuilt_examples:: and commit it",
         rebuilt.len(),
         committed.len()
     );

@@ -11,7 +11,7 @@ use q7_isa::{Insn, OperandKind, DC233C};
 use q7_tests::build::build_sim;
 use q7_tests::{lockstep, seed, Rng};
 
-const COMMON: &str = include_str!("../programs/asm/common.h");
+const COMMON: &str = include_str!("../../programs/asm/common.h");
 const PROGRAMS: usize = 20;
 const STREAMS: usize = 50;
 const LEN: usize = 24;

@@ -9,9 +9,9 @@ use q7_emulator::{NoTrace, Stop};
 use q7_tests::build::{build_sim, build_user};
 
 const PROGRAMS: &[(&str, &str)] = &[
-    ("fib", include_str!("../programs/bench/fib.c")),
-    ("lcg", include_str!("../programs/bench/lcg.c")),
-    ("array", include_str!("../programs/bench/array.c")),
+    ("fib", include_str!("../../programs/bench/fib.c")),
+    ("lcg", include_str!("../../programs/bench/lcg.c")),
+    ("array", include_str!("../../programs/bench/array.c")),
 ];
 
 /// The program's exit code on q7emu, asserting that tier 2 and the interpreter alone end it

@@ -1,8 +1,8 @@
 //! PLATFORM.md "Custom-op ABI" documents what the SDK runtime, the firmware and the host agree
 //! on. A value a Rust table defines is checked against that table — here, or in
-//! `tests/tests/platform_doc.rs` (registers, runtime errors, annotation codes) and
+//! `tests/tests/all/platform_doc.rs` (registers, runtime errors, annotation codes) and
 //! `host-stub/tests/all/dtype_doc.rs` (dtype codes) — and the SDK's C view of it,
-//! `q7/customop_abi_tables.h`, is generated from the table (`tests/tests/sdk_headers.rs`). The
+//! `q7/customop_abi_tables.h`, is generated from the table (`tests/tests/all/sdk_headers.rs`). The
 //! values only the SDK defines are checked against its hand-written headers
 //! (`q7/customop_abi.h`, `c10/core/ScalarType.h`).
 

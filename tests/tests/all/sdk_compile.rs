@@ -4,7 +4,7 @@
 //! but the compiler helper routines. Misuse the API forbids fails to compile with a message
 //! that names it.
 
-mod sdk_support;
+use crate::sdk_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -3,14 +3,14 @@
 //! thing in it: truncation, ELF identification, the `lib_func` symbol, the program headers, the
 //! relocation table, or the link itself (an undefined function).
 
-mod support;
+use crate::support;
 
 use q7_loader::elf::{ElfError, ElfFile};
 use q7_loader::packed::{self, PackedError};
 use q7_loader::prelink::{prelink, PrelinkError, Undefined, MAX_IMAGE_BYTES};
 use support::build_packed;
 
-const MINIMAL: &str = include_str!("../../examples/kernels/minimal/minimal.c");
+const MINIMAL: &str = include_str!("../../../examples/kernels/minimal/minimal.c");
 const BASE: u32 = 0x8400_0000;
 
 /// The packed container and the stripped device image of the minimal kernel.
