@@ -13,6 +13,13 @@ pub struct KernelEntry {
 /// Entry size.
 pub const ENTRY_SIZE: usize = 8;
 
+/// The key of a custom op's kernel whose FunctionId is `id`: `id << 8 | 0x85`, the spec above
+/// the custom-op opcode (PLATFORM.md "Dispatch keys"). The build driver writes it into
+/// `q7build.json`; a dispatch looks it up in the table.
+pub const fn dispatch_key(id: u32) -> u32 {
+    id << 8 | crate::ucode_lib::CUSTOM_OP_OPCODE as u32
+}
+
 /// Why bytes are not a kernel table.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(".kernel_info_table is {len} bytes, not a multiple of its 8-byte entries")]

@@ -8,7 +8,7 @@
 //! its FunctionId. The version strings are [`ULIB_TO_UCODE_VERSION`] and
 //! [`ULIB_TO_ISA_VERSION`]; `is_builtin` is false.
 
-use q7_loader::ucode_lib::{Registry, RegistryError, CUSTOM_OP_OPCODE};
+use q7_loader::ucode_lib::{Registry, RegistryError};
 
 use super::Op;
 
@@ -21,10 +21,7 @@ pub const BUILD_INFO_FILE: &str = "q7build.json";
 /// File name of the library registry.
 pub const UCODE_LIB_FILE: &str = "ucode_lib.json";
 
-/// The dispatch key of FunctionId `id`: `id << 8 | 0x85` (PLATFORM.md, "Dispatch keys").
-pub const fn dispatch_key(id: u32) -> u32 {
-    id << 8 | CUSTOM_OP_OPCODE as u32
-}
+pub use q7_loader::kernel_table::dispatch_key;
 
 /// One argument in `q7build.json`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

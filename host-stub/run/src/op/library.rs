@@ -14,9 +14,10 @@ use q7_loader::kernel_table::KernelEntry;
 use q7_loader::packed::{self, PackedError};
 use q7_loader::ucode_lib::{ParseError, Registry};
 
-use q7_kernel_build::metadata::{dispatch_key, BuildInfo, OpInfo, BUILD_INFO_FILE, UCODE_LIB_FILE};
+use q7_kernel_build::metadata::{BuildInfo, OpInfo, BUILD_INFO_FILE, UCODE_LIB_FILE};
 use q7_kernel_build::schema;
 use q7_kernel_build::MAX_OPS;
+use q7_loader::kernel_table::dispatch_key;
 
 /// Why a build directory is refused, naming the file and what is wrong.
 #[derive(Debug, thiserror::Error)]
