@@ -131,7 +131,12 @@ pub fn rule(missing: &str, remedy: &str) -> Result<String, String> {
 /// [`rule`] in a Rust test: fails it, or prints the notice on stderr and returns (the test
 /// then returns too).
 pub fn skip_or_fail(missing: &str, remedy: &str) {
-    match rule(missing, remedy) {
+    apply(rule(missing, remedy));
+}
+
+/// Carries out an outcome of [`rule`] in a Rust test: the notice on stderr, or the failure.
+fn apply(outcome: Result<String, String>) {
+    match outcome {
         Ok(notice) => eprintln!("NOTICE: {notice}"),
         Err(failure) => panic!("{failure}"),
     }
@@ -150,13 +155,12 @@ pub fn check_installed() -> Result<Option<String>, String> {
 /// Whether the whole toolchain is installed at [`default_prefix`]; when it is not,
 /// [`skip_or_fail`] naming the first missing tool, and false.
 pub fn installed_or_skip() -> bool {
-    match check_installed() {
-        Ok(None) => true,
-        Ok(Some(notice)) => {
-            eprintln!("NOTICE: {notice}");
+    match check_installed().transpose() {
+        None => true,
+        Some(outcome) => {
+            apply(outcome);
             false
         }
-        Err(failure) => panic!("{failure}"),
     }
 }
 

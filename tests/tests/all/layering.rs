@@ -74,16 +74,12 @@ fn table() -> BTreeMap<String, Row> {
     rows
 }
 
-/// The metadata of the workspace of `manifest` (relative to the root).
-fn metadata(manifest: &str) -> serde_json::Value {
+/// The metadata of the workspace of `manifest` (relative to the root): its own packages, or
+/// with `deps` every package of its resolved graph.
+fn metadata_of(manifest: &str, deps: bool) -> serde_json::Value {
     let out = Command::new(env!("CARGO"))
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
+        .args(["metadata", "--format-version", "1", "--offline"])
+        .args((!deps).then_some("--no-deps"))
         .arg("--manifest-path")
         .arg(doc::root().join(manifest))
         .output()
@@ -94,6 +90,11 @@ fn metadata(manifest: &str) -> serde_json::Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The metadata of the workspace of `manifest`'s own packages.
+fn metadata(manifest: &str) -> serde_json::Value {
+    metadata_of(manifest, false)
 }
 
 /// Each package of the workspace of `manifest` (relative to the root): its folder (relative
@@ -347,23 +348,7 @@ fn the_declared_rust_version_is_the_one_the_dependency_graph_needs() {
     // `rust-version` any crate of the resolved graph declares (lower could not build those
     // crates), and the suite itself runs on a toolchain of that version when it can (.ci/run's
     // machines have 1.95, the declared one).
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--offline",
-            "--manifest-path",
-        ])
-        .arg(doc::root().join("Cargo.toml"))
-        .output()
-        .expect("cargo metadata runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let meta = metadata_of("Cargo.toml", true);
     let mut declared = None;
     let mut needed: Option<(Vec<u64>, String)> = None;
     for p in meta["packages"].as_array().unwrap() {
