@@ -410,12 +410,14 @@ mod embedded {
 }
 
 /// Whether a test that builds kernels runs, by the workspace's one rule
-/// (`q7_kernel_build::toolchain::rule`): `None` when the toolchain is installed, else the notice
+/// (`q7_environment::requirement::rule`): `None` when the toolchain is installed, else the notice
 /// to skip with; raises `RuntimeError` when `$Q7EMU_REQUIRE_TOOLCHAIN` makes its absence a
 /// failure (python/tests/conftest.py).
 #[pyfunction]
 fn toolchain_skip_reason() -> PyResult<Option<String>> {
-    q7_kernel_build::toolchain::check_installed().map_err(pyo3::exceptions::PyRuntimeError::new_err)
+    q7_environment::requirement::Requirement::Toolchain
+        .outcome()
+        .map_err(pyo3::exceptions::PyRuntimeError::new_err)
 }
 
 /// The SDK directory builds compile against: `$Q7EMU_SDK` (or `$Q7_SDK`), else the default

@@ -1,5 +1,6 @@
 //! Support for the workspace-level tests: locating the windowed Xtensa toolchain installed by
-//! `scripts/setup-toolchain.sh` (with the skip-or-fail rule of `Q7EMU_REQUIRE_TOOLCHAIN`), running
+//! `scripts/setup-toolchain.sh` (the tests that need it are marked `#[q7_requires::toolchain]`,
+//! `#[q7_requires::qemu]` or `#[q7_requires::host_cxx]`, DEVELOPING.md "Tests that need tools"), running
 //! its tools, temporary directories, loading ELF programs with `q7emu run-elf`'s guards, and a
 //! small deterministic PRNG with printed seeds.
 //!
@@ -21,14 +22,14 @@ pub mod spec;
 use std::path::PathBuf;
 use std::process::Command;
 
-/// The toolchain locator and the skip-or-fail rule of the tests that need a tool are the build
-/// driver's, one of each for every test (q7_kernel_build::toolchain): the prefix is
-/// `$Q7EMU_XTENSA_PREFIX`, else `$HOME/.cache/xtensa-dc233c` (the set-up script's default).
-pub use q7_kernel_build::toolchain::{
-    default_prefix as toolchain_prefix, skip_or_fail as missing_tool,
-};
+/// The toolchain locator and the rule of the tests that need a tool, one of each for every
+/// test (q7_environment): the prefix is `$Q7EMU_XTENSA_PREFIX`, else
+/// `$HOME/.cache/xtensa-dc233c` (the set-up script's default).
+pub use q7_environment::requirement::Requirement;
+pub use q7_environment::toolchain::default_prefix as toolchain_prefix;
 
-/// Path of `xtensa-elf-<tool>` when installed. When it is missing: [`missing_tool`], `None`.
+/// Path of `xtensa-elf-<tool>` when installed. When it is missing: `None`, by the rule of
+/// [`Requirement::absent`] (the test is marked `#[q7_requires::toolchain]`).
 pub fn tool(name: &str) -> Option<PathBuf> {
     let p = toolchain_prefix()
         .join("bin")
@@ -36,10 +37,7 @@ pub fn tool(name: &str) -> Option<PathBuf> {
     if p.is_file() {
         return Some(p);
     }
-    missing_tool(
-        &format!("{} is missing", p.display()),
-        "run scripts/setup-toolchain.sh",
-    );
+    Requirement::Toolchain.absent(&format!("{} is missing", p.display()));
     None
 }
 
@@ -131,19 +129,10 @@ pub fn qemu_system_sim() -> Command {
     cmd
 }
 
-/// Whether `qemu-system-xtensa` runs. When it does not: [`missing_tool`], false.
+/// Whether `qemu-system-xtensa` runs, by the rule of [`Requirement::check`] (the test is
+/// marked `#[q7_requires::qemu]`).
 pub fn qemu_available() -> bool {
-    let ok = Command::new("qemu-system-xtensa")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        missing_tool(
-            "qemu-system-xtensa does not run",
-            "run scripts/setup-toolchain.sh",
-        );
-    }
-    ok
+    Requirement::Qemu.check()
 }
 
 /// Assembly source for `insn` in objdump's syntax, with each PC-relative operand written by

@@ -47,7 +47,7 @@ pub const DEFAULT_CODE_LIMIT: u64 = 256 << 20;
 
 /// The environment variable that turns tier 2 off for every core a process makes:
 /// `Q7EMU_JIT=off` (docs/jit.md "Switch").
-pub const ENV: &str = "Q7EMU_JIT";
+pub const ENV: &str = q7_environment::JIT.name;
 
 /// Whether new cores start with tier 2 on: as [`with_default`] says on this thread, else yes
 /// unless [`ENV`] says `off` (or `0`, `false`).

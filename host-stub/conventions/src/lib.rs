@@ -10,9 +10,7 @@
 //! | [`interrupt`] | Ctrl-C stopping every core |
 //! | [`terminal`] | guest text on a terminal: control characters shown escaped |
 //! | [`number`] | the one grammar of numeric flags |
-//! | [`environment`] | the one table of environment variables, one prefix (docs/cli.md "Environment") |
 
-pub mod environment;
 pub mod exit_code;
 pub mod interrupt;
 pub mod number;

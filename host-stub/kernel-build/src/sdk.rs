@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 /// The environment variable naming the SDK directory.
-pub const SDK_ENV: &str = q7_conventions::environment::SDK.name;
+pub const SDK_ENV: &str = q7_environment::SDK.name;
 /// Source file extensions the build compiles.
 pub const SOURCE_EXTENSIONS: [&str; 5] = ["c", "cc", "cpp", "cxx", "S"];
 
@@ -42,7 +42,7 @@ pub fn default_dir() -> PathBuf {
 /// The SDK directory: `flag`, else `$Q7EMU_SDK`, else [`default_dir`].
 pub fn locate(flag: Option<&Path>) -> PathBuf {
     flag.map(Path::to_path_buf)
-        .or_else(|| q7_conventions::environment::SDK.get().map(PathBuf::from))
+        .or_else(|| q7_environment::SDK.get().map(PathBuf::from))
         .unwrap_or_else(default_dir)
 }
 

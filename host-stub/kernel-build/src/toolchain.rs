@@ -11,62 +11,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Prefix of every tool's file name.
-pub const TOOL_PREFIX: &str = "xtensa-elf-";
+pub use q7_environment::toolchain::{default_prefix, Tool, DEFAULT_PREFIX_UNDER_HOME, TOOL_PREFIX};
+
 /// The environment variable naming the toolchain prefix.
-pub const PREFIX_ENV: &str = q7_conventions::environment::XTENSA_PREFIX.name;
-/// The set-up script's default prefix, under `$HOME`.
-pub const DEFAULT_PREFIX_UNDER_HOME: &str = ".cache/xtensa-dc233c";
-
-/// One tool of the toolchain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tool {
-    /// The C/C++ compiler and link driver.
-    Gxx,
-    /// Archiver (the SDK helper library).
-    Ar,
-    /// `strip`, the packager's first step.
-    Strip,
-    /// `objcopy` (section removal, embedding).
-    Objcopy,
-    /// `objdump -h` (the packager finds empty sections).
-    Objdump,
-    /// The assembler (the packager's empty object and alignment shim).
-    As,
-    /// The linker (the packager's relocatable link).
-    Ld,
-}
-
-impl Tool {
-    /// Every tool, in the order the presence check looks for them.
-    pub const ALL: [Tool; 7] = [
-        Tool::Gxx,
-        Tool::Ar,
-        Tool::Strip,
-        Tool::Objcopy,
-        Tool::Objdump,
-        Tool::As,
-        Tool::Ld,
-    ];
-
-    /// The tool's name without the prefix.
-    pub const fn short_name(self) -> &'static str {
-        match self {
-            Tool::Gxx => "g++",
-            Tool::Ar => "ar",
-            Tool::Strip => "strip",
-            Tool::Objcopy => "objcopy",
-            Tool::Objdump => "objdump",
-            Tool::As => "as",
-            Tool::Ld => "ld",
-        }
-    }
-
-    /// The tool's file name, e.g. `xtensa-elf-g++`.
-    pub fn file_name(self) -> String {
-        format!("{TOOL_PREFIX}{}", self.short_name())
-    }
-}
+pub const PREFIX_ENV: &str = q7_environment::XTENSA_PREFIX.name;
 
 /// Why a tool is unusable or failed.
 #[derive(Debug, thiserror::Error)]
@@ -105,78 +53,17 @@ pub struct Toolchain {
     bin: PathBuf,
 }
 
-/// The prefix named by `$Q7EMU_XTENSA_PREFIX`, else `$HOME/.cache/xtensa-dc233c`.
-pub fn default_prefix() -> PathBuf {
-    if let Some(p) = q7_conventions::environment::XTENSA_PREFIX.get() {
-        return PathBuf::from(p);
-    }
-    let home = std::env::var_os("HOME").unwrap_or_default();
-    PathBuf::from(home).join(DEFAULT_PREFIX_UNDER_HOME)
-}
-
-/// The one rule of a test that needs a tool and finds `missing` (what is not there): with
-/// `$Q7EMU_REQUIRE_TOOLCHAIN` on (CI, `.ci/run`) it fails, `Err` naming what is missing;
-/// otherwise it skips, `Ok` with the notice saying what is skipped and how to get it (`remedy`).
-pub fn rule(missing: &str, remedy: &str) -> Result<String, String> {
-    let require = q7_conventions::environment::REQUIRE_TOOLCHAIN;
-    if require.is_on() {
-        return Err(format!("{} is set but {missing}: {remedy}", require.name));
-    }
-    Ok(format!(
-        "skipping: {missing} ({remedy}; set {}=1 to make this a failure)",
-        require.name
-    ))
-}
-
-/// [`rule`] in a Rust test: fails it, or prints the notice on stderr and returns (the test
-/// then returns too).
-pub fn skip_or_fail(missing: &str, remedy: &str) {
-    apply(rule(missing, remedy));
-}
-
-/// Carries out an outcome of [`rule`] in a Rust test: the notice on stderr, or the failure.
-fn apply(outcome: Result<String, String>) {
-    match outcome {
-        Ok(notice) => eprintln!("NOTICE: {notice}"),
-        Err(failure) => panic!("{failure}"),
-    }
-}
-
-/// [`rule`] for the whole toolchain at [`default_prefix`]: `Ok(None)` when it is installed,
-/// else the rule's outcome for its first missing tool (what pytest's fixture skips or fails
-/// with, python/tests/conftest.py).
-pub fn check_installed() -> Result<Option<String>, String> {
-    match Toolchain::find(&default_prefix()) {
-        Ok(_) => Ok(None),
-        Err(e) => rule(&e.to_string(), "run scripts/setup-toolchain.sh").map(Some),
-    }
-}
-
-/// Whether the whole toolchain is installed at [`default_prefix`]; when it is not,
-/// [`skip_or_fail`] naming the first missing tool, and false.
-pub fn installed_or_skip() -> bool {
-    match check_installed().transpose() {
-        None => true,
-        Some(outcome) => {
-            apply(outcome);
-            false
-        }
-    }
-}
-
 impl Toolchain {
     /// Checks that every tool is in `prefix/bin`, naming the first that is not.
     pub fn find(prefix: &Path) -> Result<Toolchain, ToolError> {
         let bin = prefix.join("bin");
-        for tool in Tool::ALL {
-            if !bin.join(tool.file_name()).is_file() {
-                return Err(ToolError::Missing {
-                    name: tool.file_name(),
-                    dir: bin,
-                });
-            }
+        match q7_environment::toolchain::first_missing(prefix) {
+            Some(tool) => Err(ToolError::Missing {
+                name: tool.file_name(),
+                dir: bin,
+            }),
+            None => Ok(Toolchain { bin }),
         }
-        Ok(Toolchain { bin })
     }
 
     /// A toolchain at `prefix` without the presence check (unit tests of command lines).
@@ -232,23 +119,6 @@ pub fn run(cmd: &mut Command, verbose: bool) -> Result<Vec<u8>, ToolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tool_file_names_carry_the_windowed_prefix() {
-        let names: Vec<String> = Tool::ALL.iter().map(|t| t.file_name()).collect();
-        assert_eq!(
-            names,
-            [
-                "xtensa-elf-g++",
-                "xtensa-elf-ar",
-                "xtensa-elf-strip",
-                "xtensa-elf-objcopy",
-                "xtensa-elf-objdump",
-                "xtensa-elf-as",
-                "xtensa-elf-ld"
-            ]
-        );
-    }
 
     #[test]
     fn an_empty_prefix_names_the_compiler_first() {

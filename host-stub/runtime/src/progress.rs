@@ -18,7 +18,7 @@ use q7_emulator::Progress;
 pub const SHOW_AFTER: Duration = Duration::from_secs(1);
 /// The environment variable that sets, in milliseconds, how long a dispatch runs before its
 /// progress line appears (a value that is not a decimal number is ignored).
-pub const AFTER_VARIABLE: &str = q7_conventions::environment::PROGRESS_AFTER_MS.name;
+pub const AFTER_VARIABLE: &str = q7_environment::PROGRESS_AFTER_MS.name;
 
 /// How long a dispatch runs before its progress line appears: [`AFTER_VARIABLE`] or
 /// [`SHOW_AFTER`].

@@ -403,6 +403,7 @@ fn build_one(dir: &TempDir, source: &str, extra: &[&str]) -> (PathBuf, Output) {
 const BROKEN: &str =
     "#include <neuron/wrapper_api.h>\nat::Tensor k(const at::Tensor& x) { return undeclared_name; }\n";
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_compile_error_shows_the_compilers_first_lines() {
     if !q7_testing::toolchain_installed() {
@@ -444,6 +445,7 @@ fn a_compile_error_shows_the_compilers_first_lines() {
     assert_eq!(left, [".q7build.lock"], "nothing but the lock file");
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_compile_error_with_verbose_shows_the_compiler_output() {
     if !q7_testing::toolchain_installed() {
@@ -464,6 +466,7 @@ fn a_compile_error_with_verbose_shows_the_compiler_output() {
     assert!(err.contains("+ "), "verbose echoes the commands: {err}");
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_stack_size_over_the_limit_fails_at_compile_time() {
     if !q7_testing::toolchain_installed() {
@@ -485,6 +488,7 @@ fn a_stack_size_over_the_limit_fails_at_compile_time() {
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_signed_index_over_an_unsigned_count_builds_as_with_the_vendor_compiler() {
     if !q7_testing::toolchain_installed() {
@@ -575,6 +579,7 @@ fn dispatch(ctx: &mut Context, key: u32, t: u32, k: u32) -> Vec<(u32, Option<u32
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_single_core_library_builds_packs_and_starts_in_the_32_mib_window() {
     if !q7_testing::toolchain_installed() {
@@ -659,6 +664,7 @@ fn a_single_core_library_builds_packs_and_starts_in_the_32_mib_window() {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_multicore_library_links_each_core_at_its_own_window() {
     if !q7_testing::toolchain_installed() {
@@ -724,6 +730,7 @@ fn files(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn identical_inputs_give_byte_identical_outputs_wherever_they_live() {
     if !q7_testing::toolchain_installed() {
@@ -764,6 +771,7 @@ fn identical_inputs_give_byte_identical_outputs_wherever_they_live() {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_build_never_removes_what_it_did_not_create() {
     if !q7_testing::toolchain_installed() {
@@ -842,6 +850,7 @@ fn a_build_never_removes_what_it_did_not_create() {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_build_waits_for_another_holding_the_build_directory() {
     if !q7_testing::toolchain_installed() {
@@ -897,6 +906,7 @@ fn a_build_waits_for_another_holding_the_build_directory() {
     assert_eq!(info(&out).images, ["scale.packed.so"]);
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn ctrl_c_stops_a_build_waiting_for_the_lock() {
     if !q7_testing::toolchain_installed() {
@@ -947,6 +957,7 @@ fn ctrl_c_stops_a_build_waiting_for_the_lock() {
     assert_eq!(left, [".q7build.lock"]);
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn two_builds_into_one_directory_both_succeed_one_after_the_other() {
     if !q7_testing::toolchain_installed() {
@@ -995,6 +1006,7 @@ fn two_builds_into_one_directory_both_succeed_one_after_the_other() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn the_debug_flag_skips_strip_and_pack() {
     if !q7_testing::toolchain_installed() {
@@ -1016,6 +1028,7 @@ fn the_debug_flag_skips_strip_and_pack() {
     assert_eq!(reg.libraries()[0].file_name, "scale.so");
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn the_repository_sdk_builds_a_library_once_its_runtime_exists() {
     if !q7_testing::toolchain_installed() {
@@ -1066,6 +1079,7 @@ fn the_repository_sdk_builds_a_library_once_its_runtime_exists() {
 
 /// The example of examples/sdk/BUILD.md, run as written from a directory holding the
 /// repository's examples, prints the eight images it wrote, as the page says.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn the_build_pages_example_prints_the_eight_images() {
     if q7_tests::tool("g++").is_none() {

@@ -594,6 +594,7 @@ fn committed_files(dir: &Path, all: bool) -> Vec<String> {
     names
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn the_committed_build_and_data_directory_rebuild_byte_identical() {
     if q7_tests::tool("g++").is_none() {

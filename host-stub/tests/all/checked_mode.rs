@@ -150,6 +150,7 @@ fn two_accessors_on_eight_cores() -> Vec<Expected> {
     ]
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn each_buggy_kernel_gets_exactly_its_findings_and_the_correct_one_none() {
     if q7_tests::tool("g++").is_none() {
@@ -340,6 +341,7 @@ fn each_buggy_kernel_gets_exactly_its_findings_and_the_correct_one_none() {
 
 /// The human form names the core, the function and source line of the access, its
 /// disassembly and callers, the tensor argument and the element range.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_finding_on_stderr_names_core_line_tensor_and_elements() {
     if q7_tests::tool("g++").is_none() {
@@ -391,6 +393,7 @@ fn a_finding_on_stderr_names_core_line_tensor_and_elements() {
 /// first reached is out of bounds past its end even where it lands inside the next tensor
 /// (index_3d's sixth plane: all 25 reads, though 22 land inside `output`), and past the end of
 /// a tensor the kernel made even in the next heap block's header (all 25 writes).
+#[q7_requires::needs(toolchain)]
 #[test]
 fn an_index_past_the_end_is_out_of_bounds_of_its_own_tensor_wherever_it_lands() {
     if q7_tests::tool("g++").is_none() {
@@ -443,6 +446,7 @@ fn output_words(dir: &TempDir, build: &Path, op: &str, x: &Path, extra: &[&str])
 /// docs/checked-mode.md "Poison": `--poison nan` fills the tensor `empty_like` made with
 /// 0x7FC07FC0 before the kernel reads it, so the sum it returns is NaN everywhere (on a plain
 /// run, fresh HBM reads as zero and the bug hides); `--poison pattern` with 0xDEADBEEF.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn poison_makes_a_read_of_an_empty_tensor_show_in_the_output() {
     if q7_tests::tool("g++").is_none() {
@@ -472,6 +476,7 @@ fn poison_makes_a_read_of_an_empty_tensor_show_in_the_output() {
 /// docs/checked-mode.md "Poison": the output the host places is poisoned too, so the half of
 /// `get_dst_tensor()` partly_unwritten never writes is 0x7FC07FC0 in the output file (zeros on
 /// a plain run), and the half it writes is the ReLU.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn poison_makes_unwritten_output_show_in_the_output_file() {
     if q7_tests::tool("g++").is_none() {
@@ -541,6 +546,7 @@ fn the_docs_json_table_states_the_samples_kept() {
 
 /// docs/checked-mode.md: with `--timeline`, each finding's site is an instant of category
 /// `check` on its core's track, at the cycle it happened, named `error[kind]`.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn findings_are_instants_on_the_timeline() {
     if q7_tests::tool("g++").is_none() {
@@ -580,6 +586,7 @@ fn findings_are_instants_on_the_timeline() {
 /// docs/checked-mode.md, through the Rust API (`testing::Run::checked`, `Run::check`): a store
 /// through the nullptr a failed `tcm_malloc` returned lands in IRAM, where the vectors live, and
 /// is an out-of-bounds error naming IRAM; `Run::check` fails the run with the findings' text.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_store_through_a_null_pointer_is_found_from_the_rust_api() {
     use q7_testing::{tensor, Kernel, Run, TestingError};
@@ -642,6 +649,7 @@ fn a_store_through_a_null_pointer_is_found_from_the_rust_api() {
 /// line is in `sdk/include/ATen/core/TensorAccessor.h`): every instruction of index_3d's
 /// `scale3d` symbolises to `index_3d.cpp`, though the toolchain's `addr2line -i` puts some of
 /// them innermost in the SDK's header.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn sdk_code_inlined_into_a_kernel_is_reported_at_the_kernels_line() {
     let Some(addr2line) = q7_tests::tool("addr2line") else {
@@ -710,6 +718,7 @@ fn check_bytes(report: &Value) -> usize {
 /// `leaked_hbm_cells` leaks one 4-byte `neuron_hbm_allocate` per element, each a 64-byte block
 /// of the HBM heap (a 16-byte header and a 64-byte-aligned payload,
 /// `examples/sdk/rt/customop/heap.h`). The stderr heading says how many times.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_repeated_finding_is_one_finding_with_its_exact_count_and_a_bounded_report() {
     use q7_observe::check::finding::SAMPLES;

@@ -22,6 +22,7 @@ fn trimmed(s: &str) -> Vec<String> {
     s.lines().map(|l| l.trim_end().to_string()).collect()
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn disasm_matches_objdump_on_a_compiled_program() {
     let (Some(gcc), Some(objdump)) = (tool("gcc"), tool("objdump")) else {
@@ -77,6 +78,7 @@ fn disasm_reports_a_precise_error_for_a_non_elf_file() {
     assert!(err.contains("truncated ELF file: 7 bytes"), "{err}");
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn zero_runs_collapse_exactly_where_objdump_collapses_them() {
     // Runs of 1 to 31 zero bytes before an instruction, before a label and at a label's end,

@@ -51,6 +51,7 @@ fn arg(word0: u32) -> [u8; 0x30] {
     a
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn load_dispatch_on_eight_cores_and_unload() {
     let Some(p) = build_packed("minimal", &[("minimal.c", MINIMAL)], &[]) else {
@@ -125,6 +126,7 @@ fn load_dispatch_on_eight_cores_and_unload() {
     ));
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn misuse_gives_clear_errors() {
     let Some(p) = build_packed("minimal", &[("minimal.c", MINIMAL)], &[]) else {
@@ -225,6 +227,7 @@ fn misuse_gives_clear_errors() {
     assert_eq!(libraries_from_opcodes(5, &[]).unwrap_err().code(), 8);
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn extisa_libraries_are_capped_at_64_kib_with_the_seed_message() {
     // A library with 80 KiB of initialised data exceeds the EXTISA cap but fits a 2 MiB window.
@@ -257,6 +260,7 @@ fn extisa_libraries_are_capped_at_64_kib_with_the_seed_message() {
         .is_ok());
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn custom_op_libraries_are_bounded_by_their_core_image_window() {
     // 3 MiB of bss: prelinked (bss materialised) it exceeds a 2 MiB per-core window (PLATFORM.md "Image size limits"),
@@ -312,6 +316,7 @@ fn misbehaving_device(budget: u64) -> Option<Context> {
 
 const MISBEHAVE_KEY: u32 = 0x285;
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_runaway_kernel_stops_at_the_budget_naming_its_core() {
     const BUDGET: u64 = 20_000;
@@ -354,6 +359,7 @@ fn a_runaway_kernel_stops_at_the_budget_naming_its_core() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_kernel_fault_names_the_core_and_the_address() {
     let Some(mut ctx) = misbehaving_device(1_000_000) else {
@@ -381,6 +387,7 @@ fn a_kernel_fault_names_the_core_and_the_address() {
     assert_eq!(report.core, 5);
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_kernel_that_exits_instead_of_returning_is_a_named_runtime_error_not_a_success() {
     let Some(mut ctx) = misbehaving_device(1_000_000) else {
@@ -422,6 +429,7 @@ fn a_kernel_that_exits_instead_of_returning_is_a_named_runtime_error_not_a_succe
     assert_eq!(q7_conventions::exit_code::Exit::of(kind).code(), 129);
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_kernel_that_returns_without_its_response_is_a_named_runtime_error() {
     let Some(mut ctx) = misbehaving_device(1_000_000) else {
@@ -445,6 +453,7 @@ fn a_kernel_that_returns_without_its_response_is_a_named_runtime_error() {
     assert!(ok.iter().all(|r| r.response == Some(r.core + 1)));
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn crafted_records_and_staged_images_are_refused_before_use() {
     use q7_loader::load_record::LoadRecord;
@@ -529,6 +538,7 @@ const struct kentry kernel_info_table[1] = { { 0x85010000u, (void *)kernel } };
 void _start(void) {}
 ";
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn run_packed_shows_what_each_dispatch_printed_escaped_only_on_a_terminal() {
     let Some(p) = build_packed("printing", &[("printing.c", PRINTING)], &[]) else {

@@ -1111,6 +1111,7 @@ fn the_main_job_prints_what_the_readme_and_the_run_report_doc_show() {
 /// the kernel's phases in order). Its snapshot step is the worked example crate
 /// (`examples/snapshot-test`), whose test runs in the suite and whose README block
 /// `the_readmes_snapshot_step_is_the_worked_example_as_it_is` checks.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_newcomer_follows_the_readme_from_first_kernel_to_its_timeline() {
     if q7_tests::tool("g++").is_none() {
@@ -1258,6 +1259,7 @@ fn committed_files(dir: &Path) -> Vec<String> {
     names
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn every_example_rebuilds_byte_identical_with_its_readmes_command() {
     if q7_tests::tool("g++").is_none() {

@@ -77,6 +77,7 @@ fn success_is_0_and_so_are_help_and_version() {
     exits(&q7emu(&["--version"]), Kind::Success, 0);
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn bad_input_is_1_for_every_subcommand() {
     let dir = TempDir::new("exit-bad-input");
@@ -252,6 +253,7 @@ fn a_kernel_out_of_cycles_is_130() {
 /// `run --check` that finds an error exits 132 after writing the output: the kernel of
 /// `examples/check/partly_unwritten` leaves half its output unwritten (needs the toolchain to
 /// build it; docs/checked-mode.md).
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_checked_run_that_finds_an_error_is_132() {
     if q7_tests::tool("g++").is_none() {

@@ -87,6 +87,7 @@ fn check_frames(stderr: &str, wrapper: &Path) {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_debug_build_names_the_faulting_line() {
     if q7_tests::tool("g++").is_none() {
@@ -97,6 +98,7 @@ fn a_debug_build_names_the_faulting_line() {
     check_frames(&stderr, &dir.join("out/wrapper.cpp"));
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_packed_build_names_it_too_from_its_unstripped_images() {
     if q7_tests::tool("g++").is_none() {
@@ -121,6 +123,7 @@ torch::Tensor k(const torch::Tensor &x)
 }
 ";
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_kernel_that_exits_instead_of_returning_is_a_runtime_error_with_its_report() {
     if q7_tests::tool("g++").is_none() {

@@ -260,6 +260,7 @@ int main(void)
 /// isa/ISA.md §3), which the step through ENTRY makes the callee's a2, a3; the argument array
 /// is read through memory; a read watchpoint on `in[0]` stops after its load, before anything
 /// is stored to `out`; a write watchpoint on `out[2]` stops after the store of 3·3; the run ends with `W1e`, the program's status 30, which is the process's exit code.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_session_on_a_bare_metal_program_sees_its_arguments_and_its_stores() {
     let Some(prog) = q7_tests::build::build_sim("gdb-scale", &[("scale.c", SCALE)], &[]) else {
@@ -348,6 +349,7 @@ fn printed(out: &str, n: u32) -> u32 {
 /// the kernel's ENTRY (disassembled little-endian), steps over it, prints `monitor regs`,
 /// stops at the watchpoint on the TCM pool's first word with the ReLU of that core's first
 /// element there, and sees the run exit; the output is the plain run's.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn the_real_gdb_runs_the_worked_session() {
     let Some(gdb) = q7_tests::tool("gdb") else {
@@ -477,6 +479,7 @@ const RELU_FORWARD: &str = "_Z12relu_forwardRKN2at6TensorE";
 /// of core 1's image stops thread 2 before its first instruction, that of core 0's thread 1.
 /// The real GDB, given core 0's image with `file`, breaks at `relu_forward` by name and shows
 /// its source line.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn breakpoints_at_the_kernel_function_from_the_unstripped_images() {
     if q7_tests::tool("g++").is_none() {
@@ -637,6 +640,7 @@ fn ctrl_c_while_waiting_for_a_debugger_ends_the_run_as_interrupted() {
 /// a check finds — here `examples/check/index_3d`'s first read past its `{5,5,5}` input, as
 /// SIGSEGV on thread 1 — and at each new one after it; the run then ends with the findings
 /// and the `check-failed` exit code (needs the toolchain to build the example).
+#[q7_requires::needs(toolchain)]
 #[test]
 fn checked_mode_stops_the_debugger_at_the_first_out_of_bounds_access() {
     if q7_tests::tool("g++").is_none() {

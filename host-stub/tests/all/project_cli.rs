@@ -189,6 +189,7 @@ fn ints(t: &HostTensor) -> Vec<i32> {
         .collect()
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_project_build_records_its_namespace_kernels_and_shape_executable() {
     if !q7_testing::toolchain_installed() {
@@ -250,6 +251,7 @@ fn a_project_build_records_its_namespace_kernels_and_shape_executable() {
     assert_eq!(shape.sha256, q7_kernel_build::metadata::sha256_hex(&bytes));
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn the_shape_function_gives_the_output_its_rank_and_dtype() {
     if !q7_testing::toolchain_installed() {
@@ -271,6 +273,7 @@ fn the_shape_function_gives_the_output_its_rank_and_dtype() {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn scalars_reach_the_shape_function_and_the_kernel() {
     if !q7_testing::toolchain_installed() {
@@ -307,6 +310,7 @@ fn scalars_reach_the_shape_function_and_the_kernel() {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn out_shape_and_out_dtype_override_the_shape_function() {
     if !q7_testing::toolchain_installed() {
@@ -331,6 +335,7 @@ fn out_shape_and_out_dtype_override_the_shape_function() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_shape_function_that_crashes_hangs_or_overflows_the_descriptor_is_named() {
     if !q7_testing::toolchain_installed() {
@@ -359,6 +364,7 @@ fn a_shape_function_that_crashes_hangs_or_overflows_the_descriptor_is_named() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_changed_shape_executable_is_refused() {
     if !q7_testing::toolchain_installed() {
@@ -396,6 +402,7 @@ fn a_changed_shape_executable_is_refused() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn an_unknown_namespace_lists_the_ops_both_ways() {
     if !q7_testing::toolchain_installed() {
@@ -410,6 +417,7 @@ fn an_unknown_namespace_lists_the_ops_both_ways() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn the_testing_api_builds_projects_and_takes_outputs_from_their_shape_functions() {
     if !q7_testing::toolchain_installed() {
@@ -429,6 +437,7 @@ fn the_testing_api_builds_projects_and_takes_outputs_from_their_shape_functions(
     assert_eq!(ints(&run.output), pairs_reference());
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_kernel_function_the_compute_sources_do_not_define_names_the_registration() {
     if !q7_testing::toolchain_installed() {
@@ -470,6 +479,7 @@ fn a_kernel_function_the_compute_sources_do_not_define_names_the_registration() 
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn shape_file_compile_errors_show_the_compilers_first_lines() {
     if !q7_testing::toolchain_installed() {
@@ -655,6 +665,7 @@ fn counters(stdout: &str, skip: usize) -> Vec<String> {
         .collect()
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn without_a_shape_function_the_output_is_what_the_kernel_returns() {
     if !q7_testing::toolchain_installed() {
@@ -722,6 +733,7 @@ fn without_a_shape_function_the_output_is_what_the_kernel_returns() {
 /// examples/sdk/BUILD.md "Project directories": `--project DIR` builds what the directory's
 /// build.py's `custom_op.load(...)` says into `DIR/build`, `--name` replacing its name; a value
 /// the reader cannot take is refused with its line before anything is built.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_project_directory_builds_as_its_build_script_says() {
     let tmp = TempDir::new("project-dir");
@@ -816,6 +828,7 @@ fn output_from(build: &Path, op: &str, args: &[&str]) -> (String, serde_json::Va
 
 /// docs/cli.md "`q7emu run`": the JSON report names where the output's dtype and shape came
 /// from, one value for each of the four sources.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn the_json_report_names_where_the_output_came_from() {
     if !q7_testing::toolchain_installed() {
@@ -951,6 +964,7 @@ fn alive(file: &Path) -> bool {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_shape_function_cannot_hold_a_run_past_its_answer_or_its_deadline() {
     if !q7_testing::toolchain_installed() {

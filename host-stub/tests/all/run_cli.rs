@@ -196,6 +196,7 @@ fn printed() -> String {
     s
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_kernels_console_is_in_every_report_marked_where_bytes_were_dropped_and_escaped_on_a_terminal()
 {

@@ -67,6 +67,7 @@ down:
 	ret
 ";
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_call0_recursion_is_reported_as_a_stack_overflow_of_the_region_the_link_symbols_give() {
     let Some(p) = build_sim("bounds-call0", &[("down.S", CALL0_RECURSION)], &[]) else {
@@ -83,6 +84,7 @@ fn a_call0_recursion_is_reported_as_a_stack_overflow_of_the_region_the_link_symb
     assert!(line.contains(&region), "{err}");
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_windowed_recursion_is_a_stack_overflow_too_and_stack_none_turns_the_check_off() {
     let src = "
@@ -119,6 +121,7 @@ fn a_windowed_recursion_is_a_stack_overflow_too_and_stack_none_turns_the_check_o
     assert_ne!(out.status.code(), Some(0), "{err}");
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn stores_stop_at_the_memory_limit_naming_it_and_the_address() {
     // Writes every word from 16 MiB up: nothing but the limit stops it.
@@ -179,6 +182,7 @@ fn stats(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn semihosting_output_is_charged_one_cycle_per_byte_and_cut_at_the_budget() {
     let Some(p) = build_sim("bounds-write", &[("write.c", &writer(100_000))], &[]) else {
@@ -206,6 +210,7 @@ fn semihosting_output_is_charged_one_cycle_per_byte_and_cut_at_the_budget() {
     assert!(s["cycles"].as_u64().unwrap() >= 20_000);
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn ctrl_c_stops_the_core_and_reports_where_it_was() {
     let src = "

@@ -16,6 +16,7 @@ int main(void) { xt_write(1, "hello from q7\n", 14); return 42; }
 
 const SPIN: &str = "int main(void) { for (;;) ; }";
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn runs_a_program_to_its_exit_code_with_stats() {
     let Some(prog) = build_sim("hello", &[("hello.c", HELLO)], &[]) else {
@@ -61,6 +62,7 @@ fn runs_a_program_to_its_exit_code_with_stats() {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_runaway_program_stops_at_the_cycle_budget_with_a_report() {
     let Some(prog) = build_sim("spin", &[("spin.c", SPIN)], &[]) else {

@@ -599,6 +599,7 @@ fn run_packed_takes_a_profile_too() {
     assert_eq!(slow["dispatches"][0][0]["stats"]["cycles"], 1235);
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn run_elf_takes_a_profile_too() {
     let Some(prog) = q7_tests::build::build_sim(

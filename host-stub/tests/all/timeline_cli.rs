@@ -519,6 +519,7 @@ fn vector_add_on_eight_elements_has_the_timeline_of_the_snapshot() {
     });
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn an_unstripped_image_gives_function_spans_of_its_calls_and_returns() {
     if q7_tests::tool("g++").is_none() {

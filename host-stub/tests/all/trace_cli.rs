@@ -650,6 +650,7 @@ fn an_output_on_a_trace_file_or_the_trace_directory_and_empty_paths_are_refused_
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn trace_fn_keeps_the_instructions_of_one_function_named_from_the_symbols() {
     if q7_tests::tool("g++").is_none() {
@@ -704,6 +705,7 @@ fn trace_fn_keeps_the_instructions_of_one_function_named_from_the_symbols() {
 /// docs/tracing.md "Filters": a function of an anonymous namespace, demangled
 /// `(anonymous namespace)::add_one(float)`, is found by its name with or without the
 /// qualifier and the parameter list — the parentheses of the qualifier are not its list.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn trace_fn_finds_a_function_of_an_anonymous_namespace() {
     if q7_tests::tool("g++").is_none() {

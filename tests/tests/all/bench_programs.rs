@@ -44,6 +44,7 @@ fn q7emu_exit(elf: &std::path::Path, config: &'static q7_isa::CoreConfig) -> i32
     }
 }
 
+#[q7_requires::needs(toolchain, qemu)]
 #[test]
 fn benchmark_exit_codes_match_qemu_user_and_system() {
     for (name, src) in PROGRAMS {

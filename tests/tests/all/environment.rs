@@ -1,12 +1,12 @@
 //! One environment-variable prefix (docs/cli.md "Environment"): the table of
-//! `q7_conventions::environment` is the one docs/cli.md shows, every `Q7EMU_` name the
+//! `q7_environment` is the one docs/cli.md shows, every `Q7EMU_` name the
 //! repository mentions is in it or in DEVELOPING.md "Environment variables", and no file reads
 //! a variable under a name of earlier releases but the two old names the table keeps.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use q7_conventions::environment::{self, ALL};
+use q7_environment::{self as environment, ALL};
 use q7_tests::doc;
 
 /// The names earlier releases read, each renamed to `Q7EMU_…`; only [`environment`]'s old
@@ -80,7 +80,7 @@ fn the_documented_table_is_the_code_table() {
         .collect();
     assert_eq!(
         shown, table,
-        "docs/cli.md \"Environment\" against q7_conventions::environment"
+        "docs/cli.md \"Environment\" against q7_environment"
     );
     assert_eq!(environment::SDK.old_name, Some("Q7_SDK"));
     assert_eq!(

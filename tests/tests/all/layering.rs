@@ -75,11 +75,17 @@ fn table() -> BTreeMap<String, Row> {
 }
 
 /// The metadata of the workspace of `manifest` (relative to the root): its own packages, or
-/// with `deps` every package of its resolved graph.
+/// with `deps` every package of its resolved graph for this host (the packages of other
+/// platforms are not downloaded by a build, and the graph is read offline).
 fn metadata_of(manifest: &str, deps: bool) -> serde_json::Value {
+    let graph: &[&str] = if deps {
+        &["--filter-platform", host_triple()]
+    } else {
+        &["--no-deps"]
+    };
     let out = Command::new(env!("CARGO"))
         .args(["metadata", "--format-version", "1", "--offline"])
-        .args((!deps).then_some("--no-deps"))
+        .args(graph)
         .arg("--manifest-path")
         .arg(doc::root().join(manifest))
         .output()
@@ -90,6 +96,22 @@ fn metadata_of(manifest: &str, deps: bool) -> serde_json::Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The platform this test was built for, as `rustc -vV` names it.
+fn host_triple() -> &'static str {
+    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HOST.get_or_init(|| {
+        let out = Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()))
+            .arg("-vV")
+            .output()
+            .expect("rustc -vV runs");
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.lines()
+            .find_map(|l| l.strip_prefix("host: "))
+            .expect("rustc -vV names the host")
+            .to_string()
+    })
 }
 
 /// The metadata of the workspace of `manifest`'s own packages.

@@ -45,6 +45,7 @@ fn group(
 /// Every row of both profiles' tables is executed: in lockstep with QEMU where QEMU has it, and
 /// otherwise on q7emu with asserted outcomes (`q7_tests::spec`: the ncore2gp-only instructions,
 /// and the debug/MMU/cache-array/external-register rows whose behaviour q7emu defines itself).
+#[q7_requires::needs(toolchain, qemu)]
 #[test]
 fn instruction_groups_and_faults_match_qemu_covering_every_table_row() {
     let mut lockstep_executed = std::collections::BTreeSet::new();
@@ -96,6 +97,7 @@ fn instruction_groups_and_faults_match_qemu_covering_every_table_row() {
 /// a MOVI's immediate just ahead of the PC, a word store over an aligned MOVI, a halfword store
 /// over a MOV.N (tests/programs/asm/smc.S). QEMU agrees instruction by instruction, and the
 /// result is the one the rewritten instructions compute.
+#[q7_requires::needs(toolchain, qemu)]
 #[test]
 fn stores_over_executed_code_take_effect() {
     let src = include_str!("../../programs/asm/smc.S");

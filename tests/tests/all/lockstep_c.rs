@@ -38,21 +38,25 @@ fn check_sources(name: &str, sources: &[(&str, &str)]) {
     lockstep::assert_agrees(name, &s);
 }
 
+#[q7_requires::needs(toolchain, qemu)]
 #[test]
 fn recursion_with_window_spills_at_every_depth() {
     check("recursion", include_str!("../../programs/recursion.c"));
 }
 
+#[q7_requires::needs(toolchain, qemu)]
 #[test]
 fn integer_and_64bit_arithmetic_through_windowed_helpers() {
     check("arith", include_str!("../../programs/arith.c"));
 }
 
+#[q7_requires::needs(toolchain, qemu)]
 #[test]
 fn switch_tables_struct_copies_bits_and_strings() {
     check("mix", include_str!("../../programs/mix.c"));
 }
 
+#[q7_requires::needs(toolchain, qemu)]
 #[test]
 fn recursion_through_function_pointers_mixing_call4_call8_call12_alloca_and_movsp() {
     // The program of the stack check's regression: a poll of a1 that lands in a window
@@ -60,6 +64,7 @@ fn recursion_through_function_pointers_mixing_call4_call8_call12_alloca_and_movs
     check_sources("fnptr_recursion", &FNPTR);
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_recursion_that_really_overflows_is_stopped_where_it_leaves_the_stack_region() {
     let mut all = vec![("testio.h", TESTIO)];

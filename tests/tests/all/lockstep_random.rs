@@ -100,6 +100,7 @@ fn program(rng: &mut Rng, p: usize) -> String {
     s
 }
 
+#[q7_requires::needs(toolchain, qemu)]
 #[test]
 fn random_instruction_streams_match_qemu() {
     let base = seed("random_instruction_streams_match_qemu");

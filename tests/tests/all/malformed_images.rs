@@ -63,6 +63,7 @@ fn rela_dyn(image: &[u8]) -> (usize, usize) {
     (off, sec.data.len() / 12)
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn every_truncation_of_a_packed_image_is_an_error_not_a_panic() {
     let Some((packed_bytes, _)) = images() else {
@@ -83,6 +84,7 @@ fn every_truncation_of_a_packed_image_is_an_error_not_a_panic() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn every_truncation_of_a_device_image_is_refused() {
     // The section header table is last in the file, so every cut is caught by the ELF parser.
@@ -97,6 +99,7 @@ fn every_truncation_of_a_device_image_is_refused() {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn wrong_class_byte_order_and_machine_are_named_with_their_byte() {
     let Some((packed_bytes, image)) = images() else {
@@ -135,6 +138,7 @@ fn wrong_class_byte_order_and_machine_are_named_with_their_byte() {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_container_without_lib_func_or_of_the_wrong_type_is_refused() {
     let Some((packed_bytes, image)) = images() else {
@@ -159,6 +163,7 @@ fn a_container_without_lib_func_or_of_the_wrong_type_is_refused() {
     assert!(matches!(err, PrelinkError::NotLinked { .. }), "{err}");
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn overlapping_segments_are_refused_naming_both_ranges() {
     let Some((_, image)) = images() else { return };
@@ -177,6 +182,7 @@ fn overlapping_segments_are_refused_naming_both_ranges() {
     assert!(err.to_string().contains("segments overlap"), "{err}");
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn an_image_spanning_more_than_a_device_window_is_refused_before_allocation() {
     let Some((_, image)) = images() else { return };
@@ -204,6 +210,7 @@ fn an_image_spanning_more_than_a_device_window_is_refused_before_allocation() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn the_linker_emits_only_relocation_types_the_prelinker_applies() {
     // GNU ld on a self-contained -fPIC kernel emits R_XTENSA_RELATIVE (5) and possibly
@@ -221,6 +228,7 @@ fn the_linker_emits_only_relocation_types_the_prelinker_applies() {
     assert_eq!(prelink(&image, BASE).unwrap().relocations, count);
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn an_unknown_relocation_type_is_named_with_its_index_and_offset() {
     let Some((_, image)) = images() else { return };
@@ -243,6 +251,7 @@ fn an_unknown_relocation_type_is_named_with_its_index_and_offset() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_relocation_outside_the_segments_is_named() {
     let Some((_, image)) = images() else { return };
@@ -259,6 +268,7 @@ fn a_relocation_outside_the_segments_is_named() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn reported_size_equals_the_emitted_ucpl_image() {
     let Some((_, image)) = images() else { return };
@@ -266,6 +276,7 @@ fn reported_size_equals_the_emitted_ucpl_image() {
     assert_eq!(pre.size(), pre.ucpl().len() as u64);
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_call_the_link_left_undefined_is_named_with_a_hint() {
     // `%` on unsigned ints calls __umodsi3, which nothing in the kernel defines: the link makes

@@ -92,6 +92,7 @@ fn check_words(words: &[(u32, usize)], vma: u32) -> Vec<String> {
     mismatches
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn random_words_match_objdump() {
     if tool("objdump").is_none() {
@@ -133,6 +134,7 @@ fn source_line(insn: &Insn, base: u32) -> String {
     })
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn corpus_of_every_dc233c_opcode_matches_objdump() {
     let (Some(gas), Some(ld), Some(objcopy)) = (tool("as"), tool("ld"), tool("objcopy")) else {

@@ -54,6 +54,7 @@ fn exit_code(stop: &Stop) -> i32 {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn translate_window_reads_and_writes_hbm() {
     let Some(p) = program("window", &[]) else {
@@ -88,6 +89,7 @@ fn translate_window_reads_and_writes_hbm() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn sdma_copies_both_ways_with_polling_and_an_exact_wait() {
     let Some(p) = program("sdma", &[]) else {
@@ -153,6 +155,7 @@ fn sdma_copies_both_ways_with_polling_and_an_exact_wait() {
     assert_eq!(c.cores[0].stats.stalls.device_wait, (until - w) + (u2 - w2));
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn every_sdma_error_names_the_queue_and_descriptor() {
     let cases = [
@@ -183,6 +186,7 @@ fn every_sdma_error_names_the_queue_and_descriptor() {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn mailbox_invocation_and_response() {
     let Some(p) = program("mailbox", &[]) else {
@@ -213,6 +217,7 @@ fn mailbox_invocation_and_response() {
     assert_eq!(c.cores[0].bus.mailbox.response, Some(h));
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn console_ring_keeps_the_newest_bytes() {
     let Some(p) = program("console", &[]) else {
@@ -238,6 +243,7 @@ fn console_ring_keeps_the_newest_bytes() {
         .starts_with("[core 0] … 909 bytes dropped\n[core 0] "));
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn unmapped_accesses_fault_naming_the_address() {
     for (n, addr, cause) in [
@@ -260,6 +266,7 @@ fn unmapped_accesses_fault_naming_the_address() {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_jump_into_memory_no_image_occupies_names_the_region_and_the_images() {
     // PLATFORM.md: IRAM holds the boot ROM and the program; translate window 0 maps HBM
@@ -345,6 +352,7 @@ fn spmd_run(p: &Program, threads: usize) -> (Vec<i32>, Vec<u64>, Vec<u64>, Vec<u
     (codes, cycles, hashes, hbm)
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn eight_cores_are_bit_identical_for_1_2_and_8_threads() {
     let Some(p) = program("spmd", &[]) else {

@@ -11,6 +11,7 @@ use crate::support;
 use q7_tests::{run, tool, TempDir};
 use support::build_packed;
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn isa_tour_elf_rebuilds_byte_identical() {
     let (Some(gas), Some(ld)) = (tool("as"), tool("ld")) else {
@@ -42,6 +43,7 @@ fn isa_tour_elf_rebuilds_byte_identical() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn minimal_kernel_packed_image_rebuilds_byte_identical() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/minimal");

@@ -14,6 +14,7 @@ use support::build_packed;
 
 const MINIMAL: &str = include_str!("../../../examples/kernels/minimal/minimal.c");
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn packed_image_carries_the_stripped_device_image_under_lib_func() {
     let Some(p) = build_packed("minimal", &[("minimal.c", MINIMAL)], &[]) else {
@@ -29,6 +30,7 @@ fn packed_image_carries_the_stripped_device_image_under_lib_func() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn prelink_relocates_every_relocation_and_emits_ucpl() {
     let Some(p) = build_packed("minimal", &[("minimal.c", MINIMAL)], &[]) else {
@@ -65,6 +67,7 @@ fn prelink_relocates_every_relocation_and_emits_ucpl() {
     assert_eq!(&pre.data.bytes[off..off + 4], &[0x00, 0x00, 0x01, 0x85]);
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn prelinked_image_equals_the_linker_output_at_that_base() {
     // Link the same objects twice: at address 0 (what is packaged) and directly at the device
@@ -175,6 +178,7 @@ fn prelinked_image_equals_the_linker_output_at_that_base() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn symbol_relocations_are_rejected_naming_them() {
     // Default visibility leaves GLOB_DAT/JMP_SLOT relocations against symbols.

@@ -216,6 +216,7 @@ fn failed(what: &str, out: &std::process::Output) -> Option<String> {
     })
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn every_sdk_header_compiles_on_its_own_under_the_build_flags() {
     let Some(gxx) = tool("g++") else { return };
@@ -241,6 +242,7 @@ fn every_sdk_header_compiles_on_its_own_under_the_build_flags() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn c_headers_also_compile_as_c11() {
     let Some(gcc) = tool("gcc") else { return };
@@ -294,6 +296,7 @@ fn object_of(src: &Path, dir: &TempDir) -> PathBuf {
     dir.join(&format!("{name}.o"))
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn every_runtime_source_compiles_under_the_build_flags() {
     let Some(gxx) = tool("g++") else { return };
@@ -318,6 +321,7 @@ fn every_runtime_source_compiles_under_the_build_flags() {
 }
 
 /// The element-wise ops' sources (`rt/ops`, archived by the build driver, examples/sdk/BUILD.md).
+#[q7_requires::needs(toolchain)]
 #[test]
 fn every_elementwise_op_source_compiles_under_the_build_flags() {
     let Some(gxx) = tool("g++") else { return };
@@ -344,6 +348,7 @@ const KERNELS: &[&str] = &[
     "factory_2d.cpp",
 ];
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn kernels_written_against_the_public_api_compile_unchanged() {
     let Some(gxx) = tool("g++") else { return };
@@ -428,6 +433,7 @@ fn assert_library_contract(lib: &Path, ops: u32) {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_single_core_library_needs_only_the_helper_routines() {
     let Some(gxx) = tool("g++") else { return };
@@ -436,6 +442,7 @@ fn a_single_core_library_needs_only_the_helper_routines() {
     assert_library_contract(&lib, 2);
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_multicore_library_with_scalar_arguments_needs_only_the_helper_routines() {
     let Some(gxx) = tool("g++") else { return };
@@ -498,6 +505,7 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ),
 ];
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn misuse_the_api_forbids_fails_to_compile_with_a_message_naming_it() {
     let Some(gxx) = tool("g++") else { return };

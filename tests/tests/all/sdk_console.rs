@@ -105,6 +105,7 @@ fn runtime_error(e: &RunError) -> (u32, &'static str, &str) {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn printf_output_is_buffered_in_a_ring_that_overwrites_its_oldest_bytes() {
     let Some(lib) = single() else { return };
@@ -131,6 +132,7 @@ fn printf_output_is_buffered_in_a_ring_that_overwrites_its_oldest_bytes() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_ring_of_size_0_disables_printf_but_not_the_runtime_error_line() {
     let Some(lib) = single() else { return };
@@ -157,6 +159,7 @@ fn a_ring_of_size_0_disables_printf_but_not_the_runtime_error_line() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn in_multicore_mode_only_core_0_prints_unless_every_core_is_asked_for() {
     let Some(lib) = eight() else { return };
@@ -177,6 +180,7 @@ fn in_multicore_mode_only_core_0_prints_unless_every_core_is_asked_for() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_failed_assert_reports_its_expression_file_line_and_function() {
     let Some(lib) = single() else { return };
@@ -204,6 +208,7 @@ fn a_failed_assert_reports_its_expression_file_line_and_function() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn abort_reports_the_line_it_was_called_from_in_the_backtrace() {
     let Some(lib) = single() else { return };

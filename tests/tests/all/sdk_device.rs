@@ -45,6 +45,7 @@ fn run_stack_switch(flags: &[&str], stack: u64) -> Option<(Stop, q7_emulator::pl
 /// maps it at 0x86000000 + that offset within its 16 MiB region).
 const STACK: u64 = 0x0500_0000;
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn stack_switch_runs_a_deep_call_on_an_hbm_stack_and_restores_the_callers() {
     let Some((stop, c)) = run_stack_switch(&[], STACK) else {
@@ -63,6 +64,7 @@ fn stack_switch_runs_a_deep_call_on_an_hbm_stack_and_restores_the_callers() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn overflowing_the_hbm_stack_stops_the_core_at_its_limit() {
     let Some((stop, _)) = run_stack_switch(&["-DOVERFLOW"], STACK) else {
@@ -92,6 +94,7 @@ const C: u64 = 0x1_0800_0000;
 const D: u64 = 0x0a00_0000;
 const E: u64 = 0x2_0000_0000;
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn printf_start_up_translation_and_copies_run_on_the_core() {
     let mut sources: Vec<(String, String)> = vec![(

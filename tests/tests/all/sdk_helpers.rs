@@ -259,6 +259,7 @@ fn result_lines(out: &str) -> Vec<&str> {
         .collect()
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn device_helpers_match_host_reference_on_the_emulator() {
     let seed = q7_tests::seed("device_helpers") as u32;
@@ -327,6 +328,7 @@ fn first_difference(seed: u32, k: usize, name: &str, native: &Path) -> String {
     format!("{name} (seed {seed}): digests differ but no case does")
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn division_by_zero_raises_integer_divide_by_zero_in_every_width() {
     // vectors.S ends the program with 0x100 + EXCCAUSE; IntegerDivideByZero is cause 6.
@@ -413,6 +415,7 @@ fn run_cxx(name: &str, body: &str) -> Option<(Stop, String)> {
     Some(run_device(&prog.elf))
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn cxx_runtime_serves_new_delete_guards_and_static_destructors() {
     let Some((stop, out)) = run_cxx("cxxrt", CXX_TEST) else {
@@ -421,6 +424,7 @@ fn cxx_runtime_serves_new_delete_guards_and_static_destructors() {
     assert_eq!(stop, Stop::Exited(42), "{out}");
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn cxx_runtime_traps_on_failed_new_and_pure_virtual_calls() {
     let programs = [

@@ -115,6 +115,7 @@ fn the_readmes_exhaustive_results_are_within_the_bounds_and_cover_every_function
     }
 }
 
+#[q7_requires::needs(host_cxx)]
 #[test]
 fn every_function_is_within_its_bound_on_the_deterministic_sample() {
     let Some(exe) = native() else {
@@ -171,6 +172,7 @@ fn every_function_is_within_its_bound_on_the_deterministic_sample() {
 
 /// The exact results of the README's "Edge cases": C99 Annex F's special values, exact
 /// results, the NaN policy.
+#[q7_requires::needs(host_cxx)]
 #[test]
 fn edge_cases_give_their_exact_results() {
     let Some(exe) = native() else {
@@ -225,6 +227,7 @@ fn device_arguments(f: &Function, edges: &[u64]) -> Vec<(u64, u64)> {
     args
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn the_device_computes_the_host_builds_bits() {
     if !toolchain_installed() {

@@ -20,6 +20,7 @@ fn native_program(name: &str) -> std::path::PathBuf {
     programs().join("native").join(name)
 }
 
+#[q7_requires::needs(host_cxx)]
 #[test]
 fn printf_engine_matches_the_host_c_library() {
     let Some(cxx) = host_cxx() else { return };
@@ -38,6 +39,7 @@ fn printf_engine_matches_the_host_c_library() {
     assert!(out.ends_with("135016 checks, 0 mismatches\n"), "{out}");
 }
 
+#[q7_requires::needs(host_cxx)]
 #[test]
 fn allocator_splits_coalesces_and_refuses_foreign_pointers() {
     let Some(cxx) = host_cxx() else { return };
@@ -52,6 +54,7 @@ fn allocator_splits_coalesces_and_refuses_foreign_pointers() {
     assert_eq!(out, "49 checks, 0 failed\n");
 }
 
+#[q7_requires::needs(host_cxx)]
 #[test]
 fn tcm_pool_hands_out_all_16_kib_in_64_byte_granules() {
     let Some(cxx) = host_cxx() else { return };
@@ -66,6 +69,7 @@ fn tcm_pool_hands_out_all_16_kib_in_64_byte_granules() {
     assert_eq!(out, "40 checks, 0 failed\n");
 }
 
+#[q7_requires::needs(host_cxx)]
 #[test]
 fn coherence_rules_allow_read_streams_and_element_accessors_together_and_nothing_else() {
     let Some(cxx) = host_cxx() else { return };
@@ -80,6 +84,7 @@ fn coherence_rules_allow_read_streams_and_element_accessors_together_and_nothing
     assert_eq!(out, "20 checks, 0 failed\n");
 }
 
+#[q7_requires::needs(host_cxx)]
 #[test]
 fn tlb_maps_pinned_windows_and_programs_dynamic_ones_round_robin() {
     let Some(cxx) = host_cxx() else { return };
@@ -94,6 +99,7 @@ fn tlb_maps_pinned_windows_and_programs_dynamic_ones_round_robin() {
     assert_eq!(out, "28 checks, 0 failed\n");
 }
 
+#[q7_requires::needs(host_cxx)]
 #[test]
 fn descriptor_rules_name_the_field_each_broken_descriptor_breaks() {
     let Some(cxx) = host_cxx() else { return };
@@ -108,6 +114,7 @@ fn descriptor_rules_name_the_field_each_broken_descriptor_breaks() {
     assert_eq!(out, "40 checks, 0 failed\n");
 }
 
+#[q7_requires::needs(host_cxx)]
 #[test]
 fn pure_cxx_headers_behave_like_the_standard_library() {
     let Some(cxx) = host_cxx() else { return };
@@ -126,6 +133,7 @@ fn pure_cxx_headers_behave_like_the_standard_library() {
     assert_eq!(out, "169 checks, 0 failed\n");
 }
 
+#[q7_requires::needs(host_cxx)]
 #[test]
 fn elementwise_chunk_conversions_and_loops_match_host_arithmetic() {
     let Some(cxx) = host_cxx() else { return };

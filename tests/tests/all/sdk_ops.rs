@@ -617,6 +617,7 @@ fn clamp(c: D, x: V, lo: V, hi: V) -> V {
 
 /// Each op's X form on every pair of dtypes: add, sub and mul promote (PROMOTE), div promotes
 /// integers to Float; each computed in its dtype and returned as it.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn arithmetic_of_every_dtype_pair_promotes_as_pytorch() {
     if lib().is_none() {
@@ -651,6 +652,7 @@ fn arithmetic_of_every_dtype_pair_promotes_as_pytorch() {
 
 /// add and sub with alpha: self + alpha * other, computed in the computation dtype's
 /// arithmetic (float for Half and BFloat16).
+#[q7_requires::needs(toolchain)]
 #[test]
 fn add_and_sub_scale_other_by_alpha() {
     if lib().is_none() {
@@ -678,6 +680,7 @@ fn add_and_sub_scale_other_by_alpha() {
 
 /// Tensor-Scalar forms: an integer tensor with a double computes in Float, every other pair in
 /// the tensor's dtype; the scalar enters a float computation unrounded.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn tensor_scalar_arithmetic_follows_result_type() {
     if lib().is_none() {
@@ -705,6 +708,7 @@ fn tensor_scalar_arithmetic_follows_result_type() {
 
 /// abs, ceil and floor keep the dtype; on integers ceil and floor copy and abs wraps;
 /// bitwise_not of every integer dtype.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn unary_ops_keep_the_dtype() {
     if lib().is_none() {
@@ -740,6 +744,7 @@ fn unary_ops_keep_the_dtype() {
 
 /// bitwise_and and bitwise_or on every pair of integer dtypes (promoted), and with scalars on
 /// either side, cast to the computation dtype.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn bitwise_ops_of_integer_dtypes() {
     if lib().is_none() {
@@ -779,6 +784,7 @@ fn bitwise_ops_of_integer_dtypes() {
 
 /// Integer powers: tensor ** tensor (negative exponents by PyTorch's rule), tensor ** scalar,
 /// scalar ** tensor, wrapping.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn integer_powers_wrap_and_follow_pytorchs_negative_exponent_rule() {
     if lib().is_none() {
@@ -831,6 +837,7 @@ fn integer_powers_wrap_and_follow_pytorchs_negative_exponent_rule() {
 /// clamp(self, min, max) = min(max(self, min), max): NaN stays NaN, min > max gives max, the
 /// bounds are converted to the dtype (a double bound makes an integer tensor's result Float),
 /// a NaN bound makes every element NaN.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn clamp_follows_pytorch() {
     if lib().is_none() {
@@ -871,6 +878,7 @@ fn clamp_follows_pytorch() {
 /// integer computation into any dtype, a float one into any float dtype), rounded or wrapped
 /// to the computation dtype first; abs, ceil, floor, bitwise_not, clamp and pow(tensor,
 /// scalar) write a result of exactly the computation dtype.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn out_forms_store_the_computation_in_the_results_dtype() {
     if lib().is_none() {
@@ -994,6 +1002,7 @@ fn a_int() -> T {
 }
 
 /// The values docs/sdk-ops.md gives as examples of its rules, written out.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn documented_examples_give_their_exact_values() {
     if lib().is_none() {
@@ -1145,6 +1154,7 @@ fn documented_examples_give_their_exact_values() {
 }
 
 /// Each refusal stops the kernel with its own message (docs/sdk-ops.md "Errors").
+#[q7_requires::needs(toolchain)]
 #[test]
 fn refusals_are_runtime_errors_naming_op_operands_and_dtypes() {
     if lib().is_none() {
@@ -1305,6 +1315,7 @@ fn long_input(d: D, n: usize, shift: usize) -> T {
 /// buffer sets (so a run of four chunks reuses a set), on tensors of any rank: Float and Half
 /// add, Char sub into Int, Half * scalar, scalar ** Byte and Short abs on lengths around the
 /// chunk and its multiples, and on shapes of rank 0, 3 and 8.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn lengths_and_ranks() {
     if lib().is_none() {
@@ -1369,6 +1380,7 @@ fn lengths_and_ranks() {
 }
 
 /// A tensor of no elements gives one of no elements.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn empty_tensors() {
     if lib().is_none() {
@@ -1445,6 +1457,7 @@ fn floats_of(run: &q7_run::op::OpRun) -> Vec<V> {
 
 /// An op's result may be one of its operands: each chunk is read before its result is
 /// written (clamp(a + 2 b, -10, 10) computed over a copy of `a`, in place).
+#[q7_requires::needs(toolchain)]
 #[test]
 fn results_may_overwrite_an_operand() {
     let Some(lib) = runtime_lib() else { return };
@@ -1468,6 +1481,7 @@ fn results_may_overwrite_an_operand() {
 /// 2 of 4000); with the DATARAM heap held by the kernel but for 4 KiB the chunks shrink to 128
 /// elements (16 and 8 transfers, the same bytes), and with none of it left the op stops with an
 /// out-of-memory runtime error.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn chunks_are_sdma_transfers_and_shrink_with_the_dataram_heap() {
     let Some(lib) = runtime_lib() else { return };
@@ -1524,6 +1538,7 @@ fn chunks_are_sdma_transfers_and_shrink_with_the_dataram_heap() {
 
 /// What a kernel can pass but the schema's arguments cannot: a bool alpha, refused as PyTorch
 /// refuses it, and an undefined tensor, refused as every use of one is.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_bool_alpha_and_an_undefined_operand_are_refused() {
     let Some(lib) = runtime_lib() else { return };
@@ -1555,6 +1570,7 @@ fn a_bool_alpha_and_an_undefined_operand_are_refused() {
 /// In a multicore library each core computes an op on the whole tensors (core c's a + (c + 1)
 /// b, of which it keeps slice c), and an op only one core calls is computed by that core alone:
 /// the other cores move nothing over SDMA.
+#[q7_requires::needs(toolchain)]
 #[test]
 fn multicore_kernels_compute_each_op_on_the_calling_core() {
     let Some(lib) = multicore_lib() else { return };
@@ -1597,6 +1613,7 @@ fn multicore_kernels_compute_each_op_on_the_calling_core() {
 /// computation dtype (its host build's bits, which the device's equal), rounded once to the
 /// computation dtype. The inputs reach sinf's large-argument reduction, logs of negatives,
 /// zeros and subnormals, and expf's overflow.
+#[q7_requires::needs(toolchain, host_cxx)]
 #[test]
 fn float_ops_give_the_math_librarys_results_rounded_to_the_dtype() {
     if lib().is_none() || math_support::native().is_none() {
@@ -1619,6 +1636,7 @@ fn float_ops_give_the_math_librarys_results_rounded_to_the_dtype() {
 
 /// The float ops' _out forms store into any float dtype (rounded to the computation dtype
 /// first), and refuse an integer result.
+#[q7_requires::needs(toolchain, host_cxx)]
 #[test]
 fn float_ops_out_forms_cast_to_any_float_result() {
     if lib().is_none() || math_support::native().is_none() {
@@ -1652,6 +1670,7 @@ fn float_ops_out_forms_cast_to_any_float_result() {
 /// exponent enters as the float nearest to it, a scalar base as the computation dtype's value
 /// (rounded to Half first for a Half tensor); the result rounded once. Negative bases with
 /// fractional exponents are NaN; integer tensors with a double scalar compute in Float.
+#[q7_requires::needs(toolchain, host_cxx)]
 #[test]
 fn float_powers_are_powf_rounded_to_the_dtype() {
     if lib().is_none() || math_support::native().is_none() {

@@ -155,6 +155,7 @@ fn affine_case(lib: &Library, input: HostTensor, want: HostTensor, what: &str) {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_read_and_a_write_stream_map_every_dtype_and_length_exactly() {
     let Some(lib) = streams() else { return };
@@ -232,6 +233,7 @@ fn a_read_and_a_write_stream_map_every_dtype_and_length_exactly() {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn the_tutorials_add_runs_on_two_read_streams_and_a_write_stream() {
     let Some(lib) = streams() else { return };
@@ -290,6 +292,7 @@ fn element_sum(lib: &Library, x: &[i32]) -> (i32, u64) {
     (sum, run.cores[0].stats.cycles)
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn any_number_of_streams_work_but_the_fifth_runs_at_element_accessor_speed() {
     let Some(lib) = streams() else { return };
@@ -343,6 +346,7 @@ fn any_number_of_streams_work_but_the_fifth_runs_at_element_accessor_speed() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn in_multicore_mode_streams_work_on_each_core_as_on_one() {
     let Some(lib) = streams_on_eight_cores() else {
@@ -385,6 +389,7 @@ fn misuse(lib: &Library, what: u32) -> Result<OpRun, TestingError> {
         .op_run(lib)
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn past_the_end_and_closed_streams_stop_the_kernel_naming_the_stream() {
     let Some(lib) = streams() else { return };
@@ -416,6 +421,7 @@ fn past_the_end_and_closed_streams_stop_the_kernel_naming_the_stream() {
     assert_eq!(console(&run), "close: 0, then -1\n");
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn streams_and_tcm_malloc_share_the_16_kib_tcm_pool() {
     let Some(lib) = streams() else { return };
@@ -457,6 +463,7 @@ fn streams_and_tcm_malloc_share_the_16_kib_tcm_pool() {
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn a_write_stream_writes_back_what_it_was_given_when_it_closes() {
     let Some(lib) = streams() else { return };
@@ -536,6 +543,7 @@ fn made(console: &str) -> String {
     format!("the tensor at HBM {addr}")
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn coherent_stops_the_kernel_at_a_possibly_incoherent_pair_naming_tensor_and_accessors() {
     let Some(lib) = coherence() else { return };
@@ -587,6 +595,7 @@ fn coherent_stops_the_kernel_at_a_possibly_incoherent_pair_naming_tensor_and_acc
     );
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn incoherent_verbose_warns_on_the_console_and_goes_on() {
     let Some(lib) = coherence() else { return };
@@ -612,6 +621,7 @@ fn incoherent_verbose_warns_on_the_console_and_goes_on() {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn incoherent_quiet_says_nothing() {
     let Some(lib) = coherence() else { return };
@@ -627,6 +637,7 @@ fn incoherent_quiet_says_nothing() {
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn read_streams_together_element_accessors_together_the_tcm_accessor_and_closed_accessors_are_coherent(
 ) {
@@ -639,6 +650,7 @@ fn read_streams_together_element_accessors_together_the_tcm_accessor_and_closed_
     }
 }
 
+#[q7_requires::needs(toolchain)]
 #[test]
 fn the_policy_is_coherent_until_set_and_only_the_three_policies_are_accepted() {
     let Some(lib) = coherence() else { return };

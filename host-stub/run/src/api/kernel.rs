@@ -10,12 +10,12 @@ use q7_kernel_build::schema;
 use q7_kernel_build::BuildError;
 
 /// Whether the Xtensa toolchain [`Kernel::build`] needs is installed at its default prefix
-/// (`$Q7EMU_XTENSA_PREFIX`, else `~/.cache/xtensa-dc233c`). When it is not, prints a notice and
-/// returns false, so that a test can skip — or, with `$Q7EMU_REQUIRE_TOOLCHAIN` on, panics
-/// naming the missing tool, so that CI fails instead (the one rule,
-/// [`q7_kernel_build::toolchain::skip_or_fail`]).
+/// (`$Q7EMU_XTENSA_PREFIX`, else `~/.cache/xtensa-dc233c`). A test that calls this is marked
+/// `#[q7_requires::toolchain]`, so that it shows as ignored where the toolchain is missing; the
+/// one rule of [`q7_environment::requirement::Requirement::check`] holds when it runs anyway
+/// (false, or with `$Q7EMU_REQUIRE_TOOLCHAIN` on a failure naming the missing tool).
 pub fn toolchain_installed() -> bool {
-    q7_kernel_build::toolchain::installed_or_skip()
+    q7_environment::requirement::Requirement::Toolchain.check()
 }
 
 /// A library to build from C++ sources, as `q7emu build` does (examples/sdk/BUILD.md).

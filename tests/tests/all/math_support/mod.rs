@@ -103,20 +103,9 @@ pub fn native() -> Option<&'static Path> {
 }
 
 /// The native harness, built with the host C++ compiler (`$CXX`, else `g++`) in `dir`; `None`
-/// when there is none (with the notice of `q7_tests::missing_tool`).
+/// when there is none (the rule of `sdk_support::host_cxx`).
 pub fn build_native(dir: &Path) -> Option<PathBuf> {
-    let cxx = PathBuf::from(std::env::var_os("CXX").unwrap_or_else(|| "g++".into()));
-    let runs = Command::new(&cxx)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !runs {
-        q7_tests::missing_tool(
-            &format!("the host C++ compiler {} does not run", cxx.display()),
-            "install g++ or set CXX",
-        );
-        return None;
-    }
+    let cxx = crate::sdk_support::host_cxx()?;
     let exe = dir.join(format!("native.{}", std::process::id()));
     let mut cmd = Command::new(cxx);
     cmd.args([

@@ -72,22 +72,13 @@ pub fn assert_ok(what: &str, out: &Output) {
     );
 }
 
-/// The host C++ compiler (`$CXX`, else `g++`) when it runs. When it does not:
-/// [`q7_tests::missing_tool`], `None`.
+/// The host C++ compiler (`$CXX`, else `g++`) when it runs; else `None`, by the rule of
+/// [`q7_tests::Requirement::check`] (the test is marked `#[q7_requires::host_cxx]`).
 pub fn host_cxx() -> Option<PathBuf> {
-    let cxx = PathBuf::from(std::env::var_os("CXX").unwrap_or_else(|| "g++".into()));
-    let ok = Command::new(&cxx)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if ok {
-        return Some(cxx);
-    }
-    q7_tests::missing_tool(
-        &format!("the host C++ compiler {} does not run", cxx.display()),
-        "install g++ or set CXX",
-    );
-    None
+    use q7_tests::Requirement;
+    Requirement::HostCxx
+        .check()
+        .then(q7_environment::requirement::host_cxx)
 }
 
 /// Builds a native test program from `sources` with `flags` and runs it; its stdout. The

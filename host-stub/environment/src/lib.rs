@@ -1,7 +1,16 @@
+//! # q7-environment — what a q7emu process reads from its environment
+//!
 //! The environment variables q7emu reads, in one table (docs/cli.md "Environment"): one
 //! prefix, `Q7EMU_`; `Q7_SDK` and `Q7_REQUIRE_TOOLCHAIN`, the names of earlier releases, stay
 //! accepted. The variables only the project's own tests, benchmarks and scripts read are
-//! DEVELOPING.md's "Environment variables".
+//! DEVELOPING.md's "Environment variables". [`toolchain`]: where the Xtensa toolchain is
+//! installed; [`requirement`]: what a test needs from the machine, and the one rule when it is
+//! missing.
+//!
+//! Standard library only, so that the emulator and build scripts can use it.
+
+pub mod requirement;
+pub mod toolchain;
 
 use std::ffi::OsString;
 
@@ -51,7 +60,7 @@ pub const REQUIRE_TOOLCHAIN: Variable = Variable {
 
 /// Turns tier 2 off for every core a process makes (docs/jit.md "Switch").
 pub const JIT: Variable = Variable {
-    name: q7_emulator::jit::ENV,
+    name: "Q7EMU_JIT",
     old_name: None,
     what: "`off` (or `0`, `false`): the interpreter alone runs every core",
 };
