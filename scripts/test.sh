@@ -9,7 +9,7 @@
 #   scripts/test.sh           the whole suite
 #   scripts/test.sh --quick   the edit loop: formatting, lints, unit tests (no toolchain needed)
 #
-# Toolchain-dependent tests skip with a notice when the toolchain is absent, unless
+# Toolchain-dependent tests show as ignored when the toolchain is absent, unless
 # Q7EMU_REQUIRE_TOOLCHAIN=1 (its old name Q7_REQUIRE_TOOLCHAIN, which .ci/run sets, is
 # accepted), which makes them fail instead.
 set -euo pipefail
@@ -91,8 +91,12 @@ python_package() {
 
 # cargo deny (deny.toml): licences, banned and duplicate crates, sources, of both workspaces.
 # The advisory database cannot be fetched on these machines, so advisories are not checked.
+# The graph covers every target platform, whose crates a build does not download: fetched
+# first (as Cargo.lock pins them), so that the check itself runs offline.
 deny() {
   command -v cargo-deny >/dev/null || cargo install --quiet --locked cargo-deny@0.20.2
+  cargo fetch --locked --quiet
+  cargo fetch --locked --quiet --manifest-path python/Cargo.toml
   cargo deny --frozen check licenses bans sources
   cargo deny --frozen --manifest-path python/Cargo.toml --config deny.toml check licenses bans sources
 }
