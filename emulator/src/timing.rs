@@ -327,6 +327,15 @@ macro_rules! stall_categories {
                 [$(($label, self.$field)),*]
             }
 
+            /// Every category's label, in field order.
+            pub const LABELS: [&'static str; Self::COUNT] = [$($label),*];
+
+            /// Adds `other`'s cycles to each category.
+            #[inline(always)]
+            pub fn add(&mut self, other: &Stalls) {
+                $(self.$field += other.$field;)*
+            }
+
             /// The cycles of every category together.
             pub fn total(&self) -> u64 {
                 0 $(+ self.$field)*
@@ -398,6 +407,15 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Adds `other`'s counts.
+    #[inline(always)]
+    pub fn add(&mut self, other: &Stats) {
+        self.instructions += other.instructions;
+        self.cycles += other.cycles;
+        self.stalls.add(&other.stalls);
+        self.exceptions += other.exceptions;
+    }
+
     /// The counts since `before` (an earlier reading of the same core's counters).
     pub fn since(&self, before: &Stats) -> Stats {
         Stats {

@@ -5,6 +5,7 @@
 
 use crate::predecode::Op;
 use crate::state::CoreState;
+use crate::timing::Stats;
 use crate::vector::Vector;
 
 /// One data access of an instruction, as the bus answered it.
@@ -48,6 +49,9 @@ pub enum Event<'a> {
         state: &'a CoreState,
         /// The core's cycle count once it completed (stalls included).
         cycle: u64,
+        /// The core's counters once it completed: what it and its fetch added since the
+        /// previous `After` or `Exception` is the difference (the run report's categories).
+        stats: &'a Stats,
         /// Its data accesses, in order.
         accesses: &'a [Access],
     },
@@ -62,6 +66,9 @@ pub enum Event<'a> {
         state: &'a CoreState,
         /// The core's cycle count after the entry.
         cycle: u64,
+        /// The core's counters after the entry (the entry's cycles and the stalls the
+        /// raising instruction charged are the difference since the previous event's).
+        stats: &'a Stats,
     },
 }
 

@@ -40,6 +40,9 @@ enum Command {
     /// UCPL header and relocations of the prelinked image, the kernel table with its ops, and
     /// the build's q7build.json and ucode_lib.json.
     Inspect(crate::commands::inspect::InspectArgs),
+    /// Read an exact cycle profile written by `q7emu run --profile DIR`: the hottest
+    /// functions per core and for the cluster, with their stall split.
+    Profile(crate::commands::profile::ProfileArgs),
 }
 
 /// Diagnostics on stderr, filtered by `RUST_LOG` (tracing-subscriber's `EnvFilter` syntax, e.g.
@@ -113,5 +116,6 @@ fn run(cli: Cli) -> Result<Exit, Failure> {
             q7_emulator::jit::with_default(args.jit.jit, || crate::commands::run::run(*args))
         }
         Command::Inspect(args) => crate::commands::inspect::run(args),
+        Command::Profile(args) => crate::commands::profile::run(args),
     }
 }

@@ -393,6 +393,7 @@ impl<B: Bus> Core<B> {
                 pc: self.state.sr(sr::EPC1),
                 state: &self.state,
                 cycle: self.stats.cycles,
+                stats: &self.stats,
             });
         }
         self.state.pc = target;

@@ -553,6 +553,7 @@ impl<B: Bus> Core<B> {
                         insn: op,
                         state: &self.state,
                         cycle: self.stats.cycles,
+                        stats: &self.stats,
                         accesses: &self.accesses,
                     });
                 }

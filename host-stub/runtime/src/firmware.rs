@@ -847,7 +847,7 @@ impl Firmware {
         let stops = match self.debugger.clone() {
             Some(server) => {
                 let budget = self.call_budget;
-                let what = format!("kernel of key {key:#x}");
+                let what = format!("{} {key:#x}", crate::observer::DISPATCH);
                 // In checked mode the debugged cores stop at the first error a check finds.
                 let observer = self.observer.clone();
                 let mut hook = observer.as_ref().and_then(|o| {
@@ -878,7 +878,11 @@ impl Firmware {
             }
             None => {
                 self.cluster.prepare_threads(threads)?;
-                self.run_cores(&cores, threads, &format!("kernel of key {key:#x}"))
+                self.run_cores(
+                    &cores,
+                    threads,
+                    &format!("{} {key:#x}", crate::observer::DISPATCH),
+                )
             }
         };
         let interrupted = stops

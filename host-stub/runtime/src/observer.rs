@@ -12,6 +12,10 @@ use q7_emulator::debug::StopHook;
 use q7_emulator::platform::{Cluster, PlatformBus};
 use q7_emulator::{Core, Stop};
 
+/// How the firmware names a dispatch to its observers: `what` is this, a space and the
+/// kernel key (`kernel of key 0x1`); the run report counts these calls alone.
+pub const DISPATCH: &str = "kernel of key";
+
 /// An observer of one run (made for a library's images before anything runs).
 pub trait Observer: fmt::Debug + Send + Sync {
     /// Runs `cores` of `cluster` (prepared for the firmware call `what`) for at most `budget`

@@ -4,6 +4,7 @@
 pub mod build;
 pub mod disasm;
 pub mod inspect;
+pub mod profile;
 pub mod run;
 pub mod run_elf;
 pub mod run_packed;

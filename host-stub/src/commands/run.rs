@@ -8,6 +8,7 @@ use q7_emulator::platform::ConsoleSize;
 use q7_conventions::number::{parse_cycle_range, parse_range, parse_threads, parse_u32, parse_u64};
 use q7_conventions::output::{AtomicFile, Named};
 use q7_emulator::platform::trace_port::Poison;
+use q7_observe::profile::ProfileSpec;
 use q7_observe::trace::timeline::{parse_max_events, MaxEvents};
 use q7_observe::trace::{
     parse_max_bytes, MaxBytes, ObserveSpec, PcSelect, Summary, TimelineSpec, TraceSpec,
@@ -108,10 +109,16 @@ pub struct RunArgs {
     /// truncated` instant, said on stderr too.
     #[arg(long, value_name = "N|none", value_parser = parse_max_events, requires = "timeline")]
     pub timeline_max_events: Option<MaxEvents>,
+    /// Write an exact cycle profile of the dispatch to DIR (made when missing): every cycle of
+    /// every core attributed to its instruction, function, source line and call path, split
+    /// into issue cycles and stall categories — profile.json, core<N>.folded, all.folded;
+    /// read it with `q7emu profile report DIR` (docs/profiling.md).
+    #[arg(long, value_name = "DIR", value_parser = any_path())]
+    pub profile: Option<PathBuf>,
     /// Serve the GDB remote protocol on 127.0.0.1:PORT (0: a free port, printed on stderr)
     /// and wait for a debugger with the cores stopped before the kernel's first instruction
     /// (docs/gdb.md); no traces or timeline of the debugged dispatch.
-    #[arg(long, value_name = "PORT", conflicts_with_all = ["trace_dir", "timeline"])]
+    #[arg(long, value_name = "PORT", conflicts_with_all = ["trace_dir", "timeline", "profile"])]
     pub gdb: Option<u16>,
     /// Checked mode: report the kernel bugs hardware swallows — out-of-bounds accesses,
     /// races between cores, output bytes no core wrote, reads of memory nothing wrote, leaks,
@@ -191,6 +198,10 @@ impl RunArgs {
                 max_events: self.timeline_max_events.unwrap_or_default(),
             }),
             check: self.check,
+            profile: self
+                .profile
+                .as_ref()
+                .map(|dir| ProfileSpec { dir: dir.clone() }),
         }
     }
 }
@@ -219,6 +230,21 @@ pub fn notes(s: &Summary) -> String {
             t.path.display(),
             t.counts.events,
             t.bytes
+        ));
+    }
+    if let Some(p) = &s.profile {
+        let cycles: u64 = p.profile.cores.iter().map(|c| c.total.cycles).sum();
+        out.push_str(&format!(
+            "q7emu: profile of {} core(s) in {}: {cycles} cycles attributed ({}; `q7emu profile report {}`)\n",
+            p.profile.cores.len(),
+            p.dir.display(),
+            p.files
+                .iter()
+                .filter_map(|f| f.file_name())
+                .map(|f| f.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(", "),
+            p.dir.display()
         ));
     }
     if let Some(findings) = &s.check {

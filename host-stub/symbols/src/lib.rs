@@ -202,6 +202,25 @@ impl Symbols {
         line_in(&self.lines.as_ref()?.context()?, addr)
     }
 
+    /// Where each of `pcs` is in the source, reading the line tables once for all of them:
+    /// its line as [`Symbols::line`] gives it (the kernel author's line where SDK code was
+    /// inlined into it) and every frame of the inline chain, innermost first. `None` where
+    /// the line tables do not cover it.
+    pub fn locations(&self, pcs: &[u32]) -> Vec<Option<Location>> {
+        let Some(context) = self.lines.as_ref().and_then(Lines::context) else {
+            return vec![None; pcs.len()];
+        };
+        pcs.iter()
+            .map(|&pc| {
+                let line = line_in(&context, pc)?;
+                Some(Location {
+                    line,
+                    inlined: inline_frames(&context, pc),
+                })
+            })
+            .collect()
+    }
+
     /// The frames of a backtrace at `pcs`, innermost first, as [`Symbols::frame`] writes
     /// them (the line tables are read once for all of them).
     pub fn backtrace(&self, pcs: &[u32]) -> Vec<Option<String>> {
@@ -332,12 +351,7 @@ pub fn spellings(demangled: &str) -> Vec<String> {
 /// that the SDK code was inlined into — the line the kernel's author wrote — else the line
 /// itself.
 fn line_in(context: &LineContext<'_>, addr: u32) -> Option<SourceLine> {
-    let line_of = |loc: &addr2line::Location<'_>| {
-        Some(SourceLine {
-            file: tidy(loc.file?),
-            line: loc.line.filter(|&l| l != 0)?,
-        })
-    };
+    let line_of = source_line;
     let mut lines = Vec::new();
     if let Ok(mut frames) = context.find_frames(u64::from(addr)).skip_all_loads() {
         while let Ok(Some(frame)) = frames.next() {
@@ -354,6 +368,43 @@ fn line_in(context: &LineContext<'_>, addr: u32) -> Option<SourceLine> {
         .into_iter()
         .find(|l| !l.file.starts_with(SDK_FILES))
         .or(first)
+}
+
+/// Where an instruction is in the source ([`Symbols::locations`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// Its line: the kernel author's where SDK code was inlined into it.
+    pub line: SourceLine,
+    /// The inline chain, innermost first: each frame's function (demangled) and line. One
+    /// frame when nothing was inlined there.
+    pub inlined: Vec<(Option<String>, Option<SourceLine>)>,
+}
+
+/// A line-table location as a [`SourceLine`], when it names a file and a line.
+fn source_line(loc: &addr2line::Location<'_>) -> Option<SourceLine> {
+    Some(SourceLine {
+        file: tidy(loc.file?),
+        line: loc.line.filter(|&l| l != 0)?,
+    })
+}
+
+/// The inline chain at `addr` in `context`, innermost first.
+fn inline_frames(
+    context: &LineContext<'_>,
+    addr: u32,
+) -> Vec<(Option<String>, Option<SourceLine>)> {
+    let mut out = Vec::new();
+    if let Ok(mut frames) = context.find_frames(u64::from(addr)).skip_all_loads() {
+        while let Ok(Some(frame)) = frames.next() {
+            let function = frame
+                .function
+                .as_ref()
+                .and_then(|f| f.raw_name().ok())
+                .map(|n| demangle(&n));
+            out.push((function, frame.location.as_ref().and_then(source_line)));
+        }
+    }
+    out
 }
 
 /// The demangled form of a C++ symbol name, or the name itself.

@@ -13,9 +13,20 @@ fn help(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// The subcommands `q7emu --help` lists.
+/// The subcommands `q7emu --help` lists, and those each of them lists (`profile report`).
 fn subcommands() -> Vec<String> {
-    help(&[])
+    let mut all = Vec::new();
+    for sub in commands_of(&[]) {
+        let nested = commands_of(&[&sub]);
+        all.push(sub.clone());
+        all.extend(nested.into_iter().map(|n| format!("{sub} {n}")));
+    }
+    all
+}
+
+/// The commands `q7emu ARGS --help` lists.
+fn commands_of(args: &[&str]) -> Vec<String> {
+    help(args)
         .lines()
         .skip_while(|l| !l.starts_with("Commands:"))
         .skip(1)
@@ -28,12 +39,22 @@ fn subcommands() -> Vec<String> {
 #[test]
 fn no_help_text_cites_a_document_outside_the_repository() {
     let subs = subcommands();
-    for expected in ["disasm", "run-elf", "run-packed", "build", "run", "inspect"] {
+    for expected in [
+        "disasm",
+        "run-elf",
+        "run-packed",
+        "build",
+        "run",
+        "inspect",
+        "profile",
+        "profile report",
+    ] {
         assert!(subs.iter().any(|s| s == expected), "{expected} in {subs:?}");
     }
     let mut texts = vec![("q7emu".to_string(), help(&[]))];
     for sub in &subs {
-        texts.push((format!("q7emu {sub}"), help(&[sub])));
+        let args: Vec<&str> = sub.split(' ').collect();
+        texts.push((format!("q7emu {sub}"), help(&args)));
     }
     for (what, text) in texts {
         let lower = text.to_lowercase();
@@ -50,7 +71,8 @@ fn no_help_text_cites_a_document_outside_the_repository() {
 fn docs_cli_md_shows_every_help_text_as_the_binary_prints_it() {
     let mut blocks = vec![("q7emu --help".to_string(), help(&[]))];
     for sub in subcommands() {
-        blocks.push((format!("q7emu {sub} --help"), help(&[&sub])));
+        let args: Vec<&str> = sub.split(' ').collect();
+        blocks.push((format!("q7emu {sub} --help"), help(&args)));
     }
     q7_tests::generated::check_generated(
         "docs/cli.md",

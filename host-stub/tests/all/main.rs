@@ -22,6 +22,7 @@ mod hostile_inputs;
 mod inspect_cli;
 mod jit_tiers;
 mod json_output;
+mod profile_cli;
 mod project_cli;
 mod run_cli;
 mod run_elf_bounds;

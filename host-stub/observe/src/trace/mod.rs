@@ -21,6 +21,8 @@ use self::insn::{CoreCap, CoreFilter, RegisterNames, Sink};
 use self::timeline::{CoreTimeline, MaxEvents, Timeline, Truncation};
 use self::writer::{CoreFiles, Writer};
 use crate::check::{Checker, CoreCheck, DebugHook};
+use crate::profile::record::CoreProfile;
+use crate::profile::{ProfileSpec, ProfileSummary, Profiler};
 use q7_conventions::output::{AtomicFile, WriteError};
 use q7_runtime::observer::DispatchHook;
 use q7_symbols::Symbols;
@@ -99,12 +101,14 @@ pub struct ObserveSpec {
     pub timeline: Option<TimelineSpec>,
     /// Checked mode (`--check`, docs/checked-mode.md).
     pub check: bool,
+    /// The cycle profile (`--profile`, docs/profiling.md).
+    pub profile: Option<ProfileSpec>,
 }
 
 impl ObserveSpec {
     /// Whether anything is observed.
     pub fn any(&self) -> bool {
-        self.trace.is_some() || self.timeline.is_some() || self.check
+        self.trace.is_some() || self.timeline.is_some() || self.check || self.profile.is_some()
     }
 }
 
@@ -151,6 +155,9 @@ pub enum TraceError {
         /// The demangled names it matches.
         candidates: Vec<String>,
     },
+    /// The profile could not be written.
+    #[error(transparent)]
+    Profile(#[from] crate::profile::ProfileError),
     /// The timeline does not serialise.
     #[error("{}: {source}", path.display())]
     Json {
@@ -203,6 +210,8 @@ pub struct Summary {
     pub timeline: Option<TimelineSummary>,
     /// Checked mode's findings, when the run was checked.
     pub check: Option<Vec<crate::check::finding::Finding>>,
+    /// The profile, when the run was profiled.
+    pub profile: Option<ProfileSummary>,
 }
 
 /// The instruction traces of a run.
@@ -234,6 +243,8 @@ pub struct Observer {
     timeline: Option<(PathBuf, Mutex<Timeline>, Mutex<Option<AtomicFile>>)>,
     /// Checked mode.
     check: Option<Checker>,
+    /// The cycle profile.
+    profile: Option<Profiler>,
 }
 
 /// Locks `m`, whether or not a thread panicked holding it.
@@ -332,6 +343,10 @@ impl Observer {
         let check = spec
             .check
             .then(|| Checker::new(cores as usize, multicore, &symbols));
+        let profile = match &spec.profile {
+            None => None,
+            Some(p) => Some(Profiler::new(p, cores as usize)?),
+        };
         Ok(Observer {
             names: RegisterNames::of(&q7_isa::NCORE2GP),
             symbols,
@@ -339,6 +354,7 @@ impl Observer {
             insn,
             timeline,
             check,
+            profile,
         })
     }
 
@@ -399,10 +415,12 @@ impl Observer {
             CoreTimeline::new(prid, what, cycle, tl.has_symbols(prid), tl.room(prid))
         });
         let check = self.check.as_ref().map(|c| c.tracer(core, what));
+        let profile = self.profile.as_ref().and_then(|p| p.tracer(core, what));
         CoreTracer {
             insn,
             timeline,
             check,
+            profile,
         }
     }
 
@@ -417,6 +435,9 @@ impl Observer {
         }
         if let (Some(cc), Some(c)) = (tracer.check, &self.check) {
             c.finish(cc);
+        }
+        if let (Some(cp), Some(p)) = (tracer.profile, &self.profile) {
+            p.finish(cp, core);
         }
         if let (Some(ct), Some((_, tl, _))) = (tracer.timeline, &self.timeline) {
             let done = ct.finish(stop, cycle, &mut core.bus);
@@ -456,6 +477,9 @@ impl Observer {
                     truncated,
                 });
             }
+        }
+        if let Some(p) = &self.profile {
+            summary.profile = Some(p.close(&self.symbols, &self.images)?);
         }
         if let Some((path, tl, file)) = &self.timeline {
             let file = lock(file).take();
@@ -553,6 +577,7 @@ pub struct CoreTracer<'a> {
     insn: Option<Sink<'a>>,
     timeline: Option<CoreTimeline>,
     check: Option<CoreCheck>,
+    profile: Option<CoreProfile>,
 }
 
 impl Tracer for CoreTracer<'_> {
@@ -567,6 +592,9 @@ impl Tracer for CoreTracer<'_> {
                 if let Some(s) = &mut self.insn {
                     s.before(state, insn, cycle);
                 }
+                if let Some(p) = &mut self.profile {
+                    p.before(state.pc, insn);
+                }
             }
             Event::After {
                 pc,
@@ -574,8 +602,12 @@ impl Tracer for CoreTracer<'_> {
                 insn,
                 state,
                 cycle,
+                stats,
                 accesses,
             } => {
+                if let Some(p) = &mut self.profile {
+                    p.after(pc, next, insn, stats, accesses.len());
+                }
                 if let Some(s) = &mut self.insn {
                     s.after(state, cycle, accesses);
                 }
@@ -593,7 +625,13 @@ impl Tracer for CoreTracer<'_> {
                 pc,
                 state,
                 cycle,
-            } => self.exception(vector, pc, state, cycle),
+                stats,
+            } => {
+                if let Some(p) = &mut self.profile {
+                    p.exception(stats);
+                }
+                self.exception(vector, pc, state, cycle)
+            }
         }
     }
 }

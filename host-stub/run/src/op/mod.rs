@@ -629,7 +629,7 @@ pub fn run_observed(
     req: &OpRequest,
     spec: &ObserveSpec,
 ) -> Result<(OpRun, Summary), RunError> {
-    if spec.trace.is_some() || spec.timeline.is_some() {
+    if spec.trace.is_some() || spec.timeline.is_some() || spec.profile.is_some() {
         outputs::check(lib, spec, &[], &[])?;
     }
     with_kernel_return(

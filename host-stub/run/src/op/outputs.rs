@@ -9,6 +9,7 @@ use std::path::Path;
 use super::Library;
 use q7_conventions::output::{check_distinct, check_not_dir, Named, PathClash};
 use q7_kernel_build::metadata::build_dir_files;
+use q7_observe::profile;
 use q7_observe::trace::{writer, ObserveSpec};
 
 /// Why the files of a run are refused.
@@ -45,6 +46,16 @@ pub fn observed_files(spec: &ObserveSpec, lib: &Library) -> Vec<Named> {
         .iter()
         .map(|t| Named::new("--timeline", &t.path))
         .collect();
+    if let Some(p) = &spec.profile {
+        files.push(Named::new("--profile", p.dir.join(profile::PROFILE_JSON)));
+        for core in 0..lib.images.len() as u32 {
+            files.push(Named::new(
+                "--profile",
+                p.dir.join(profile::core_folded(core)),
+            ));
+        }
+        files.push(Named::new("--profile", p.dir.join(profile::ALL_FOLDED)));
+    }
     if let Some(t) = &spec.trace {
         let cores: Vec<u32> = match &t.cores {
             Some(list) => list.clone(),
@@ -84,6 +95,12 @@ pub fn check(
             what: "file",
         });
     }
+    if spec.profile.as_ref().is_some_and(|p| empty(&p.dir)) {
+        return Err(OutputError::Empty {
+            flag: "--profile",
+            what: "directory",
+        });
+    }
     let mut all_inputs = build_files(lib);
     all_inputs.extend_from_slice(inputs);
     let mut all_outputs = outputs.to_vec();
@@ -95,6 +112,14 @@ pub fn check(
             .cloned()
             .collect();
         check_not_dir(&Named::new("--trace-dir", &t.dir), &files)?;
+    }
+    if let Some(p) = &spec.profile {
+        let files: Vec<Named> = all_outputs
+            .iter()
+            .filter(|n| n.flag != "--profile")
+            .cloned()
+            .collect();
+        check_not_dir(&Named::new("--profile", &p.dir), &files)?;
     }
     check_distinct(&all_inputs, &all_outputs)?;
     Ok(())

@@ -1,0 +1,265 @@
+//! Recording one core's profile while it runs: every cycle the core counts goes to the
+//! instruction address and the call path it was spent in (docs/profiling.md "Attribution").
+//!
+//! The core's counters ([`Stats`]: cycles, instructions, exceptions and each stall category of
+//! the run report) come with every `After` and `Exception` event. What they grew by since the
+//! previous such event belongs to the instruction the last `Before` named: its fetch stall, its
+//! issue cycle and its own stalls, or, when it raised, what it charged before raising plus the
+//! exception's entry. What the core counts after its last event (a semihosting exit) goes to
+//! that instruction too, when the call ends. So the costs of a call add up to exactly what the
+//! core counted during it.
+//!
+//! The call path is a shadow stack: a completed CALLn/CALLXn opens a frame for its target, a
+//! completed RET/RETW closes the innermost one (RETW completes only after its window
+//! underflow is handled, so handler code counts inside the frame that returns). Paths are the
+//! nodes of a call tree, so that a cost is kept per (node, address) and never per instruction
+//! executed: the recording's size is bounded by the code, not by the run's length.
+
+use std::collections::HashMap;
+
+use q7_emulator::predecode::Op;
+use q7_emulator::timing::Stats;
+use q7_isa::{Insn, Opcode};
+
+/// The deepest call path kept: calls deeper than this count in the frame at this depth
+/// (a runaway recursion cannot grow the tree without bound).
+pub const MAX_DEPTH: usize = 1024;
+
+/// What one instruction address in one call path cost.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cost {
+    /// Cycles, instructions, exceptions and the stall categories of the run report.
+    pub stats: Stats,
+    /// Data accesses made.
+    pub accesses: u64,
+}
+
+impl Cost {
+    /// Adds `other`.
+    pub fn add(&mut self, other: &Cost) {
+        self.stats.add(&other.stats);
+        self.accesses += other.accesses;
+    }
+
+    /// The issue cycles: those of no stall category.
+    pub fn issue(&self) -> u64 {
+        self.stats.cycles - self.stats.stalls.total()
+    }
+}
+
+/// A node of the call tree: one path of calls from where the core started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    /// The node of the caller (the root is its own parent).
+    pub parent: u32,
+    /// The address called (the root: where the core started).
+    pub entry: u32,
+    /// Times the call was made.
+    pub calls: u64,
+}
+
+/// The cost of one instruction address in one call path.
+#[derive(Debug, Clone)]
+pub struct Site {
+    /// The call-tree node.
+    pub node: u32,
+    /// The instruction's address.
+    pub pc: u32,
+    /// The instruction, as decoded there.
+    pub insn: Insn,
+    /// What it cost.
+    pub cost: Cost,
+    /// The site that followed it last (a one-entry prediction that spares the hash lookup in
+    /// straight-line code and loops).
+    next: (u64, u32),
+}
+
+/// One core's recording, kept across the calls it runs.
+#[derive(Debug, Clone, Default)]
+pub struct CoreRecord {
+    /// The call tree; node 0 is the root.
+    pub nodes: Vec<Node>,
+    /// By (node, address): its index in `sites`.
+    index: HashMap<u64, u32>,
+    /// By (parent, entry): the child node.
+    children: HashMap<(u32, u32), u32>,
+    /// Each (node, address) that cost anything.
+    pub sites: Vec<Site>,
+    /// The calls profiled.
+    pub calls: u64,
+    /// Calls made deeper than [`MAX_DEPTH`], counted in the frame at that depth.
+    pub too_deep: u64,
+}
+
+/// The key of (node, address).
+#[inline(always)]
+fn key(node: u32, pc: u32) -> u64 {
+    (u64::from(node) << 32) | u64::from(pc)
+}
+
+impl CoreRecord {
+    /// The root node for a call starting at `pc` (one root per recording: a later call that
+    /// starts elsewhere keeps the first root's entry).
+    fn root(&mut self, pc: u32) -> u32 {
+        if self.nodes.is_empty() {
+            self.nodes.push(Node {
+                parent: 0,
+                entry: pc,
+                calls: 0,
+            });
+        }
+        self.nodes[0].calls += 1;
+        0
+    }
+
+    /// The child of `parent` for a call of `entry`, made now.
+    fn child(&mut self, parent: u32, entry: u32) -> u32 {
+        let next = self.nodes.len() as u32;
+        let node = *self.children.entry((parent, entry)).or_insert(next);
+        if node == next {
+            self.nodes.push(Node {
+                parent,
+                entry,
+                calls: 0,
+            });
+        }
+        self.nodes[node as usize].calls += 1;
+        node
+    }
+
+    /// The site of (node, pc), made when new; `after` is the site before it, whose
+    /// prediction is tried first and then updated.
+    #[inline(always)]
+    fn site(&mut self, node: u32, pc: u32, insn: &Insn, after: Option<u32>) -> u32 {
+        let k = key(node, pc);
+        if let Some(prev) = after {
+            let (pk, ps) = self.sites[prev as usize].next;
+            if pk == k {
+                return ps;
+            }
+        }
+        let next = self.sites.len() as u32;
+        let slot = *self.index.entry(k).or_insert(next);
+        if slot == next {
+            self.sites.push(Site {
+                node,
+                pc,
+                insn: *insn,
+                cost: Cost::default(),
+                next: (u64::MAX, 0),
+            });
+        }
+        if let Some(prev) = after {
+            self.sites[prev as usize].next = (k, slot);
+        }
+        slot
+    }
+}
+
+/// Recording one call of one core: made with the core's counters as the call starts.
+#[derive(Debug)]
+pub struct CoreProfile {
+    record: CoreRecord,
+    /// The counters as the last event left them.
+    last: Stats,
+    /// The instruction the last `Before` named, and its decoding.
+    pc: u32,
+    insn: Insn,
+    /// The current call path: its nodes, innermost last (never empty).
+    stack: Vec<u32>,
+    /// The site charged last.
+    site: Option<u32>,
+}
+
+impl CoreProfile {
+    /// Starts recording a call into `record` of a core whose counters are `stats` and whose
+    /// PC is `pc`.
+    pub fn new(mut record: CoreRecord, stats: &Stats, pc: u32) -> CoreProfile {
+        record.calls += 1;
+        let root = record.root(pc);
+        CoreProfile {
+            record,
+            last: stats.clone(),
+            pc,
+            insn: Insn {
+                opcode: Opcode::Nop,
+                len: 0,
+                operands: Default::default(),
+            },
+            stack: vec![root],
+            site: None,
+        }
+    }
+
+    /// The core is about to run `op` at `pc`.
+    #[inline(always)]
+    pub fn before(&mut self, pc: u32, op: &Op) {
+        self.pc = pc;
+        self.insn = op.insn;
+    }
+
+    /// The instruction at `pc` completed with the core's counters at `stats`, making
+    /// `accesses` data accesses and continuing at `next`.
+    #[inline(always)]
+    pub fn after(&mut self, pc: u32, next: u32, op: &Op, stats: &Stats, accesses: usize) {
+        self.charge(pc, stats, accesses as u64);
+        if op.bad.is_some() {
+            return;
+        }
+        match op.insn.opcode {
+            Opcode::Call0
+            | Opcode::Call4
+            | Opcode::Call8
+            | Opcode::Call12
+            | Opcode::Callx0
+            | Opcode::Callx4
+            | Opcode::Callx8
+            | Opcode::Callx12 => self.call(next),
+            Opcode::Ret | Opcode::RetN | Opcode::Retw | Opcode::RetwN if self.stack.len() > 1 => {
+                self.stack.pop();
+            }
+            _ => {}
+        }
+    }
+
+    /// An exception was taken with the core's counters at `stats`.
+    #[inline(always)]
+    pub fn exception(&mut self, stats: &Stats) {
+        self.charge(self.pc, stats, 0);
+    }
+
+    /// Opens the frame of a completed call of `target`. Past [`MAX_DEPTH`] the frame is the
+    /// caller's again, so that its return still closes one frame.
+    fn call(&mut self, target: u32) {
+        let node = *self.stack.last().expect("the path is never empty");
+        let frame = if self.stack.len() >= MAX_DEPTH {
+            self.record.too_deep += 1;
+            node
+        } else {
+            self.record.child(node, target)
+        };
+        self.stack.push(frame);
+    }
+
+    /// Charges what the counters grew by to the instruction at `pc` in the current path.
+    #[inline(always)]
+    fn charge(&mut self, pc: u32, stats: &Stats, accesses: u64) {
+        let node = *self.stack.last().expect("the path is never empty");
+        let insn = self.insn;
+        let site = self.record.site(node, pc, &insn, self.site);
+        let cost = &mut self.record.sites[site as usize].cost;
+        cost.stats.add(&stats.since(&self.last));
+        cost.accesses += accesses;
+        self.last.clone_from(stats);
+        self.site = Some(site);
+    }
+
+    /// Ends the call with the core's counters at `stats`: what they grew by after the last
+    /// event goes to the last instruction. The recording, for the core's next call.
+    pub fn finish(mut self, stats: &Stats) -> CoreRecord {
+        if *stats != self.last {
+            self.charge(self.pc, stats, 0);
+        }
+        self.record
+    }
+}
