@@ -111,8 +111,9 @@ pub struct RunArgs {
     pub timeline_max_events: Option<MaxEvents>,
     /// Write an exact cycle profile of the dispatch to DIR (made when missing): every cycle of
     /// every core attributed to its instruction, function, source line and call path, split
-    /// into issue cycles and stall categories — profile.json, core<N>.folded, all.folded;
-    /// read it with `q7emu profile report DIR` (docs/profiling.md).
+    /// into issue cycles and stall categories — profile.json, folded stacks, flame graphs
+    /// (flame.svg) and pprof's profile.pb.gz; read it with `q7emu profile report DIR`
+    /// (docs/profiling.md).
     #[arg(long, value_name = "DIR", value_parser = any_path())]
     pub profile: Option<PathBuf>,
     /// Serve the GDB remote protocol on 127.0.0.1:PORT (0: a free port, printed on stderr)

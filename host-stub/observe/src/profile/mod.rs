@@ -2,15 +2,17 @@
 //! runs a dispatch, attributed to the instruction address and the call path it was spent in,
 //! split into issue cycles and the run report's stall categories ([`record`]); mapped to
 //! functions and source lines from the unstripped images ([`model`]); written as
-//! `profile.json` and folded stacks ([`folded`]); read back by `q7emu profile`
-//! ([`report`]).
+//! `profile.json`, folded stacks ([`folded`]), flame graphs ([`flame`]) and pprof's format
+//! ([`pprof`]); read back by `q7emu profile` ([`report`]).
 //!
 //! Only dispatches are profiled (the firmware calls the run report counts), so a core's
 //! profile adds up to exactly its report. A profile's size is bounded by the code that ran,
 //! not by how long it ran.
 
+pub mod flame;
 pub mod folded;
 pub mod model;
+pub mod pprof;
 pub mod record;
 pub mod report;
 
@@ -64,6 +66,15 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub const PROFILE_JSON: &str = "profile.json";
 /// The folded stacks of the cluster (every core's together).
 pub const ALL_FOLDED: &str = "all.folded";
+/// The profile in pprof's format.
+pub const PPROF: &str = "profile.pb.gz";
+/// The flame graph of the cluster.
+pub const FLAME_SVG: &str = "flame.svg";
+
+/// The flame graph of core `core`.
+pub fn core_flame(core: u32) -> String {
+    format!("flame-core{core}.svg")
+}
 
 /// The folded stacks of core `core`.
 pub fn core_folded(core: u32) -> String {
@@ -137,7 +148,8 @@ impl Profiler {
     }
 
     /// Writes the profile of the cores that ran a dispatch, with the symbols and image names
-    /// of each core: `profile.json`, `core<N>.folded` and `all.folded`, each written whole.
+    /// of each core: `profile.json`, `core<N>.folded`, `all.folded`, `flame.svg`,
+    /// `profile.pb.gz` and `flame-core<N>.svg`, each written whole.
     pub fn close(
         &self,
         symbols: &[Symbols],
@@ -175,16 +187,63 @@ impl Profiler {
                 &mut files,
             )?;
         }
-        write(
-            &self.dir.join(ALL_FOLDED),
-            folded::of_cluster(&profile).as_bytes(),
-            &mut files,
-        )?;
+        let all = folded::of_cluster(&profile);
+        write(&self.dir.join(ALL_FOLDED), all.as_bytes(), &mut files)?;
+        // The flame graphs: the cluster's, then each core's (none of a profile of no cycles).
+        let total: u64 = profile.cores.iter().map(|c| c.total.cycles).sum();
+        if total > 0 {
+            let functions = flame::merge(profile.cores.iter().flat_map(|c| c.functions.iter()));
+            let title = format!(
+                "q7emu profile: {} core(s), {total} cycles",
+                profile.cores.len()
+            );
+            self.flame(FLAME_SVG, &all, &title, &functions, total, &mut files)?;
+        }
+        let pb = pprof::gzip(&profile).map_err(|source| ProfileError::Io {
+            path: self.dir.join(PPROF),
+            source,
+        })?;
+        write(&self.dir.join(PPROF), &pb, &mut files)?;
+        for core in profile.cores.iter().filter(|c| c.total.cycles > 0) {
+            let title = format!(
+                "q7emu profile: core {}, {} cycles",
+                core.core, core.total.cycles
+            );
+            self.flame(
+                &core_flame(core.core),
+                &folded::of_core(core),
+                &title,
+                &core.functions,
+                core.total.cycles,
+                &mut files,
+            )?;
+        }
         Ok(ProfileSummary {
             dir: self.dir.clone(),
             files,
             profile,
         })
+    }
+}
+
+impl Profiler {
+    /// Draws and writes the flame graph `name` of `folded`.
+    fn flame(
+        &self,
+        name: &str,
+        folded: &str,
+        title: &str,
+        functions: &[model::Function],
+        total: u64,
+        files: &mut Vec<PathBuf>,
+    ) -> Result<(), ProfileError> {
+        let path = self.dir.join(name);
+        let svg =
+            flame::svg(folded, title, functions, total).map_err(|source| ProfileError::Io {
+                path: path.clone(),
+                source,
+            })?;
+        write(&path, &svg, files)
     }
 }
 

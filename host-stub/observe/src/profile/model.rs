@@ -123,6 +123,21 @@ pub struct CoreProfile {
     pub calls_made: Vec<Call>,
     /// Each call path with its self counts (the folded stacks), in path order.
     pub stacks: Vec<Stack>,
+    /// Each instruction address in each call path (what `profile.pb.gz` holds as samples);
+    /// not in `profile.json`, whose `instructions` and `stacks` hold the same counts.
+    #[serde(skip)]
+    pub samples: Vec<Sample>,
+}
+
+/// The counts of one instruction address on one call path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sample {
+    /// The path's frames, outermost first: each function's name and entry address.
+    pub frames: Vec<(String, u32)>,
+    /// The instruction's address (in the innermost frame).
+    pub pc: u32,
+    /// Its counts.
+    pub own: Counts,
 }
 
 /// A function's counts.
@@ -254,6 +269,7 @@ impl CoreProfile {
             path
         };
 
+        let mut samples = Vec::with_capacity(record.sites.len());
         let mut total = Counts::default();
         let mut functions: BTreeMap<String, Function> = BTreeMap::new();
         let mut stacks: BTreeMap<Vec<String>, Counts> = BTreeMap::new();
@@ -305,6 +321,19 @@ impl CoreProfile {
                     functions.get_mut(name).unwrap().inclusive.add(&counts);
                 }
             }
+            let mut frames: Vec<(String, u32)> = path_of(site.node)
+                .iter()
+                .map(|&n| frames[n as usize].clone())
+                .map(|(addr, name)| (name, addr))
+                .collect();
+            if frames.last().map(|f| &f.0) != Some(&leaf.1) {
+                frames.push((leaf.1.clone(), leaf.0));
+            }
+            samples.push(Sample {
+                frames,
+                pc: site.pc,
+                own: counts.clone(),
+            });
             stacks.entry(names).or_default().add(&counts);
         }
         for (n, node) in record.nodes.iter().enumerate().skip(1) {
@@ -441,6 +470,7 @@ impl CoreProfile {
                 .into_iter()
                 .map(|(frames, own)| Stack { frames, own })
                 .collect(),
+            samples,
         }
     }
 }

@@ -49,12 +49,13 @@ pub fn observed_files(spec: &ObserveSpec, lib: &Library) -> Vec<Named> {
     if let Some(p) = &spec.profile {
         files.push(Named::new("--profile", p.dir.join(profile::PROFILE_JSON)));
         for core in 0..lib.images.len() as u32 {
-            files.push(Named::new(
-                "--profile",
-                p.dir.join(profile::core_folded(core)),
-            ));
+            for name in [profile::core_folded(core), profile::core_flame(core)] {
+                files.push(Named::new("--profile", p.dir.join(name)));
+            }
         }
-        files.push(Named::new("--profile", p.dir.join(profile::ALL_FOLDED)));
+        for name in [profile::ALL_FOLDED, profile::FLAME_SVG, profile::PPROF] {
+            files.push(Named::new("--profile", p.dir.join(name)));
+        }
     }
     if let Some(t) = &spec.trace {
         let cores: Vec<u32> = match &t.cores {
