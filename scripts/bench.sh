@@ -252,19 +252,26 @@ done
 # kernels; the same instructions and cycles) and on the checked / plain wall-time ratio
 # measured side by side here: at most CHECK_CEILING (Q7EMU_BENCH_MAX_CHECK_RATIO overrides; the
 # issue's bound is 3x, quiet-host ratios are about 1.5x and 1.25x).
+#
+# The profiler's cost (docs/profiling.md "Determinism and cost") is measured the same way, with
+# --profile DIR: the same counts as the plain run, a profile that adds up to them, and the
+# profiled / plain ratio at most PROFILE_CEILING (Q7EMU_BENCH_MAX_PROFILE_RATIO overrides; the
+# issue's bound is 2x).
 CHECK_CEILING=${Q7EMU_BENCH_MAX_CHECK_RATIO:-3.0}
+PROFILE_CEILING=${Q7EMU_BENCH_MAX_PROFILE_RATIO:-2.0}
 CHECK_REPEAT=${Q7EMU_BENCH_CHECK_REPEAT:-5}
-printf '\n%-16s %10s %10s %7s %s\n' kernel plain-s checked-s ratio verdict
+printf '\n%-16s %10s %10s %7s %s\n' kernel plain-s observed-s ratio verdict
 for k in relu_multicore relu_element; do
   args=(examples/kernels/$k/build --op relu_forward --input examples/kernels/relu_multicore/input.npy --threads 2 --json)
   declare -A cbest=()
   cverdict=
   for _ in $(seq "$CHECK_REPEAT"); do
-    for mode in plain checked; do
-      # Checked mode runs on the interpreter (docs/jit.md "Observers"): its cost is measured
-      # against the interpreter's plain run.
+    for mode in plain checked profiled; do
+      # Checked mode and profiles run on the interpreter (docs/jit.md "Observers"): their cost
+      # is measured against the interpreter's plain run.
       flag=(--jit off)
       [ "$mode" = checked ] && flag=(--check)
+      [ "$mode" = profiled ] && flag=(--profile "$OUT/$k-profile")
       set +e
       ./target/release/q7emu run "${args[@]}" "${flag[@]}" >"$OUT/$k-$mode.json" 2>"$OUT/$k-$mode.err"
       rc=$?
@@ -295,6 +302,25 @@ for k in relu_multicore relu_element; do
     status=1
   fi
   printf '%-16s %10.3f %10.3f %7.2f %s\n' $k "${cbest[plain]}" "${cbest[checked]}" "$cratio" "$cverdict"
+  pverdict=
+  if [ "$(counters "$OUT/$k-plain.json")" != "$(counters "$OUT/$k-profiled.json")" ]; then
+    pverdict="instructions or cycles differ between plain and profiled FAILED"
+  elif [ "$(python3 -c "import json,sys; print(sum(c['total']['cycles'] for c in json.load(open(sys.argv[1]))['cores']))" "$OUT/$k-profile/profile.json")" != \
+         "$(python3 -c "import json,sys; print(sum(c['cycles'] for c in json.load(open(sys.argv[1]))['cores']))" "$OUT/$k-profiled.json")" ]; then
+    pverdict="the profile does not add up to the report FAILED"
+  fi
+  if [ -n "$pverdict" ]; then
+    status=1
+    printf '%-16s %10s %10s %7s %s\n' "$k" - - - "$pverdict"
+    continue
+  fi
+  pratio=$(echo "${cbest[profiled]} / ${cbest[plain]}" | bc -l)
+  pverdict="profile adds up, same counts; profiled / plain = x$(printf '%.2f' "$pratio") (ceiling x$PROFILE_CEILING)"
+  if [ "$(echo "$pratio > $PROFILE_CEILING" | bc -l)" = 1 ]; then
+    pverdict="$pverdict PROFILE RATIO ABOVE x$PROFILE_CEILING"
+    status=1
+  fi
+  printf '%-16s %10.3f %10.3f %7.2f %s\n' "$k" "${cbest[plain]}" "${cbest[profiled]}" "$pratio" "$pverdict"
 done
 
 # Calls per second from Python (scripts/bench_calls.py): a library kept loaded against one that

@@ -13,7 +13,7 @@ output, the per-core report, the console and checked mode's findings.
 
 from . import _q7emu
 from ._build import library_file, load, load_library
-from ._library import Library, Op, Run, record
+from ._library import Library, Op, Profile, Run, record
 from .errors import CheckWarning, ShapeFunctionError
 from .errors import BadInput, BuildError, CheckFailed, KernelFault, Q7Error, Runaway, SdkRewritten
 
@@ -24,6 +24,7 @@ __all__ = [
     "record",
     "Library",
     "Op",
+    "Profile",
     "Run",
     "Q7Error",
     "BuildError",

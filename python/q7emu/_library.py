@@ -95,6 +95,44 @@ def _first_frame_outside() -> int:
     return level
 
 
+class Profile:
+    """An exact cycle profile a run wrote (docs/profiling.md): every cycle of every core
+    attributed to its instruction, function, line and call path. ``dir`` is its directory;
+    ``data`` its ``profile.json`` as a dict; ``top()`` the hottest functions as dicts, the
+    rows ``q7emu profile report`` prints; ``report()`` that text."""
+
+    def __init__(self, dir: "os.PathLike[str] | str"):
+        self.dir = os.fspath(dir)
+        self._data: Optional[Dict[str, Any]] = None
+
+    @property
+    def data(self) -> Dict[str, Any]:
+        """``profile.json`` (docs/profiling.md "profile.json")."""
+        if self._data is None:
+            with open(os.path.join(self.dir, "profile.json"), encoding="utf-8") as f:
+                self._data = json.load(f)
+        return self._data
+
+    def tables(self, top: int = 20, inclusive: bool = False, core: Optional[int] = None) -> List[Dict[str, Any]]:
+        """Every table of ``q7emu profile report``: each core's, then the cluster's (``core``
+        None) when there is more than one core; each with ``cycles``, ``instructions``,
+        ``dispatches`` and ``rows``."""
+        return json.loads(_q7emu.profile_tables(self.dir, top=top, inclusive=inclusive, core=core))
+
+    def top(self, n: int = 20, inclusive: bool = False, core: Optional[int] = None) -> List[Dict[str, Any]]:
+        """The ``n`` hottest functions, by self cycles (or ``inclusive``), of the cluster (or of
+        ``core``): dicts of ``function``, ``self`` and ``inclusive`` (counts: ``cycles``,
+        ``issue``, ``stalls`` by category, ``instructions``…) and ``calls``."""
+        return self.tables(n, inclusive, core)[-1]["rows"]
+
+    def report(self, top: int = 20, inclusive: bool = False, core: Optional[int] = None) -> str:
+        """The text of ``q7emu profile report``."""
+        return _q7emu.profile_report(self.dir, top=top, inclusive=inclusive, core=core)
+
+    def __repr__(self) -> str:
+        return f"<q7emu Profile in {self.dir}>"
+
+
 class Run:
     """One run of an op: ``output`` (a numpy array), ``report`` (the dict ``q7emu run --json``
     prints: per-core instructions, cycles, stalls, SDMA, windows, I-cache, stack under
@@ -113,6 +151,8 @@ class Run:
         self.findings_text: Optional[str] = raw["findings_text"]
         self.console: List[str] = list(raw["console"])
         self._summary = (raw["summary"], raw["summary_outputs_only"])
+        #: The run's cycle profile when it was run with ``profile=DIR``, else None.
+        self.profile: Optional[Profile] = Profile(raw["profile"]) if raw["profile"] is not None else None
 
     @property
     def output(self) -> np.ndarray:
@@ -197,6 +237,7 @@ class Op:
         timing: "Optional[os.PathLike[str] | str | Dict[str, Any]]" = None,
         trace_dir: "Optional[os.PathLike[str] | str]" = None,
         timeline: "Optional[os.PathLike[str] | str]" = None,
+        profile: "Optional[os.PathLike[str] | str]" = None,
         jit: Optional[bool] = None,
     ) -> Run:
         """Runs the op on ``args``: the ``Run``. ``threads`` host threads run the cores (the
@@ -207,7 +248,9 @@ class Op:
         override what the op's shape function says. ``timing`` is a timing profile (a
         ``.json``/``.toml`` file, or a dict of timing-model fields: docs/timing.md);
         ``trace_dir`` gets each core's instruction trace and ``timeline`` the run's Chrome
-        trace-event timeline (docs/tracing.md), as ``q7emu run --trace-dir/--timeline``.
+        trace-event timeline (docs/tracing.md), as ``q7emu run --trace-dir/--timeline``;
+        ``profile`` gets the run's exact cycle profile (docs/profiling.md), as ``q7emu run
+        --profile``, and ``Run.profile`` reads it.
         ``jit=False`` runs the interpreter alone, as ``--jit off`` (default: the library's,
         from ``load_library``, else compiled hot code; the results are the same). Each option is checked as ``q7emu run`` checks its flag: a bad one is ``BadInput``
         naming it. Findings of a checked run that does not raise are a ``CheckWarning``."""
@@ -225,6 +268,7 @@ class Op:
             timing=timing,
             trace_dir=trace_dir,
             timeline=timeline,
+            profile=profile,
             jit=jit,
         )
 

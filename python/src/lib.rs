@@ -8,7 +8,7 @@
 //! and one stable-ABI wheel serves every CPython from 3.9 on. Errors are raised as the
 //! exception classes of `q7emu.errors`, with q7emu's own messages.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyKeyboardInterrupt;
@@ -206,7 +206,7 @@ impl Library {
     /// findings as `q7emu run --check` prints them, or None) and `console` (each core's
     /// text). The cores run with the GIL released.
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (op, tensors, scalars, *, threads=None, max_cycles=None, check=None, poison=None, out_dtype=None, out_shape=None, timing=None, trace_dir=None, timeline=None, jit=None))]
+    #[pyo3(signature = (op, tensors, scalars, *, threads=None, max_cycles=None, check=None, poison=None, out_dtype=None, out_shape=None, timing=None, trace_dir=None, timeline=None, profile=None, jit=None))]
     fn run<'py>(
         &self,
         py: Python<'py>,
@@ -222,6 +222,7 @@ impl Library {
         timing: Option<Bound<'py, PyAny>>,
         trace_dir: Option<Bound<'py, PyAny>>,
         timeline: Option<Bound<'py, PyAny>>,
+        profile: Option<Bound<'py, PyAny>>,
         jit: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let mut run = Run::new(args::op_name(py, &op)?);
@@ -255,6 +256,13 @@ impl Library {
         }
         if let Some(path) = timeline {
             run = run.timeline(args::path(py, "timeline", &path)?);
+        }
+        let profile = match profile {
+            Some(dir) => Some(args::path(py, "profile", &dir)?),
+            None => None,
+        };
+        if let Some(dir) = &profile {
+            run = run.profile(dir);
         }
         run = args::with_scalars(py, run, &scalars)?;
         for (what, dtype, shape, array) in &tensors {
@@ -306,6 +314,7 @@ impl Library {
         )?;
         let console: Vec<String> = op_run.console.iter().map(|c| c.text.clone()).collect();
         out.set_item("console", console)?;
+        out.set_item("profile", profile)?;
         // The output's bytes go into a bytearray, which numpy then wraps without a copy; the
         // run's own copy is freed first thing after.
         let data = std::mem::take(&mut op_run.output.data);
@@ -420,6 +429,77 @@ fn toolchain_skip_reason() -> PyResult<Option<String>> {
         .map_err(pyo3::exceptions::PyRuntimeError::new_err)
 }
 
+/// The tables of `q7emu profile report` for the profile in `dir` (docs/profiling.md
+/// "Reading a profile"): one dict per table (`core`, None for the cluster; `cycles`,
+/// `instructions`, `dispatches`; `rows`), each row a dict of `function`, `self`, `inclusive`
+/// (count dicts as profile.json holds them) and `calls`. A directory that holds no profile is
+/// `BadInput` naming the file.
+#[pyfunction]
+#[pyo3(signature = (dir, *, top=20, inclusive=false, core=None))]
+fn profile_tables(
+    py: Python<'_>,
+    dir: PathBuf,
+    top: usize,
+    inclusive: bool,
+    core: Option<u32>,
+) -> PyResult<String> {
+    let (profile, options) = profile_and_options(py, &dir, top, inclusive, core)?;
+    let out: Vec<serde_json::Value> = q7_observe::profile::report::tables(&profile, &options)
+        .into_iter()
+        .map(|t| {
+            serde_json::json!({
+                "core": t.core,
+                "cycles": t.total.cycles,
+                "instructions": t.total.instructions,
+                "dispatches": t.calls,
+                "rows": t.rows.iter().map(|r| serde_json::json!({
+                    "function": r.function,
+                    "self": r.own,
+                    "inclusive": r.inclusive,
+                    "calls": r.calls,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    Ok(serde_json::Value::from(out).to_string())
+}
+
+/// `q7emu profile report`'s text for the profile in `dir`.
+#[pyfunction]
+#[pyo3(signature = (dir, *, top=20, inclusive=false, core=None))]
+fn profile_report(
+    py: Python<'_>,
+    dir: PathBuf,
+    top: usize,
+    inclusive: bool,
+    core: Option<u32>,
+) -> PyResult<String> {
+    let (profile, options) = profile_and_options(py, &dir, top, inclusive, core)?;
+    Ok(q7_observe::profile::report::render(&profile, &options))
+}
+
+/// The profile in `dir` and the report options of `profile_tables`' arguments.
+fn profile_and_options(
+    py: Python<'_>,
+    dir: &Path,
+    top: usize,
+    inclusive: bool,
+    core: Option<u32>,
+) -> PyResult<(
+    q7_observe::profile::model::Profile,
+    q7_observe::profile::report::Options,
+)> {
+    use q7_observe::profile::report::{Options, Order};
+    let profile = q7_observe::profile::model::Profile::load(dir)
+        .map_err(|e| args::bad(py, e.to_string()))?;
+    let options = Options {
+        top,
+        order: if inclusive { Order::Inclusive } else { Order::Own },
+        core,
+    };
+    Ok((profile, options))
+}
+
 /// The SDK directory builds compile against: `$Q7EMU_SDK` (or `$Q7_SDK`), else the default
 /// ([`set_sdk_dir`]; examples/sdk/BUILD.md).
 #[pyfunction]
@@ -460,6 +540,8 @@ fn _q7emu(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(toolchain_skip_reason, m)?)?;
     m.add_function(wrap_pyfunction!(sdk_files, m)?)?;
     m.add_function(wrap_pyfunction!(set_sdk_dir, m)?)?;
+    m.add_function(wrap_pyfunction!(profile_tables, m)?)?;
+    m.add_function(wrap_pyfunction!(profile_report, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

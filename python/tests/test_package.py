@@ -304,6 +304,27 @@ def test_timing_traces_and_timeline_are_run_options(relu, tmp_path):
     assert run.cycles == base.cycles, "observing does not change the counts"
 
 
+def test_a_profiled_run_gives_its_profile_and_the_reports_rows(relu, tmp_path):
+    # docs/profiling.md: the profile adds up to the run's counters per core, and Run.profile
+    # gives the rows `q7emu profile report` prints, as dicts.
+    x = np.linspace(-1, 1, 1024, dtype=np.float32)
+    run = relu.relu_forward.run(x, profile=tmp_path / "prof")
+    assert relu.relu_forward.run(x).profile is None
+    data = run.profile.data
+    assert data["format"] == "q7emu-profile" and data["version"] == 1
+    assert [c["total"]["cycles"] for c in data["cores"]] == [c["cycles"] for c in run.cores]
+    rows = run.profile.top(5)
+    assert len(rows) == 5
+    assert rows[0]["self"]["cycles"] >= rows[1]["self"]["cycles"] > 0
+    cluster = run.profile.tables()[-1]
+    assert cluster["core"] is None and cluster["cycles"] == sum(c["cycles"] for c in run.cores)
+    assert run.profile.report(top=3).startswith("core 0: ")
+    with pytest.raises(q7emu.BadInput, match="profile.json"):
+        q7emu.Profile(tmp_path).top()
+    with pytest.raises(q7emu.BadInput, match="profile: a path"):
+        relu.relu_forward.run(x, profile=3)
+
+
 def test_calls_run_on_the_library_kept_loaded_with_the_counts_of_a_fresh_run(relu):
     # docs/python.md "Calls per second": every call starts from the device as it was right
     # after the load, so repeated calls count alike, and as a checked run (which sets a fresh

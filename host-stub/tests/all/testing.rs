@@ -80,3 +80,31 @@ fn a_summary_is_its_runs_for_any_thread_count() {
     assert_eq!(run.clone().threads(1).on(&lib).unwrap(), summary);
     assert_eq!(run.threads(8).on(&lib).unwrap(), summary);
 }
+
+/// `Run::profiled` (docs/profiling.md) gives the profile with the run: for every core, what
+/// it attributes adds up to the core's counters of the same run, whatever the thread count.
+#[test]
+fn a_profiled_run_gives_a_profile_that_adds_up_to_its_counters() {
+    let (lib, run) = vector_add();
+    let dir = q7_tests::TempDir::new("testing-profile");
+    for threads in [1, 2] {
+        let (out, profile) = run
+            .clone()
+            .threads(threads)
+            .profiled(&lib, dir.join("p"))
+            .unwrap();
+        assert_eq!(profile.cores.len(), out.cores.len());
+        for (p, c) in profile.cores.iter().zip(&out.cores) {
+            assert_eq!(p.core, c.core);
+            assert_eq!(p.total.cycles, c.stats.cycles);
+            assert_eq!(p.total.instructions, c.stats.instructions);
+            assert_eq!(p.total.issue, c.stats.cycles - c.stats.stalls.total());
+        }
+        let written = q7_observe::profile::model::Profile::load(&dir.join("p")).unwrap();
+        let mut returned = profile.clone();
+        for c in &mut returned.cores {
+            c.samples.clear(); // pprof's samples: not in profile.json
+        }
+        assert_eq!(written, returned, "profile.json is the profile returned");
+    }
+}

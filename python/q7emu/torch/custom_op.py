@@ -47,9 +47,9 @@ def _options() -> Dict[str, Any]:
 def options(**run_options: Any) -> Iterator[None]:
     """``with q7emu.torch.options(check=True, strict=True):`` — the options of ``Op.run``
     (``threads``, ``max_cycles``, ``check``, ``strict``, ``poison``, ``timing``,
-    ``trace_dir``, ``timeline``, ``jit``) for every op called through ``torch.ops`` in the block, on
+    ``trace_dir``, ``timeline``, ``profile``, ``jit``) for every op called through ``torch.ops`` in the block, on
     this thread. Blocks nest, the inner one's options laid over the outer one's."""
-    unknown = set(run_options) - {"threads", "max_cycles", "check", "strict", "poison", "timing", "trace_dir", "timeline", "jit"}
+    unknown = set(run_options) - {"threads", "max_cycles", "check", "strict", "poison", "timing", "trace_dir", "timeline", "profile", "jit"}
     if unknown:
         raise TypeError(f"q7emu.torch.options: unknown option(s) {', '.join(sorted(unknown))}")
     before = _options()

@@ -56,6 +56,8 @@ pub struct Node {
     pub entry: u32,
     /// Times the call was made.
     pub calls: u64,
+    /// The child called last: (its entry, its node), tried before the lookup.
+    last_child: (u32, u32),
 }
 
 /// The cost of one instruction address in one call path.
@@ -106,6 +108,7 @@ impl CoreRecord {
                 parent: 0,
                 entry: pc,
                 calls: 0,
+                last_child: (u32::MAX, 0),
             });
         }
         self.nodes[0].calls += 1;
@@ -114,6 +117,11 @@ impl CoreRecord {
 
     /// The child of `parent` for a call of `entry`, made now.
     fn child(&mut self, parent: u32, entry: u32) -> u32 {
+        let (last, node) = self.nodes[parent as usize].last_child;
+        if last == entry {
+            self.nodes[node as usize].calls += 1;
+            return node;
+        }
         let next = self.nodes.len() as u32;
         let node = *self.children.entry((parent, entry)).or_insert(next);
         if node == next {
@@ -121,8 +129,10 @@ impl CoreRecord {
                 parent,
                 entry,
                 calls: 0,
+                last_child: (u32::MAX, 0),
             });
         }
+        self.nodes[parent as usize].last_child = (entry, node);
         self.nodes[node as usize].calls += 1;
         node
     }

@@ -8,6 +8,7 @@ use crate::op::{self, OpRequest, OpRun};
 use q7_emulator::platform::ConsoleSize;
 use q7_emulator::timing::TimingModel;
 use q7_observe::check::finding::Finding;
+use q7_observe::profile::ProfileSpec;
 use q7_observe::trace::{ObserveSpec, TimelineSpec, TraceSpec};
 use q7_runtime::firmware::CALL_BUDGET;
 use q7_runtime::timing_profile::Profile;
@@ -149,6 +150,36 @@ impl Run {
             max_events: Default::default(),
         });
         self
+    }
+
+    /// Write an exact cycle profile of the run into `dir`, as `q7emu run --profile` does
+    /// (docs/profiling.md); [`Run::profiled`] also returns it.
+    pub fn profile(mut self, dir: impl AsRef<Path>) -> Run {
+        self.observe.profile = Some(ProfileSpec {
+            dir: dir.as_ref().to_path_buf(),
+        });
+        self
+    }
+
+    /// Runs on `lib` with its profile written into `dir` (docs/profiling.md): the raw
+    /// outcome and the profile. Checked mode's errors fail the run as in [`Run::op_run`].
+    pub fn profiled(
+        &self,
+        lib: &Library,
+        dir: impl AsRef<Path>,
+    ) -> Result<(OpRun, q7_observe::profile::model::Profile), ApiError> {
+        let run = self.clone().profile(dir);
+        let (out, summary) = op::run_observed(lib, &run.request, &run.observe)?;
+        if let Some(findings) = &summary.check {
+            if q7_observe::check::failed(findings) {
+                return Err(ApiError::Check(q7_observe::check::text(findings)));
+            }
+        }
+        let profile = summary
+            .profile
+            .expect("a profiled run's summary holds its profile")
+            .profile;
+        Ok((out, profile))
     }
 
     /// Fill each allocation the kernel makes (HBM heap, DATARAM heap, TCM pool) with
