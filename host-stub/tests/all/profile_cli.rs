@@ -444,3 +444,120 @@ fn the_flame_graphs_and_pprof_agree_with_profile_json() {
         "every core's samples are labelled"
     );
 }
+
+/// Builds the TCM ReLU from `source` (its project, with the source replaced) into `dir` and
+/// profiles it on the shared input into `dir/profile`.
+fn profile_relu_tcm(dir: &Path, source: &str) -> std::path::PathBuf {
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let k = example("relu_tcm");
+    std::fs::copy(k.join("shape.cpp"), project.join("shape.cpp")).unwrap();
+    std::fs::write(project.join("relu_tcm.cpp"), source).unwrap();
+    let mut cmd = q7emu();
+    cmd.args(["build", "--project"])
+        .arg(&project)
+        .arg("-o")
+        .arg(dir.join("build"));
+    ok(cmd);
+    let mut cmd = q7emu();
+    cmd.arg("run")
+        .arg(dir.join("build"))
+        .args(["--op", "relu_forward", "--input"])
+        .arg(example("relu_multicore").join("input.npy"))
+        .arg("--profile")
+        .arg(dir.join("profile"));
+    ok(cmd);
+    dir.join("profile")
+}
+
+/// `profile annotate` of the TCM ReLU's kernel function: its lines and instructions with
+/// their cycles, as the snapshot holds them (builds are reproducible, so is the annotation).
+#[q7_requires::needs(toolchain)]
+#[test]
+fn annotate_shows_the_kernels_lines_and_instructions_with_their_cycles() {
+    if !q7_run::api::toolchain_installed() {
+        return;
+    }
+    let dir = TempDir::new("profile-annotate");
+    let source = std::fs::read_to_string(example("relu_tcm").join("relu_tcm.cpp")).unwrap();
+    let p = profile_relu_tcm(&dir.join(""), &source);
+    let mut cmd = q7emu();
+    cmd.args(["profile", "annotate", "--source-dir"])
+        .arg(dir.join("project"))
+        .arg(&p)
+        .arg("relu_forward");
+    let text = String::from_utf8(ok(cmd).stdout).unwrap();
+    q7_testing::snapshot_settings!().bind(|| {
+        insta::assert_snapshot!("relu_tcm-annotate", text);
+    });
+    // A name that matches nothing is refused, naming it.
+    let mut cmd = q7emu();
+    cmd.args(["profile", "annotate"])
+        .arg(&p)
+        .arg("no_such_function");
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("no_such_function: no function of that name in the profile"));
+}
+
+/// `profile diff` of the TCM ReLU against itself with its inner loop unrolled by two (in
+/// place: the same lines): the loop's lines fall, and nothing outside the kernel function
+/// moves.
+#[q7_requires::needs(toolchain)]
+#[test]
+fn diff_of_an_unrolled_loop_shows_the_loops_lines_falling_and_nothing_else_moving() {
+    if !q7_run::api::toolchain_installed() {
+        return;
+    }
+    let dir = TempDir::new("profile-diff");
+    let source = std::fs::read_to_string(example("relu_tcm").join("relu_tcm.cpp")).unwrap();
+    let loop_lines =
+        "\t\t\tfor (size_t j = 0; j < n; j++)\n\t\t\t\tbuf[j] = buf[j] > 0.0 ? buf[j] : 0.0;\n";
+    assert!(source.contains(loop_lines));
+    let unrolled = source.replace(
+        loop_lines,
+        "\t\t\tfor (size_t j = 0; j + 1 < n; j += 2) { buf[j] = buf[j] > 0.0 ? buf[j] : 0.0; buf[j + 1] = buf[j + 1] > 0.0 ? buf[j + 1] : 0.0; }\n\t\t\tif (n & 1) buf[n - 1] = buf[n - 1] > 0.0 ? buf[n - 1] : 0.0;\n",
+    );
+    let a = profile_relu_tcm(&dir.join("a"), &source);
+    let b = profile_relu_tcm(&dir.join("b"), &unrolled);
+    let pa = Profile::load(&a).unwrap();
+    let pb = Profile::load(&b).unwrap();
+    let d = q7_observe::profile::diff::diff(&pa, &pb, None);
+    assert!(d.total.delta() < 0, "unrolling saves cycles: {:?}", d.total);
+    let functions: Vec<&str> = d.functions.iter().map(|c| c.what.as_str()).collect();
+    assert_eq!(
+        functions,
+        ["relu_forward(at::Tensor const&)"],
+        "only the kernel moves"
+    );
+    for c in &d.lines {
+        assert!(
+            c.what.starts_with("relu_tcm.cpp:"),
+            "only the kernel's own lines move: {c:?}"
+        );
+    }
+    let loop_change: i128 = d
+        .lines
+        .iter()
+        .filter(|c| {
+            c.what.starts_with("relu_tcm.cpp:21 ") || c.what.starts_with("relu_tcm.cpp:22 ")
+        })
+        .map(|c| c.delta())
+        .sum();
+    assert!(loop_change < 0, "the loop's lines fall: {:?}", d.lines);
+    // The command prints the same diff.
+    let mut cmd = q7emu();
+    cmd.args(["profile", "diff"]).arg(&a).arg(&b);
+    let text = String::from_utf8(ok(cmd).stdout).unwrap();
+    assert!(
+        text.starts_with(&format!(
+            "cycles: {} → {} ({}",
+            d.total.a.cycles,
+            d.total.b.cycles,
+            d.total.delta()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("\nfunctions (1 changed)\n"), "{text}");
+}

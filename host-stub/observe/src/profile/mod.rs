@@ -3,12 +3,14 @@
 //! split into issue cycles and the run report's stall categories ([`record`]); mapped to
 //! functions and source lines from the unstripped images ([`model`]); written as
 //! `profile.json`, folded stacks ([`folded`]), flame graphs ([`flame`]) and pprof's format
-//! ([`pprof`]); read back by `q7emu profile` ([`report`]).
+//! ([`pprof`]); read back by `q7emu profile` ([`report`], [`annotate`], [`diff`]).
 //!
 //! Only dispatches are profiled (the firmware calls the run report counts), so a core's
 //! profile adds up to exactly its report. A profile's size is bounded by the code that ran,
 //! not by how long it ran.
 
+pub mod annotate;
+pub mod diff;
 pub mod flame;
 pub mod folded;
 pub mod model;
