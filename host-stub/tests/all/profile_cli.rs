@@ -149,8 +149,8 @@ fn every_cycle_of_every_core_is_attributed_as_the_report_counts_it() {
     check_exact("sort", &sort, "sort_values", &x, &["false"], 8);
 }
 
-/// `profile report` reads the table back: the heading says what the core counted, and
-/// without symbols (a committed build keeps only the packed image) functions are named by
+/// `profile report` reads the table back: the heading says what the core counted, the next
+/// line its phases (as the timeline's spans of them, docs/tracing.md), and without symbols (a committed build keeps only the packed image) functions are named by
 /// address, the outermost `[dispatch]`.
 #[test]
 fn the_report_shows_each_cores_total_and_its_hottest_functions() {
@@ -173,16 +173,22 @@ fn the_report_shows_each_cores_total_and_its_hottest_functions() {
         lines[0], "core 0: 7890616 cycles, 5291492 instructions, 1 dispatch",
         "{text}"
     );
+    assert_eq!(
+        lines[1],
+        "phases: setup 1527 (0.0%), marshal 71 (0.0%), compute 7778996 (98.6%), \
+         return 109616 (1.4%), cleanup 77 (0.0%), outside 329 (0.0%)",
+        "{text}"
+    );
     assert!(
-        lines[1]
+        lines[2]
             .trim_start()
             .starts_with("self self% inclusive  incl%"),
         "{text}"
     );
-    assert!(lines[1].ends_with("calls  function"), "{text}");
-    assert!(lines[2].contains(" 7890616 100.0% "), "{text}");
-    assert!(lines[2].ends_with("[dispatch]"), "{text}");
-    assert_eq!(lines.len(), 5, "{text}");
+    assert!(lines[2].ends_with("calls  function"), "{text}");
+    assert!(lines[3].contains(" 7890616 100.0% "), "{text}");
+    assert!(lines[3].ends_with("[dispatch]"), "{text}");
+    assert_eq!(lines.len(), 6, "{text}");
 }
 
 /// A profile directory that is not one is refused naming the file.
@@ -253,9 +259,19 @@ fn the_docs_commands_run_as_written_and_name_the_kernels_own_line() {
         kernel.inclusive.cycles,
         core.total.cycles
     );
+    // The kernel function runs inside the compute phase, which adds only the runtime's glue
+    // around the call: the end of the last argument's marshalling and the start of the return.
+    let compute = core.phases.iter().find(|p| p.name == "compute").unwrap();
+    assert!(
+        kernel.inclusive.cycles <= compute.own.cycles
+            && compute.own.cycles - kernel.inclusive.cycles < 2_000,
+        "the kernel ({}) within the compute phase ({})",
+        kernel.inclusive.cycles,
+        compute.own.cycles
+    );
     let report = &outputs[2];
     assert!(
-        report.lines().nth(2).is_some_and(
+        report.lines().nth(3).is_some_and(
             |l| l.ends_with(" compare") || l.ends_with(" relu_forward(at::Tensor const&)")
         ),
         "{report}"

@@ -113,6 +113,9 @@ pub struct CoreProfile {
     pub too_deep: u64,
     /// Everything: the run report's counts of this core for the profiled calls.
     pub total: Counts,
+    /// The runtime's phases (`setup`, `marshal`, `compute`, `return`, `cleanup`, and
+    /// `outside` for the cycles outside any phase), those that cost anything, in that order.
+    pub phases: Vec<Phase>,
     /// Each function, hottest (self cycles) first.
     pub functions: Vec<Function>,
     /// Each source line, hottest first.
@@ -139,6 +142,19 @@ pub struct Sample {
     /// Its counts.
     pub own: Counts,
 }
+
+/// A phase's counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Phase {
+    /// `setup`, `marshal`, `compute`, `return`, `cleanup` or `outside`.
+    pub name: String,
+    /// What the phase cost.
+    #[serde(rename = "self")]
+    pub own: Counts,
+}
+
+/// The name of the cycles outside every phase.
+pub const OUTSIDE: &str = "outside";
 
 /// A function's counts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -462,6 +478,7 @@ impl CoreProfile {
             calls: record.calls,
             too_deep: record.too_deep,
             total,
+            phases: phases(record),
             functions,
             lines,
             instructions,
@@ -473,6 +490,22 @@ impl CoreProfile {
             samples,
         }
     }
+}
+
+/// The phases of `record` that cost anything: each of the runtime's in its order, then the
+/// cycles outside every phase.
+fn phases(record: &CoreRecord) -> Vec<Phase> {
+    let names = q7_emulator::platform::trace_port::PHASES
+        .iter()
+        .map(|(code, name)| (*code as usize, *name))
+        .chain(std::iter::once((0, OUTSIDE)));
+    names
+        .filter(|(code, _)| record.phases[*code] != Cost::default())
+        .map(|(code, name)| Phase {
+            name: name.to_string(),
+            own: Counts::of(&record.phases[code]),
+        })
+        .collect()
 }
 
 impl Profile {

@@ -14,12 +14,29 @@
 //! underflow is handled, so handler code counts inside the frame that returns). Paths are the
 //! nodes of a call tree, so that a cost is kept per (node, address) and never per instruction
 //! executed: the recording's size is bounded by the code, not by the run's length.
+//!
+//! The runtime's phases (setup, marshal, compute, return, cleanup: PLATFORM.md "Annotation
+//! port") are followed from the stores that commit PHASE_BEGIN and PHASE_END: what the counters
+//! grew by from one such store to the next belongs to the phase that was open, so the phases
+//! add up to the call too. A phase is not a frame: it opens and closes inside the runtime's
+//! functions.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
+use q7_emulator::platform::map::{reg::trace, MMIO};
+use q7_emulator::platform::trace_port::{code, PHASES};
 use q7_emulator::predecode::Op;
 use q7_emulator::timing::Stats;
+use q7_emulator::trace::Access;
 use q7_isa::{Insn, Opcode};
+
+/// The core address of TRACE_ARG0, where the phase of a PHASE_BEGIN is written.
+const TRACE_ARG0: u32 = MMIO.0 + trace::BLOCK.at(&trace::ARGS[0], 0);
+/// The core address of TRACE_EVENT, whose store commits an event.
+const TRACE_EVENT: u32 = MMIO.0 + trace::BLOCK.at(&trace::EVENT, 0);
+
+/// Phases counted: index 0 is outside any phase, then each code of [`PHASES`].
+pub const PHASE_SLOTS: usize = PHASES.len() + 1;
 
 /// The deepest call path kept: calls deeper than this count in the frame at this depth
 /// (a runaway recursion cannot grow the tree without bound).
@@ -71,9 +88,9 @@ pub struct Site {
     pub insn: Insn,
     /// What it cost.
     pub cost: Cost,
-    /// The site that followed it last (a one-entry prediction that spares the hash lookup in
-    /// straight-line code and loops).
-    next: (u64, u32),
+    /// The two sites that followed it last, newest first (a prediction that spares the hash
+    /// lookup in straight-line code, loops and both ways of a branch).
+    next: [(u64, u32); 2],
 }
 
 /// One core's recording, kept across the calls it runs.
@@ -91,6 +108,8 @@ pub struct CoreRecord {
     pub calls: u64,
     /// Calls made deeper than [`MAX_DEPTH`], counted in the frame at that depth.
     pub too_deep: u64,
+    /// By phase code (0: outside any phase), what the calls cost in it.
+    pub phases: [Cost; PHASE_SLOTS],
 }
 
 /// The key of (node, address).
@@ -137,17 +156,27 @@ impl CoreRecord {
         node
     }
 
-    /// The site of (node, pc), made when new; `after` is the site before it, whose
-    /// prediction is tried first and then updated.
+    /// The site of (node, pc), made when new with the instruction `insn`; `after` is the site
+    /// before it, whose prediction is tried first and then updated.
     #[inline(always)]
     fn site(&mut self, node: u32, pc: u32, insn: &Insn, after: Option<u32>) -> u32 {
         let k = key(node, pc);
         if let Some(prev) = after {
-            let (pk, ps) = self.sites[prev as usize].next;
-            if pk == k {
-                return ps;
+            let [first, second] = self.sites[prev as usize].next;
+            if first.0 == k {
+                return first.1;
+            }
+            if second.0 == k {
+                self.sites[prev as usize].next = [second, first];
+                return second.1;
             }
         }
+        self.lookup(k, node, pc, insn, after)
+    }
+
+    /// [`CoreRecord::site`] past its prediction: the hash lookup, the site made when new.
+    #[inline(never)]
+    fn lookup(&mut self, k: u64, node: u32, pc: u32, insn: &Insn, after: Option<u32>) -> u32 {
         let next = self.sites.len() as u32;
         let slot = *self.index.entry(k).or_insert(next);
         if slot == next {
@@ -156,11 +185,12 @@ impl CoreRecord {
                 pc,
                 insn: *insn,
                 cost: Cost::default(),
-                next: (u64::MAX, 0),
+                next: [(u64::MAX, 0); 2],
             });
         }
         if let Some(prev) = after {
-            self.sites[prev as usize].next = (k, slot);
+            let n = &mut self.sites[prev as usize].next;
+            *n = [(k, slot), n[0]];
         }
         slot
     }
@@ -172,13 +202,19 @@ pub struct CoreProfile {
     record: CoreRecord,
     /// The counters as the last event left them.
     last: Stats,
-    /// The instruction the last `Before` named, and its decoding.
+    /// The instruction the last `Before` named, and its decoding (kept for an instruction
+    /// that raises, which has no `After`).
     pc: u32,
     insn: Insn,
     /// The current call path: its nodes, innermost last (never empty).
     stack: Vec<u32>,
     /// The site charged last.
     site: Option<u32>,
+    /// The phase open (its code; 0 none), the counters when it opened, and the last value
+    /// written to TRACE_ARG0.
+    phase: u32,
+    phase_start: Stats,
+    arg0: u32,
 }
 
 impl CoreProfile {
@@ -198,6 +234,9 @@ impl CoreProfile {
             },
             stack: vec![root],
             site: None,
+            phase: 0,
+            phase_start: stats.clone(),
+            arg0: 0,
         }
     }
 
@@ -208,11 +247,14 @@ impl CoreProfile {
         self.insn = op.insn;
     }
 
-    /// The instruction at `pc` completed with the core's counters at `stats`, making
-    /// `accesses` data accesses and continuing at `next`.
+    /// The instruction at `pc` completed with the core's counters at `stats`, making the data
+    /// accesses `accesses` and continuing at `next`.
     #[inline(always)]
-    pub fn after(&mut self, pc: u32, next: u32, op: &Op, stats: &Stats, accesses: usize) {
-        self.charge(pc, stats, accesses as u64);
+    pub fn after(&mut self, pc: u32, next: u32, op: &Op, stats: &Stats, accesses: &[Access]) {
+        self.charge(pc, stats, accesses.len() as u64);
+        if !accesses.is_empty() {
+            self.phases(accesses, stats);
+        }
         if op.bad.is_some() {
             return;
         }
@@ -230,6 +272,37 @@ impl CoreProfile {
             }
             _ => {}
         }
+    }
+
+    /// Follows the phase stores among `accesses`, made by an instruction that left the
+    /// counters at `stats` (its own cycles count in the phase it closes).
+    #[inline]
+    fn phases(&mut self, accesses: &[Access], stats: &Stats) {
+        for a in accesses.iter().filter(|a| a.write) {
+            if a.addr == TRACE_ARG0 {
+                self.arg0 = a.value;
+            } else if a.addr == TRACE_EVENT {
+                let open = match a.value {
+                    code::PHASE_BEGIN => self.arg0,
+                    code::PHASE_END => 0,
+                    _ => continue,
+                };
+                self.close_phase(stats);
+                // A phase code the table does not know counts outside any phase.
+                self.phase = if (open as usize) < PHASE_SLOTS {
+                    open
+                } else {
+                    0
+                };
+            }
+        }
+    }
+
+    /// Adds what the counters grew by since the open phase opened to it.
+    fn close_phase(&mut self, stats: &Stats) {
+        let cost = &mut self.record.phases[self.phase as usize];
+        cost.stats.add(&stats.since(&self.phase_start));
+        self.phase_start.clone_from(stats);
     }
 
     /// An exception was taken with the core's counters at `stats`.
@@ -270,6 +343,7 @@ impl CoreProfile {
         if *stats != self.last {
             self.charge(self.pc, stats, 0);
         }
+        self.close_phase(stats);
         self.record
     }
 }

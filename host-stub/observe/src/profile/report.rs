@@ -162,6 +162,26 @@ pub fn render(profile: &Profile, options: &Options) -> String {
             table.calls,
             if table.calls == 1 { "" } else { "es" }
         ));
+        if let Some(core) = table
+            .core
+            .and_then(|c| profile.cores.iter().find(|p| p.core == c))
+        {
+            let phases: Vec<String> = core
+                .phases
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{} {} ({})",
+                        p.name,
+                        p.own.cycles,
+                        share(p.own.cycles, table.total.cycles)
+                    )
+                })
+                .collect();
+            if !phases.is_empty() {
+                out.push_str(&format!("phases: {}\n", phases.join(", ")));
+            }
+        }
         let categories: Vec<&String> = profile
             .categories
             .iter()

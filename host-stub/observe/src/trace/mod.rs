@@ -606,7 +606,7 @@ impl Tracer for CoreTracer<'_> {
                 accesses,
             } => {
                 if let Some(p) = &mut self.profile {
-                    p.after(pc, next, insn, stats, accesses.len());
+                    p.after(pc, next, insn, stats, accesses);
                 }
                 if let Some(s) = &mut self.insn {
                     s.after(state, cycle, accesses);

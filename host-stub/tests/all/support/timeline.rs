@@ -196,3 +196,26 @@ pub fn breaches(doc: &Value) -> Vec<String> {
     }
     out
 }
+
+/// The cycles the phase `name` spans on core `core`'s track of the timeline `doc` (its B and
+/// E events' timestamps, microseconds at the platform's clock, back in cycles), added over
+/// every span of it.
+pub fn phase_cycles(doc: &Value, core: u32, name: &str) -> u64 {
+    let cycles = |e: &Value| {
+        (e["ts"].as_f64().unwrap() * q7_emulator::platform::map::CLOCK_HZ as f64 / 1e6).round()
+            as u64
+    };
+    let mut total = 0;
+    let mut begin = None;
+    for e in doc["traceEvents"].as_array().unwrap() {
+        if e["cat"] != "phase" || e["name"] != name || e["pid"] != u64::from(core) {
+            continue;
+        }
+        match e["ph"].as_str() {
+            Some("B") => begin = Some(cycles(e)),
+            Some("E") => total += cycles(e) - begin.take().expect("an E after its B"),
+            _ => {}
+        }
+    }
+    total
+}
