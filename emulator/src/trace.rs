@@ -76,6 +76,9 @@ pub enum Event<'a> {
 pub trait Tracer {
     /// Whether events are produced at all (lets the run loop skip them at compile time).
     const ENABLED: bool;
+    /// Whether `Before` events are produced (a tracer that needs only `After` and `Exception`
+    /// spares the run loop one event per instruction).
+    const BEFORE: bool = true;
     /// One event.
     fn event(&mut self, e: Event<'_>);
 }

@@ -537,6 +537,8 @@ impl<B: Bus> Core<B> {
         }
         if T::ENABLED {
             self.accesses.clear();
+        }
+        if T::ENABLED && T::BEFORE {
             tracer.event(Event::Before {
                 state: &self.state,
                 insn: op,

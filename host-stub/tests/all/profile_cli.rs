@@ -577,3 +577,32 @@ fn diff_of_an_unrolled_loop_shows_the_loops_lines_falling_and_nothing_else_movin
     );
     assert!(text.contains("\nfunctions (1 changed)\n"), "{text}");
 }
+
+/// A profile is the same whatever else observes the run and on any host thread count:
+/// checked mode and a timeline alongside (the cores then run with the shared tracer), or 1 or
+/// 2 threads, give the same `profile.json`, byte for byte.
+#[test]
+fn a_profile_is_the_same_alone_with_checked_mode_and_on_any_thread_count() {
+    let dir = TempDir::new("profile-alongside");
+    let k = example("relu_multicore");
+    let profile = |name: &str, extra: &[&str]| {
+        let mut cmd = q7emu();
+        cmd.arg("run")
+            .arg(k.join("build"))
+            .args(["--op", "relu_forward", "--input"])
+            .arg(k.join("input.npy"))
+            .arg("--profile")
+            .arg(dir.join(name))
+            .args(extra);
+        ok(cmd);
+        std::fs::read(dir.join(name).join("profile.json")).unwrap()
+    };
+    let alone = profile("alone", &["--threads", "1"]);
+    assert_eq!(profile("threads", &["--threads", "2"]), alone);
+    let timeline = dir.join("timeline.json");
+    let with = profile(
+        "with",
+        &["--check", "--timeline", timeline.to_str().unwrap()],
+    );
+    assert_eq!(with, alone, "checked mode and a timeline change no profile");
+}

@@ -138,7 +138,12 @@ impl Profiler {
         }
         let slot = self.records.get(core.bus.prid() as usize)?;
         let record = lock(slot).take().unwrap_or_default();
-        Some(CoreProfile::new(record, &core.stats, core.state.pc))
+        Some(CoreProfile::new(
+            record,
+            &core.stats,
+            core.state.pc,
+            core.timing.issue,
+        ))
     }
 
     /// `core`'s call that `profile` recorded ended.

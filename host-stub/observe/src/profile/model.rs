@@ -238,6 +238,10 @@ fn function_at(symbols: &Symbols, addr: u32) -> Option<(u32, String)> {
         .map(|(start, name)| (start, name.to_string()))
 }
 
+/// The text of an instruction that only ever raised an exception (so was never decoded for
+/// its `After`).
+pub const RAISED_TEXT: &str = "(raised an exception)";
+
 /// The outermost frame when no symbol covers where the core started (the firmware's
 /// trampoline, which calls the kernel's wrapper).
 pub const ROOT: &str = "[dispatch]";
@@ -269,8 +273,8 @@ impl CoreProfile {
             .collect();
         // Each site's function: the one holding its address, else its node's frame (code no
         // symbol covers counts in the function that called into it).
-        let leaf: Vec<(u32, String)> = record
-            .sites
+        let sites = record.sites();
+        let leaf: Vec<(u32, String)> = sites
             .iter()
             .map(|s| function_at(symbols, s.pc).unwrap_or_else(|| frames[s.node as usize].clone()))
             .collect();
@@ -285,7 +289,7 @@ impl CoreProfile {
             path
         };
 
-        let mut samples = Vec::with_capacity(record.sites.len());
+        let mut samples = Vec::with_capacity(sites.len());
         let mut total = Counts::default();
         let mut functions: BTreeMap<String, Function> = BTreeMap::new();
         let mut stacks: BTreeMap<Vec<String>, Counts> = BTreeMap::new();
@@ -305,7 +309,7 @@ impl CoreProfile {
                 );
             }
         };
-        for (site, leaf) in record.sites.iter().zip(&leaf) {
+        for (site, leaf) in sites.iter().zip(&leaf) {
             let counts = Counts::of(&site.cost);
             total.add(&counts);
             node_cost[site.node as usize].add(&counts);
@@ -395,23 +399,23 @@ impl CoreProfile {
         }
 
         // Instructions and lines, from the line tables read once.
-        let mut by_pc: BTreeMap<u32, (String, u32, Counts, String)> = BTreeMap::new();
-        for (site, leaf) in record.sites.iter().zip(&leaf) {
-            let e = by_pc.entry(site.pc).or_insert_with(|| {
-                (
-                    leaf.1.clone(),
-                    leaf.0,
-                    Counts::default(),
-                    site.insn.to_string(),
-                )
-            });
+        let mut by_pc: BTreeMap<u32, (String, u32, Counts, Option<String>)> = BTreeMap::new();
+        for (site, leaf) in sites.iter().zip(&leaf) {
+            let e = by_pc
+                .entry(site.pc)
+                .or_insert_with(|| (leaf.1.clone(), leaf.0, Counts::default(), None));
             e.2.add(&Counts::of(&site.cost));
+            // An instruction that only ever raised here has no text of its own.
+            if e.3.is_none() && site.insn.len != 0 {
+                e.3 = Some(site.insn.to_string());
+            }
         }
         let pcs: Vec<u32> = by_pc.keys().copied().collect();
         let locations = symbols.locations(&pcs);
         let mut lines: HashMap<(String, u32), Line> = HashMap::new();
         let mut instructions = Vec::with_capacity(pcs.len());
         for ((pc, (function, _, counts, text)), location) in by_pc.into_iter().zip(locations) {
+            let text = text.unwrap_or_else(|| RAISED_TEXT.to_string());
             let (line, inlined) = match &location {
                 Some(l) => {
                     let shown = format!("{}:{}", l.line.file, l.line.line);

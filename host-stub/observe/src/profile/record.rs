@@ -3,11 +3,12 @@
 //!
 //! The core's counters ([`Stats`]: cycles, instructions, exceptions and each stall category of
 //! the run report) come with every `After` and `Exception` event. What they grew by since the
-//! previous such event belongs to the instruction the last `Before` named: its fetch stall, its
-//! issue cycle and its own stalls, or, when it raised, what it charged before raising plus the
-//! exception's entry. What the core counts after its last event (a semihosting exit) goes to
-//! that instruction too, when the call ends. So the costs of a call add up to exactly what the
-//! core counted during it.
+//! previous such event belongs to the instruction the event names: for `After`, the one that
+//! completed (its fetch stall, its issue cycle and its own stalls); for `Exception`, the one
+//! that raised (EPC1, or DEPC for a double exception: what it charged before raising plus the
+//! exception's entry). What the core counts after its last event (a semihosting exit) goes to
+//! the last instruction charged, when the call ends. So the costs of a call add up to exactly
+//! what the core counted during it.
 //!
 //! The call path is a shadow stack: a completed CALLn/CALLXn opens a frame for its target, a
 //! completed RET/RETW closes the innermost one (RETW completes only after its window
@@ -26,8 +27,11 @@ use rustc_hash::FxHashMap as HashMap;
 use q7_emulator::platform::map::{reg::trace, MMIO};
 use q7_emulator::platform::trace_port::{code, PHASES};
 use q7_emulator::predecode::Op;
-use q7_emulator::timing::Stats;
+use q7_emulator::state::CoreState;
+use q7_emulator::timing::{Stalls, Stats};
 use q7_emulator::trace::Access;
+use q7_emulator::vector::Vector;
+use q7_isa::sreg::sr;
 use q7_isa::{Insn, Opcode};
 
 /// The core address of TRACE_ARG0, where the phase of a PHASE_BEGIN is written.
@@ -37,6 +41,14 @@ const TRACE_EVENT: u32 = MMIO.0 + trace::BLOCK.at(&trace::EVENT, 0);
 
 /// Phases counted: index 0 is outside any phase, then each code of [`PHASES`].
 pub const PHASE_SLOTS: usize = PHASES.len() + 1;
+
+/// The instruction of a site first charged by an exception (its instruction raised, so no
+/// `After` named it): length 0 until the instruction completes there.
+pub const RAISED: Insn = Insn {
+    opcode: Opcode::Nop,
+    len: 0,
+    operands: [0; q7_isa::MAX_OPERANDS],
+};
 
 /// The deepest call path kept: calls deeper than this count in the frame at this depth
 /// (a runaway recursion cannot grow the tree without bound).
@@ -88,9 +100,21 @@ pub struct Site {
     pub insn: Insn,
     /// What it cost.
     pub cost: Cost,
+}
+
+/// What every charge of a site touches, in one cache line: the prediction of the site after
+/// it and the counts that move with every instruction. Its stall categories, which move only
+/// on a stall, are kept apart.
+#[derive(Debug, Clone)]
+#[repr(C, align(64))]
+struct Hot {
     /// The two sites that followed it last, newest first (a prediction that spares the hash
     /// lookup in straight-line code, loops and both ways of a branch).
     next: [(u64, u32); 2],
+    cycles: u64,
+    instructions: u64,
+    exceptions: u64,
+    accesses: u64,
 }
 
 /// One core's recording, kept across the calls it runs.
@@ -102,8 +126,11 @@ pub struct CoreRecord {
     index: HashMap<u64, u32>,
     /// By (parent, entry): the child node.
     children: HashMap<(u32, u32), u32>,
-    /// Each (node, address) that cost anything.
-    pub sites: Vec<Site>,
+    /// Per site (each (node, address) that ran): its charged counts, its stall categories, and
+    /// its node, address and instruction.
+    hot: Vec<Hot>,
+    stalls: Vec<Stalls>,
+    info: Vec<(u32, u32, Insn)>,
     /// The calls profiled.
     pub calls: u64,
     /// Calls made deeper than [`MAX_DEPTH`], counted in the frame at that depth.
@@ -156,18 +183,41 @@ impl CoreRecord {
         node
     }
 
+    /// Every site with what it cost.
+    pub fn sites(&self) -> Vec<Site> {
+        self.hot
+            .iter()
+            .zip(&self.stalls)
+            .zip(&self.info)
+            .map(|((h, stalls), &(node, pc, insn))| Site {
+                node,
+                pc,
+                insn,
+                cost: Cost {
+                    stats: Stats {
+                        instructions: h.instructions,
+                        cycles: h.cycles,
+                        stalls: stalls.clone(),
+                        exceptions: h.exceptions,
+                    },
+                    accesses: h.accesses,
+                },
+            })
+            .collect()
+    }
+
     /// The site of (node, pc), made when new with the instruction `insn`; `after` is the site
-    /// before it, whose prediction is tried first and then updated.
+    /// charged before it, whose prediction is tried first and then updated.
     #[inline(always)]
     fn site(&mut self, node: u32, pc: u32, insn: &Insn, after: Option<u32>) -> u32 {
         let k = key(node, pc);
         if let Some(prev) = after {
-            let [first, second] = self.sites[prev as usize].next;
+            let [first, second] = self.hot[prev as usize].next;
             if first.0 == k {
                 return first.1;
             }
             if second.0 == k {
-                self.sites[prev as usize].next = [second, first];
+                self.hot[prev as usize].next = [second, first];
                 return second.1;
             }
         }
@@ -177,19 +227,25 @@ impl CoreRecord {
     /// [`CoreRecord::site`] past its prediction: the hash lookup, the site made when new.
     #[inline(never)]
     fn lookup(&mut self, k: u64, node: u32, pc: u32, insn: &Insn, after: Option<u32>) -> u32 {
-        let next = self.sites.len() as u32;
+        let next = self.hot.len() as u32;
         let slot = *self.index.entry(k).or_insert(next);
+        if slot != next && self.info[slot as usize].2.len == 0 {
+            // Made by an instruction that raised; now it completes, it is known.
+            self.info[slot as usize].2 = *insn;
+        }
         if slot == next {
-            self.sites.push(Site {
-                node,
-                pc,
-                insn: *insn,
-                cost: Cost::default(),
+            self.hot.push(Hot {
                 next: [(u64::MAX, 0); 2],
+                cycles: 0,
+                instructions: 0,
+                exceptions: 0,
+                accesses: 0,
             });
+            self.stalls.push(Stalls::default());
+            self.info.push((node, pc, *insn));
         }
         if let Some(prev) = after {
-            let n = &mut self.sites[prev as usize].next;
+            let n = &mut self.hot[prev as usize].next;
             *n = [(k, slot), n[0]];
         }
         slot
@@ -202,14 +258,14 @@ pub struct CoreProfile {
     record: CoreRecord,
     /// The counters as the last event left them.
     last: Stats,
-    /// The instruction the last `Before` named, and its decoding (kept for an instruction
-    /// that raises, which has no `After`).
+    /// Cycles one instruction or exception entry issues in (the core's timing model).
+    issue: u64,
+    /// The instruction charged last, and its site.
     pc: u32,
-    insn: Insn,
-    /// The current call path: its nodes, innermost last (never empty).
-    stack: Vec<u32>,
-    /// The site charged last.
     site: Option<u32>,
+    /// The current call path: its nodes, innermost last (never empty); `node` is the last.
+    stack: Vec<u32>,
+    node: u32,
     /// The phase open (its code; 0 none), the counters when it opened, and the last value
     /// written to TRACE_ARG0.
     phase: u32,
@@ -218,40 +274,30 @@ pub struct CoreProfile {
 }
 
 impl CoreProfile {
-    /// Starts recording a call into `record` of a core whose counters are `stats` and whose
-    /// PC is `pc`.
-    pub fn new(mut record: CoreRecord, stats: &Stats, pc: u32) -> CoreProfile {
+    /// Starts recording a call into `record` of a core whose counters are `stats`, whose PC
+    /// is `pc` and whose instructions issue in `issue` cycles each.
+    pub fn new(mut record: CoreRecord, stats: &Stats, pc: u32, issue: u32) -> CoreProfile {
         record.calls += 1;
         let root = record.root(pc);
         CoreProfile {
             record,
             last: stats.clone(),
+            issue: u64::from(issue),
             pc,
-            insn: Insn {
-                opcode: Opcode::Nop,
-                len: 0,
-                operands: Default::default(),
-            },
-            stack: vec![root],
             site: None,
+            stack: vec![root],
+            node: root,
             phase: 0,
             phase_start: stats.clone(),
             arg0: 0,
         }
     }
 
-    /// The core is about to run `op` at `pc`.
-    #[inline(always)]
-    pub fn before(&mut self, pc: u32, op: &Op) {
-        self.pc = pc;
-        self.insn = op.insn;
-    }
-
     /// The instruction at `pc` completed with the core's counters at `stats`, making the data
     /// accesses `accesses` and continuing at `next`.
     #[inline(always)]
     pub fn after(&mut self, pc: u32, next: u32, op: &Op, stats: &Stats, accesses: &[Access]) {
-        self.charge(pc, stats, accesses.len() as u64);
+        self.charge(pc, &op.insn, stats, accesses.len() as u64);
         if !accesses.is_empty() {
             self.phases(accesses, stats);
         }
@@ -269,6 +315,7 @@ impl CoreProfile {
             | Opcode::Callx12 => self.call(next),
             Opcode::Ret | Opcode::RetN | Opcode::Retw | Opcode::RetwN if self.stack.len() > 1 => {
                 self.stack.pop();
+                self.node = *self.stack.last().expect("the path is never empty");
             }
             _ => {}
         }
@@ -305,16 +352,23 @@ impl CoreProfile {
         self.phase_start.clone_from(stats);
     }
 
-    /// An exception was taken with the core's counters at `stats`.
+    /// An exception was delivered through `vector` with the core's counters at `stats`; `pc`
+    /// is EPC1 and `state` the core's after delivery. What was charged since the last
+    /// instruction completed belongs to the instruction that raised it: EPC1's, or DEPC's for
+    /// a double exception (EPC1 then keeps the first exception's address).
     #[inline(always)]
-    pub fn exception(&mut self, stats: &Stats) {
-        self.charge(self.pc, stats, 0);
+    pub fn exception(&mut self, vector: Vector, pc: u32, state: &CoreState, stats: &Stats) {
+        let raised = match vector {
+            Vector::Double => state.sr(sr::DEPC),
+            _ => pc,
+        };
+        self.charge(raised, &RAISED, stats, 0);
     }
 
     /// Opens the frame of a completed call of `target`. Past [`MAX_DEPTH`] the frame is the
     /// caller's again, so that its return still closes one frame.
     fn call(&mut self, target: u32) {
-        let node = *self.stack.last().expect("the path is never empty");
+        let node = self.node;
         let frame = if self.stack.len() >= MAX_DEPTH {
             self.record.too_deep += 1;
             node
@@ -322,26 +376,44 @@ impl CoreProfile {
             self.record.child(node, target)
         };
         self.stack.push(frame);
+        self.node = frame;
     }
 
     /// Charges what the counters grew by to the instruction at `pc` in the current path.
+    ///
+    /// Cycles grow by the issue cycle of each instruction and exception entry, or by a stall
+    /// (docs/run-report.md), and no count shrinks: when the cycles grew by exactly the issue
+    /// cycles of what completed, no stall category moved, and only those three counts are
+    /// carried over (the common case, kept to a few scalar operations); otherwise every
+    /// category is.
     #[inline(always)]
-    fn charge(&mut self, pc: u32, stats: &Stats, accesses: u64) {
-        let node = *self.stack.last().expect("the path is never empty");
-        let insn = self.insn;
-        let site = self.record.site(node, pc, &insn, self.site);
-        let cost = &mut self.record.sites[site as usize].cost;
-        cost.stats.add(&stats.since(&self.last));
-        cost.accesses += accesses;
-        self.last.clone_from(stats);
+    fn charge(&mut self, pc: u32, insn: &Insn, stats: &Stats, accesses: u64) {
+        let node = self.node;
+        let site = self.record.site(node, pc, insn, self.site);
+        let hot = &mut self.record.hot[site as usize];
+        let cycles = stats.cycles - self.last.cycles;
+        let instructions = stats.instructions - self.last.instructions;
+        let exceptions = stats.exceptions - self.last.exceptions;
+        hot.cycles += cycles;
+        hot.instructions += instructions;
+        hot.exceptions += exceptions;
+        hot.accesses += accesses;
+        self.last.cycles = stats.cycles;
+        self.last.instructions = stats.instructions;
+        self.last.exceptions = stats.exceptions;
+        if cycles != self.issue * (instructions + exceptions) {
+            self.record.stalls[site as usize].add(&stats.stalls.since(&self.last.stalls));
+            self.last.stalls.clone_from(&stats.stalls);
+        }
         self.site = Some(site);
+        self.pc = pc;
     }
 
     /// Ends the call with the core's counters at `stats`: what they grew by after the last
     /// event goes to the last instruction. The recording, for the core's next call.
     pub fn finish(mut self, stats: &Stats) -> CoreRecord {
         if *stats != self.last {
-            self.charge(self.pc, stats, 0);
+            self.charge(self.pc, &RAISED, stats, 0);
         }
         self.close_phase(stats);
         self.record

@@ -358,6 +358,12 @@ impl Observer {
         })
     }
 
+    /// Whether the profile is all the run observes (its cores then run with the profile's
+    /// own tracer, [`ProfileTracer`]).
+    fn profile_only(&self) -> bool {
+        self.insn.is_none() && self.timeline.is_none() && self.check.is_none()
+    }
+
     /// The checker, when the run is checked.
     pub fn checker(&self) -> Option<&Checker> {
         self.check.as_ref()
@@ -526,6 +532,21 @@ impl q7_runtime::observer::Observer for Observer {
         budget: u64,
         what: &str,
     ) -> Vec<Stop> {
+        if let (Some(profiler), true) = (&self.profile, self.profile_only()) {
+            let results = cluster.run_subset_with(cores, threads, budget, |c| {
+                ProfileTracer(profiler.tracer(c, what))
+            });
+            return results
+                .into_iter()
+                .zip(cores)
+                .map(|((stop, tracer), &core)| {
+                    if let Some(p) = tracer.0 {
+                        profiler.finish(p, &cluster.cores[core]);
+                    }
+                    stop
+                })
+                .collect();
+        }
         let results = cluster.run_subset_with(cores, threads, budget, |c| self.tracer(c, what));
         results
             .into_iter()
@@ -571,6 +592,42 @@ pub fn truncation_note(core: u32, cycle: u64, limit: u64) -> String {
     )
 }
 
+/// One core's tracer for one firmware call of a run that only profiles: the profile's recorder
+/// alone (none for a call that is not a dispatch), asking for no `Before` events, which it
+/// does not need.
+#[derive(Debug)]
+pub struct ProfileTracer(Option<CoreProfile>);
+
+impl Tracer for ProfileTracer {
+    const ENABLED: bool = true;
+    const BEFORE: bool = false;
+
+    #[inline(always)]
+    fn event(&mut self, e: Event<'_>) {
+        let Some(p) = &mut self.0 else {
+            return;
+        };
+        match e {
+            Event::After {
+                pc,
+                next,
+                insn,
+                stats,
+                accesses,
+                ..
+            } => p.after(pc, next, insn, stats, accesses),
+            Event::Exception {
+                vector,
+                pc,
+                state,
+                stats,
+                ..
+            } => p.exception(vector, pc, state, stats),
+            Event::Before { .. } => {}
+        }
+    }
+}
+
 /// One core's tracer for one firmware call: feeds its instruction trace and its timeline.
 #[derive(Debug)]
 pub struct CoreTracer<'a> {
@@ -591,9 +648,6 @@ impl Tracer for CoreTracer<'_> {
             Event::Before { state, insn, cycle } => {
                 if let Some(s) = &mut self.insn {
                     s.before(state, insn, cycle);
-                }
-                if let Some(p) = &mut self.profile {
-                    p.before(state.pc, insn);
                 }
             }
             Event::After {
@@ -628,7 +682,7 @@ impl Tracer for CoreTracer<'_> {
                 stats,
             } => {
                 if let Some(p) = &mut self.profile {
-                    p.exception(stats);
+                    p.exception(vector, pc, state, stats);
                 }
                 self.exception(vector, pc, state, cycle)
             }
