@@ -10,8 +10,8 @@ use inferno::flamegraph::{self, FuncFrameAttrsMap, Options};
 
 use super::model::{Counts, Function};
 
-/// What a function's tooltip says: its self cycles with their split, its inclusive cycles
-/// and their share of `total`.
+/// What a function's tooltip says: its name, then in parentheses its self cycles with their
+/// split, its inclusive cycles and their share of `total`, and its calls.
 pub fn tooltip(f: &Function, total: u64) -> String {
     let mut split = vec![format!("issue {}", f.own.issue)];
     split.extend(f.own.stalls.iter().map(|(label, n)| format!("{label} {n}")));
@@ -20,8 +20,11 @@ pub fn tooltip(f: &Function, total: u64) -> String {
     } else {
         f.inclusive.cycles as f64 * 100.0 / total as f64
     };
+    // The graph's script labels a frame with its tooltip less the last parenthesised group,
+    // as it does the default `name (N cycles, P%)`: the counts go in that group, which holds
+    // no parenthesis of its own.
     format!(
-        "{}: self {} cycles ({}), inclusive {} cycles ({share:.2}%), {} calls",
+        "{} (self {} cycles: {}; inclusive {} cycles, {share:.2}%; {} calls)",
         f.name,
         f.own.cycles,
         split.join(", "),
