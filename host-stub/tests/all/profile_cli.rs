@@ -314,6 +314,189 @@ fn the_docs_walk_through_runs_as_written() {
     );
 }
 
+/// One field of a protocol-buffer message: a varint or a length-delimited body.
+#[derive(Debug)]
+enum Field<'a> {
+    Varint(u64),
+    Bytes(&'a [u8]),
+}
+
+/// The fields of a protocol-buffer message, in order (varints and length-delimited only:
+/// all pprof's format uses).
+fn fields(mut b: &[u8]) -> Vec<(u32, Field<'_>)> {
+    fn varint(b: &mut &[u8]) -> u64 {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = b[0];
+            *b = &b[1..];
+            v |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                break;
+            }
+        }
+        v
+    }
+    let mut out = Vec::new();
+    while !b.is_empty() {
+        let key = varint(&mut b);
+        let field = (key >> 3) as u32;
+        match key & 7 {
+            0 => out.push((field, Field::Varint(varint(&mut b)))),
+            2 => {
+                let len = varint(&mut b) as usize;
+                out.push((field, Field::Bytes(&b[..len])));
+                b = &b[len..];
+            }
+            w => panic!("wire type {w}"),
+        }
+    }
+    out
+}
+
+/// The varints of a packed repeated field's body.
+fn packed(mut b: &[u8]) -> Vec<u64> {
+    let mut out = Vec::new();
+    while !b.is_empty() {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = b[0];
+            b = &b[1..];
+            v |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                break;
+            }
+        }
+        out.push(v);
+    }
+    out
+}
+
+/// The flame graphs (parsed as XML) and `profile.pb.gz` (decoded as pprof's `Profile`
+/// message) say what `profile.json` says: every function frame's tooltip is its counts, and
+/// per sample type the samples add up to the cluster's total.
+#[test]
+fn the_flame_graphs_and_pprof_agree_with_profile_json() {
+    use q7_observe::profile::{flame, pprof};
+    let dir = TempDir::new("profile-formats");
+    let k = example("relu_multicore");
+    let mut cmd = q7emu();
+    cmd.arg("run")
+        .arg(k.join("build"))
+        .args(["--op", "relu_forward", "--input"])
+        .arg(k.join("input.npy"))
+        .arg("--profile")
+        .arg(dir.join("p"));
+    ok(cmd);
+    let p = dir.join("p");
+    let profile = Profile::load(&p).unwrap();
+    let mut total = Counts::default();
+    for c in &profile.cores {
+        total.add(&c.total);
+    }
+
+    // The cluster's flame graph: one title per frame; every function's is its tooltip.
+    let svg = std::fs::read_to_string(p.join("flame.svg")).unwrap();
+    let mut reader = quick_xml::Reader::from_str(&svg);
+    let (mut titles, mut in_title) = (Vec::new(), false);
+    loop {
+        match reader.read_event().unwrap() {
+            quick_xml::events::Event::Start(e) if e.name().as_ref() == b"title" => in_title = true,
+            quick_xml::events::Event::Text(t) if in_title => {
+                titles.push(t.decode().unwrap().into_owned());
+                in_title = false;
+            }
+            quick_xml::events::Event::Eof => break,
+            _ => {}
+        }
+    }
+    let functions = flame::merge(profile.cores.iter().flat_map(|c| c.functions.iter()));
+    let tooltips: Vec<String> = functions
+        .iter()
+        .map(|f| flame::tooltip(f, total.cycles))
+        .collect();
+    for t in titles.iter().filter(|t| t.contains(": self ")) {
+        assert!(
+            tooltips.contains(t),
+            "flame.svg's {t:?} is no function's tooltip"
+        );
+    }
+    // Frames narrower than a tenth of a pixel are left out; a function of 1 % is drawn.
+    for (f, want) in functions.iter().zip(&tooltips) {
+        if f.inclusive.cycles * 100 >= total.cycles {
+            assert!(titles.contains(want), "flame.svg lacks {want:?}");
+        }
+    }
+    for core in &profile.cores {
+        assert!(p.join(format!("flame-core{}.svg", core.core)).is_file());
+    }
+
+    // pprof: its sample types, and per type the values of its samples add up to the total.
+    let gz = std::fs::read(p.join("profile.pb.gz")).unwrap();
+    let mut pb = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut pb).unwrap();
+    let top = fields(&pb);
+    let strings: Vec<String> = top
+        .iter()
+        .filter_map(|(f, v)| match (f, v) {
+            (6, Field::Bytes(b)) => Some(String::from_utf8(b.to_vec()).unwrap()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(strings[0], "", "string 0 is empty");
+    let types: Vec<(String, String)> = top
+        .iter()
+        .filter_map(|(f, v)| match (f, v) {
+            (1, Field::Bytes(b)) => {
+                let vt = fields(b);
+                let s = |n| match vt.iter().find(|(f, _)| *f == n) {
+                    Some((_, Field::Varint(i))) => strings[*i as usize].clone(),
+                    _ => String::new(),
+                };
+                Some((s(1), s(2)))
+            }
+            _ => None,
+        })
+        .collect();
+    let want: Vec<(String, String)> = pprof::sample_types()
+        .into_iter()
+        .map(|(t, u)| (t, u.to_string()))
+        .collect();
+    assert_eq!(types, want);
+    let mut sums = vec![0u64; types.len()];
+    let mut cores = std::collections::BTreeSet::new();
+    for (f, v) in &top {
+        if let (2, Field::Bytes(b)) = (f, v) {
+            for (sf, sv) in fields(b) {
+                match (sf, sv) {
+                    (2, Field::Bytes(vals)) => {
+                        for (i, x) in packed(vals).into_iter().enumerate() {
+                            sums[i] += x;
+                        }
+                    }
+                    (3, Field::Bytes(label)) => {
+                        for (lf, lv) in fields(label) {
+                            if let (2, Field::Varint(n)) = (lf, lv) {
+                                cores.insert(strings[n as usize].clone());
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    assert_eq!(
+        sums,
+        pprof::values(&total),
+        "pprof's totals per sample type"
+    );
+    assert_eq!(
+        cores.len(),
+        profile.cores.len(),
+        "every core's samples are labelled"
+    );
+}
+
 /// Builds the TCM ReLU from `source` (its project, with the source replaced) into `dir` and
 /// profiles it on the shared input into `dir/profile`.
 fn profile_relu_tcm(dir: &Path, source: &str) -> std::path::PathBuf {
