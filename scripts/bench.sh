@@ -260,6 +260,24 @@ done
 CHECK_CEILING=${Q7EMU_BENCH_MAX_CHECK_RATIO:-3.0}
 PROFILE_CEILING=${Q7EMU_BENCH_MAX_PROFILE_RATIO:-2.0}
 CHECK_REPEAT=${Q7EMU_BENCH_CHECK_REPEAT:-5}
+# One row of that table: kernel $1 observed as $2 (checked or profiled), its failure $3 (empty
+# when its outputs are right), its ceiling $4 and what passed $5; gates on the $2 / plain ratio
+# of the best times in cbest.
+observed_row() {
+  local k=$1 mode=$2 failure=$3 ceiling=$4 passed=$5 ratio verdict
+  if [ -n "$failure" ]; then
+    status=1
+    printf '%-16s %10s %10s %7s %s\n' "$k" - - - "$failure"
+    return
+  fi
+  ratio=$(echo "${cbest[$mode]} / ${cbest[plain]}" | bc -l)
+  verdict="$passed; $mode / plain = x$(printf '%.2f' "$ratio") (ceiling x$ceiling)"
+  if [ "$(echo "$ratio > $ceiling" | bc -l)" = 1 ]; then
+    verdict="$verdict ${mode^^} RATIO ABOVE x$ceiling"
+    status=1
+  fi
+  printf '%-16s %10.3f %10.3f %7.2f %s\n' "$k" "${cbest[plain]}" "${cbest[$mode]}" "$ratio" "$verdict"
+}
 printf '\n%-16s %10s %10s %7s %s\n' kernel plain-s observed-s ratio verdict
 for k in relu_multicore relu_element; do
   args=(examples/kernels/$k/build --op relu_forward --input examples/kernels/relu_multicore/input.npy --threads 2 --json)
@@ -284,43 +302,21 @@ for k in relu_multicore relu_element; do
       if [ -z "${cbest[$mode]:-}" ] || [ "$(echo "$s < ${cbest[$mode]}" | bc -l)" = 1 ]; then cbest[$mode]=$s; fi
     done
   done
-  if [ -z "$cverdict" ] && [ "$(counters "$OUT/$k-plain.json")" != "$(counters "$OUT/$k-checked.json")" ]; then
-    cverdict="instructions or cycles differ between plain and checked FAILED"
+  cfail=$cverdict
+  pfail=$cverdict
+  if [ -z "$cfail" ] && [ "$(counters "$OUT/$k-plain.json")" != "$(counters "$OUT/$k-checked.json")" ]; then
+    cfail="instructions or cycles differ between plain and checked FAILED"
+  elif [ -z "$cfail" ] && [ "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['check']['findings'])" "$OUT/$k-checked.json")" != "[]" ]; then
+    cfail="a finding in a correct kernel FAILED"
   fi
-  if [ -z "$cverdict" ] && [ "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['check']['findings'])" "$OUT/$k-checked.json")" != "[]" ]; then
-    cverdict="a finding in a correct kernel FAILED"
-  fi
-  if [ -n "$cverdict" ]; then
-    status=1
-    printf '%-16s %10s %10s %7s %s\n' $k - - - "$cverdict"
-    continue
-  fi
-  cratio=$(echo "${cbest[checked]} / ${cbest[plain]}" | bc -l)
-  cverdict="no finding, same counts; checked / plain = x$(printf '%.2f' "$cratio") (ceiling x$CHECK_CEILING)"
-  if [ "$(echo "$cratio > $CHECK_CEILING" | bc -l)" = 1 ]; then
-    cverdict="$cverdict CHECK RATIO ABOVE x$CHECK_CEILING"
-    status=1
-  fi
-  printf '%-16s %10.3f %10.3f %7.2f %s\n' $k "${cbest[plain]}" "${cbest[checked]}" "$cratio" "$cverdict"
-  pverdict=
-  if [ "$(counters "$OUT/$k-plain.json")" != "$(counters "$OUT/$k-profiled.json")" ]; then
-    pverdict="instructions or cycles differ between plain and profiled FAILED"
-  elif [ "$(python3 -c "import json,sys; print(sum(c['total']['cycles'] for c in json.load(open(sys.argv[1]))['cores']))" "$OUT/$k-profile/profile.json")" != \
+  if [ -z "$pfail" ] && [ "$(counters "$OUT/$k-plain.json")" != "$(counters "$OUT/$k-profiled.json")" ]; then
+    pfail="instructions or cycles differ between plain and profiled FAILED"
+  elif [ -z "$pfail" ] && [ "$(python3 -c "import json,sys; print(sum(c['total']['cycles'] for c in json.load(open(sys.argv[1]))['cores']))" "$OUT/$k-profile/profile.json")" != \
          "$(python3 -c "import json,sys; print(sum(c['cycles'] for c in json.load(open(sys.argv[1]))['cores']))" "$OUT/$k-profiled.json")" ]; then
-    pverdict="the profile does not add up to the report FAILED"
+    pfail="the profile does not add up to the report FAILED"
   fi
-  if [ -n "$pverdict" ]; then
-    status=1
-    printf '%-16s %10s %10s %7s %s\n' "$k" - - - "$pverdict"
-    continue
-  fi
-  pratio=$(echo "${cbest[profiled]} / ${cbest[plain]}" | bc -l)
-  pverdict="profile adds up, same counts; profiled / plain = x$(printf '%.2f' "$pratio") (ceiling x$PROFILE_CEILING)"
-  if [ "$(echo "$pratio > $PROFILE_CEILING" | bc -l)" = 1 ]; then
-    pverdict="$pverdict PROFILE RATIO ABOVE x$PROFILE_CEILING"
-    status=1
-  fi
-  printf '%-16s %10.3f %10.3f %7.2f %s\n' "$k" "${cbest[plain]}" "${cbest[profiled]}" "$pratio" "$pverdict"
+  observed_row "$k" checked "$cfail" "$CHECK_CEILING" "no finding, same counts"
+  observed_row "$k" profiled "$pfail" "$PROFILE_CEILING" "profile adds up, same counts"
 done
 
 # Calls per second from Python (scripts/bench_calls.py): a library kept loaded against one that
@@ -334,7 +330,7 @@ else
 fi
 
 if [ "$status" = 0 ]; then
-  echo "bench.sh: exit codes agree; every q7emu/qemu-system ratio at or above its floor; the 8-core ReLU's output is expected.npy on 1 and 2 threads, which scale at or above x$THREAD_FLOOR; checked mode costs at most x$CHECK_CEILING; a library kept loaded is called faster than one set up per call, by at least its floor"
+  echo "bench.sh: exit codes agree; every q7emu/qemu-system ratio at or above its floor; the 8-core ReLU's output is expected.npy on 1 and 2 threads, which scale at or above x$THREAD_FLOOR; checked mode costs at most x$CHECK_CEILING and a profile x$PROFILE_CEILING; a library kept loaded is called faster than one set up per call, by at least its floor"
 else
   echo "bench.sh: FAILED (see MISMATCH / RATIO BELOW / THREAD RATIO BELOW / CHECK RATIO ABOVE / FAILED above)" >&2
 fi

@@ -16,6 +16,20 @@ fn report_stalls(core: &serde_json::Value, label: &str) -> u64 {
         .unwrap()
 }
 
+/// Runs the committed build of example `kernel`'s `relu_forward` on the shared ReLU input
+/// with `--profile dir` and `extra` arguments.
+fn profiled(kernel: &str, dir: &Path, extra: &[&str]) {
+    let mut cmd = q7emu();
+    cmd.arg("run")
+        .arg(example(kernel).join("build"))
+        .args(["--op", "relu_forward", "--input"])
+        .arg(example("relu_multicore").join("input.npy"))
+        .arg("--profile")
+        .arg(dir)
+        .args(extra);
+    ok(cmd);
+}
+
 /// Adds the `own` counts of `items`.
 fn sum<'a>(items: impl Iterator<Item = &'a Counts>) -> Counts {
     let mut total = Counts::default();
@@ -155,15 +169,7 @@ fn every_cycle_of_every_core_is_attributed_as_the_report_counts_it() {
 #[test]
 fn the_report_shows_each_cores_total_and_its_hottest_functions() {
     let dir = TempDir::new("profile-report");
-    let k = example("relu_tcm");
-    let mut cmd = q7emu();
-    cmd.arg("run")
-        .arg(k.join("build"))
-        .args(["--op", "relu_forward", "--input"])
-        .arg(example("relu_multicore").join("input.npy"))
-        .arg("--profile")
-        .arg(dir.join("p"));
-    ok(cmd);
+    profiled("relu_tcm", &dir.join("p"), &[]);
     let mut cmd = q7emu();
     cmd.args(["profile", "report", "--top", "3", "--inclusive"])
         .arg(dir.join("p"));
@@ -376,18 +382,10 @@ fn packed(mut b: &[u8]) -> Vec<u64> {
 /// per sample type the samples add up to the cluster's total.
 #[test]
 fn the_flame_graphs_and_pprof_agree_with_profile_json() {
-    use q7_observe::profile::{flame, pprof};
+    use q7_observe::profile::{flame, model, pprof};
     let dir = TempDir::new("profile-formats");
-    let k = example("relu_multicore");
-    let mut cmd = q7emu();
-    cmd.arg("run")
-        .arg(k.join("build"))
-        .args(["--op", "relu_forward", "--input"])
-        .arg(k.join("input.npy"))
-        .arg("--profile")
-        .arg(dir.join("p"));
-    ok(cmd);
     let p = dir.join("p");
+    profiled("relu_multicore", &p, &[]);
     let profile = Profile::load(&p).unwrap();
     let mut total = Counts::default();
     for c in &profile.cores {
@@ -409,7 +407,7 @@ fn the_flame_graphs_and_pprof_agree_with_profile_json() {
             _ => {}
         }
     }
-    let functions = flame::merge(profile.cores.iter().flat_map(|c| c.functions.iter()));
+    let functions = model::merge(profile.cores.iter().flat_map(|c| c.functions.iter()));
     let tooltips: Vec<String> = functions
         .iter()
         .map(|f| flame::tooltip(f, total.cycles))
@@ -620,17 +618,8 @@ fn diff_of_an_unrolled_loop_shows_the_loops_lines_falling_and_nothing_else_movin
 #[test]
 fn a_profile_is_the_same_alone_with_checked_mode_and_on_any_thread_count() {
     let dir = TempDir::new("profile-alongside");
-    let k = example("relu_multicore");
     let profile = |name: &str, extra: &[&str]| {
-        let mut cmd = q7emu();
-        cmd.arg("run")
-            .arg(k.join("build"))
-            .args(["--op", "relu_forward", "--input"])
-            .arg(k.join("input.npy"))
-            .arg("--profile")
-            .arg(dir.join(name))
-            .args(extra);
-        ok(cmd);
+        profiled("relu_multicore", &dir.join(name), extra);
         std::fs::read(dir.join(name).join("profile.json")).unwrap()
     };
     let alone = profile("alone", &["--threads", "1"]);

@@ -3,12 +3,11 @@
 //! function's tooltip gives its self and inclusive cycles and how its self cycles split into
 //! issue cycles and stall categories.
 
-use std::collections::BTreeMap;
 use std::io::BufReader;
 
 use inferno::flamegraph::{self, FuncFrameAttrsMap, Options};
 
-use super::model::{Counts, Function};
+use super::model::Function;
 
 /// What a function's tooltip says: its name, then in parentheses its self cycles with their
 /// split, its inclusive cycles and their share of `total`, and its calls.
@@ -31,24 +30,6 @@ pub fn tooltip(f: &Function, total: u64) -> String {
         f.inclusive.cycles,
         f.calls
     )
-}
-
-/// The functions of several cores added together by name.
-pub fn merge<'a>(functions: impl Iterator<Item = &'a Function>) -> Vec<Function> {
-    let mut merged: BTreeMap<String, Function> = BTreeMap::new();
-    for f in functions {
-        let m = merged.entry(f.name.clone()).or_insert_with(|| Function {
-            name: f.name.clone(),
-            address: f.address,
-            own: Counts::default(),
-            inclusive: Counts::default(),
-            calls: 0,
-        });
-        m.own.add(&f.own);
-        m.inclusive.add(&f.inclusive);
-        m.calls += f.calls;
-    }
-    merged.into_values().collect()
 }
 
 /// The SVG of `folded` (folded-stack lines) titled `title`, each of `functions` with its

@@ -199,7 +199,7 @@ impl Profiler {
         // The flame graphs: the cluster's, then each core's (none of a profile of no cycles).
         let total: u64 = profile.cores.iter().map(|c| c.total.cycles).sum();
         if total > 0 {
-            let functions = flame::merge(profile.cores.iter().flat_map(|c| c.functions.iter()));
+            let functions = model::merge(profile.cores.iter().flat_map(|c| c.functions.iter()));
             let title = format!(
                 "q7emu profile: {} core(s), {total} cycles",
                 profile.cores.len()

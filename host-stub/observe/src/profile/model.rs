@@ -512,6 +512,24 @@ fn phases(record: &CoreRecord) -> Vec<Phase> {
         .collect()
 }
 
+/// The functions of several cores added together by name, in name order.
+pub fn merge<'a>(functions: impl Iterator<Item = &'a Function>) -> Vec<Function> {
+    let mut merged: BTreeMap<String, Function> = BTreeMap::new();
+    for f in functions {
+        let m = merged.entry(f.name.clone()).or_insert_with(|| Function {
+            name: f.name.clone(),
+            address: f.address,
+            own: Counts::default(),
+            inclusive: Counts::default(),
+            calls: 0,
+        });
+        m.own.add(&f.own);
+        m.inclusive.add(&f.inclusive);
+        m.calls += f.calls;
+    }
+    merged.into_values().collect()
+}
+
 impl Profile {
     /// A profile of `cores`.
     pub fn new(cores: Vec<CoreProfile>) -> Profile {

@@ -2,9 +2,7 @@
 //! and of the cluster by self or inclusive cycles, with their share of the total and the
 //! split of their cycles into issue cycles and the stall categories that occur.
 
-use std::collections::BTreeMap;
-
-use super::model::{Counts, Function, Profile};
+use super::model::{self, Counts, Function, Profile};
 
 /// What the table is ordered by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -108,28 +106,15 @@ pub fn tables(profile: &Profile, options: &Options) -> Vec<Table> {
     }
     if options.core.is_none() && profile.cores.len() > 1 {
         let mut total = Counts::default();
-        let mut calls = 0;
-        let mut merged: BTreeMap<String, Row> = BTreeMap::new();
         for core in &profile.cores {
             total.add(&core.total);
-            calls += core.calls;
-            for f in &core.functions {
-                let r = merged.entry(f.name.clone()).or_insert_with(|| Row {
-                    function: f.name.clone(),
-                    own: Counts::default(),
-                    inclusive: Counts::default(),
-                    calls: 0,
-                });
-                r.own.add(&f.own);
-                r.inclusive.add(&f.inclusive);
-                r.calls += f.calls;
-            }
         }
+        let merged = model::merge(profile.cores.iter().flat_map(|c| c.functions.iter()));
         out.push(Table {
             core: None,
             total,
-            calls,
-            rows: top(merged.into_values().collect(), options.order, options.top),
+            calls: profile.cores.iter().map(|c| c.calls).sum(),
+            rows: top(merged.iter().map(row).collect(), options.order, options.top),
         });
     }
     out

@@ -106,21 +106,20 @@ pub fn check(
     all_inputs.extend_from_slice(inputs);
     let mut all_outputs = outputs.to_vec();
     all_outputs.extend(observed_files(spec, lib));
-    if let Some(t) = &spec.trace {
-        let files: Vec<Named> = all_outputs
-            .iter()
-            .filter(|n| n.flag != "--trace-dir")
-            .cloned()
-            .collect();
-        check_not_dir(&Named::new("--trace-dir", &t.dir), &files)?;
-    }
-    if let Some(p) = &spec.profile {
-        let files: Vec<Named> = all_outputs
-            .iter()
-            .filter(|n| n.flag != "--profile")
-            .cloned()
-            .collect();
-        check_not_dir(&Named::new("--profile", &p.dir), &files)?;
+    // No other output is an observer's directory or one above it.
+    let dirs = [
+        ("--trace-dir", spec.trace.as_ref().map(|t| &t.dir)),
+        ("--profile", spec.profile.as_ref().map(|p| &p.dir)),
+    ];
+    for (flag, dir) in dirs {
+        if let Some(dir) = dir {
+            let files: Vec<Named> = all_outputs
+                .iter()
+                .filter(|n| n.flag != flag)
+                .cloned()
+                .collect();
+            check_not_dir(&Named::new(flag, dir), &files)?;
+        }
     }
     check_distinct(&all_inputs, &all_outputs)?;
     Ok(())
