@@ -496,6 +496,7 @@ fn profile_and_options(
         top,
         order: if inclusive { Order::Inclusive } else { Order::Own },
         core,
+        lines: false,
     };
     Ok((profile, options))
 }

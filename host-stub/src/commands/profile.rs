@@ -81,6 +81,10 @@ pub struct ReportArgs {
     /// One core's table alone.
     #[arg(long, value_name = "N")]
     pub core: Option<u32>,
+    /// Source lines (file:line and function) instead of functions; a line's inclusive cycles
+    /// are those of the calls made from it too.
+    #[arg(long)]
+    pub lines: bool,
     /// The profile directory (`q7emu run --profile DIR`).
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
@@ -109,6 +113,7 @@ pub fn run(args: ProfileArgs) -> Result<Exit, Failure> {
                     Order::Own
                 },
                 core: a.core,
+                lines: a.lines,
             };
             // Function names come from the image: escaped on a terminal.
             print!(

@@ -540,6 +540,26 @@ fn annotate_shows_the_kernels_lines_and_instructions_with_their_cycles() {
     q7_testing::snapshot_settings!().bind(|| {
         insta::assert_snapshot!("relu_tcm-annotate", text);
     });
+    // By lines, inclusive: the kernel's loop line holds the soft-float calls it makes, so it
+    // comes first of the kernel's own lines, above the SDK routines' lines it calls.
+    let mut cmd = q7emu();
+    cmd.args(["profile", "report", "--lines", "--inclusive", "--top", "5"])
+        .arg(&p);
+    let report = String::from_utf8(ok(cmd).stdout).unwrap();
+    let rows: Vec<&str> = report.lines().skip(3).collect();
+    let kernel_line = rows
+        .iter()
+        .position(|r| r.contains(" relu_tcm.cpp:"))
+        .expect("a line of the kernel's own");
+    assert!(
+        rows[kernel_line].ends_with(" relu_tcm.cpp:22 (relu_forward(at::Tensor const&))"),
+        "{report}"
+    );
+    let sdk_line = rows
+        .iter()
+        .position(|r| r.contains(" sdk/rt/helpers/"))
+        .unwrap();
+    assert!(kernel_line < sdk_line, "{report}");
     // A name that matches nothing is refused, naming it.
     let mut cmd = q7emu();
     cmd.args(["profile", "annotate"])

@@ -185,6 +185,10 @@ pub struct Line {
     /// The counts of its instructions.
     #[serde(rename = "self")]
     pub own: Counts,
+    /// Its own counts and those of every call made from it, each cycle counted once however
+    /// often the line recurs on a path: where a kernel's line calls into the SDK, the cycles of
+    /// the call are the kernel author's line's too.
+    pub inclusive: Counts,
 }
 
 /// An instruction address's counts.
@@ -413,6 +417,7 @@ impl CoreProfile {
         let pcs: Vec<u32> = by_pc.keys().copied().collect();
         let locations = symbols.locations(&pcs);
         let mut lines: HashMap<(String, u32), Line> = HashMap::new();
+        let mut line_of: HashMap<u32, (String, u32)> = HashMap::new();
         let mut instructions = Vec::with_capacity(pcs.len());
         for ((pc, (function, _, counts, text)), location) in by_pc.into_iter().zip(locations) {
             let text = text.unwrap_or_else(|| RAISED_TEXT.to_string());
@@ -433,14 +438,15 @@ impl CoreProfile {
                     } else {
                         Vec::new()
                     };
-                    let entry = lines
-                        .entry((l.line.file.clone(), l.line.line))
-                        .or_insert_with(|| Line {
-                            file: l.line.file.clone(),
-                            line: l.line.line,
-                            function: function.clone(),
-                            own: Counts::default(),
-                        });
+                    let key = (l.line.file.clone(), l.line.line);
+                    line_of.insert(pc, key.clone());
+                    let entry = lines.entry(key).or_insert_with(|| Line {
+                        file: l.line.file.clone(),
+                        line: l.line.line,
+                        function: function.clone(),
+                        own: Counts::default(),
+                        inclusive: Counts::default(),
+                    });
                     entry.own.add(&counts);
                     (Some(shown), inlined)
                 }
@@ -464,6 +470,28 @@ impl CoreProfile {
                 &b.name,
             ))
         });
+        // A line's inclusive counts: every site whose path runs through it — its own
+        // instructions, or a call made from it further out on the path — each counted once.
+        for site in &sites {
+            let mut on: Vec<&(String, u32)> = Vec::new();
+            let calls = path_of(site.node)
+                .into_iter()
+                .skip(1)
+                .map(|n| record.nodes[n as usize].call_pc);
+            for pc in std::iter::once(site.pc).chain(calls) {
+                if let Some(line) = line_of.get(&pc) {
+                    if !on.contains(&line) {
+                        on.push(line);
+                    }
+                }
+            }
+            let counts = Counts::of(&site.cost);
+            for line in on {
+                if let Some(l) = lines.get_mut(line) {
+                    l.inclusive.add(&counts);
+                }
+            }
+        }
         let mut lines: Vec<Line> = lines.into_values().collect();
         lines.sort_by(|a, b| (b.own.cycles, &a.file, a.line).cmp(&(a.own.cycles, &b.file, b.line)));
         let mut calls_made: Vec<Call> = calls.into_values().collect();

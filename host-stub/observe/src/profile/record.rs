@@ -85,8 +85,11 @@ pub struct Node {
     pub entry: u32,
     /// Times the call was made.
     pub calls: u64,
-    /// The child called last: (its entry, its node), tried before the lookup.
-    last_child: (u32, u32),
+    /// The child called last: (its entry and call address as a key, its node), tried before
+    /// the lookup.
+    last_child: (u64, u32),
+    /// The address of the call instruction that made it (the root: 0).
+    pub call_pc: u32,
 }
 
 /// The cost of one instruction address in one call path.
@@ -125,7 +128,7 @@ pub struct CoreRecord {
     /// By (node, address): its index in `sites`.
     index: HashMap<u64, u32>,
     /// By (parent, entry): the child node.
-    children: HashMap<(u32, u32), u32>,
+    children: HashMap<(u32, u64), u32>,
     /// Per site (each (node, address) that ran): its charged counts, its stall categories, and
     /// its node, address and instruction.
     hot: Vec<Hot>,
@@ -154,31 +157,36 @@ impl CoreRecord {
                 parent: 0,
                 entry: pc,
                 calls: 0,
-                last_child: (u32::MAX, 0),
+                last_child: (u64::MAX, 0),
+                call_pc: 0,
             });
         }
         self.nodes[0].calls += 1;
         0
     }
 
-    /// The child of `parent` for a call of `entry`, made now.
-    fn child(&mut self, parent: u32, entry: u32) -> u32 {
+    /// The child of `parent` for a call of `entry` by the instruction at `call_pc`, made now
+    /// (calls of one function from two places of the caller are two nodes, so that a line's
+    /// calls can be told apart).
+    fn child(&mut self, parent: u32, entry: u32, call_pc: u32) -> u32 {
+        let call = key(entry, call_pc);
         let (last, node) = self.nodes[parent as usize].last_child;
-        if last == entry {
+        if last == call {
             self.nodes[node as usize].calls += 1;
             return node;
         }
         let next = self.nodes.len() as u32;
-        let node = *self.children.entry((parent, entry)).or_insert(next);
+        let node = *self.children.entry((parent, call)).or_insert(next);
         if node == next {
             self.nodes.push(Node {
                 parent,
                 entry,
                 calls: 0,
-                last_child: (u32::MAX, 0),
+                last_child: (u64::MAX, 0),
+                call_pc,
             });
         }
-        self.nodes[parent as usize].last_child = (entry, node);
+        self.nodes[parent as usize].last_child = (call, node);
         self.nodes[node as usize].calls += 1;
         node
     }
@@ -312,7 +320,7 @@ impl CoreProfile {
             | Opcode::Callx0
             | Opcode::Callx4
             | Opcode::Callx8
-            | Opcode::Callx12 => self.call(next),
+            | Opcode::Callx12 => self.call(next, pc),
             Opcode::Ret | Opcode::RetN | Opcode::Retw | Opcode::RetwN if self.stack.len() > 1 => {
                 self.stack.pop();
                 self.node = *self.stack.last().expect("the path is never empty");
@@ -367,13 +375,13 @@ impl CoreProfile {
 
     /// Opens the frame of a completed call of `target`. Past [`MAX_DEPTH`] the frame is the
     /// caller's again, so that its return still closes one frame.
-    fn call(&mut self, target: u32) {
+    fn call(&mut self, target: u32, call_pc: u32) {
         let node = self.node;
         let frame = if self.stack.len() >= MAX_DEPTH {
             self.record.too_deep += 1;
             node
         } else {
-            self.record.child(node, target)
+            self.record.child(node, target, call_pc)
         };
         self.stack.push(frame);
         self.node = frame;

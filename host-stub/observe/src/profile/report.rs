@@ -2,7 +2,7 @@
 //! and of the cluster by self or inclusive cycles, with their share of the total and the
 //! split of their cycles into issue cycles and the stall categories that occur.
 
-use super::model::{self, Counts, Function, Profile};
+use super::model::{Counts, Function, Line, Profile};
 
 /// What the table is ordered by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -23,6 +23,8 @@ pub struct Options {
     pub order: Order,
     /// One core's table alone, else every core's and the cluster's.
     pub core: Option<u32>,
+    /// Source lines (`file:line (function)`) instead of functions.
+    pub lines: bool,
 }
 
 impl Default for Options {
@@ -31,6 +33,7 @@ impl Default for Options {
             top: 20,
             order: Order::Own,
             core: None,
+            lines: false,
         }
     }
 }
@@ -38,13 +41,13 @@ impl Default for Options {
 /// One row of a table, as Python's `Run.profile` gives it too.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
-    /// The function.
+    /// The function, or the line as `file:line (function)`.
     pub function: String,
     /// Its own counts.
     pub own: Counts,
     /// Its inclusive counts.
     pub inclusive: Counts,
-    /// Times called.
+    /// Times called (0 for a line).
     pub calls: u64,
 }
 
@@ -59,6 +62,16 @@ pub struct Table {
     pub calls: u64,
     /// The top rows.
     pub rows: Vec<Row>,
+}
+
+/// The row of a line.
+fn line_row(l: &Line) -> Row {
+    Row {
+        function: format!("{}:{} ({})", l.file, l.line, l.function),
+        own: l.own.clone(),
+        inclusive: l.inclusive.clone(),
+        calls: 0,
+    }
 }
 
 fn row(f: &Function) -> Row {
@@ -98,7 +111,11 @@ pub fn tables(profile: &Profile, options: &Options) -> Vec<Table> {
             total: core.total.clone(),
             calls: core.calls,
             rows: top(
-                core.functions.iter().map(row).collect(),
+                if options.lines {
+                    core.lines.iter().map(line_row).collect()
+                } else {
+                    core.functions.iter().map(row).collect()
+                },
                 options.order,
                 options.top,
             ),
@@ -109,15 +126,47 @@ pub fn tables(profile: &Profile, options: &Options) -> Vec<Table> {
         for core in &profile.cores {
             total.add(&core.total);
         }
-        let merged = model::merge(profile.cores.iter().flat_map(|c| c.functions.iter()));
+        let rows: Vec<Row> = if options.lines {
+            merge_rows(
+                profile
+                    .cores
+                    .iter()
+                    .flat_map(|c| c.lines.iter().map(line_row)),
+            )
+        } else {
+            merge_rows(
+                profile
+                    .cores
+                    .iter()
+                    .flat_map(|c| c.functions.iter().map(row)),
+            )
+        };
         out.push(Table {
             core: None,
             total,
             calls: profile.cores.iter().map(|c| c.calls).sum(),
-            rows: top(merged.iter().map(row).collect(), options.order, options.top),
+            rows: top(rows, options.order, options.top),
         });
     }
     out
+}
+
+/// Rows of the same label added together.
+fn merge_rows(rows: impl Iterator<Item = Row>) -> Vec<Row> {
+    let mut merged: std::collections::BTreeMap<String, Row> = Default::default();
+    for r in rows {
+        match merged.get_mut(&r.function) {
+            Some(m) => {
+                m.own.add(&r.own);
+                m.inclusive.add(&r.inclusive);
+                m.calls += r.calls;
+            }
+            None => {
+                merged.insert(r.function.clone(), r);
+            }
+        }
+    }
+    merged.into_values().collect()
 }
 
 /// `part` as a percentage of `whole`, one decimal.
@@ -180,7 +229,7 @@ pub fn render(profile: &Profile, options: &Options) -> String {
             "issue".to_string(),
         ];
         header.extend(categories.iter().map(|c| c.to_string()));
-        header.push("calls".to_string());
+        header.push(if options.lines { "" } else { "calls" }.to_string());
         let mut rows: Vec<Vec<String>> = vec![header];
         for r in &table.rows {
             let shown = match options.order {
@@ -195,7 +244,11 @@ pub fn render(profile: &Profile, options: &Options) -> String {
                 shown.issue.to_string(),
             ];
             cells.extend(categories.iter().map(|c| shown.stall(c).to_string()));
-            cells.push(r.calls.to_string());
+            cells.push(if options.lines {
+                String::new()
+            } else {
+                r.calls.to_string()
+            });
             rows.push(cells);
         }
         let widths: Vec<usize> = (0..rows[0].len())
@@ -208,7 +261,11 @@ pub fn render(profile: &Profile, options: &Options) -> String {
             }
             line.push_str("  ");
             line.push_str(if n == 0 {
-                "function"
+                if options.lines {
+                    "line"
+                } else {
+                    "function"
+                }
             } else {
                 &table.rows[n - 1].function
             });
