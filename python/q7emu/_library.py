@@ -113,21 +113,28 @@ class Profile:
                 self._data = json.load(f)
         return self._data
 
-    def tables(self, top: int = 20, inclusive: bool = False, core: Optional[int] = None) -> List[Dict[str, Any]]:
+    def tables(
+        self, top: int = 20, inclusive: bool = False, core: Optional[int] = None, lines: bool = False
+    ) -> List[Dict[str, Any]]:
         """Every table of ``q7emu profile report``: each core's, then the cluster's (``core``
         None) when there is more than one core; each with ``cycles``, ``instructions``,
-        ``dispatches`` and ``rows``."""
-        return json.loads(_q7emu.profile_tables(self.dir, top=top, inclusive=inclusive, core=core))
+        ``dispatches`` and ``rows`` (source lines instead of functions with ``lines``)."""
+        return json.loads(_q7emu.profile_tables(self.dir, top=top, inclusive=inclusive, core=core, lines=lines))
 
-    def top(self, n: int = 20, inclusive: bool = False, core: Optional[int] = None) -> List[Dict[str, Any]]:
-        """The ``n`` hottest functions, by self cycles (or ``inclusive``), of the cluster (or of
-        ``core``): dicts of ``function``, ``self`` and ``inclusive`` (counts: ``cycles``,
-        ``issue``, ``stalls`` by category, ``instructions``…) and ``calls``."""
-        return self.tables(n, inclusive, core)[-1]["rows"]
+    def top(
+        self, n: int = 20, inclusive: bool = False, core: Optional[int] = None, lines: bool = False
+    ) -> List[Dict[str, Any]]:
+        """The ``n`` hottest functions (or ``lines``), by self cycles (or ``inclusive``), of the
+        cluster (or of ``core``): dicts of ``function`` (a line as ``file:line (function)``),
+        ``self`` and ``inclusive`` (counts: ``cycles``, ``issue``, ``stalls`` by category,
+        ``instructions``…) and ``calls``."""
+        return self.tables(n, inclusive, core, lines)[-1]["rows"]
 
-    def report(self, top: int = 20, inclusive: bool = False, core: Optional[int] = None) -> str:
+    def report(
+        self, top: int = 20, inclusive: bool = False, core: Optional[int] = None, lines: bool = False
+    ) -> str:
         """The text of ``q7emu profile report``."""
-        return _q7emu.profile_report(self.dir, top=top, inclusive=inclusive, core=core)
+        return _q7emu.profile_report(self.dir, top=top, inclusive=inclusive, core=core, lines=lines)
 
     def __repr__(self) -> str:
         return f"<q7emu Profile in {self.dir}>"

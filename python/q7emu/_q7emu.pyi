@@ -66,8 +66,18 @@ def sdk_files() -> Tuple[List[Tuple[str, bytes]], str]: ...
 def set_sdk_dir(dir: Union[str, "os.PathLike[str]"]) -> bool: ...
 def main(argv: Sequence[str]) -> int: ...
 def profile_tables(
-    dir: Union[str, "os.PathLike[str]"], *, top: int = 20, inclusive: bool = False, core: Optional[int] = None
+    dir: Union[str, "os.PathLike[str]"],
+    *,
+    top: int = 20,
+    inclusive: bool = False,
+    core: Optional[int] = None,
+    lines: bool = False,
 ) -> str: ...
 def profile_report(
-    dir: Union[str, "os.PathLike[str]"], *, top: int = 20, inclusive: bool = False, core: Optional[int] = None
+    dir: Union[str, "os.PathLike[str]"],
+    *,
+    top: int = 20,
+    inclusive: bool = False,
+    core: Optional[int] = None,
+    lines: bool = False,
 ) -> str: ...

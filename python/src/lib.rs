@@ -431,19 +431,21 @@ fn toolchain_skip_reason() -> PyResult<Option<String>> {
 
 /// The tables of `q7emu profile report` for the profile in `dir` (docs/profiling.md
 /// "Reading a profile"): one dict per table (`core`, None for the cluster; `cycles`,
-/// `instructions`, `dispatches`; `rows`), each row a dict of `function`, `self`, `inclusive`
-/// (count dicts as profile.json holds them) and `calls`. A directory that holds no profile is
+/// `instructions`, `dispatches`; `rows`), each row a dict of `function` (with `lines`, the
+/// line as `file:line (function)`), `self`, `inclusive` (count dicts as profile.json holds
+/// them) and `calls`. A directory that holds no profile is
 /// `BadInput` naming the file.
 #[pyfunction]
-#[pyo3(signature = (dir, *, top=20, inclusive=false, core=None))]
+#[pyo3(signature = (dir, *, top=20, inclusive=false, core=None, lines=false))]
 fn profile_tables(
     py: Python<'_>,
     dir: PathBuf,
     top: usize,
     inclusive: bool,
     core: Option<u32>,
+    lines: bool,
 ) -> PyResult<String> {
-    let (profile, options) = profile_and_options(py, &dir, top, inclusive, core)?;
+    let (profile, options) = profile_and_options(py, &dir, top, inclusive, core, lines)?;
     let out: Vec<serde_json::Value> = q7_observe::profile::report::tables(&profile, &options)
         .into_iter()
         .map(|t| {
@@ -466,15 +468,16 @@ fn profile_tables(
 
 /// `q7emu profile report`'s text for the profile in `dir`.
 #[pyfunction]
-#[pyo3(signature = (dir, *, top=20, inclusive=false, core=None))]
+#[pyo3(signature = (dir, *, top=20, inclusive=false, core=None, lines=false))]
 fn profile_report(
     py: Python<'_>,
     dir: PathBuf,
     top: usize,
     inclusive: bool,
     core: Option<u32>,
+    lines: bool,
 ) -> PyResult<String> {
-    let (profile, options) = profile_and_options(py, &dir, top, inclusive, core)?;
+    let (profile, options) = profile_and_options(py, &dir, top, inclusive, core, lines)?;
     Ok(q7_observe::profile::report::render(&profile, &options))
 }
 
@@ -485,18 +488,23 @@ fn profile_and_options(
     top: usize,
     inclusive: bool,
     core: Option<u32>,
+    lines: bool,
 ) -> PyResult<(
     q7_observe::profile::model::Profile,
     q7_observe::profile::report::Options,
 )> {
     use q7_observe::profile::report::{Options, Order};
-    let profile = q7_observe::profile::model::Profile::load(dir)
-        .map_err(|e| args::bad(py, e.to_string()))?;
+    let profile =
+        q7_observe::profile::model::Profile::load(dir).map_err(|e| args::bad(py, e.to_string()))?;
     let options = Options {
         top,
-        order: if inclusive { Order::Inclusive } else { Order::Own },
+        order: if inclusive {
+            Order::Inclusive
+        } else {
+            Order::Own
+        },
         core,
-        lines: false,
+        lines,
     };
     Ok((profile, options))
 }
