@@ -134,7 +134,7 @@ class Profile:
         self, top: int = 20, inclusive: bool = False, core: Optional[int] = None, lines: bool = False
     ) -> str:
         """The text of ``q7emu profile report``."""
-        return _q7emu.profile_report(self.dir, top=top, inclusive=inclusive, core=core, lines=lines)
+        return _q7emu.profile_tables(self.dir, top=top, inclusive=inclusive, core=core, lines=lines, text=True)
 
     def __repr__(self) -> str:
         return f"<q7emu Profile in {self.dir}>"

@@ -72,12 +72,5 @@ def profile_tables(
     inclusive: bool = False,
     core: Optional[int] = None,
     lines: bool = False,
-) -> str: ...
-def profile_report(
-    dir: Union[str, "os.PathLike[str]"],
-    *,
-    top: int = 20,
-    inclusive: bool = False,
-    core: Optional[int] = None,
-    lines: bool = False,
+    text: bool = False,
 ) -> str: ...

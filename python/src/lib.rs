@@ -8,7 +8,7 @@
 //! and one stable-ABI wheel serves every CPython from 3.9 on. Errors are raised as the
 //! exception classes of `q7emu.errors`, with q7emu's own messages.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyKeyboardInterrupt;
@@ -430,13 +430,14 @@ fn toolchain_skip_reason() -> PyResult<Option<String>> {
 }
 
 /// The tables of `q7emu profile report` for the profile in `dir` (docs/profiling.md
-/// "Reading a profile"): one dict per table (`core`, None for the cluster; `cycles`,
-/// `instructions`, `dispatches`; `rows`), each row a dict of `function` (with `lines`, the
-/// line as `file:line (function)`), `self`, `inclusive` (count dicts as profile.json holds
-/// them) and `calls`. A directory that holds no profile is
-/// `BadInput` naming the file.
+/// "Reading a profile"): with `text`, as the command prints them; else as JSON, one object per
+/// table (`core`, null for the cluster; `cycles`, `instructions`, `dispatches`; `rows`), each
+/// row one of `function` (with `lines`, the line as `file:line (function)`), `self`,
+/// `inclusive` (count objects as profile.json holds them) and `calls`. A directory that holds
+/// no profile is `BadInput` naming the file.
+#[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (dir, *, top=20, inclusive=false, core=None, lines=false))]
+#[pyo3(signature = (dir, *, top=20, inclusive=false, core=None, lines=false, text=false))]
 fn profile_tables(
     py: Python<'_>,
     dir: PathBuf,
@@ -444,9 +445,25 @@ fn profile_tables(
     inclusive: bool,
     core: Option<u32>,
     lines: bool,
+    text: bool,
 ) -> PyResult<String> {
-    let (profile, options) = profile_and_options(py, &dir, top, inclusive, core, lines)?;
-    let out: Vec<serde_json::Value> = q7_observe::profile::report::tables(&profile, &options)
+    use q7_observe::profile::report::{render, tables, Options, Order};
+    let profile = q7_observe::profile::model::Profile::load(&dir)
+        .map_err(|e| args::bad(py, e.to_string()))?;
+    let options = Options {
+        top,
+        order: if inclusive {
+            Order::Inclusive
+        } else {
+            Order::Own
+        },
+        core,
+        lines,
+    };
+    if text {
+        return Ok(render(&profile, &options));
+    }
+    let out: Vec<serde_json::Value> = tables(&profile, &options)
         .into_iter()
         .map(|t| {
             serde_json::json!({
@@ -464,49 +481,6 @@ fn profile_tables(
         })
         .collect();
     Ok(serde_json::Value::from(out).to_string())
-}
-
-/// `q7emu profile report`'s text for the profile in `dir`.
-#[pyfunction]
-#[pyo3(signature = (dir, *, top=20, inclusive=false, core=None, lines=false))]
-fn profile_report(
-    py: Python<'_>,
-    dir: PathBuf,
-    top: usize,
-    inclusive: bool,
-    core: Option<u32>,
-    lines: bool,
-) -> PyResult<String> {
-    let (profile, options) = profile_and_options(py, &dir, top, inclusive, core, lines)?;
-    Ok(q7_observe::profile::report::render(&profile, &options))
-}
-
-/// The profile in `dir` and the report options of `profile_tables`' arguments.
-fn profile_and_options(
-    py: Python<'_>,
-    dir: &Path,
-    top: usize,
-    inclusive: bool,
-    core: Option<u32>,
-    lines: bool,
-) -> PyResult<(
-    q7_observe::profile::model::Profile,
-    q7_observe::profile::report::Options,
-)> {
-    use q7_observe::profile::report::{Options, Order};
-    let profile =
-        q7_observe::profile::model::Profile::load(dir).map_err(|e| args::bad(py, e.to_string()))?;
-    let options = Options {
-        top,
-        order: if inclusive {
-            Order::Inclusive
-        } else {
-            Order::Own
-        },
-        core,
-        lines,
-    };
-    Ok((profile, options))
 }
 
 /// The SDK directory builds compile against: `$Q7EMU_SDK` (or `$Q7_SDK`), else the default
@@ -550,7 +524,6 @@ fn _q7emu(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sdk_files, m)?)?;
     m.add_function(wrap_pyfunction!(set_sdk_dir, m)?)?;
     m.add_function(wrap_pyfunction!(profile_tables, m)?)?;
-    m.add_function(wrap_pyfunction!(profile_report, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
