@@ -319,8 +319,9 @@ def test_a_profiled_run_gives_its_profile_and_the_reports_rows(relu, tmp_path):
     cluster = run.profile.tables()[-1]
     assert cluster["core"] is None and cluster["cycles"] == sum(c["cycles"] for c in run.cores)
     assert run.profile.report(top=3).startswith("core 0: ")
-    line = run.profile.top(1, inclusive=True, lines=True)[0]
-    assert ":" in line["function"] and line["inclusive"]["cycles"] >= line["self"]["cycles"]
+    # The committed build keeps only its packed images: functions are named by address, and
+    # without line tables there are no lines.
+    assert not data["cores"][0]["lines_known"] and run.profile.top(1, lines=True) == []
     with pytest.raises(q7emu.BadInput, match="profile.json"):
         q7emu.Profile(tmp_path).top()
     with pytest.raises(q7emu.BadInput, match="profile: a path"):
