@@ -18,6 +18,7 @@ use sdk_support::{
 /// Headers a kernel from the public documentation includes, or the generated wrapper does.
 const REQUIRED_HEADERS: &[&str] = &[
     "torch/torch.h",
+    "torch/extension.h",
     "neuron/neuron-utils.hpp",
     "neuron/wrapper_api.h",
     "custom_op.h",
@@ -346,6 +347,7 @@ const KERNELS: &[&str] = &[
     "relu_tcm.cpp",
     "relu_multicore.cpp",
     "factory_2d.cpp",
+    "extension_include.cpp",
 ];
 
 #[q7_requires::needs(toolchain)]
