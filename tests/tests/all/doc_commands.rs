@@ -43,6 +43,8 @@ const EXECUTED: &[(&str, &str, &str)] = &[
      "host-stub/tests/all/profile_cli.rs the_docs_walk_through_runs_as_written"),
     ("docs/profiling.md", "q7emu profile diff /tmp/relu_tcm.prof /tmp/relu_tcm_bits.prof",
      "host-stub/tests/all/profile_cli.rs the_docs_walk_through_runs_as_written"),
+    ("docs/fuzzing.md", "cd examples/fuzzing/relu_multicore && pytest",
+     "python/tests/test_fuzzing.py test_the_docs_walk_through_runs_as_written (run by scripts/test.sh, in a copy of the directory)"),
     ("examples/sdk/BUILD.md", "q7emu build", "host-stub/tests/all/build_cli.rs the_build_pages_example_prints_the_eight_images"),
     ("examples/kernels/minimal/README.md", "cargo run --release -p q7-host -- run-packed examples/kernels/minimal/minimal.so",
      "host-stub/tests/all/run_packed_cli.rs the_minimal_examples_readme_command_runs_and_prints_every_core"),
