@@ -14,8 +14,9 @@ use std::sync::Arc;
 use gimli::{EndianSlice, LittleEndian};
 use q7_loader::elf::ElfFile;
 
-/// The first component of the SDK's source files in the debug information (the build's
-/// `-ffile-prefix-map`, examples/sdk/BUILD.md "Reproducibility").
+/// The first component of the SDK's source files in the debug information: the build maps the
+/// SDK directory it compiled with, wherever it is, to `sdk` (its `-ffile-prefix-map`,
+/// examples/sdk/BUILD.md "Reproducibility"). [`SourceLine::in_sdk`] is the one rule reading it.
 const SDK_FILES: &str = "sdk/";
 
 /// ELF symbol type of a function (`STT_FUNC`).
@@ -64,6 +65,18 @@ pub struct SourceLine {
     pub file: String,
     /// 1-based line.
     pub line: u32,
+}
+
+impl SourceLine {
+    /// Whether the line is the SDK's: its file is under `sdk/`, as the build names every file
+    /// of the SDK directory it compiled with (the repository's `examples/sdk/`, or the copy
+    /// the Python package unpacks; examples/sdk/BUILD.md "Reproducibility"). Every other line
+    /// is the build's own (the kernel's files, the generated wrapper): the kernel author's.
+    /// The one rule by which a profile's lines (docs/profiling.md), the kernel's own code and
+    /// a checked-mode finding's site (docs/checked-mode.md "Sites") tell the SDK apart.
+    pub fn in_sdk(&self) -> bool {
+        self.file.starts_with(SDK_FILES)
+    }
 }
 
 impl fmt::Display for SourceLine {
@@ -184,9 +197,7 @@ impl Symbols {
         self.funcs
             .iter()
             .enumerate()
-            .filter(|(_, (start, _, _))| {
-                line_in(&context, *start).is_some_and(|l| !l.file.starts_with(SDK_FILES))
-            })
+            .filter(|(_, (start, _, _))| line_in(&context, *start).is_some_and(|l| !l.in_sdk()))
             .map(|(i, (start, size, _))| {
                 let end = match *size {
                     0 => self.funcs.get(i + 1).map_or(start + 1, |next| next.0),
@@ -229,6 +240,20 @@ impl Symbols {
             .enumerate()
             .map(|(i, &pc)| self.frame_in(context.as_ref(), pc, i > 0))
             .collect()
+    }
+
+    /// The kernel author's frame of a backtrace at `pcs` (innermost first, as
+    /// [`Symbols::backtrace`]): the index of the innermost frame whose line — as
+    /// [`Symbols::line`] gives it, so SDK code inlined into the kernel counts as the kernel's
+    /// line; a return address's being its call's — is known and outside the SDK
+    /// ([`SourceLine::in_sdk`]). `None` when every frame is the SDK's or has no line (an image
+    /// without line tables).
+    pub fn authors_frame(&self, pcs: &[u32]) -> Option<usize> {
+        let context = self.lines.as_ref().and_then(Lines::context)?;
+        pcs.iter().enumerate().position(|(i, &pc)| {
+            let probe = if i > 0 { pc.wrapping_sub(1) } else { pc };
+            line_in(&context, probe).is_some_and(|l| !l.in_sdk())
+        })
     }
 
     /// Each frame of the backtrace `pcs` (innermost first, as [`Symbols::backtrace`]) as a
@@ -364,10 +389,7 @@ fn line_in(context: &LineContext<'_>, addr: u32) -> Option<SourceLine> {
         return line_of(&context.find_location(u64::from(addr)).ok()??);
     }
     let first = lines.first().cloned();
-    lines
-        .into_iter()
-        .find(|l| !l.file.starts_with(SDK_FILES))
-        .or(first)
+    lines.into_iter().find(|l| !l.in_sdk()).or(first)
 }
 
 /// Where an instruction is in the source ([`Symbols::locations`]).
@@ -539,6 +561,28 @@ mod tests {
         assert_eq!(s.find("get_func_cnt").len(), 1);
         assert_eq!(s.find("(anonymous namespace)").len(), 0);
         assert_eq!(s.find(""), []);
+    }
+
+    #[test]
+    fn a_line_is_the_sdks_when_its_file_is_under_sdk() {
+        let line = |file: &str| SourceLine {
+            file: file.into(),
+            line: 1,
+        };
+        assert!(line("sdk/rt/customop/sdma.cpp").in_sdk());
+        assert!(line("sdk/include/ATen/core/TensorAccessor.h").in_sdk());
+        for own in ["k.cpp", "wrapper.cpp", "kernels/sdk.cpp", "sdkfoo/k.cpp"] {
+            assert!(!line(own).in_sdk(), "{own}");
+        }
+        let s = Symbols {
+            funcs: vec![(0x8400_0020, 0x10, "k".into())],
+            lines: None,
+        };
+        assert_eq!(
+            s.authors_frame(&[0x8400_0024, 0x8400_0028]),
+            None,
+            "without line tables no frame can be told apart"
+        );
     }
 
     #[test]

@@ -310,6 +310,7 @@ fn each_buggy_kernel_gets_exactly_its_findings_and_the_correct_one_none() {
         assert!(plain.get("check").is_none(), "{project}: unchecked");
         let (code, checked, stderr) = run(&build, op, x, &["--check"]);
         assert_eq!(findings(&checked), want, "{project}:\n{stderr}");
+        sites_are_named_at_the_authors_line(&checked, project);
         // docs/checked-mode.md: alloc-failed, streams and stack are the warnings among these.
         let errors = want
             .iter()
@@ -387,6 +388,133 @@ fn a_finding_on_stderr_names_core_line_tensor_and_elements() {
         "{site}"
     );
     assert!(site.contains(": s32i"), "the store's disassembly: {site}");
+    let doc = q7_tests::doc::read("docs/checked-mode.md");
+    let shown = &q7_tests::doc::fenced(&doc, "text")[0];
+    assert!(
+        stderr.contains(shown.as_str()),
+        "docs/checked-mode.md shows what the run prints:\n{shown}\n{stderr}"
+    );
+}
+
+/// The write race of `examples/check/stream_multicore` as stderr says it, exactly: the first
+/// two cores' sites, each named at the kernel's `out.write(…)` (stream_multicore.cpp:15), with
+/// the SDK's frames where the doorbell of its SDMA transfer was written beneath it.
+const STREAM_RACE: &str = "\
+error[write-race]: cores 0, 1, 2, 3, 4, 5, 6 and 7 each wrote bytes 0..4096 (elements [0]..[1023]) of `output`, a [1024] tensor in one dispatch (28 pairs of cores overlap there) (28 times)
+    core 0 in relu_forward(at::Tensor const&)+0x7d (stream_multicore.cpp:15), inside the SDK:
+      at 0x840046fa in q7::rt::sdma_push(unsigned int, unsigned long long, unsigned int, unsigned int)+0x6e (sdk/rt/customop/sdma.cpp:26): s32i.n\ta2, a12, 0
+        called from 0x84004cf6 in (anonymous namespace)::transfer(at::detail::Stream const*, unsigned long long, unsigned char*, unsigned int)+0x4e (sdk/rt/customop/stream.cpp:50)
+        called from 0x84005014 in at::detail::stream_next(at::detail::Stream*)+0x13c (sdk/rt/customop/stream.cpp:192)
+      called from 0x84000628 in relu_forward_wrapper()+0x24 (wrapper.cpp:16)
+    core 1 in relu_forward(at::Tensor const&)+0x7d (stream_multicore.cpp:15), inside the SDK:
+      at 0x842046fa in q7::rt::sdma_push(unsigned int, unsigned long long, unsigned int, unsigned int)+0x6e (sdk/rt/customop/sdma.cpp:26): s32i.n\ta2, a12, 0
+        called from 0x84204cf6 in (anonymous namespace)::transfer(at::detail::Stream const*, unsigned long long, unsigned char*, unsigned int)+0x4e (sdk/rt/customop/stream.cpp:50)
+        called from 0x84205014 in at::detail::stream_next(at::detail::Stream*)+0x13c (sdk/rt/customop/stream.cpp:192)
+      called from 0x84200628 in relu_forward_wrapper()+0x24 (wrapper.cpp:16)
+";
+
+/// docs/checked-mode.md "Sites": a finding names the kernel author's line first — the
+/// innermost frame outside the SDK — with the SDK frames kept beneath it. Every core of
+/// stream_multicore writes all of `output` through its write stream, whose SDMA transfers
+/// `out.write(…)` starts on line 15 three calls down in the SDK (`stream_next`, `transfer`,
+/// `sdma_push`, which writes the doorbell the race is attributed to): the race is named at
+/// stream_multicore.cpp:15, the SDK's frames beneath it innermost first (the doorbell's store
+/// with its disassembly), then the kernel's caller. The JSON report says the same with
+/// `function`, `sdk_frames` and `backtrace`, `pc` staying the doorbell's store. The document
+/// shows this text.
+#[q7_requires::needs(toolchain)]
+#[test]
+fn a_finding_inside_the_sdk_names_the_kernels_line_first_and_the_sdk_frames_beneath() {
+    if q7_tests::tool("g++").is_none() {
+        return;
+    }
+    let dir = TempDir::new("checked-mode-sdk-frames");
+    let build = build(&dir, "stream_multicore");
+    let x = input(&dir, &[1024]);
+    let (code, stderr) = checked_text(&build, "relu_forward", &x);
+    assert_eq!(code, Some(132));
+    let race: String = stderr
+        .lines()
+        .skip_while(|l| !l.starts_with("error[write-race]"))
+        .enumerate()
+        .take_while(|(i, l)| *i == 0 || l.starts_with(' '))
+        .map(|(_, l)| format!("{l}\n"))
+        .collect();
+    assert_eq!(race, STREAM_RACE, "{stderr}");
+    let doc = q7_tests::doc::read("docs/checked-mode.md");
+    assert!(
+        q7_tests::doc::fenced(&doc, "text")
+            .iter()
+            .any(|b| b == STREAM_RACE),
+        "docs/checked-mode.md \"Sites\" shows the race as stderr says it"
+    );
+
+    let (_, report, _) = run(&build, "relu_forward", &x, &["--check"]);
+    let site = &report["check"]["findings"][0]["sites"][0];
+    assert_eq!(
+        (
+            &site["core"],
+            &site["pc"],
+            &site["function"],
+            &site["disassembly"]
+        ),
+        (
+            &serde_json::json!(0),
+            &serde_json::json!(0x8400_46fa_u32),
+            &serde_json::json!("relu_forward(at::Tensor const&)+0x7d (stream_multicore.cpp:15)"),
+            &serde_json::json!("s32i.n\ta2, a12, 0")
+        )
+    );
+    assert_eq!(
+        site["sdk_frames"],
+        serde_json::json!([
+            "0x840046fa in q7::rt::sdma_push(unsigned int, unsigned long long, unsigned int, \
+             unsigned int)+0x6e (sdk/rt/customop/sdma.cpp:26)",
+            "0x84004cf6 in (anonymous namespace)::transfer(at::detail::Stream const*, unsigned \
+             long long, unsigned char*, unsigned int)+0x4e (sdk/rt/customop/stream.cpp:50)",
+            "0x84005014 in at::detail::stream_next(at::detail::Stream*)+0x13c \
+             (sdk/rt/customop/stream.cpp:192)",
+        ])
+    );
+    assert_eq!(
+        site["backtrace"],
+        serde_json::json!(["0x84000628 in relu_forward_wrapper()+0x24 (wrapper.cpp:16)"])
+    );
+}
+
+/// The file of a frame's `(file:line)`, as a site writes it (`name+0xoff (file:line)`).
+fn file_of(frame: &str) -> Option<&str> {
+    let (_, place) = frame.strip_suffix(')')?.rsplit_once(" (")?;
+    let (file, line) = place.rsplit_once(':')?;
+    line.bytes().all(|b| b.is_ascii_digit()).then_some(file)
+}
+
+/// docs/checked-mode.md "Sites", for every site of a report: where any frame's line is outside
+/// the SDK, `function` is the innermost such frame and `sdk_frames` the SDK's inside it.
+fn sites_are_named_at_the_authors_line(report: &Value, project: &str) {
+    let own = |frame: &str| file_of(frame).is_some_and(|f| !f.starts_with("sdk/"));
+    for f in report["check"]["findings"].as_array().unwrap() {
+        for site in f["sites"].as_array().unwrap() {
+            let strings = |k: &str| -> Vec<String> {
+                site[k]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_str().unwrap().to_string())
+                    .collect()
+            };
+            let (inner, callers) = (strings("sdk_frames"), strings("backtrace"));
+            let function = site["function"].as_str().unwrap_or("");
+            assert!(
+                inner.iter().all(|f| !own(f)),
+                "{project}: only the SDK's frames beneath the kernel's: {site}"
+            );
+            if own(function) || inner.is_empty() && !callers.iter().any(|c| own(c)) {
+                continue;
+            }
+            panic!("{project}: a site not named at the kernel author's line: {site}");
+        }
+    }
 }
 
 /// docs/checked-mode.md "How it sees": an instruction of the kernel bound to the tensor it
@@ -717,7 +845,8 @@ fn check_bytes(report: &Value) -> usize {
 /// or 100000: `free_null_per_element` calls `tcm_free(nullptr)` once per element, and
 /// `leaked_hbm_cells` leaks one 4-byte `neuron_hbm_allocate` per element, each a 64-byte block
 /// of the HBM heap (a 16-byte header and a 64-byte-aligned payload,
-/// `examples/sdk/rt/customop/heap.h`). The stderr heading says how many times.
+/// `examples/sdk/rt/customop/heap.h`). The stderr heading says how many times, above the
+/// kernel's line that called the runtime (docs/checked-mode.md "Sites").
 #[q7_requires::needs(toolchain)]
 #[test]
 fn a_repeated_finding_is_one_finding_with_its_exact_count_and_a_bounded_report() {
@@ -748,7 +877,9 @@ fn a_repeated_finding_is_one_finding_with_its_exact_count_and_a_bounded_report()
             let f = &report["check"]["findings"][0];
             assert_eq!(f["count"], n, "{project}: one occurrence per element");
             assert!(
-                stderr.contains(&format!(" ({n} times)\n    core 0 at 0x")),
+                stderr.contains(&format!(
+                    " ({n} times)\n    core 0 in relu_forward(at::Tensor const&)+0x"
+                )),
                 "{project}: {stderr}"
             );
             let samples = f["samples"].as_array().unwrap();

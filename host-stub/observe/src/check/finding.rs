@@ -166,7 +166,10 @@ impl Kind {
     }
 }
 
-/// Where a finding happened: a core's instruction, symbolised where the image allows.
+/// Where a finding happened: a core's instruction, symbolised where the image allows, and
+/// named at the kernel author's line (docs/checked-mode.md "Sites"): the innermost frame of
+/// the instruction and its callers outside the SDK, with the SDK's frames inside it kept in
+/// `sdk_frames`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Site {
     /// The core.
@@ -175,13 +178,34 @@ pub struct Site {
     pub pc: u32,
     /// The core's cycle count once the instruction completed (its first time here).
     pub cycle: u64,
-    /// `function+0xoff (file:line)` when the unstripped image knows it.
+    /// `function+0xoff (file:line)` when the unstripped image knows it: the instruction's own,
+    /// or, when the instruction is the SDK's and a caller is the kernel's, the innermost such
+    /// caller's (a return address, whose line is its call's).
     pub function: Option<String>,
     /// The instruction.
     pub disassembly: String,
-    /// The callers still in the register file, innermost first, each `0xpc in function+0xoff
-    /// (file:line)` where known.
+    /// The SDK's frames inside `function`'s, innermost first, each `0xpc in function+0xoff
+    /// (file:line)`: the instruction's own first, then its callers up to `function`'s; empty
+    /// when `function` is the instruction's own.
+    pub sdk_frames: Vec<String>,
+    /// The callers of `function`'s frame still in the register file, innermost first, each
+    /// `0xpc in function+0xoff (file:line)` where known.
     pub backtrace: Vec<String>,
+}
+
+impl Site {
+    /// A site at `pc` of `core` not symbolised (yet): no function, disassembly or callers.
+    pub fn bare(core: u32, pc: u32, cycle: u64) -> Site {
+        Site {
+            core,
+            pc,
+            cycle,
+            function: None,
+            disassembly: String::new(),
+            sdk_frames: Vec::new(),
+            backtrace: Vec::new(),
+        }
+    }
 }
 
 /// A byte range of a tensor (or of HBM when no tensor holds it), with the elements it spans.
@@ -275,16 +299,28 @@ impl Finding {
             self.message
         );
         for s in &self.sites {
-            out.push_str(&format!(
-                "    core {} at {:#010x}{}: {}\n",
-                s.core,
-                s.pc,
-                s.function
-                    .as_ref()
-                    .map(|f| format!(" in {f}"))
-                    .unwrap_or_default(),
-                s.disassembly
-            ));
+            match (s.sdk_frames.split_first(), &s.function) {
+                // The kernel author's line first, the SDK's frames inside it beneath.
+                (Some((inner, outer)), Some(function)) => {
+                    out.push_str(&format!(
+                        "    core {} in {function}, inside the SDK:\n      at {inner}: {}\n",
+                        s.core, s.disassembly
+                    ));
+                    for f in outer {
+                        out.push_str(&format!("        called from {f}\n"));
+                    }
+                }
+                _ => out.push_str(&format!(
+                    "    core {} at {:#010x}{}: {}\n",
+                    s.core,
+                    s.pc,
+                    s.function
+                        .as_ref()
+                        .map(|f| format!(" in {f}"))
+                        .unwrap_or_default(),
+                    s.disassembly
+                )),
+            }
             for b in &s.backtrace {
                 out.push_str(&format!("      called from {b}\n"));
             }

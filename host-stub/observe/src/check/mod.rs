@@ -909,14 +909,7 @@ impl CoreCheck {
         s.lo = s.lo.min(h);
         s.hi = s.hi.max(end);
         if s.tally.count == 1 && self.new_error.is_none() {
-            let site = Site {
-                core: prid,
-                pc,
-                cycle,
-                function: None,
-                disassembly: String::new(),
-                backtrace: Vec::new(),
-            };
+            let site = Site::bare(prid, pc, cycle);
             let f = access_finding(s, &self.tensors, site);
             self.new_error = Some((kind, f.message));
         }
@@ -1380,14 +1373,36 @@ fn dedup(findings: Vec<Finding>) -> Vec<Finding> {
     out
 }
 
+/// `r` in the kernel author's terms (docs/checked-mode.md "Sites"): named at the kernel
+/// author's frame of the instruction and its callers ([`Symbols::authors_frame`], the rule
+/// profiles name lines by), with the SDK's frames inside it kept in `sdk_frames`; at the
+/// instruction itself when it is the kernel's or no frame is (every frame the SDK's, or no
+/// line tables).
 fn symbolise(r: &RawSite, symbols: Option<&Symbols>) -> Site {
+    let pcs: Vec<u32> = std::iter::once(r.pc)
+        .chain(r.callers.iter().copied())
+        .collect();
+    let author = symbols
+        .and_then(|s| {
+            let i = s.authors_frame(&pcs)?;
+            Some((i, s.frame(pcs[i], i > 0)?))
+        })
+        .filter(|(i, _)| *i > 0);
+    let (author, function) = match author {
+        Some((i, function)) => (i, Some(function)),
+        None => (0, symbols.and_then(|s| s.frame(r.pc, false))),
+    };
+    let mut frames = Symbols::frame_lines(symbols, &pcs).into_iter();
+    let sdk_frames: Vec<String> = frames.by_ref().take(author).collect();
     Site {
         core: r.core,
         pc: r.pc,
         cycle: r.cycle,
-        function: symbols.and_then(|s| s.frame(r.pc, false)),
+        function,
         disassembly: r.disassembly.clone(),
-        backtrace: Symbols::frame_lines(symbols, &r.callers),
+        sdk_frames,
+        // The author's own frame is `function`.
+        backtrace: frames.skip(1).collect(),
     }
 }
 
@@ -1613,14 +1628,10 @@ fn races(
                     continue;
                 };
                 let raw = |core: u32, pc: u64, log: &CallLog| {
-                    log.pcs.get(&pc).map(site).unwrap_or(Site {
-                        core,
-                        pc: pc as u32,
-                        cycle: 0,
-                        function: None,
-                        disassembly: String::new(),
-                        backtrace: Vec::new(),
-                    })
+                    log.pcs
+                        .get(&pc)
+                        .map(site)
+                        .unwrap_or_else(|| Site::bare(core, pc as u32, 0))
                 };
                 pairs.push(Race {
                     kind,
@@ -1765,14 +1776,7 @@ mod tests {
     /// earliest first, the latest last, the first SAMPLES samples of both by cycle.
     #[test]
     fn one_bug_on_two_cores_merges_counts_bytes_and_occurrences() {
-        let site = |core| Site {
-            core,
-            pc: 0x100,
-            cycle: 0,
-            function: None,
-            disassembly: String::new(),
-            backtrace: Vec::new(),
-        };
+        let site = |core| Site::bare(core, 0x100, 0);
         let finding = |core: u32, cycles: &[u64]| {
             let mut t = Tally::new(occ(core, cycles[0]));
             for &c in &cycles[1..] {
