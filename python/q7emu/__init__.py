@@ -14,8 +14,22 @@ output, the per-core report, the console and checked mode's findings.
 from . import _q7emu
 from ._build import library_file, load, load_library
 from ._library import Library, Op, Profile, Run, record
-from .errors import CheckWarning, ShapeFunctionError
-from .errors import BadInput, BuildError, CheckFailed, KernelFault, Q7Error, Runaway, SdkRewritten
+from .errors import (
+    BadInput,
+    BadInputError,
+    BuildError,
+    CheckFailed,
+    CheckFailedError,
+    CheckWarning,
+    KernelFault,
+    KernelFaultError,
+    Q7Error,
+    Runaway,
+    RunawayError,
+    SdkRewritten,
+    SdkRewrittenWarning,
+    ShapeFunctionError,
+)
 
 __all__ = [
     "load",
@@ -28,12 +42,18 @@ __all__ = [
     "Run",
     "Q7Error",
     "BuildError",
+    "KernelFaultError",
+    "RunawayError",
+    "CheckFailedError",
+    "BadInputError",
+    "ShapeFunctionError",
+    "CheckWarning",
+    "SdkRewrittenWarning",
+    # The names of earlier versions, aliases of the classes above (q7emu.errors).
     "KernelFault",
     "Runaway",
     "CheckFailed",
     "BadInput",
-    "ShapeFunctionError",
-    "CheckWarning",
     "SdkRewritten",
 ]
 

@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import _q7emu, _sdk
 from ._library import Library
-from .errors import BadInput, BuildError, Q7Error
+from .errors import BadInputError, BuildError, Q7Error
 
 __version__ = _q7emu.__version__
 
@@ -48,9 +48,9 @@ def library_file(build_directory: PathArg, name: str) -> str:
 
 def _check_name(name: Any) -> str:
     if not isinstance(name, str):
-        raise BadInput(f"name: a str, not {type(name).__name__}")
+        raise BadInputError(f"name: a str, not {type(name).__name__}")
     if not NAME_PATTERN.match(name) or len(name) > NAME_MAX:
-        raise BadInput(
+        raise BadInputError(
             f"library name {name!r}: letters, digits, '_' and '-' only, starting with a letter, "
             f"digit or '_', at most {NAME_MAX} characters (it names lib<name>.so and the build's "
             "folder, so it cannot be a path)"
@@ -64,9 +64,9 @@ def _path(value: Any, what: str) -> str:
     if isinstance(value, bytes):
         value = os.fsdecode(value)
     if not isinstance(value, str):
-        raise BadInput(f"{what}: a path, not {type(value).__name__}")
+        raise BadInputError(f"{what}: a path, not {type(value).__name__}")
     if value == "" or "\0" in value:
-        raise BadInput(f"{what}: {value!r} is not a path")
+        raise BadInputError(f"{what}: {value!r} is not a path")
     return value
 
 
@@ -81,7 +81,7 @@ def _paths(value: Any, what: str) -> List[str]:
     try:
         items = list(value)
     except TypeError:
-        raise BadInput(f"{what}: a path or a list of paths, not {type(value).__name__}") from None
+        raise BadInputError(f"{what}: a path or a list of paths, not {type(value).__name__}") from None
     return [_path(v, f"{what}[{i}]") for i, v in enumerate(items)]
 
 
@@ -92,10 +92,10 @@ def _flags(value: Any) -> List[str]:
     try:
         items = list(value)
     except TypeError:
-        raise BadInput(f"extra_cflags: a list of flags, not {type(value).__name__}") from None
+        raise BadInputError(f"extra_cflags: a list of flags, not {type(value).__name__}") from None
     for i, f in enumerate(items):
         if not isinstance(f, str) or f == "" or "\0" in f:
-            raise BadInput(f"extra_cflags[{i}]: {f!r} is not a compiler flag")
+            raise BadInputError(f"extra_cflags[{i}]: {f!r} is not a compiler flag")
     return items
 
 
@@ -119,8 +119,8 @@ def _default_build_directory(name: str) -> str:
     return os.path.join(root, name)
 
 
-def _not_ours(path: str) -> BadInput:
-    return BadInput(
+def _not_ours(path: str) -> BadInputError:
+    return BadInputError(
         f"{path} is not a library q7emu.load wrote (a library built for a Trainium host by "
         "torch-neuronx does not run here; build its sources with q7emu.load or "
         "q7emu.torch.custom_op.load): it is left alone"
@@ -129,7 +129,7 @@ def _not_ours(path: str) -> BadInput:
 
 def _read_record(path: str) -> Optional[Dict[str, Any]]:
     """The load record ``path`` holds; None when there is no such file. Read through the
-    extension's bounded reader (a FIFO or device is refused, not waited on); ``BadInput``
+    extension's bounded reader (a FIFO or device is refused, not waited on); ``BadInputError``
     when it is not one ``load`` wrote."""
     data = _q7emu.read_load_record(path)
     if data is None:
@@ -160,7 +160,7 @@ def _open_recorded(path: str, record: Dict[str, Any], keep_loaded: bool) -> Libr
         raise _not_ours(path)
     library = Library(_q7emu.Library(build, keep_loaded=keep_loaded))
     if library.name != name:
-        raise BadInput(
+        raise BadInputError(
             f"{path} stands for library {name}, but the build it names ({build}) holds library "
             f"{library.name}: build {name} again with q7emu.load"
         )
@@ -197,7 +197,7 @@ def load_library(path: PathArg, keep_loaded: bool = True, jit: Optional[bool] = 
     ``q7emu run --jit off`` (docs/jit.md; the default compiles hot code, unless
     ``Q7EMU_JIT=off``); results are the same either way, and a call's own ``jit`` wins."""
     if jit is not None and not isinstance(jit, bool):
-        raise BadInput(f"jit: a bool, not {type(jit).__name__}")
+        raise BadInputError(f"jit: a bool, not {type(jit).__name__}")
     library = _load_library(path, keep_loaded)
     library._jit = jit
     return library
@@ -209,24 +209,24 @@ def _load_library(path: PathArg, keep_loaded: bool) -> Library:
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise BadInput(
+        raise BadInputError(
             f"{path}: no such file or directory (the lib<name>.so of q7emu.load, or a build "
             "directory of q7emu build)"
         ) from None
     except OSError as e:
-        raise BadInput(f"{path}: {e.strerror}") from None
+        raise BadInputError(f"{path}: {e.strerror}") from None
     if stat.S_ISDIR(st.st_mode):
         if not os.path.exists(os.path.join(path, "q7build.json")):
             records = _records_in(path)
             if records:
-                raise BadInput(
+                raise BadInputError(
                     f"{path} is where q7emu.load built {', '.join(records)}: give "
                     "load_library the lib<name>.so of the library to open"
                 )
         return Library(_q7emu.Library(path, keep_loaded=keep_loaded))
     record = _read_record(path)  # refuses a FIFO, a device, an oversized file
     if record is None:  # gone since the stat
-        raise BadInput(f"{path}: no such file or directory")
+        raise BadInputError(f"{path}: no such file or directory")
     return _open_recorded(path, record, keep_loaded)
 
 
@@ -328,7 +328,7 @@ def load(
     with _locked(os.path.join(folder, LOCK_FILE)):
         try:
             record = _read_record(record_path)
-        except BadInput as e:  # a file of that name that is not ours stops the build
+        except BadInputError as e:  # a file of that name that is not ours stops the build
             raise BuildError(str(e)) from None
         if (
             record is not None

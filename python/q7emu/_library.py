@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from . import _q7emu
-from .errors import BadInput, CheckFailed, CheckWarning
+from .errors import BadInputError, CheckFailedError, CheckWarning
 
 # The dtypes q7emu marshals (PLATFORM.md "ISA dtype codes"), by numpy name.
 _DTYPES = ("float32", "float16", "bfloat16", "int8", "uint8", "int16", "int32", "int64")
@@ -43,9 +43,9 @@ def _as_tensor(value: Any, what: str):
     try:
         a = np.asarray(value)
     except Exception as e:  # an object numpy cannot take
-        raise BadInput(f"{what}: not an array: {e}") from None
+        raise BadInputError(f"{what}: not an array: {e}") from None
     if a.dtype.name not in _DTYPES:
-        raise BadInput(
+        raise BadInputError(
             f"{what}: dtype {a.dtype.name} is not one q7emu marshals ({', '.join(_DTYPES)})"
         )
     shape = [int(d) for d in a.shape]
@@ -64,7 +64,7 @@ _SPELLINGS = {"scalar": "Scalar", "float": "float", "int": "int", "bool": "bool"
 def _scalar(schema: str, arg: str, kind: str, value: Any):
     """Scalar argument ``arg`` (of kind ``kind``) of the op of ``schema`` as the extension
     takes it: a Python bool, int or float (a numpy bool, integer or floating scalar as its
-    Python value); ``BadInput`` naming the op, the argument and the type otherwise. Whether
+    Python value); ``BadInputError`` naming the op, the argument and the type otherwise. Whether
     the value fits the argument's type is checked by the scalar grammar of ``q7emu run
     --scalar``."""
     if isinstance(value, np.generic):
@@ -76,7 +76,7 @@ def _scalar(schema: str, arg: str, kind: str, value: Any):
         return int(value)
     elif isinstance(value, float):
         return float(value)
-    raise BadInput(
+    raise BadInputError(
         f"op {schema}: argument {arg} ({_SPELLINGS.get(kind, kind)}) is a bool, int or float, not {_type_name(value)}"
     )
 
@@ -222,7 +222,7 @@ class Op:
 
     def _split(self, values: Sequence[Any]):
         if len(values) != len(self.args):
-            raise BadInput(f"op {self.schema} takes {len(self.args)} argument(s), {len(values)} given")
+            raise BadInputError(f"op {self.schema} takes {len(self.args)} argument(s), {len(values)} given")
         tensors, scalars = [], []
         for (arg, kind), v in zip(self.args, values):
             if kind == "tensor":
@@ -250,7 +250,7 @@ class Op:
         """Runs the op on ``args``: the ``Run``. ``threads`` host threads run the cores (the
         results are the same for any number); ``max_cycles`` is each core's cycle budget;
         ``check`` runs checked mode (docs/checked-mode.md: the findings in ``Run.findings``,
-        and with ``strict`` an error-class finding raises ``CheckFailed``); ``poison``
+        and with ``strict`` an error-class finding raises ``CheckFailedError``); ``poison``
         (``"nan"`` or ``"pattern"``) fills fresh allocations; ``out_dtype``/``out_shape``
         override what the op's shape function says. ``timing`` is a timing profile (a
         ``.json``/``.toml`` file, or a dict of timing-model fields: docs/timing.md);
@@ -259,7 +259,7 @@ class Op:
         ``profile`` gets the run's exact cycle profile (docs/profiling.md), as ``q7emu run
         --profile``, and ``Run.profile`` reads it.
         ``jit=False`` runs the interpreter alone, as ``--jit off`` (default: the library's,
-        from ``load_library``, else compiled hot code; the results are the same). Each option is checked as ``q7emu run`` checks its flag: a bad one is ``BadInput``
+        from ``load_library``, else compiled hot code; the results are the same). Each option is checked as ``q7emu run`` checks its flag: a bad one is ``BadInputError``
         naming it. Findings of a checked run that does not raise are a ``CheckWarning``."""
         tensors, scalars = self._split(args)
         return self._run(
@@ -282,12 +282,12 @@ class Op:
     def _run(self, tensors, scalars, *, strict: Any = False, out_dtype: Any = None, **options: Any) -> Run:
         """``run`` on arguments already in the extension's form (``_as_tensor``,
         ``_scalar``); the options go to the extension, which checks each. A checked run's
-        findings raise ``CheckFailed`` (``strict`` and an error among them) or are warned as
+        findings raise ``CheckFailedError`` (``strict`` and an error among them) or are warned as
         a ``CheckWarning``, as ``q7emu run --check`` prints them."""
         if not isinstance(strict, (bool, np.bool_)):
-            raise BadInput(f"strict: a bool, not {_type_name(strict)}")
+            raise BadInputError(f"strict: a bool, not {_type_name(strict)}")
         if strict and not options.get("check"):
-            raise BadInput("strict=True without check=True: strict raises on checked mode's findings; pass check=True too")
+            raise BadInputError("strict=True without check=True: strict raises on checked mode's findings; pass check=True too")
         if isinstance(out_dtype, (np.dtype, type)):
             try:
                 out_dtype = np.dtype(out_dtype).name
@@ -302,7 +302,7 @@ class Op:
             recorder.append(run)
         if run.findings is not None and run.findings["findings"]:
             if strict and run.findings["errors"]:
-                raise CheckFailed(run.findings_text, findings=run.findings)
+                raise CheckFailedError(run.findings_text, findings=run.findings)
             warnings.warn(run.findings_text, CheckWarning, stacklevel=_first_frame_outside())
         return run
 

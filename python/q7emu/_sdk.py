@@ -6,7 +6,7 @@ installed anywhere builds against the SDK it was made with. ``$Q7EMU_SDK`` still
 
 The written copy is checked against the carried files before every build (``ensure``): a file
 deleted, truncated, changed, replaced by a link or a FIFO, or added is noticed, said in a
-``SdkRewritten`` warning, and the copy written again — a build never compiles against a
+``SdkRewrittenWarning``, and the copy written again — a build never compiles against a
 damaged SDK."""
 
 import os
@@ -15,7 +15,7 @@ import tempfile
 import warnings
 
 from . import _q7emu
-from .errors import SdkRewritten
+from .errors import SdkRewrittenWarning
 
 _set = False
 _digest = None
@@ -66,7 +66,7 @@ def _write(root: str, target: str) -> None:
 
 def ensure() -> str:
     """The SDK directory builds use now: ``$Q7EMU_SDK`` when set, else the carried SDK — written
-    out first when it is not yet, and written again, with a ``SdkRewritten`` warning saying
+    out first when it is not yet, and written again, with a ``SdkRewrittenWarning`` saying
     what differed, when the copy there is not the carried one file for file."""
     global _set
     digest = _carried_digest()
@@ -76,7 +76,7 @@ def ensure() -> str:
     if difference is not None:
         if os.path.lexists(target):
             warnings.warn(
-                SdkRewritten(
+                SdkRewrittenWarning(
                     f"q7emu: the SDK written at {target} is not the one this package carries "
                     f"({difference}): it is written again"
                 ),

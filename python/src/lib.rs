@@ -6,7 +6,7 @@
 //! as `(dtype name, shape, bytes)`, reports as the JSON of `q7emu run --json`: the package's
 //! Python code turns them into numpy arrays and dicts, so the extension needs no numpy headers
 //! and one stable-ABI wheel serves every CPython from 3.9 on. Errors are raised as the
-//! exception classes of `q7emu.errors`, with q7emu's own messages.
+//! exception classes of `q7emu.errors` (imported once: [`errors`]), with q7emu's own messages.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -25,84 +25,85 @@ mod loading;
 
 mod args;
 
-/// The exception of `q7emu.errors` named `class`, raised with `message`.
-fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
-    match py.import("q7emu.errors").and_then(|m| m.getattr(class)) {
-        Ok(cls) => match cls.call1((message.clone(),)) {
-            Ok(e) => PyErr::from_value(e),
-            Err(e) => e,
-        },
-        Err(e) => e,
-    }
-}
+mod errors;
+use errors::{
+    BadInputError, BuildError, CheckFailedError, KernelFaultError, RunawayError, ShapeFunctionError,
+};
 
-/// A run's error as [`error`] raises it, a `KernelFault` for a core's fault carrying the
-/// fault's facts as attributes (docs/python.md "Errors"): `core`, `pc`, `cause`, `address`
-/// (or None), `disassembly`, `function` (`name+0xoff (file:line)`, or None without symbols),
+/// A run's error as [`error`] raises it, a [`KernelFaultError`] for a core's fault or a
+/// [`RunawayError`] for its spent budget carrying the core's facts as attributes
+/// (docs/python.md "Errors", python/q7emu/errors.py): `core`, `pc`, `cause`, `address` (or
+/// None), `disassembly`, `function` (`name+0xoff (file:line)`, or None without symbols),
 /// `backtrace` (the frames as the report lists them, innermost first) and `cycles`.
 fn run_error(py: Python<'_>, e: ApiError, lib: &q7_run::op::Library) -> PyErr {
     use q7_run::op::RunError;
     use q7_runtime::firmware::FirmwareError;
-    let report = match &e {
-        ApiError::Run(run) => match &**run {
-            RunError::Device {
-                source: FirmwareError::Fault { report, .. },
-                ..
-            } => Some(report.clone()),
+    let stop = match &e {
+        ApiError::Run(run) => match (&**run, run.kind()) {
+            (
+                RunError::Device {
+                    source: FirmwareError::Fault { report, .. },
+                    ..
+                },
+                kind @ (Kind::Fault | Kind::Runaway),
+            ) => Some((report.clone(), kind)),
             _ => None,
         },
         _ => None,
     };
-    let err = error(py, e);
-    let Some(report) = report else {
-        return err;
+    let Some((report, kind)) = stop else {
+        return error(e);
     };
     let symbols = lib.symbols.get(report.core as usize);
     let pcs: Vec<u32> = std::iter::once(report.pc)
         .chain(report.backtrace.iter().skip(1).map(|f| f.pc))
         .collect();
     let frames = q7_symbols::Symbols::frame_lines(symbols, &pcs);
-    let value = err.value(py);
-    let set = || -> PyResult<()> {
-        value.setattr("core", report.core)?;
-        value.setattr("pc", report.pc)?;
-        value.setattr("cause", report.kind.to_string())?;
-        value.setattr("address", report.address)?;
-        value.setattr("disassembly", report.disassembly.clone())?;
-        value.setattr("function", symbols.and_then(|s| s.frame(report.pc, false)))?;
-        value.setattr("backtrace", frames)?;
-        value.setattr("cycles", report.cycles)?;
-        Ok(())
+    let fault = || -> PyResult<PyErr> {
+        let facts = PyDict::new(py);
+        facts.set_item("core", report.core)?;
+        facts.set_item("pc", report.pc)?;
+        facts.set_item("cause", report.kind.to_string())?;
+        facts.set_item("address", report.address)?;
+        facts.set_item("disassembly", report.disassembly.clone())?;
+        facts.set_item("function", symbols.and_then(|s| s.frame(report.pc, false)))?;
+        facts.set_item("backtrace", frames)?;
+        facts.set_item("cycles", report.cycles)?;
+        let class = match kind {
+            Kind::Runaway => py.get_type::<RunawayError>(),
+            _ => py.get_type::<KernelFaultError>(),
+        };
+        let value = class.call((e.to_string(),), Some(&facts))?;
+        Ok(PyErr::from_value(value))
     };
-    match set() {
-        Ok(()) => err,
-        Err(e) => e,
-    }
+    fault().unwrap_or_else(|failed| failed)
 }
 
 /// A testing-API error as the Python exception documented for it (docs/python.md
-/// "Errors"): build failures `BuildError`, kernel faults and runtime errors `KernelFault`, a
-/// shape function that failed or answered wrong `ShapeFunctionError`, a spent cycle budget
-/// `Runaway`, Ctrl-C `KeyboardInterrupt`, checked-mode errors `CheckFailed`, anything about
-/// the call's own arguments `BadInput` (a `ValueError`).
-fn error(py: Python<'_>, e: ApiError) -> PyErr {
+/// "Errors"): build failures [`BuildError`], kernel faults and runtime errors
+/// [`KernelFaultError`], a shape function that failed or answered wrong
+/// [`ShapeFunctionError`], a spent cycle budget [`RunawayError`], Ctrl-C `KeyboardInterrupt`,
+/// checked-mode errors [`CheckFailedError`], anything about the call's own arguments
+/// [`BadInputError`] (a `ValueError`).
+fn error(e: ApiError) -> PyErr {
     use q7_run::op::RunError;
     let message = e.to_string();
-    let class = match &e {
-        ApiError::Build(_) | ApiError::NoOp(_) | ApiError::NoSource => "BuildError",
-        ApiError::Check(_) => "CheckFailed",
+    match &e {
+        ApiError::Build(_) | ApiError::NoOp(_) | ApiError::NoSource => BuildError::new_err(message),
+        ApiError::Check(_) => CheckFailedError::new_err(message),
         ApiError::Run(run) if matches!(**run, RunError::Shape(_) | RunError::ShapeAnswer(_)) => {
-            "ShapeFunctionError"
+            ShapeFunctionError::new_err(message)
         }
         ApiError::Run(run) => match run.kind() {
-            Kind::Fault => "KernelFault",
-            Kind::Runaway => "Runaway",
-            Kind::Interrupted => return PyKeyboardInterrupt::new_err(message),
-            _ => "BadInput",
+            Kind::Fault => KernelFaultError::new_err(message),
+            Kind::Runaway => RunawayError::new_err(message),
+            Kind::Interrupted => PyKeyboardInterrupt::new_err(message),
+            _ => BadInputError::new_err(message),
         },
-        ApiError::Shape { .. } | ApiError::Bytes { .. } | ApiError::Dtype(_) => "BadInput",
-    };
-    raise(py, class, message)
+        ApiError::Shape { .. } | ApiError::Bytes { .. } | ApiError::Dtype(_) => {
+            BadInputError::new_err(message)
+        }
+    }
 }
 
 /// One op as [`Library::ops`] gives it: name, schema, and each argument's name and kind.
@@ -138,7 +139,7 @@ impl Library {
     fn open(py: Python<'_>, path: PathBuf, keep_loaded: bool) -> PyResult<Library> {
         let lib = py
             .detach(|| q7_run::op::Library::open(&path))
-            .map_err(|e| error(py, ApiError::from(e)))?;
+            .map_err(|e| error(ApiError::from(e)))?;
         Ok(Library::new(lib, keep_loaded))
     }
 
@@ -186,13 +187,12 @@ impl Library {
     }
 
     /// Checks tensor argument `what` of dtype `dtype` and `shape` before its data is copied:
-    /// `BadInput` for a dtype q7emu does not marshal or a tensor over the size limit of a
+    /// `BadInputError` for a dtype q7emu does not marshal or a tensor over the size limit of a
     /// `.npy` input (PLATFORM.md "Input file limits"), with `q7emu run`'s message.
     #[staticmethod]
-    fn check_tensor(py: Python<'_>, what: &str, dtype: &str, shape: Vec<u64>) -> PyResult<()> {
-        let dtype = args::dtype_named(py, &format!("{what}: dtype"), dtype)?;
-        q7_run::op::check_tensor_size(what, dtype, &shape)
-            .map_err(|e| error(py, ApiError::from(e)))?;
+    fn check_tensor(what: &str, dtype: &str, shape: Vec<u64>) -> PyResult<()> {
+        let dtype = args::dtype_named(&format!("{what}: dtype"), dtype)?;
+        q7_run::op::check_tensor_size(what, dtype, &shape).map_err(|e| error(ApiError::from(e)))?;
         Ok(())
     }
 
@@ -225,53 +225,53 @@ impl Library {
         profile: Option<Bound<'py, PyAny>>,
         jit: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let mut run = Run::new(args::op_name(py, &op)?);
+        let mut run = Run::new(args::op_name(&op)?);
         if let Some(j) = jit {
-            run = run.jit(args::flag(py, "jit", &j)?);
+            run = run.jit(args::flag("jit", &j)?);
         }
         if let Some(t) = threads {
-            run = run.threads(args::threads(py, &t)?);
+            run = run.threads(args::threads(&t)?);
         }
         if let Some(c) = max_cycles {
-            run = run.max_cycles(args::max_cycles(py, &c)?);
+            run = run.max_cycles(args::max_cycles(&c)?);
         }
         let check = match check {
-            Some(c) => args::flag(py, "check", &c)?,
+            Some(c) => args::flag("check", &c)?,
             None => false,
         };
         if let Some(p) = poison {
-            run = run.poison(args::poison(py, &p)?);
+            run = run.poison(args::poison(&p)?);
         }
         if let Some(d) = out_dtype {
-            run = run.output_dtype(args::out_dtype(py, &d)?);
+            run = run.output_dtype(args::out_dtype(&d)?);
         }
         if let Some(s) = out_shape {
-            run = run.output_shape(&args::out_shape(py, &s)?);
+            run = run.output_shape(&args::out_shape(&s)?);
         }
         if let Some(t) = timing {
             run = run.timing_profile(args::timing_profile(py, &t)?);
         }
         if let Some(dir) = trace_dir {
-            run = run.trace_dir(args::path(py, "trace_dir", &dir)?);
+            run = run.trace_dir(args::path("trace_dir", &dir)?);
         }
         if let Some(path) = timeline {
-            run = run.timeline(args::path(py, "timeline", &path)?);
+            run = run.timeline(args::path("timeline", &path)?);
         }
         let profile = match profile {
-            Some(dir) => Some(args::path(py, "profile", &dir)?),
+            Some(dir) => Some(args::path("profile", &dir)?),
             None => None,
         };
         if let Some(dir) = &profile {
             run = run.profile(dir);
         }
-        run = args::with_scalars(py, run, &scalars)?;
+        run = args::with_scalars(run, &scalars)?;
         for (what, dtype, shape, array) in &tensors {
-            let dtype = args::dtype_named(py, &format!("{what}: dtype"), dtype)?;
+            let dtype = args::dtype_named(&format!("{what}: dtype"), dtype)?;
             // The size is checked before anything is copied.
             let bytes = q7_run::op::check_tensor_size(what, dtype, shape)
-                .map_err(|e| error(py, ApiError::from(e)))?;
+                .map_err(|e| error(ApiError::from(e)))?;
             let data = args::array_bytes(py, what, array, bytes)?;
-            let t = q7_run::api::tensor_from_bytes(dtype, shape, data).map_err(|e| error(py, e))?;
+            let t = q7_run::api::tensor_from_bytes(dtype, shape, data).map_err(error)?;
             run = run.input(t);
         }
         drop(tensors);
@@ -336,20 +336,18 @@ impl Library {
         tensors: Vec<(String, Vec<u64>)>,
         scalars: Vec<Bound<'_, PyAny>>,
     ) -> PyResult<(String, Vec<u64>)> {
-        let mut run = Run::new(args::op_name(py, &op)?);
+        let mut run = Run::new(args::op_name(&op)?);
         for (i, (dtype, shape)) in tensors.into_iter().enumerate() {
-            let dtype = args::dtype_named(py, &format!("tensor argument {i}: dtype"), &dtype)?;
+            let dtype = args::dtype_named(&format!("tensor argument {i}: dtype"), &dtype)?;
             run = run.input(HostTensor {
                 dtype,
                 shape,
                 data: Vec::new(),
             });
         }
-        run = args::with_scalars(py, run, &scalars)?;
+        run = args::with_scalars(run, &scalars)?;
         let lib = Arc::clone(&self.lib);
-        let (dtype, shape) = py
-            .detach(move || run.output_of(&lib))
-            .map_err(|e| error(py, e))?;
+        let (dtype, shape) = py.detach(move || run.output_of(&lib)).map_err(error)?;
         Ok((dtype.numpy_name().to_string(), shape))
     }
 
@@ -434,12 +432,10 @@ fn toolchain_skip_reason() -> PyResult<Option<String>> {
 /// table (`core`, null for the cluster; `cycles`, `instructions`, `dispatches`; `rows`), each
 /// row one of `function` (with `lines`, the line as `file:line (function)`), `self`,
 /// `inclusive` (count objects as profile.json holds them) and `calls`. A directory that holds
-/// no profile is `BadInput` naming the file.
-#[allow(clippy::too_many_arguments)]
+/// no profile is `BadInputError` naming the file.
 #[pyfunction]
 #[pyo3(signature = (dir, *, top=20, inclusive=false, core=None, lines=false, text=false))]
 fn profile_tables(
-    py: Python<'_>,
     dir: PathBuf,
     top: usize,
     inclusive: bool,
@@ -448,8 +444,8 @@ fn profile_tables(
     text: bool,
 ) -> PyResult<String> {
     use q7_observe::profile::report::{render, tables, Options, Order};
-    let profile = q7_observe::profile::model::Profile::load(&dir)
-        .map_err(|e| args::bad(py, e.to_string()))?;
+    let profile =
+        q7_observe::profile::model::Profile::load(&dir).map_err(|e| args::bad(e.to_string()))?;
     let options = Options {
         top,
         order: if inclusive {

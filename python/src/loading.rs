@@ -16,7 +16,8 @@ use sha2::{Digest, Sha256};
 use q7_loader::input::{self, InputError, InputKind};
 use q7_run::api::Kernel;
 
-use crate::{embedded, error, raise, Library};
+use crate::errors::{BadInputError, BuildError};
+use crate::{embedded, error, Library};
 
 /// Builds a library as `q7emu build --project` does, from `compute_srcs` and the
 /// `NEURON_LIBRARY` block of `shape_srcs`, into `build_directory`, and opens it: the library
@@ -36,10 +37,8 @@ fn build(
     verbose: bool,
 ) -> PyResult<(Library, Vec<PathBuf>)> {
     let Some(first) = compute_srcs.first() else {
-        return Err(raise(
-            py,
-            "BuildError",
-            "compute_srcs is empty: a library needs a source file".to_string(),
+        return Err(BuildError::new_err(
+            "compute_srcs is empty: a library needs a source file",
         ));
     };
     let mut k = Kernel::new(first).name(name);
@@ -63,7 +62,7 @@ fn build(
     }
     let (lib, inputs) = py
         .detach(move || k.build_with_inputs(&build_directory))
-        .map_err(|e| error(py, e))?;
+        .map_err(error)?;
     Ok((Library::new(lib, true), inputs))
 }
 
@@ -119,7 +118,7 @@ fn hash_file(path: &Path) -> Result<Vec<u8>, InputError> {
 }
 
 /// The contents of the load record `path` (the `lib<name>.so` of `load`); None when there is
-/// no such file; `BadInput` naming it when it is not a regular file or is over its bound.
+/// no such file; `BadInputError` naming it when it is not a regular file or is over its bound.
 #[pyfunction]
 fn read_load_record(py: Python<'_>, path: PathBuf) -> PyResult<Option<Bound<'_, PyBytes>>> {
     match input::read_file(&path, InputKind::LoadRecord) {
@@ -127,7 +126,7 @@ fn read_load_record(py: Python<'_>, path: PathBuf) -> PyResult<Option<Bound<'_, 
         Err(InputError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
             Ok(None)
         }
-        Err(e) => Err(raise(py, "BadInput", e.to_string())),
+        Err(e) => Err(BadInputError::new_err(e.to_string())),
     }
 }
 

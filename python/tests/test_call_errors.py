@@ -67,7 +67,7 @@ def test_trace_paths_are_refused_as_the_command_line_refuses_them(relu, tmp_path
         ("trace_dir", "--trace-dir", '--trace-dir "": an empty path names no directory'),
         ("timeline", "--timeline", '--timeline "": an empty path names no file'),
     ]:
-        with pytest.raises(q7emu.BadInput) as e:
+        with pytest.raises(q7emu.BadInputError) as e:
             relu.relu_forward(x, **{option: ""})
         assert str(e.value) == message
         done = cli("run", RELU_MULTICORE / "build", "--op", "relu_forward", "--input", RELU_MULTICORE / "input.npy", flag, "")
@@ -82,13 +82,13 @@ def test_trace_paths_are_refused_as_the_command_line_refuses_them(relu, tmp_path
             "of the directory the other writes in; write it elsewhere"),
     ]
     for timeline, message in cases:
-        with pytest.raises(q7emu.BadInput) as e:
+        with pytest.raises(q7emu.BadInputError) as e:
             relu.relu_forward(x, trace_dir=t, timeline=timeline)
         assert str(e.value) == message
         assert list(tmp_path.iterdir()) == [], f"{timeline}: nothing written"
     # A build file is an input: a timeline never replaces it.
     info = RELU_MULTICORE / "build/q7build.json"
-    with pytest.raises(q7emu.BadInput, match="an output must not replace an input"):
+    with pytest.raises(q7emu.BadInputError, match="an output must not replace an input"):
         relu.relu_forward(x, timeline=info)
 
 
@@ -98,7 +98,7 @@ def test_the_tensor_limit_is_the_npy_inputs_and_is_checked_before_any_copy(relu,
     _q7emu.Library.check_tensor("x", "int8", [1 << 15, 1 << 15])
     over = ('op relu_forward: argument t_in: shape [268435457] of float32: 1073741828 bytes, over the '
             '1073741824-byte limit of a tensor (that of a .npy input, PLATFORM.md "Input file limits")')
-    with pytest.raises(q7emu.BadInput) as e:
+    with pytest.raises(q7emu.BadInputError) as e:
         _q7emu.Library.check_tensor("op relu_forward: argument t_in", "float32", [LIMIT // 4 + 1])
     assert str(e.value) == over
     # Just over the limit, in 4 bytes of memory (a broadcast, not contiguous): refused before
@@ -110,7 +110,7 @@ def test_the_tensor_limit_is_the_npy_inputs_and_is_checked_before_any_copy(relu,
         x = np.broadcast_to(np.float32(1), ({LIMIT // 4 + 1},))
         try:
             lib.relu_forward(x)
-        except q7emu.BadInput as e:
+        except q7emu.BadInputError as e:
             print(e)
         with open("/proc/self/status") as status:
             print(next(line.split()[1] for line in status if line.startswith("VmHWM:")))
@@ -168,7 +168,7 @@ def test_a_failing_shape_function_is_a_shape_function_error_not_a_kernel_fault(t
         with pytest.raises(q7emu.ShapeFunctionError) as e:
             lib.relu_forward(x)
         assert str(e.value) == want
-        assert not isinstance(e.value, q7emu.KernelFault)
+        assert not isinstance(e.value, q7emu.KernelFaultError)
         # What a torch fake kernel asks: the same error.
         with pytest.raises(q7emu.ShapeFunctionError) as e:
             lib._lib.output_spec("relu_forward", [("float32", [8])], [])
@@ -191,30 +191,30 @@ def test_scalars_are_read_by_the_command_lines_grammar_and_odd_ones_refused(scal
     np.save(tmp_path / "x.npy", x)
     for odd in (np.str_("2"), np.complex64(1), np.datetime64("2020-01-01"), np.void(b"ab"), "2", None):
         name = type(odd).__name__ if type(odd).__module__ == "builtins" else f"numpy.{type(odd).__name__}"
-        with pytest.raises(q7emu.BadInput) as e:
+        with pytest.raises(q7emu.BadInputError) as e:
             scaled.scaled_transpose(x, odd, 1)
         assert str(e.value) == f"{schema}: argument scale (Scalar) is a bool, int or float, not {name}"
     # Past int64: refused naming the integer exactly, as `--scalar` refuses it.
     ints = "an int is an integer, decimal or 0x hex with an optional sign (-3, 0x10, -0x10), from -9223372036854775808 to 9223372036854775807"
     for big in (2**63, -(2**63) - 1):
         want = f'{schema}: argument bias (int) cannot be "{big}": out of the range of an int64: {ints}'
-        with pytest.raises(q7emu.BadInput) as e:
+        with pytest.raises(q7emu.BadInputError) as e:
             scaled.scaled_transpose(x, 2.0, big)
         assert str(e.value) == want
         done = cli("run", SCALED_TRANSPOSE / "build", "--op", "scaled_transpose", "--input", tmp_path / "x.npy",
                    "--scalar", "2.0", "--scalar", big)
         assert done.stderr == f"q7emu: error: {want}\n"
-    with pytest.raises(q7emu.BadInput, match=r'argument scale \(Scalar\) cannot be "9223372036854775808": out of the range of an int64 \(a larger number is a float'):
+    with pytest.raises(q7emu.BadInputError, match=r'argument scale \(Scalar\) cannot be "9223372036854775808": out of the range of an int64 \(a larger number is a float'):
         scaled.scaled_transpose(x, 2**63, 1)
     # A numpy bool is a bool: `true` to a Scalar, which takes it as 1 (docs/cli.md "Scalars").
     assert np.array_equal(scaled.scaled_transpose(x, np.bool_(True), 1), scaled.scaled_transpose(x, 1, 1))
     assert np.array_equal(scaled.scaled_transpose(x, np.bool_(True), 1), scaled.scaled_transpose(x, True, 1))
     # A timing dict's field that is no finite number is named.
     for bad in (float("nan"), float("inf")):
-        with pytest.raises(q7emu.BadInput) as e:
+        with pytest.raises(q7emu.BadInputError) as e:
             relu.relu_forward(x, timing={"sdma_latency": bad})
         assert str(e.value) == f"timing (a dict): field sdma_latency: {'NaN' if bad != bad else 'inf'} is not a finite number"
-    with pytest.raises(q7emu.BadInput) as e:
+    with pytest.raises(q7emu.BadInputError) as e:
         relu.relu_forward(x, timing={"sdma_latency": object()})
     assert str(e.value) == "timing (a dict): field sdma_latency: a object, not a number, str, bool, list or dict"
 
@@ -245,12 +245,12 @@ def test_bad_options_and_arguments_are_bad_input_naming_them(relu):
         (dict(timing=3), "timing: a profile file's path or a dict of timing-model fields, not int"),
     ]
     for options, message in cases:
-        with pytest.raises(q7emu.BadInput) as e:
+        with pytest.raises(q7emu.BadInputError) as e:
             relu.relu_forward(x, **options)
         assert str(e.value) == message, options
     # A numpy dtype is an out_dtype too; a cycle budget of 0 runs out at once, as --max-cycles 0.
     assert relu.relu_forward(x, out_dtype=np.float32).dtype == np.float32
-    with pytest.raises(q7emu.Runaway, match="cycle budget of 0 exhausted"):
+    with pytest.raises(q7emu.RunawayError, match="cycle budget of 0 exhausted"):
         relu.relu_forward(x, max_cycles=0)
     marshals = "(float32, float16, bfloat16, int8, uint8, int16, int32, int64)"
     arguments = [
@@ -260,10 +260,10 @@ def test_bad_options_and_arguments_are_bad_input_naming_them(relu):
         ([[1.0], [1.0, 2.0]], "op relu_forward: argument t_in: not an array: setting an array element with a sequence.", ""),
     ]
     for value, start, end in arguments:
-        with pytest.raises(q7emu.BadInput) as e:
+        with pytest.raises(q7emu.BadInputError) as e:
             relu.relu_forward(value)
         assert str(e.value).startswith(start) and str(e.value).endswith(end)
-    with pytest.raises(q7emu.BadInput) as e:
+    with pytest.raises(q7emu.BadInputError) as e:
         relu._lib.run(3, [], [])
     assert str(e.value) == "op: a name (str), not int"
 
@@ -279,13 +279,13 @@ def test_torch_tensors_that_cannot_go_in_are_bad_input(relu, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch: the op has no autograd formula
         assert torch.equal(op(x).detach(), torch.relu(x.detach()))
-    with pytest.raises(q7emu.BadInput) as e:
+    with pytest.raises(q7emu.BadInputError) as e:
         op(torch.empty(LIMIT // 4 + 1))
     assert str(e.value).startswith("torch.ops.q7emu_call_errors.relu_forward: argument 0: shape [268435457] of float32: 1073741828 bytes, over the 1073741824-byte limit")
     # Plain calls take numpy's view of a tensor: a tensor numpy cannot view is named.
-    with pytest.raises(q7emu.BadInput, match="op relu_forward: argument t_in: not an array: Can't call numpy"):
+    with pytest.raises(q7emu.BadInputError, match="op relu_forward: argument t_in: not an array: Can't call numpy"):
         relu.relu_forward(x)
-    with pytest.raises(q7emu.BadInput, match="op relu_forward: argument t_in: not an array: can't convert meta"):
+    with pytest.raises(q7emu.BadInputError, match="op relu_forward: argument t_in: not an array: can't convert meta"):
         relu.relu_forward(torch.empty(8, device="meta"))
 
 
@@ -309,7 +309,7 @@ def test_checked_mode_findings_read_as_the_command_line_prints_them(overlapping,
     assert done.returncode == 132, "checked mode found an error (docs/exit-codes.md)"
     text, findings = done.stderr, json.loads(done.stdout)["check"]
     assert text.startswith("error[write-race]: cores 0 and 1 ")
-    with pytest.raises(q7emu.CheckFailed) as e:
+    with pytest.raises(q7emu.CheckFailedError) as e:
         overlapping.relu_rows(x, check=True, strict=True)
     assert str(e.value) == text
     assert e.value.findings == findings
@@ -337,5 +337,5 @@ def test_a_checked_torch_call_warns_its_findings(overlapping):
     with q7emu.torch.options(check=True), pytest.warns(q7emu.CheckWarning, match=r"^error\[write-race\]: cores 0 and 1 ") as warned:
         torch.ops.my_ops.relu_rows(x)
     assert warned[0].filename == __file__
-    with q7emu.torch.options(check=True, strict=True), pytest.raises(q7emu.CheckFailed, match=r"^error\[write-race\]"):
+    with q7emu.torch.options(check=True, strict=True), pytest.raises(q7emu.CheckFailedError, match=r"^error\[write-race\]"):
         torch.ops.my_ops.relu_rows(x)

@@ -50,7 +50,7 @@ def test_load_library_with_jit_off_interprets_every_call_unless_one_says_otherwi
 
 def test_jit_takes_a_bool():
     lib = q7emu.load_library(RELU_ELEMENT / "build")
-    with pytest.raises(q7emu.BadInput, match="jit: a bool, not str"):
+    with pytest.raises(q7emu.BadInputError, match="jit: a bool, not str"):
         lib.relu_forward.run(_input(), jit="off")
-    with pytest.raises(q7emu.BadInput, match="jit: a bool, not str"):
+    with pytest.raises(q7emu.BadInputError, match="jit: a bool, not str"):
         q7emu.load_library(RELU_ELEMENT / "build", jit="off")

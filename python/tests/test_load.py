@@ -58,7 +58,7 @@ def test_two_libraries_built_into_one_directory_stay_apart(tmp_path, toolchain, 
     q7emu.load("plus", [plus], [shape], build_directory=os.getcwd())
     assert [p.stat().st_mtime_ns for p in images] == before
     # The directory itself is not one library: load_library says which files to give it.
-    with pytest.raises(q7emu.BadInput, match=r"is where q7emu.load built libplus.so, libtwice.so: give load_library the lib<name>.so"):
+    with pytest.raises(q7emu.BadInputError, match=r"is where q7emu.load built libplus.so, libtwice.so: give load_library the lib<name>.so"):
         q7emu.load_library(tmp_path)
 
 
@@ -70,13 +70,13 @@ def test_a_record_naming_another_library_is_refused(tmp_path, toolchain):
     # holds another library's build.
     forged = tmp_path / "q7emu-twice"
     (forged / "libother.so").write_text(json.dumps({"q7emu_build": "0" * 64, "library": "other"}))
-    with pytest.raises(q7emu.BadInput, match=r"libother.so stands for library other, but the build it names .* holds library twice"):
+    with pytest.raises(q7emu.BadInputError, match=r"libother.so stands for library other, but the build it names .* holds library twice"):
         q7emu.load_library(forged / "libother.so")
     # A record whose folder is not its library's (a path out of the directory, say).
     record = json.loads((tmp_path / "libtwice.so").read_text())
     record["build"] = "../elsewhere"
     (tmp_path / "libtwice.so").write_text(json.dumps(record))
-    with pytest.raises(q7emu.BadInput, match=r"is not a library q7emu.load wrote"):
+    with pytest.raises(q7emu.BadInputError, match=r"is not a library q7emu.load wrote"):
         q7emu.load_library(tmp_path / "libtwice.so")
 
 
@@ -141,14 +141,14 @@ def test_a_source_that_is_not_a_regular_file_is_refused_not_read(tmp_path, toolc
 
 def test_a_lib_so_that_is_not_a_regular_file_or_not_json_is_refused(tmp_path, within_a_minute):
     os.mkfifo(tmp_path / "libfifo.so")
-    with pytest.raises(q7emu.BadInput, match=r"libfifo.so: not a regular file \(a FIFO\)"):
+    with pytest.raises(q7emu.BadInputError, match=r"libfifo.so: not a regular file \(a FIFO\)"):
         q7emu.load_library(tmp_path / "libfifo.so")
     (tmp_path / "libdeep.so").write_text("[" * 100000 + "]" * 100000)
-    with pytest.raises(q7emu.BadInput, match=r"libdeep.so is not a library q7emu.load wrote"):
+    with pytest.raises(q7emu.BadInputError, match=r"libdeep.so is not a library q7emu.load wrote"):
         q7emu.load_library(tmp_path / "libdeep.so")
     (tmp_path / "libbig.so").write_bytes(b"\0")
     os.truncate(tmp_path / "libbig.so", (1 << 20) + 1)
-    with pytest.raises(q7emu.BadInput, match=r"libbig.so: 1048577 bytes, over the 1048576-byte limit for load records"):
+    with pytest.raises(q7emu.BadInputError, match=r"libbig.so: 1048577 bytes, over the 1048576-byte limit for load records"):
         q7emu.load_library(tmp_path / "libbig.so")
 
 
@@ -156,7 +156,7 @@ def test_a_lib_so_that_is_not_a_regular_file_or_not_json_is_refused(tmp_path, wi
 def test_a_name_that_is_not_a_plain_name_is_refused_before_anything_is_made(tmp_path, monkeypatch, name):
     monkeypatch.setenv("Q7EMU_EXTENSIONS_DIR", str(tmp_path / "ext"))
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(q7emu.BadInput, match=r"letters, digits, '_' and '-' only"):
+    with pytest.raises(q7emu.BadInputError, match=r"letters, digits, '_' and '-' only"):
         q7emu.load(name, ["k.cpp"], ["shape.cpp"])
     assert list(tmp_path.iterdir()) == []
 
@@ -168,9 +168,9 @@ def test_one_path_where_a_list_is_expected_is_a_list_of_one(tmp_path, toolchain)
     assert np.array_equal(lib.k(X), X * 2)
     record = json.loads((tmp_path / "b" / "libone.so").read_text())
     assert json.loads(record["arguments"])["extra_cflags"] == ["-DUNUSED=1"]
-    with pytest.raises(q7emu.BadInput, match=r"compute_srcs\[0\]: a path, not int"):
+    with pytest.raises(q7emu.BadInputError, match=r"compute_srcs\[0\]: a path, not int"):
         q7emu.load("one", [3], [shape], build_directory=tmp_path / "b")
-    with pytest.raises(q7emu.BadInput, match=r"extra_include_paths: a path or a list of paths, not int"):
+    with pytest.raises(q7emu.BadInputError, match=r"extra_include_paths: a path or a list of paths, not int"):
         q7emu.load("one", src, shape, build_directory=tmp_path / "b", extra_include_paths=5)
 
 
@@ -211,7 +211,7 @@ def test_a_damaged_sdk_cache_is_noticed_said_and_written_again(tmp_path, damage,
     damage(sdk)
     again = _ensure(tmp_path)
     assert pathlib.Path(again.stdout.strip()) == sdk
-    assert "SdkRewritten: q7emu: the SDK written at" in again.stderr
+    assert "SdkRewrittenWarning: q7emu: the SDK written at" in again.stderr
     assert said in again.stderr
     assert "it is written again" in again.stderr
     now = {p.relative_to(sdk): p.read_bytes() for p in sdk.rglob("*") if p.is_file() and not p.is_symlink()}

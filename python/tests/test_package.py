@@ -57,13 +57,13 @@ def test_a_non_contiguous_array_is_copied_and_gives_the_same_output(relu):
 
 def test_wrong_arguments_are_bad_input_a_value_error(relu):
     x = np.zeros((4, 4), dtype=np.float32)
-    with pytest.raises(q7emu.BadInput, match=r"takes 1 argument\(s\), 2 given"):
+    with pytest.raises(q7emu.BadInputError, match=r"takes 1 argument\(s\), 2 given"):
         relu.relu_forward(x, x)
     with pytest.raises(ValueError, match="dtype float64 is not one q7emu marshals"):
         relu.relu_forward(np.zeros(4))
     with pytest.raises(AttributeError, match="has no op relu_backward; its ops: relu_forward"):
         relu.relu_backward
-    with pytest.raises(q7emu.BadInput, match="poison"):
+    with pytest.raises(q7emu.BadInputError, match="poison"):
         relu.relu_forward(x, poison="zeros")
 
 
@@ -147,7 +147,7 @@ def test_a_fault_and_a_runaway_are_their_own_exceptions(tmp_path, toolchain):
     """)
     shape = write(tmp_path / "shape.cpp", SHAPE)
     lib = q7emu.load("faults", [src], [shape], build_directory=tmp_path / "build")
-    with pytest.raises(q7emu.KernelFault, match=r"k\(at::Tensor const&\)\+0x[0-9a-f]+ \(k.cpp:6\)") as fault:
+    with pytest.raises(q7emu.KernelFaultError, match=r"k\(at::Tensor const&\)\+0x[0-9a-f]+ \(k.cpp:6\)") as fault:
         lib.k(np.zeros(4, dtype=np.float32))
     e = fault.value
     assert (e.core, e.address) == (0, 0x40000)
@@ -156,8 +156,14 @@ def test_a_fault_and_a_runaway_are_their_own_exceptions(tmp_path, toolchain):
     assert e.backtrace[0] == f"{e.pc:#010x} in {e.function}"
     assert "wrapper.cpp" in e.backtrace[1], "the caller: the generated wrapper"
     assert e.cause == "LoadStoreErrorCause (3): load of unmapped address 0x00040000"
-    with pytest.raises(q7emu.Runaway):
+    assert isinstance(e.cycles, int) and e.cycles > 0
+    with pytest.raises(q7emu.RunawayError) as runaway:
         lib.k(np.zeros(1, dtype=np.float32), max_cycles=100_000)
+    # The spinning core's facts, as a fault's (python/q7emu/errors.py).
+    r = runaway.value
+    assert not isinstance(r, q7emu.KernelFaultError) and (r.core, r.address) == (0, None)
+    assert r.cause.startswith("cycle budget of 100000 exhausted") and r.function.startswith("k(at::Tensor const&)+0x")
+    assert r.backtrace[0] == f"{r.pc:#010x} in {r.function}"
 
 
 def test_checked_mode_findings_and_strict_mode(tmp_path, toolchain):
@@ -173,7 +179,7 @@ def test_checked_mode_findings_and_strict_mode(tmp_path, toolchain):
     run = lib.relu_forward.run(x, check=True)
     kinds = sorted(f["kind"] for f in run.findings["findings"])
     assert kinds == ["api-misuse", "api-misuse", "out-of-bounds", "out-of-bounds"]
-    with pytest.raises(q7emu.CheckFailed, match="out-of-bounds"):
+    with pytest.raises(q7emu.CheckFailedError, match="out-of-bounds"):
         lib.relu_forward.run(x, check=True, strict=True)
 
 
@@ -294,7 +300,7 @@ def test_timing_traces_and_timeline_are_run_options(relu, tmp_path):
     slow = relu.relu_forward.run(x, timing={"sdma_latency": 2 * base.report["timing"]["model"]["sdma_latency"]})
     assert slow.report["timing"]["model"]["sdma_latency"] == 2 * base.report["timing"]["model"]["sdma_latency"]
     assert slow.cycles > base.cycles and np.array_equal(slow.output, base.output)
-    with pytest.raises(q7emu.BadInput, match="no_such_field"):
+    with pytest.raises(q7emu.BadInputError, match="no_such_field"):
         relu.relu_forward.run(x, timing={"no_such_field": 1})
     run = relu.relu_forward.run(x, trace_dir=tmp_path / "trace", timeline=tmp_path / "timeline.json")
     assert sorted(p.name for p in (tmp_path / "trace").iterdir()) == sorted(
@@ -322,9 +328,9 @@ def test_a_profiled_run_gives_its_profile_and_the_reports_rows(relu, tmp_path):
     # The committed build keeps only its packed images: functions are named by address, and
     # without line tables there are no lines.
     assert not data["cores"][0]["lines_known"] and run.profile.top(1, lines=True) == []
-    with pytest.raises(q7emu.BadInput, match="profile.json"):
+    with pytest.raises(q7emu.BadInputError, match="profile.json"):
         q7emu.Profile(tmp_path).top()
-    with pytest.raises(q7emu.BadInput, match="profile: a path"):
+    with pytest.raises(q7emu.BadInputError, match="profile: a path"):
         relu.relu_forward.run(x, profile=3)
 
 

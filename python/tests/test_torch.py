@@ -70,14 +70,14 @@ def test_torch_compile_traces_through_the_op(relu_multicore):
 
 
 def test_bad_tensors_are_bad_input_naming_the_op_and_argument(relu_multicore):
-    with pytest.raises(q7emu.BadInput, match=r"torch.ops.my_ops.relu_forward: argument 0: dtype torch.float64 is not one q7emu marshals"):
+    with pytest.raises(q7emu.BadInputError, match=r"torch.ops.my_ops.relu_forward: argument 0: dtype torch.float64 is not one q7emu marshals"):
         torch.ops.my_ops.relu_forward(torch.ones(3, dtype=torch.float64))
 
 
 def test_options_apply_to_the_ops_called_in_their_block(relu_multicore):
     x = torch.linspace(-1, 1, 4096)
     with q7emu.torch.options(max_cycles=1000):
-        with pytest.raises(q7emu.Runaway, match="1000"):
+        with pytest.raises(q7emu.RunawayError, match="1000"):
             torch.ops.my_ops.relu_forward(x)
     with q7emu.torch.options(check=True), q7emu.record() as runs:
         torch.ops.my_ops.relu_forward(x)
@@ -90,7 +90,7 @@ def test_options_apply_to_the_ops_called_in_their_block(relu_multicore):
 def test_a_file_that_is_not_a_q7emu_build_is_refused_and_left_alone(tmp_path):
     lib = tmp_path / "librelu.so"
     lib.write_bytes(b"\x7fELF host library")
-    with pytest.raises(q7emu.BadInput, match="librelu.so is not a library q7emu.load wrote"):
+    with pytest.raises(q7emu.BadInputError, match="librelu.so is not a library q7emu.load wrote"):
         custom_op.load_library(lib)
     with pytest.raises(q7emu.BuildError, match="left alone"):
         custom_op.load("relu", [RELU_MULTICORE / "relu_multicore.cpp"], [RELU_MULTICORE / "shape.cpp"], build_directory=tmp_path)

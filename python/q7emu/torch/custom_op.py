@@ -18,7 +18,7 @@ import torch
 import q7emu
 from q7emu import _q7emu
 from q7emu._library import _scalar as _scalar_arg
-from q7emu.errors import BadInput
+from q7emu.errors import BadInputError
 
 __all__ = ["load", "load_library", "options"]
 
@@ -80,12 +80,12 @@ def _tensor(t: Any, what: str) -> Tuple[str, str, List[int], Any]:
     size checked against the tensor limit before anything is copied, its bytes a ``uint8``
     numpy view of the tensor's data (made contiguous: copied only when it is not)."""
     if not isinstance(t, torch.Tensor):
-        raise BadInput(f"{what}: a torch.Tensor, not {type(t).__name__}")
+        raise BadInputError(f"{what}: a torch.Tensor, not {type(t).__name__}")
     if t.device.type != "cpu":
-        raise BadInput(f"{what}: a {t.device.type} tensor: q7emu's ops take CPU tensors")
+        raise BadInputError(f"{what}: a {t.device.type} tensor: q7emu's ops take CPU tensors")
     name = _NAMES.get(t.dtype)
     if name is None:
-        raise BadInput(f"{what}: dtype {t.dtype} is not one q7emu marshals ({', '.join(_TORCH_DTYPES)})")
+        raise BadInputError(f"{what}: dtype {t.dtype} is not one q7emu marshals ({', '.join(_TORCH_DTYPES)})")
     shape = [int(d) for d in t.shape]
     _q7emu.Library.check_tensor(what, name, shape)
     flat = t.detach().contiguous().reshape(-1)
@@ -136,7 +136,7 @@ def _fake_kernel(qualname: str):
         try:
             described = [(_NAMES[t.dtype], [int(d) for d in t.shape]) for t in tensors]
         except (KeyError, TypeError) as e:  # a dtype q7emu does not marshal, a symbolic size
-            raise BadInput(f"torch.ops.{qualname.replace('::', '.')}: its shape function needs concrete sizes and q7emu dtypes ({e})") from None
+            raise BadInputError(f"torch.ops.{qualname.replace('::', '.')}: its shape function needs concrete sizes and q7emu dtypes ({e})") from None
         dtype, shape = entry.op._library._lib.output_spec(entry.op.name, described, scalars)
         device = tensors[0].device if tensors else torch.device("cpu")
         return torch.empty(shape, dtype=_TORCH_DTYPES[dtype], device=device)
@@ -147,7 +147,7 @@ def _fake_kernel(qualname: str):
 def _register(library: "q7emu.Library") -> None:
     ns = library._lib.namespace
     if ns is None:
-        raise BadInput(
+        raise BadInputError(
             f"library {library.name} at {library.path} has no NEURON_LIBRARY namespace (built "
             "without a shape source): torch.ops needs one; build it with shape_srcs"
         )
@@ -156,7 +156,7 @@ def _register(library: "q7emu.Library") -> None:
         entry = _registered.get(qualname)
         if entry is not None:
             if entry.schema != op.schema:
-                raise BadInput(
+                raise BadInputError(
                     f"torch.ops.{ns}.{name} is already registered as {entry.schema}, not "
                     f"{op.schema}: torch keeps an op's first schema for the life of the process"
                 )
