@@ -15,6 +15,7 @@ belongs to one test: the rules are docs/python.md's, checked by ``_claim`` and `
 """
 
 import difflib
+import glob
 import hashlib
 import json
 import os
@@ -24,7 +25,6 @@ import tempfile
 
 import pytest
 
-import q7emu
 
 UPDATE_ENV = "Q7EMU_UPDATE_SNAPSHOTS"
 UPDATE_FLAG = "--q7emu-update-snapshots"
@@ -66,6 +66,8 @@ def q7emu_build(tmp_path_factory):
             repr(sorted(options.items())),
         )
         if key not in built:
+            import q7emu  # the package, and its extension, only when a test asks for this
+
             directory = tmp_path_factory.mktemp(f"q7emu-{name}")
             built[key] = q7emu.load(
                 name, compute_srcs, shape_srcs, build_directory=directory, multicore=multicore, **options
@@ -239,18 +241,88 @@ def _q7emu_snapshot_claims(request, tmp_path_factory):
     return _claims_dir(request.config, tmp_path_factory)
 
 
+# ``q7emu_snapshot(name=...)`` given no run: a snapshot to compare with ``==``.
+_NO_RUN = object()
+
+
+class Snapshot:
+    """What the ``q7emu_snapshot`` fixture gives a test: ``assert q7emu_snapshot == run``
+    compares ``run``'s summary with the snapshot named after the test (``<test name>``, then
+    ``<test name>-2``… for later comparisons in the same test), pytest showing the diff of a
+    difference; ``q7emu_snapshot(name="…", outputs_only=True) == run`` names it and leaves the
+    counters out; ``q7emu_snapshot(run, name, outputs_only=False)`` asserts at once."""
+
+    def __init__(self, compare, default_name, name=None, outputs_only=False):
+        self._compare = compare
+        self._default_name = default_name
+        self._name = name
+        self._outputs_only = outputs_only
+        #: The failure of the last ``==`` that did not hold, for pytest's report of it.
+        self.failure = None
+
+    def __call__(self, run=_NO_RUN, name=None, outputs_only=False):
+        __tracebackhide__ = True
+        if run is _NO_RUN:
+            return Snapshot(self._compare, self._default_name, name, outputs_only)
+        failure = self._compare(run, name, outputs_only)
+        if failure is not None:
+            pytest.fail(failure)
+        return None
+
+    def __eq__(self, run):
+        __tracebackhide__ = True
+        name = self._name if self._name is not None else self._default_name()
+        self.failure = self._compare(run, name, self._outputs_only)
+        return self.failure is None
+
+    def __ne__(self, run):
+        return not self == run
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self):
+        return f"<q7emu snapshot {self._name or 'named after the test'}>"
+
+
+def pytest_assertrepr_compare(config, op, left, right):
+    """The report of a failed ``assert q7emu_snapshot == run`` (either way round): the
+    snapshot's failure, its diff included."""
+    snapshot = left if isinstance(left, Snapshot) else right if isinstance(right, Snapshot) else None
+    if op != "==" or snapshot is None or snapshot.failure is None:
+        return None
+    first, _, rest = snapshot.failure.partition("\n")
+    return [first, *rest.splitlines()]
+
+
+def _safe_name(name: str) -> str:
+    """A test's name as a snapshot name: characters a name may not hold become ``_``."""
+    return _BAD_NAME_CHARS.sub("_", name)
+
+
 @pytest.fixture
 def q7emu_snapshot(request, _q7emu_snapshot_claims):
-    """``q7emu_snapshot(run, name, outputs_only=False)``: asserts that ``run``'s summary is
-    the committed snapshot ``<module>__<name>.snap``."""
+    """The test's ``Snapshot``: ``assert q7emu_snapshot == run``, or
+    ``q7emu_snapshot(run, name, outputs_only=False)``, compares ``run``'s summary with the
+    committed snapshot ``<module>__<name>.snap``."""
+    from q7emu import Run  # the package, and its extension, only when a test asks for this
+
     config = request.config
+    ledger = _ledger(config)
     update = config.getoption(UPDATE_FLAG) or os.environ.get(UPDATE_ENV, "0") not in ("", "0")
     test_file = pathlib.Path(request.path).resolve()
     given = {}  # name -> the summary this test gave it
+    unnamed = [0]  # the comparisons named after the test so far
 
-    def check(run, name, outputs_only=False):
+    def default_name():
+        unnamed[0] += 1
+        base = _safe_name(request.node.name)
+        return base if unnamed[0] == 1 else f"{base}-{unnamed[0]}"
+
+    def compare(run, name, outputs_only):
+        """None when ``run``'s summary is the snapshot's (or was written, updating); else the
+        failure, diff included. A broken rule of names fails the test at once."""
         __tracebackhide__ = True
-        if not isinstance(run, q7emu.Run):
+        if not isinstance(run, Run):
             pytest.fail(
                 f"q7emu_snapshot: run must be a q7emu.Run (what op.run(...) returns), not {type(run).__name__}"
             )
@@ -287,6 +359,7 @@ def q7emu_snapshot(request, _q7emu_snapshot_claims):
                 f"a snapshot belongs to one test, so give this one another name (a parametrized "
                 f"test: put its parameters in the name)"
             )
+        ledger.used.add(str(path))
 
         source = _source(config, test_file, folder)
         data = error = None
@@ -310,7 +383,7 @@ def q7emu_snapshot(request, _q7emu_snapshot_claims):
                 if other:
                     pytest.fail(_module_clash(path, f"belongs to {other} (its header's source)", test_file))
         if committed is not None and _normal(committed) == _normal(summary):
-            return
+            return None
         if update:
             try:
                 folder.mkdir(parents=True, exist_ok=True)
@@ -321,14 +394,14 @@ def q7emu_snapshot(request, _q7emu_snapshot_claims):
                     error += f": {e.filename}"
             if error:
                 pytest.fail(f"q7emu_snapshot: cannot write the snapshot {path}: {error}")
-            return
+            return None
         if not_text is not None:
             pytest.fail(
                 f"q7emu_snapshot: the snapshot {path} is not text ({not_text}): it is damaged; "
                 f"restore it from version control, or run with {UPDATE_FLAG} to replace it with this run's summary"
             )
         if committed is None:
-            pytest.fail(f"no snapshot {path}: run with {UPDATE_FLAG} to write it\n{summary}")
+            return f"no snapshot {path}: run with {UPDATE_FLAG} to write it\n{summary}"
         diff = "".join(
             difflib.unified_diff(
                 (_normal(committed) + "\n").splitlines(True),
@@ -337,6 +410,167 @@ def q7emu_snapshot(request, _q7emu_snapshot_claims):
                 "this run",
             )
         )
-        pytest.fail(f"snapshot {path} differs ({UPDATE_FLAG} accepts the new one):\n{diff}")
+        return f"snapshot {path} differs ({UPDATE_FLAG} accepts the new one):\n{diff}"
 
-    return check
+    return Snapshot(compare, default_name)
+
+
+# Snapshots no test used: reported at the end of a session, removed with the update flag.
+
+
+class _Ledger:
+    """What a pytest process saw of the session's snapshots: the paths its tests used, and the
+    snapshot files of each test module it collected whole (``_Module``); the controller of
+    ``pytest -n`` gathers its workers' too."""
+
+    def __init__(self):
+        self.used = set()
+        self.modules = {}  # test file -> _Module
+        self.partial = set()  # test files not collected whole (a test selected or deselected)
+        self.outcomes = {}  # nodeid -> True while every phase of it passed
+        self.unused = []  # the snapshots no test used (the controller's, at the session's end)
+        self.removed = []  # those the update flag removed
+
+
+class _Module:
+    def __init__(self, file, nodeids, snapshots):
+        self.file = file
+        self.nodeids = nodeids
+        self.snapshots = snapshots  # the snapshot files its tests own
+
+    def as_json(self):
+        return {"file": self.file, "nodeids": self.nodeids, "snapshots": self.snapshots}
+
+
+_LEDGER = pytest.StashKey()
+
+
+def _ledger(config):
+    if _LEDGER not in config.stash:
+        config.stash[_LEDGER] = _Ledger()
+    return config.stash[_LEDGER]
+
+
+def _is_worker(config):
+    return hasattr(config, "workerinput")
+
+
+def _owned_snapshots(config, test_file: pathlib.Path):
+    """The snapshot files of test module ``test_file``: ``<module>__*.snap`` in its snapshot
+    folder whose header's ``source`` is that file (the Rust snapshots sharing the folder, and
+    another module's of the same name, are not its)."""
+    configured = config.getini("q7emu_snapshot_dir")
+    if configured:
+        folder = pathlib.Path(config.rootpath, configured).resolve()
+    else:
+        folder = next((d / "snapshots" for d in (test_file.parent, *test_file.parent.parents) if (d / "snapshots").is_dir()), None)
+        folder = folder.resolve() if folder is not None else None
+    if folder is None or not folder.is_dir():
+        return []
+    owned = []
+    for path in sorted(folder.glob(f"{glob.escape(test_file.stem)}__*.snap")):
+        try:
+            source, _ = _split(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+        if source is None:
+            continue
+        for base in (folder.parent, config.rootpath):
+            try:
+                if pathlib.Path(base, source).resolve() == test_file:
+                    owned.append(str(path))
+                    break
+            except (OSError, ValueError):
+                pass
+    return owned
+
+
+class _LedgerHooks:
+    """The hooks keeping the session's ``_Ledger`` (registered by ``pytest_configure``)."""
+
+    def __init__(self, config):
+        self.config = config
+        self.ledger = _ledger(config)
+
+    def pytest_deselected(self, items):
+        for item in items:
+            self.ledger.partial.add(str(pathlib.Path(item.path).resolve()))
+
+    def pytest_collection_finish(self, session):
+        config = self.config
+        # A test named on the command line (file::test) leaves the rest of its file uncollected.
+        for arg in config.args:
+            if "::" in arg:
+                self.ledger.partial.add(str(pathlib.Path(config.invocation_params.dir, arg.split("::")[0]).resolve()))
+        by_file = {}
+        for item in session.items:
+            by_file.setdefault(pathlib.Path(item.path).resolve(), []).append(item.nodeid)
+        for file, nodeids in by_file.items():
+            snapshots = _owned_snapshots(config, file)
+            if snapshots:
+                self.ledger.modules[str(file)] = _Module(str(file), nodeids, snapshots)
+
+    def pytest_runtest_logreport(self, report):
+        ok = report.passed and not hasattr(report, "wasxfail")
+        self.ledger.outcomes[report.nodeid] = self.ledger.outcomes.get(report.nodeid, True) and ok
+
+    def pytest_testnodedown(self, node, error):
+        """The controller of ``pytest -n`` gathers a worker's ledger."""
+        seen = getattr(node, "workeroutput", {}).get("q7emu_snapshots")
+        if not seen:
+            return
+        self.ledger.used.update(seen["used"])
+        self.ledger.partial.update(seen["partial"])
+        for m in seen["modules"]:
+            module = self.ledger.modules.setdefault(m["file"], _Module(m["file"], [], m["snapshots"]))
+            module.nodeids = sorted(set(module.nodeids) | set(m["nodeids"]))
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        config, ledger = self.config, self.ledger
+        if _is_worker(config):
+            config.workeroutput["q7emu_snapshots"] = {
+                "used": sorted(ledger.used),
+                "partial": sorted(ledger.partial),
+                "modules": [m.as_json() for m in ledger.modules.values()],
+            }
+            return
+        unused = []
+        for module in ledger.modules.values():
+            if module.file in ledger.partial:
+                continue
+            if not all(ledger.outcomes.get(n) for n in module.nodeids):
+                continue  # a test that failed or was skipped may not have reached its snapshots
+            unused += [p for p in module.snapshots if p not in ledger.used]
+        ledger.unused = sorted(unused)
+        if not unused:
+            return
+        if config.getoption(UPDATE_FLAG) or os.environ.get(UPDATE_ENV, "0") not in ("", "0"):
+            for path in ledger.unused:
+                try:
+                    os.unlink(path)
+                    ledger.removed.append(path)
+                except FileNotFoundError:
+                    pass
+        elif session.exitstatus == 0:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(_LedgerHooks(config), "q7emu-snapshot-ledger")
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    ledger = _ledger(config)
+    unused = ledger.unused
+    if not unused:
+        return
+    removed = ledger.removed
+    if removed:
+        terminalreporter.write_sep("-", f"q7emu: removed {len(removed)} snapshot(s) no test used")
+        for path in removed:
+            terminalreporter.write_line(f"removed {path}")
+        return
+    terminalreporter.write_sep("-", f"q7emu: {len(unused)} snapshot(s) no test used", red=True)
+    for path in unused:
+        terminalreporter.write_line(f"unused {path}")
+    terminalreporter.write_line(f"{UPDATE_FLAG} removes them (or delete them yourself); until then the session fails")

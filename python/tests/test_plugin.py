@@ -2,6 +2,7 @@
 of the Rust q7_testing snapshots (docs/python.md "Testing kernels with pytest")."""
 
 import numpy as np
+import pytest
 
 import q7emu
 from conftest import ROOT
@@ -295,3 +296,94 @@ def test_bad_arguments_fail_the_test_naming_what_is_wrong_and_write_nothing(pyte
     result.stdout.fnmatch_lines([f"E   *Failed: q7emu_snapshot: {m}" for _, m in BAD_ARGUMENTS])
     assert files_under(pytester.path) == before
     assert list(snapshots.iterdir()) == []
+
+
+EQUALS = (
+    RELU_RUNS
+    + """
+def test_relu(q7emu_snapshot):
+    assert q7emu_snapshot == relu()
+    assert relu(512) == q7emu_snapshot(outputs_only=True)
+    assert q7emu_snapshot(name="small", outputs_only=True) == relu(256)
+"""
+)
+
+
+def test_assert_snapshot_equals_run_names_the_snapshot_after_the_test(pytester):
+    # syrupy's style: the first comparison of a test is named after it, later ones -2, -3...
+    snapshots = pytester.mkdir("snapshots")
+    pytester.makepyfile(test_relu=EQUALS)
+    pytester.runpytest().assert_outcomes(failed=1)
+    pytester.runpytest("--q7emu-update-snapshots").assert_outcomes(passed=1)
+    assert files_under(snapshots) == ["test_relu__small.snap", "test_relu__test_relu-2.snap", "test_relu__test_relu.snap"]
+    assert "core 0" in (snapshots / "test_relu__test_relu.snap").read_text()
+    assert "core 0" not in (snapshots / "test_relu__test_relu-2.snap").read_text(), "outputs_only"
+    assert "output: float32 [256], 256 elements" in (snapshots / "test_relu__small.snap").read_text()
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_a_failed_snapshot_equality_shows_the_diff_through_pytests_assertion(pytester):
+    snapshots = pytester.mkdir("snapshots")
+    pytester.makepyfile(test_relu=EQUALS)
+    pytester.runpytest("--q7emu-update-snapshots").assert_outcomes(passed=1)
+    snap = snapshots / "test_relu__test_relu.snap"
+    snap.write_text(snap.read_text().replace("op: relu_forward", "op: relu_backward"))
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*assert q7emu_snapshot == relu()",
+            "E       assert snapshot */test_relu__test_relu.snap differs (--q7emu-update-snapshots accepts the new one):",
+            "E         --- test_relu__test_relu.snap (committed)",
+            "E         +++ this run",
+            "E         -op: relu_backward",
+            "E         +op: relu_forward",
+        ]
+    )
+
+
+UNUSED = (
+    RELU_RUNS
+    + """
+def test_kept(q7emu_snapshot):
+    assert q7emu_snapshot == relu()
+
+def test_other():
+    pass
+"""
+)
+
+
+def test_snapshots_no_test_used_fail_the_session_and_the_update_flag_removes_them(pytester):
+    snapshots = pytester.mkdir("snapshots")
+    pytester.makepyfile(test_relu=UNUSED)
+    pytester.runpytest("--q7emu-update-snapshots").assert_outcomes(passed=2)
+    # A snapshot of a test since renamed, and a Rust snapshot sharing the folder.
+    kept = (snapshots / "test_relu__test_kept.snap").read_text()
+    (snapshots / "test_relu__test_gone.snap").write_text(kept)
+    (snapshots / "all__examples__relu.snap").write_text("---\nsource: tests/all/examples.rs\n---\nop: x\n")
+
+    for args in ([], ["-n", "2"]):
+        result = pytester.runpytest(*args)
+        result.assert_outcomes(passed=2)
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        result.stdout.fnmatch_lines(
+            [
+                "*q7emu: 1 snapshot(s) no test used*",
+                f"unused {snapshots / 'test_relu__test_gone.snap'}",
+                "--q7emu-update-snapshots removes them*",
+            ]
+        )
+
+    # Not when only some of the module's tests ran, or one of them failed or was skipped.
+    assert pytester.runpytest("-k", "kept").ret == pytest.ExitCode.OK
+    assert pytester.runpytest("test_relu.py::test_kept").ret == pytest.ExitCode.OK
+    pytester.makepyfile(test_relu=UNUSED.replace("    pass", "    pytest.skip('not here')"))
+    assert pytester.runpytest().ret == pytest.ExitCode.OK
+    pytester.makepyfile(test_relu=UNUSED)
+
+    result = pytester.runpytest("--q7emu-update-snapshots")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*q7emu: removed 1 snapshot(s) no test used*"])
+    assert files_under(snapshots) == ["all__examples__relu.snap", "test_relu__test_kept.snap"]
+    pytester.runpytest().assert_outcomes(passed=2)
