@@ -55,6 +55,8 @@ def pytest_addoption(parser):
 def q7emu_build(tmp_path_factory):
     """``q7emu_build(name, compute_srcs, shape_srcs, multicore=False, **load_options)``: the
     library, built the first time it is asked for in the session."""
+    from q7emu import load  # the package's extension, only when a test asks for this fixture
+
     built = {}
 
     def build(name, compute_srcs, shape_srcs, multicore=False, **options):
@@ -66,10 +68,8 @@ def q7emu_build(tmp_path_factory):
             repr(sorted(options.items())),
         )
         if key not in built:
-            import q7emu  # the package, and its extension, only when a test asks for this
-
             directory = tmp_path_factory.mktemp(f"q7emu-{name}")
-            built[key] = q7emu.load(
+            built[key] = load(
                 name, compute_srcs, shape_srcs, build_directory=directory, multicore=multicore, **options
             )
         return built[key]

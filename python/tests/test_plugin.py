@@ -387,3 +387,25 @@ def test_snapshots_no_test_used_fail_the_session_and_the_update_flag_removes_the
     result.stdout.fnmatch_lines(["*q7emu: removed 1 snapshot(s) no test used*"])
     assert files_under(snapshots) == ["all__examples__relu.snap", "test_relu__test_kept.snap"]
     pytester.runpytest().assert_outcomes(passed=2)
+
+
+def test_the_plugin_imports_the_extension_only_when_a_test_uses_a_fixture(pytester):
+    # The plugin is loaded in every pytest session of an environment with the package; a session
+    # whose tests use none of its fixtures never loads the extension module.
+    pytester.makepyfile(
+        test_plain="""
+import sys
+
+def test_plain():
+    assert "q7emu.pytest_plugin" in sys.modules
+    assert "q7emu._q7emu" not in sys.modules
+""",
+        test_fixture="""
+import sys
+
+def test_fixture(q7emu_build):
+    assert "q7emu._q7emu" in sys.modules
+""",
+    )
+    pytester.runpytest_subprocess("-p", "no:cacheprovider", "test_plain.py").assert_outcomes(passed=1)
+    pytester.runpytest_subprocess("-p", "no:cacheprovider", "test_fixture.py").assert_outcomes(passed=1)
