@@ -4,10 +4,13 @@ Fixtures:
 
 - ``q7emu_build``: builds a library once per test session (``q7emu.load``'s arguments; the
   build directory is the session's own, so parallel workers of pytest-xdist never share one).
-- ``q7emu_snapshot``: ``q7emu_snapshot(run, name, outputs_only=False)`` compares the run's
-  summary with ``<module>__<name>.snap`` in the snapshot folder, in the format of the Rust
-  ``q7_testing`` snapshots. A missing or different snapshot fails the test with a diff;
-  ``--q7emu-update-snapshots`` (or ``Q7EMU_UPDATE_SNAPSHOTS=1``) writes it instead.
+- ``q7emu_snapshot``: ``assert q7emu_snapshot == run`` compares the run's summary with the
+  snapshot named after the test (``q7emu_snapshot(name=..., outputs_only=True) == run`` names
+  it; ``q7emu_snapshot(run, name)`` asserts at once), ``<module>__<name>.snap`` in the snapshot
+  folder, in the format of the Rust ``q7_testing`` snapshots. A missing or different snapshot
+  fails the test with a diff; ``--q7emu-update-snapshots`` (or ``Q7EMU_UPDATE_SNAPSHOTS=1``)
+  writes it instead. Snapshots of a module that no test used fail the session, and the update
+  flag removes them (``_LedgerHooks``).
 
 The snapshot folder is the ``q7emu_snapshot_dir`` ini option (relative to the rootdir), else
 the nearest folder named ``snapshots`` in or above the test file's directory. A snapshot
