@@ -7,8 +7,13 @@
 //! instruction at a breakpoint address, whatever kind of breakpoint GDB asked for (software
 //! `Z0` or hardware `Z1`). Watchpoints look at the data accesses the core records for an
 //! enabled tracer ([`Access`]) and stop the core *after* the instruction that made the access,
-//! as GDB expects. A [`StopHook`] sees every completed instruction with its accesses and may
-//! stop the core with a reason of its own (a checker's finding).
+//! as GDB expects. A [`StopHook`] sees every event a plain run's tracer sees but `Before` —
+//! each completed instruction with its accesses and the core's counters, each exception
+//! delivered — whatever stops the core, and may stop the core with a reason of its own (a
+//! checker's finding), which then wins over a watchpoint the same instruction trips. So the
+//! observers a hook feeds (checked mode, the cycle profile) see a debugged core as a plain
+//! run's tracer sees it, and stepping adds no cycle: a debugged core counts what it counts in
+//! a plain run.
 
 use std::collections::BTreeSet;
 
@@ -16,8 +21,6 @@ use crate::bus::{Bus, BusFault, FlatMemory};
 use crate::core::Core;
 use crate::fault::Stop;
 use crate::platform::PlatformBus;
-use crate::predecode::Op;
-use crate::state::CoreState;
 use crate::trace::{Access, Event, Tracer};
 
 /// Which accesses a watchpoint stops at.
@@ -93,20 +96,22 @@ pub struct HookStop {
     pub signal: u8,
 }
 
-/// Sees every instruction a debugged core completes and may stop the core after it: the seam
-/// for a checker that lands the user in the debugger at its first finding.
+/// Sees every instruction a debugged core completes and every exception it takes, as a
+/// plain run's tracer does, and may stop the core after one: the seam for the observers of a
+/// debugged run — a checker that lands the user in the debugger at its first finding, the
+/// cycle profile's recorder.
 pub trait StopHook {
-    /// `core` (its PRID) completed `insn` at `pc` by cycle `cycle`, leaving `state` and making
-    /// `accesses`; `Some` stops the core there.
-    fn after(
-        &mut self,
-        core: u32,
-        pc: u32,
-        insn: &Op,
-        state: &CoreState,
-        accesses: &[Access],
-        cycle: u64,
-    ) -> Option<HookStop>;
+    /// `core` (its PRID) produced `event`: an instruction completed ([`Event::After`], with its
+    /// accesses and the core's counters) or an exception was delivered ([`Event::Exception`]);
+    /// never [`Event::Before`]. `Some` stops the core there (after the instruction; after
+    /// the delivery, at the vector).
+    fn event(&mut self, core: u32, event: Event<'_>) -> Option<HookStop>;
+
+    /// Whether the hook looks at the events at all: a core the debugger lets go (a detach)
+    /// runs on through it ([`run_to_end`]) when it does, and in the plain run loop when not.
+    fn watches(&self) -> bool {
+        true
+    }
 }
 
 /// The hook that never stops anything.
@@ -114,16 +119,12 @@ pub trait StopHook {
 pub struct NoHook;
 
 impl StopHook for NoHook {
-    fn after(
-        &mut self,
-        _: u32,
-        _: u32,
-        _: &Op,
-        _: &CoreState,
-        _: &[Access],
-        _: u64,
-    ) -> Option<HookStop> {
+    fn event(&mut self, _: u32, _: Event<'_>) -> Option<HookStop> {
         None
+    }
+
+    fn watches(&self) -> bool {
+        false
     }
 }
 
@@ -160,26 +161,24 @@ struct DebugTracer<'a> {
 
 impl Tracer for DebugTracer<'_> {
     const ENABLED: bool = true;
+    const BEFORE: bool = false;
 
+    /// The hook sees every event, whatever stops the core; its stop wins over a watchpoint,
+    /// and the first stop of a step over a later one.
     fn event(&mut self, e: Event<'_>) {
-        if let Event::After {
-            pc,
-            insn,
-            state,
-            accesses,
-            cycle,
-            ..
-        } = e
-        {
-            for a in accesses {
-                if let Some(watch) = self.points.watch_hit(a) {
-                    self.halt = Some(Halt::Watchpoint { watch, access: *a });
-                    return;
-                }
-            }
-            if let Some(stop) = self.hook.after(self.prid, pc, insn, state, accesses, cycle) {
-                self.halt = Some(Halt::Hook(stop));
-            }
+        if matches!(e, Event::Before { .. }) {
+            return;
+        }
+        let hooked = self.hook.event(self.prid, e).map(Halt::Hook);
+        let watched = || match e {
+            Event::After { accesses, .. } => accesses.iter().find_map(|a| {
+                let watch = self.points.watch_hit(a)?;
+                Some(Halt::Watchpoint { watch, access: *a })
+            }),
+            _ => None,
+        };
+        if self.halt.is_none() {
+            self.halt = hooked.or_else(watched);
         }
     }
 }
@@ -236,6 +235,28 @@ pub fn run<B: Bus>(
         }
     }
     Halt::Ran
+}
+
+/// Runs `core` to its end — its exit or fault, or `deadline`, the cycle count at which its
+/// `budget` is spent — with `hook` seeing every event and no stop of the hook's taken: a core
+/// the debugger let go, whose observers still see it to its end.
+pub fn run_to_end<B: Bus>(
+    core: &mut Core<B>,
+    hook: &mut dyn StopHook,
+    deadline: u64,
+    budget: u64,
+) -> Stop {
+    let limits = Limits {
+        steps: u64::MAX,
+        deadline,
+        budget,
+        past_breakpoint: true,
+    };
+    loop {
+        if let Halt::Stopped(stop) = run(core, &Points::default(), hook, limits) {
+            return stop;
+        }
+    }
 }
 
 /// Memory as a debugger reads and writes it: through the core's own address map, without
@@ -352,19 +373,99 @@ mod tests {
         );
     }
 
+    /// What a tracer or a hook saw of each event: its kind, PC and the core's counters.
+    fn seen(e: &Event<'_>) -> Option<(bool, u32, crate::timing::Stats)> {
+        match *e {
+            Event::After { pc, stats, .. } => Some((true, pc, stats.clone())),
+            Event::Exception { pc, stats, .. } => Some((false, pc, stats.clone())),
+            Event::Before { .. } => None,
+        }
+    }
+
+    #[derive(Default)]
+    struct Seen(Vec<(bool, u32, crate::timing::Stats)>);
+
+    impl Tracer for Seen {
+        const ENABLED: bool = true;
+        fn event(&mut self, e: Event<'_>) {
+            self.0.extend(seen(&e));
+        }
+    }
+
+    impl StopHook for Seen {
+        fn event(&mut self, _: u32, e: Event<'_>) -> Option<HookStop> {
+            self.0.extend(seen(&e));
+            None
+        }
+    }
+
+    /// A hook sees what a plain run's tracer sees, with the same counters, however often the
+    /// core stops at breakpoints, watchpoints and single steps — the instruction that trips a
+    /// watchpoint included — and the core counts what it counts in a plain run.
+    #[test]
+    fn a_hook_sees_every_event_of_a_plain_run_whatever_stops_the_core() {
+        // movi a4, 0x200; movi a5, 9; s32i a5, a4, 0; l32i a6, a4, 0; add a6, a6, a5 (a
+        // load-use stall); exit with a6
+        let code = [
+            (Opcode::Movi, vec![4, 0x200]),
+            (Opcode::Movi, vec![5, 9]),
+            (Opcode::S32i, vec![5, 4, 0]),
+            (Opcode::L32i, vec![6, 4, 0]),
+            (Opcode::Add, vec![6, 6, 5]),
+        ];
+        let mut plain = core_exiting(&q7_isa::DC233C, &code, 6);
+        let mut tracer = Seen::default();
+        assert_eq!(plain.run(100_000, &mut tracer), Stop::Exited(18));
+        assert!(
+            plain.stats.stalls.total() > 0,
+            "a stall to attribute: {:?}",
+            plain.stats
+        );
+
+        let mut core = core_exiting(&q7_isa::DC233C, &code, 6);
+        let mut points = Points::default();
+        points.breakpoints.insert(CODE + 3);
+        points.watchpoints.push(Watchpoint {
+            addr: 0x200,
+            len: 4,
+            kind: WatchKind::Write,
+        });
+        let mut hook = Seen::default();
+        let limits = |steps, past_breakpoint| Limits {
+            steps,
+            deadline: 100_000,
+            budget: 100_000,
+            past_breakpoint,
+        };
+        assert_eq!(
+            run(&mut core, &points, &mut hook, limits(1000, false)),
+            Halt::Breakpoint { pc: CODE + 3 }
+        );
+        assert_eq!(
+            run(&mut core, &points, &mut hook, limits(1, true)),
+            Halt::Ran,
+            "a single step"
+        );
+        assert!(matches!(
+            run(&mut core, &points, &mut hook, limits(1000, false)),
+            Halt::Watchpoint { .. }
+        ));
+        assert_eq!(
+            run_to_end(&mut core, &mut hook, 100_000, 100_000),
+            Stop::Exited(18)
+        );
+        assert_eq!(hook.0, tracer.0, "the hook saw what the plain tracer saw");
+        assert_eq!(core.stats, plain.stats, "the plain run's counters");
+    }
+
     #[test]
     fn a_hook_stops_the_core_with_its_own_reason() {
         struct AtSecond(u32);
         impl StopHook for AtSecond {
-            fn after(
-                &mut self,
-                _: u32,
-                pc: u32,
-                _: &Op,
-                _: &CoreState,
-                _: &[Access],
-                _: u64,
-            ) -> Option<HookStop> {
+            fn event(&mut self, _: u32, e: Event<'_>) -> Option<HookStop> {
+                let Event::After { pc, .. } = e else {
+                    return None;
+                };
                 self.0 += 1;
                 (self.0 == 2).then(|| HookStop {
                     reason: format!("second instruction at {pc:#x}"),

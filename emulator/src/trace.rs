@@ -26,7 +26,7 @@ pub struct Access {
 }
 
 /// One trace event.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub enum Event<'a> {
     /// About to execute `insn` with this state (the PC is `state.pc`).
     Before {

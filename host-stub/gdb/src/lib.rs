@@ -167,8 +167,9 @@ impl Server {
     /// Waits for GDB, then serves it `cores` (stopped before their next instruction) until
     /// they all stop, GDB detaches (the cores then run on to their end undebugged), kills the
     /// run or the connection is lost, or Ctrl-C stops q7emu while the cores are stopped (then
-    /// unfinished cores stop as interrupted). Each core may spend `budget` more cycles. Returns
-    /// each core's stop, in the order given.
+    /// unfinished cores stop as interrupted). Each core may spend `budget` more cycles. `hook`
+    /// sees every instruction and exception of the cores, those after a detach included
+    /// ([`StopHook::watches`]). Returns each core's stop, in the order given.
     pub fn serve<B: Bus + DebugMemory + 'static>(
         &self,
         cores: Vec<&mut Core<B>>,

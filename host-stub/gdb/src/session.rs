@@ -711,13 +711,20 @@ impl<'c, 'h, B: Bus + DebugMemory + 'static> Session<'c, 'h, B> {
         format!("core {} ({what})", self.prid(i))
     }
 
-    /// After a detach: every live core runs to its end without the debugger.
+    /// After a detach: every live core runs to its end without the debugger — through the
+    /// hook when it watches (its checks and profile then see the cores to their end; its stops
+    /// are not taken), else in the plain run loop.
     pub fn finish_undebugged(&mut self) {
         for i in 0..self.cores.len() {
             if self.live(i) {
                 let core = &mut *self.cores[i];
-                let left = self.deadlines[i].saturating_sub(core.stats.cycles);
-                self.runs[i] = CoreRun::Done(core.run_for(left, &mut NoTrace));
+                let stop = if self.hook.watches() {
+                    debug::run_to_end(core, self.hook, self.deadlines[i], self.budget)
+                } else {
+                    let left = self.deadlines[i].saturating_sub(core.stats.cycles);
+                    core.run_for(left, &mut NoTrace)
+                };
+                self.runs[i] = CoreRun::Done(stop);
             }
         }
     }

@@ -17,8 +17,9 @@ impl<T: std::error::Error + Outcome + Send + Sync> DebuggerFailure for T {}
 /// A debugger that kernel dispatches run under instead of on the host threads.
 pub trait Debugger: fmt::Debug + Send + Sync {
     /// Runs the dispatch's `cores` (stopped before the kernel's first instruction) for at most
-    /// `budget` cycles each under the debugger, `hook` judging every instruction they
-    /// complete; their stops, in the order of `cores`.
+    /// `budget` cycles each under the debugger, `hook` seeing every instruction they complete
+    /// and every exception they take, to their end, and adding no cycle; their stops, in the
+    /// order of `cores`.
     fn serve(
         &self,
         cores: Vec<&mut Core<PlatformBus>>,

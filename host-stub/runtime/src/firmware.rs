@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use q7_emulator::platform::mailbox::{self, ArgTensor};
-use q7_emulator::platform::{map, sdma, Cluster, PlatformCounters};
+use q7_emulator::platform::{map, sdma, Cluster, PlatformBus, PlatformCounters};
 use q7_emulator::{FaultKind, FaultReport, NoTrace, Stats, Stop};
 use q7_isa::sreg::sr;
 use q7_isa::Opcode;
@@ -386,8 +386,9 @@ pub struct Firmware {
     /// The debugger that kernel dispatches are served to (`--gdb`, docs/gdb.md): each
     /// dispatch waits for it with its cores stopped before the kernel's first instruction,
     /// and runs under it instead of on the host threads: the observer's tracers see nothing
-    /// of a debugged dispatch; its [`Observer::dispatch_hook`] (checked mode's checks) judges
-    /// every instruction and stops the cores at the first error (docs/gdb.md "Checked mode").
+    /// of a debugged dispatch; its [`Observer::dispatch_hook`] sees every instruction and
+    /// exception instead — checked mode's checks, which stop the cores at the first error
+    /// (docs/gdb.md "Checked mode"), and the cycle profile (docs/profiling.md).
     pub debugger: Option<Arc<dyn Debugger>>,
 }
 
@@ -404,6 +405,15 @@ impl FirmwareCheckpoint {
     pub fn hbm_bytes(&self) -> u64 {
         self.cluster.hbm_bytes()
     }
+}
+
+/// The cores of `cluster` whose PRIDs are `prids`, in PRID order.
+fn cores_of<'c>(cluster: &'c Cluster, prids: &[u32]) -> Vec<&'c q7_emulator::Core<PlatformBus>> {
+    cluster
+        .cores
+        .iter()
+        .filter(|c| prids.contains(&c.bus.prid()))
+        .collect()
 }
 
 fn trampoline(at: u32) -> Vec<u8> {
@@ -848,17 +858,12 @@ impl Firmware {
             Some(server) => {
                 let budget = self.call_budget;
                 let what = format!("{} {key:#x}", crate::observer::DISPATCH);
-                // In checked mode the debugged cores stop at the first error a check finds.
+                // The observer sees the debugged cores through its hook: in checked mode they
+                // stop at the first error a check finds; a profile records them.
                 let observer = self.observer.clone();
-                let mut hook = observer.as_ref().and_then(|o| {
-                    let checked: Vec<&q7_emulator::Core<q7_emulator::platform::PlatformBus>> = self
-                        .cluster
-                        .cores
-                        .iter()
-                        .filter(|c| cores.contains(&c.bus.prid()))
-                        .collect();
-                    o.dispatch_hook(&checked, &what)
-                });
+                let mut hook = observer
+                    .as_ref()
+                    .and_then(|o| o.dispatch_hook(&cores_of(&self.cluster, &cores), &what));
                 let debugged = self
                     .cluster
                     .cores
@@ -872,7 +877,7 @@ impl Firmware {
                     None => server.serve(debugged, budget, &mut q7_emulator::debug::NoHook),
                 };
                 if let Some(h) = hook {
-                    h.finish();
+                    h.finish(&cores_of(&self.cluster, &cores));
                 }
                 stops.map_err(FirmwareError::Debugger)?
             }

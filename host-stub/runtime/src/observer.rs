@@ -34,9 +34,12 @@ pub trait Observer: fmt::Debug + Send + Sync {
     /// `end`.
     fn image_pull(&self, core: u32, start: u64, end: u64, bytes: u32);
 
-    /// The hook that judges every instruction of the debugged `cores` of the dispatch `what`
-    /// and stops them at the first error it finds (docs/gdb.md "Checked mode"), when this
-    /// observer checks anything; `None` otherwise.
+    /// The hook that sees every instruction and exception of the debugged `cores` of the
+    /// dispatch `what` (stopped before the kernel's first instruction), as this observer's
+    /// tracers see a plain run's: checked mode's checks, which stop a core at the first error
+    /// they find (docs/gdb.md "Checked mode"), and the cycle profile's recorders, so that a
+    /// debugged dispatch's profile is the plain run's (docs/profiling.md); `None` when this
+    /// observer does neither.
     fn dispatch_hook<'a>(
         &'a self,
         cores: &[&Core<PlatformBus>],
@@ -46,6 +49,7 @@ pub trait Observer: fmt::Debug + Send + Sync {
 
 /// A [`StopHook`] that keeps what it saw for the run's report.
 pub trait DispatchHook: StopHook {
-    /// The debugged dispatch is over: hands what the hook saw to the observer that made it.
-    fn finish(self: Box<Self>);
+    /// The debugged dispatch is over, its `cores` stopped for good: hands what the hook saw
+    /// to the observer that made it.
+    fn finish(self: Box<Self>, cores: &[&Core<PlatformBus>]);
 }

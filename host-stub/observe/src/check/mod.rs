@@ -927,12 +927,6 @@ pub struct DebugHook<'a> {
     cores: BTreeMap<u32, CoreCheck>,
 }
 
-impl q7_runtime::observer::DispatchHook for DebugHook<'_> {
-    fn finish(self: Box<Self>) {
-        DebugHook::finish(*self);
-    }
-}
-
 impl<'a> DebugHook<'a> {
     /// The hook of `checker` for the firmware call `what` of `cores`.
     pub fn new(checker: &'a Checker, cores: &[&Core<PlatformBus>], what: &str) -> DebugHook<'a> {
@@ -958,15 +952,22 @@ const SIGTRAP: u8 = 5;
 const SIGSEGV: u8 = 11;
 
 impl q7_emulator::debug::StopHook for DebugHook<'_> {
-    fn after(
+    fn event(
         &mut self,
         core: u32,
-        pc: u32,
-        insn: &Op,
-        state: &CoreState,
-        accesses: &[Access],
-        cycle: u64,
+        event: q7_emulator::trace::Event<'_>,
     ) -> Option<q7_emulator::debug::HookStop> {
+        let q7_emulator::trace::Event::After {
+            pc,
+            insn,
+            state,
+            accesses,
+            cycle,
+            ..
+        } = event
+        else {
+            return None;
+        };
         let c = self.cores.get_mut(&core)?;
         if accesses.is_empty() {
             return None;

@@ -9,10 +9,12 @@ pub mod insn;
 pub mod timeline;
 pub mod writer;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
+use q7_emulator::debug::{HookStop, StopHook};
 use q7_emulator::platform::{Cluster, PlatformBus};
 use q7_emulator::trace::{Event, Tracer};
 use q7_emulator::{Core, Stop};
@@ -569,8 +571,55 @@ impl q7_runtime::observer::Observer for Observer {
         cores: &[&Core<PlatformBus>],
         what: &str,
     ) -> Option<Box<dyn DispatchHook + 'a>> {
-        let checker = self.check.as_ref()?;
-        Some(Box::new(DebugHook::new(checker, cores, what)))
+        let check = self.check.as_ref().map(|c| DebugHook::new(c, cores, what));
+        let profile = self.profile.as_ref().map(|p| {
+            let recorders = cores
+                .iter()
+                .map(|c| (c.bus.prid(), ProfileTracer(p.tracer(c, what))))
+                .collect();
+            (p, recorders)
+        });
+        if check.is_none() && profile.is_none() {
+            return None;
+        }
+        Some(Box::new(DebuggedDispatch { check, profile }))
+    }
+}
+
+/// What observes a dispatch served to the debugger (`--gdb`), fed by the debugger's stepping
+/// loop with the events a plain run's tracers get: checked mode's checks, which stop a core at
+/// its first error (docs/gdb.md "Checked mode"), and each core's [`ProfileTracer`], the
+/// recorder a profiled plain run gives the core, so that a debugged dispatch's profile is the
+/// plain run's (docs/profiling.md "Attribution").
+#[derive(Debug)]
+struct DebuggedDispatch<'a> {
+    check: Option<DebugHook<'a>>,
+    /// The profiler and, by PRID, each debugged core's recorder.
+    profile: Option<(&'a Profiler, BTreeMap<u32, ProfileTracer>)>,
+}
+
+impl StopHook for DebuggedDispatch<'_> {
+    fn event(&mut self, core: u32, event: Event<'_>) -> Option<HookStop> {
+        if let Some(recorder) = self.profile.as_mut().and_then(|(_, r)| r.get_mut(&core)) {
+            recorder.event(event);
+        }
+        self.check.as_mut()?.event(core, event)
+    }
+}
+
+impl DispatchHook for DebuggedDispatch<'_> {
+    fn finish(self: Box<Self>, cores: &[&Core<PlatformBus>]) {
+        let DebuggedDispatch { check, profile } = *self;
+        if let Some(check) = check {
+            check.finish();
+        }
+        if let Some((profiler, mut recorders)) = profile {
+            for core in cores {
+                if let Some(ProfileTracer(Some(p))) = recorders.remove(&core.bus.prid()) {
+                    profiler.finish(p, core);
+                }
+            }
+        }
     }
 }
 
