@@ -3,7 +3,8 @@
 # (scripts/setup-toolchain.sh, idempotent), then formatting, lints, cargo deny (installed when
 # missing), the fuzz targets' build,
 # doc links and every test; then the Python package (python/, docs/python.md), built into the
-# project-local virtual environment .venv and tested with pytest. Each stage's wall time is
+# project-local virtual environment .venv (pinned by python/constraints.txt), linted, type-checked
+# and tested with pytest. Each stage's wall time is
 # printed as it ends, and all of them at the end (DEVELOPING.md "Tests" states the usual ones).
 #
 #   scripts/test.sh           the whole suite
@@ -71,8 +72,8 @@ fuzz_build() {
 }
 
 # The Python package: its extension crate is a workspace of its own (python/Cargo.toml), so
-# it gets its own format and lint checks; pip builds and installs it into .venv, pytest runs
-# its tests on two processes.
+# it gets its own format and lint checks; pip builds and installs it into .venv, with the test
+# environment pinned by python/constraints.txt; pytest runs its tests on two processes.
 python_package() {
   cargo fmt --manifest-path python/Cargo.toml --check
   CARGO_TARGET_DIR=target/python cargo clippy --quiet --manifest-path python/Cargo.toml --all-targets -- -D warnings
@@ -81,12 +82,27 @@ python_package() {
     if [ "$(id -u)" = 0 ]; then apt-get install -y -qq python3-venv >&2; else sudo apt-get install -y -qq python3-venv >&2; fi
   fi
   [ -x .venv/bin/python ] || python3 -m venv .venv
-  # torch for the q7emu.torch tests (a large download the first time: its Linux wheels bring
-  # CUDA libraries, unused on a CPU-only machine).
-  .venv/bin/python -m pip install --quiet --upgrade 'pip>=23' 'pytest>=7' 'pytest-xdist>=3' 'ml_dtypes>=0.3' 'torch>=2.4'
+  # Every package at the version python/constraints.txt pins (with all their dependencies),
+  # so that a run tests what the last one did; an upgrade is a change to that file
+  # (DEVELOPING.md "Tests"). torch for the q7emu.torch tests (a large download the first
+  # time: its Linux wheels bring CUDA libraries, unused on a CPU-only machine), hypothesis for
+  # q7emu.testing, ruff, pyright and mypy (its stubtest) for python_lint.
+  .venv/bin/python -m pip install --quiet -c python/constraints.txt 'pip>=23'
+  .venv/bin/python -m pip install --quiet -c python/constraints.txt 'pytest>=7' 'pytest-xdist>=3' \
+    'ml_dtypes>=0.3' 'torch>=2.4' 'hypothesis>=6.100' ruff pyright mypy
   # The install docs/python.md shows (maturin builds the wheel with the release profile of
   # the CLI; the shared target directory keeps the Rust build incremental between runs).
-  CARGO_TARGET_DIR="$PWD/target/python" .venv/bin/python -m pip install --quiet ./python
+  CARGO_TARGET_DIR="$PWD/target/python" .venv/bin/python -m pip install --quiet -c python/constraints.txt ./python
+}
+
+# The package's Python code (python/pyproject.toml configures each tool): ruff's lints and
+# formatting, pyright's type check of the package and its tests, and stubtest's check of the
+# extension's stubs (python/q7emu/_q7emu.pyi, read from the tree) against the module built.
+python_lint() {
+  .venv/bin/ruff check python
+  .venv/bin/ruff format --check python
+  .venv/bin/pyright -p python --pythonpath .venv/bin/python
+  MYPYPATH=python .venv/bin/python -m mypy.stubtest q7emu._q7emu
 }
 
 # cargo deny (deny.toml): licences, banned and duplicate crates, sources, of both workspaces.
@@ -108,5 +124,8 @@ stage fuzz-build fuzz_build
 stage rustdoc env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 stage rust-tests cargo test --workspace
 stage python-build python_package
-stage pytest .venv/bin/python -m pytest -q -n 2 -p no:cacheprovider python/tests
+stage python-lint python_lint
+# The package's pytest configuration (warnings are errors, strict xfail), named rather than
+# found, so that a run from anywhere uses it.
+stage pytest .venv/bin/python -m pytest -q -n 2 -c python/pyproject.toml -p no:cacheprovider python/tests
 summary

@@ -36,7 +36,7 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from . import _q7emu
+    from . import _q7emu as _q7emu
     from ._build import library_file, load, load_library
     from ._library import Library, Op, Profile, Run, record
 

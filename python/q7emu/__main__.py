@@ -12,7 +12,11 @@ def main() -> int:
     try:  # `q7emu build` compiles against the SDK the package carries
         _sdk.ensure()
     except OSError as e:
-        print(f"q7emu: warning: cannot write out the SDK the package carries ({e}); builds use the one q7emu was built from", file=sys.stderr)
+        print(
+            f"q7emu: warning: cannot write out the SDK the package carries ({e}); "
+            "builds use the one q7emu was built from",
+            file=sys.stderr,
+        )
     # The command's name in its usage lines is q7emu however it was started.
     code = _main(["q7emu"] + sys.argv[1:])
     sys.exit(code)

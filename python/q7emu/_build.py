@@ -9,12 +9,14 @@ apart, and ``lib<name>.so`` always opens library ``name``. A later ``load`` with
 arguments whose recorded files all hash as they did reuses the build.
 """
 
+import contextlib
 import fcntl
 import json
 import os
 import re
 import stat
-from typing import Any, Dict, List, Optional, Sequence, Union
+from collections.abc import Sequence
+from typing import Any, Optional, Union
 
 from . import _q7emu, _sdk
 from ._library import Library
@@ -70,7 +72,7 @@ def _path(value: Any, what: str) -> str:
     return value
 
 
-def _paths(value: Any, what: str) -> List[str]:
+def _paths(value: Any, what: str) -> list[str]:
     """A list of paths as ``load`` takes them: one path (a ``str`` or path-like) is a list of
     one, as in ``torch.utils.cpp_extension.load``; any other iterable of paths is taken
     element by element."""
@@ -85,7 +87,7 @@ def _paths(value: Any, what: str) -> List[str]:
     return [_path(v, f"{what}[{i}]") for i, v in enumerate(items)]
 
 
-def _flags(value: Any) -> List[str]:
+def _flags(value: Any) -> list[str]:
     """``extra_cflags``: a list of flags; one ``str`` is one flag."""
     if isinstance(value, str):
         value = [value]
@@ -127,7 +129,7 @@ def _not_ours(path: str) -> BadInputError:
     )
 
 
-def _read_record(path: str) -> Optional[Dict[str, Any]]:
+def _read_record(path: str) -> Optional[dict[str, Any]]:
     """The load record ``path`` holds; None when there is no such file. Read through the
     extension's bounded reader (a FIFO or device is refused, not waited on); ``BadInputError``
     when it is not one ``load`` wrote."""
@@ -147,7 +149,7 @@ def _read_record(path: str) -> Optional[Dict[str, Any]]:
     return record
 
 
-def _open_recorded(path: str, record: Dict[str, Any], keep_loaded: bool) -> Library:
+def _open_recorded(path: str, record: dict[str, Any], keep_loaded: bool) -> Library:
     """The library record ``path`` names, checked to be that library."""
     name = record["library"]
     folder = record.get("build")
@@ -167,9 +169,9 @@ def _open_recorded(path: str, record: Dict[str, Any], keep_loaded: bool) -> Libr
     return library
 
 
-def _records_in(directory: str) -> List[str]:
+def _records_in(directory: str) -> list[str]:
     """The ``lib<name>.so`` files in ``directory`` that are load records (names only)."""
-    found = []
+    found: list[str] = []
     try:
         names = sorted(os.listdir(directory))
     except OSError:
@@ -210,8 +212,7 @@ def _load_library(path: PathArg, keep_loaded: bool) -> Library:
         st = os.stat(path)
     except FileNotFoundError:
         raise BadInputError(
-            f"{path}: no such file or directory (the lib<name>.so of q7emu.load, or a build "
-            "directory of q7emu build)"
+            f"{path}: no such file or directory (the lib<name>.so of q7emu.load, or a build directory of q7emu build)"
         ) from None
     except OSError as e:
         raise BadInputError(f"{path}: {e.strerror}") from None
@@ -253,9 +254,9 @@ class _locked:
         os.close(self.fd)
 
 
-def _sdk_files(sdk: str) -> List[str]:
+def _sdk_files(sdk: str) -> list[str]:
     """Every file under the SDK directory, in walk order (what a build may read of it)."""
-    files = []
+    files: list[str] = []
     for root, dirs, names in os.walk(sdk):
         dirs.sort()
         files.extend(os.path.join(root, n) for n in sorted(names))
@@ -370,9 +371,7 @@ def load(
                 f.write("\n")
             os.replace(tmp, record_path)
         except OSError as e:
-            try:
+            with contextlib.suppress(OSError):
                 os.remove(tmp)
-            except OSError:
-                pass
             raise BuildError(f"{record_path}: {e.strerror}") from None
         return Library(lib)

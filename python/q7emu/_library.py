@@ -1,11 +1,14 @@
 """Libraries, ops and runs: a built library opened once, its ops called on numpy arrays, each
 run's output and report (docs/python.md "Calling ops")."""
 
+import contextlib
 import json
 import os
 import sys
+import types
 import warnings
-from typing import Any, Dict, List, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any, Optional
 
 import numpy as np
 
@@ -45,9 +48,7 @@ def _as_tensor(value: Any, what: str):
     except Exception as e:  # an object numpy cannot take
         raise BadInputError(f"{what}: not an array: {e}") from None
     if a.dtype.name not in _DTYPES:
-        raise BadInputError(
-            f"{what}: dtype {a.dtype.name} is not one q7emu marshals ({', '.join(_DTYPES)})"
-        )
+        raise BadInputError(f"{what}: dtype {a.dtype.name} is not one q7emu marshals ({', '.join(_DTYPES)})")
     shape = [int(d) for d in a.shape]
     _q7emu.Library.check_tensor(what, a.dtype.name, shape)
     if a.dtype.byteorder == ">":
@@ -85,10 +86,11 @@ def _first_frame_outside() -> int:
     """The ``stacklevel`` of a warning issued by the caller that names the first frame outside
     this package (and outside torch's dispatcher, for a ``torch.ops`` call): the user's call."""
     inside = [os.path.dirname(os.path.abspath(__file__)) + os.sep]
-    torch = sys.modules.get("torch")
-    if torch is not None and getattr(torch, "__file__", None):
-        inside.append(os.path.dirname(os.path.abspath(torch.__file__)) + os.sep)
-    level, frame = 1, sys._getframe(1)
+    torch_file: Optional[str] = getattr(sys.modules.get("torch"), "__file__", None)
+    if torch_file:
+        inside.append(os.path.dirname(os.path.abspath(torch_file)) + os.sep)
+    level = 1
+    frame: Optional[types.FrameType] = sys._getframe(1)
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(tuple(inside)):
         frame = frame.f_back
         level += 1
@@ -103,19 +105,20 @@ class Profile:
 
     def __init__(self, dir: "os.PathLike[str] | str"):
         self.dir = os.fspath(dir)
-        self._data: Optional[Dict[str, Any]] = None
+        self._data: Optional[dict[str, Any]] = None
 
     @property
-    def data(self) -> Dict[str, Any]:
+    def data(self) -> dict[str, Any]:
         """``profile.json`` (docs/profiling.md "profile.json")."""
-        if self._data is None:
+        data = self._data
+        if data is None:
             with open(os.path.join(self.dir, "profile.json"), encoding="utf-8") as f:
-                self._data = json.load(f)
-        return self._data
+                data = self._data = json.load(f)
+        return data
 
     def tables(
         self, top: int = 20, inclusive: bool = False, core: Optional[int] = None, lines: bool = False
-    ) -> List[Dict[str, Any]]:
+    ) -> list[dict[str, Any]]:
         """Every table of ``q7emu profile report``: each core's, then the cluster's (``core``
         None) when there is more than one core; each with ``cycles``, ``instructions``,
         ``dispatches`` and ``rows`` (source lines instead of functions with ``lines``)."""
@@ -123,16 +126,14 @@ class Profile:
 
     def top(
         self, n: int = 20, inclusive: bool = False, core: Optional[int] = None, lines: bool = False
-    ) -> List[Dict[str, Any]]:
+    ) -> list[dict[str, Any]]:
         """The ``n`` hottest functions (or ``lines``), by self cycles (or ``inclusive``), of the
         cluster (or of ``core``): dicts of ``function`` (a line as ``file:line (function)``),
         ``self`` and ``inclusive`` (counts: ``cycles``, ``issue``, ``stalls`` by category,
         ``instructions``…) and ``calls``."""
         return self.tables(n, inclusive, core, lines)[-1]["rows"]
 
-    def report(
-        self, top: int = 20, inclusive: bool = False, core: Optional[int] = None, lines: bool = False
-    ) -> str:
+    def report(self, top: int = 20, inclusive: bool = False, core: Optional[int] = None, lines: bool = False) -> str:
         """The text of ``q7emu profile report``."""
         return _q7emu.profile_tables(self.dir, top=top, inclusive=inclusive, core=core, lines=lines, text=True)
 
@@ -147,16 +148,14 @@ class Run:
     ``check`` object, or None when the run was not checked) and ``findings_text`` (the
     findings as ``q7emu run --check`` prints them, or None)."""
 
-    def __init__(self, raw: Dict[str, Any]):
+    def __init__(self, raw: dict[str, Any]):
         #: The output as the extension gives it: ``(dtype name, shape, bytes)``.
         self.raw_output = raw["output"]
         self._output: Optional[np.ndarray] = None
-        self.report: Dict[str, Any] = json.loads(raw["report"])
-        self.findings: Optional[Dict[str, Any]] = (
-            json.loads(raw["findings"]) if raw["findings"] is not None else None
-        )
+        self.report: dict[str, Any] = json.loads(raw["report"])
+        self.findings: Optional[dict[str, Any]] = json.loads(raw["findings"]) if raw["findings"] is not None else None
         self.findings_text: Optional[str] = raw["findings_text"]
-        self.console: List[str] = list(raw["console"])
+        self.console: list[str] = list(raw["console"])
         self._summary = (raw["summary"], raw["summary_outputs_only"])
         #: The run's cycle profile when it was run with ``profile=DIR``, else None.
         self.profile: Optional[Profile] = Profile(raw["profile"]) if raw["profile"] is not None else None
@@ -164,11 +163,12 @@ class Run:
     @property
     def output(self) -> np.ndarray:
         """The output array."""
-        if self._output is None:
+        output = self._output
+        if output is None:
             dtype, shape, data = self.raw_output
             # The bytearray the extension made for it: wrapped, not copied.
-            self._output = np.frombuffer(data, dtype=_numpy_dtype(dtype)).reshape(shape)
-        return self._output
+            output = self._output = np.frombuffer(data, dtype=_numpy_dtype(dtype)).reshape(shape)
+        return output
 
     def summary(self, outputs_only: bool = False) -> str:
         """The run's summary as a ``q7_testing`` snapshot holds it (docs/testing.md): the
@@ -177,7 +177,7 @@ class Run:
         return self._summary[1] if outputs_only else self._summary[0]
 
     @property
-    def cores(self) -> List[Dict[str, Any]]:
+    def cores(self) -> list[dict[str, Any]]:
         """The per-core part of the report."""
         return self.report["cores"]
 
@@ -187,11 +187,12 @@ class Run:
         return max(c["cycles"] for c in self.cores)
 
     def __repr__(self) -> str:
-        return f"<q7emu Run of {self.report['op']}: output {self.output.dtype}{list(self.output.shape)}, {self.cycles} cycles>"
+        output = f"{self.output.dtype}{list(self.output.shape)}"
+        return f"<q7emu Run of {self.report['op']}: output {output}, {self.cycles} cycles>"
 
 
 # The lists `record()` blocks are filling: every run appends itself to each.
-_recorders: List[List[Run]] = []
+_recorders: list[list[Run]] = []
 
 
 class record:
@@ -200,9 +201,9 @@ class record:
     cycles and output. Blocks nest; each sees the runs made while it is open."""
 
     def __init__(self) -> None:
-        self.runs: List[Run] = []
+        self.runs: list[Run] = []
 
-    def __enter__(self) -> List[Run]:
+    def __enter__(self) -> list[Run]:
         _recorders.append(self.runs)
         return self.runs
 
@@ -241,7 +242,7 @@ class Op:
         poison: Optional[str] = None,
         out_dtype: Optional[str] = None,
         out_shape: Optional[Sequence[int]] = None,
-        timing: "Optional[os.PathLike[str] | str | Dict[str, Any]]" = None,
+        timing: "Optional[os.PathLike[str] | str | dict[str, Any]]" = None,
         trace_dir: "Optional[os.PathLike[str] | str]" = None,
         timeline: "Optional[os.PathLike[str] | str]" = None,
         profile: "Optional[os.PathLike[str] | str]" = None,
@@ -259,8 +260,9 @@ class Op:
         ``profile`` gets the run's exact cycle profile (docs/profiling.md), as ``q7emu run
         --profile``, and ``Run.profile`` reads it.
         ``jit=False`` runs the interpreter alone, as ``--jit off`` (default: the library's,
-        from ``load_library``, else compiled hot code; the results are the same). Each option is checked as ``q7emu run`` checks its flag: a bad one is ``BadInputError``
-        naming it. Findings of a checked run that does not raise are a ``CheckWarning``."""
+        from ``load_library``, else compiled hot code; the results are the same). Each option
+        is checked as ``q7emu run`` checks its flag: a bad one is ``BadInputError`` naming it.
+        Findings of a checked run that does not raise are a ``CheckWarning``."""
         tensors, scalars = self._split(args)
         return self._run(
             tensors,
@@ -287,20 +289,21 @@ class Op:
         if not isinstance(strict, (bool, np.bool_)):
             raise BadInputError(f"strict: a bool, not {_type_name(strict)}")
         if strict and not options.get("check"):
-            raise BadInputError("strict=True without check=True: strict raises on checked mode's findings; pass check=True too")
+            raise BadInputError(
+                "strict=True without check=True: strict raises on checked mode's findings; pass check=True too"
+            )
+        dtype_name: Any = out_dtype  # a name, or anything else the extension refuses naming its type
         if isinstance(out_dtype, (np.dtype, type)):
-            try:
-                out_dtype = np.dtype(out_dtype).name
-            except TypeError:
-                pass  # refused by the extension, naming its type
+            with contextlib.suppress(TypeError):
+                dtype_name = np.dtype(out_dtype).name
         if options.get("jit") is None:
             options["jit"] = self._library._jit
         options = {k: v for k, v in options.items() if v is not None}
-        raw = self._library._lib.run(self.name, tensors, scalars, out_dtype=out_dtype, **options)
+        raw = self._library._lib.run(self.name, tensors, scalars, out_dtype=dtype_name, **options)
         run = Run(raw)
         for recorder in _recorders:
             recorder.append(run)
-        if run.findings is not None and run.findings["findings"]:
+        if run.findings is not None and run.findings_text is not None and run.findings["findings"]:
             if strict and run.findings["errors"]:
                 raise CheckFailedError(run.findings_text, findings=run.findings)
             warnings.warn(run.findings_text, CheckWarning, stacklevel=_first_frame_outside())
@@ -322,9 +325,7 @@ class Library:
         self._lib = lib
         # The calls' default engine: None for the process's (docs/jit.md "Switch").
         self._jit: Optional[bool] = None
-        self.ops: Dict[str, Op] = {
-            name: Op(self, name, schema, args) for (name, schema, args) in lib.ops()
-        }
+        self.ops: dict[str, Op] = {name: Op(self, name, schema, args) for (name, schema, args) in lib.ops()}
 
     @property
     def path(self) -> str:

@@ -2,75 +2,93 @@
 q7emu package's (docs/python.md)."""
 
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from collections.abc import Sequence
+from typing import Any, final
+
+# What the module adds (PyO3 lists each in __all__ as it adds it).
+__all__ = [
+    "Library",
+    "build",
+    "digest_inputs",
+    "read_load_record",
+    "sdk_difference",
+    "main",
+    "sdk_dir",
+    "toolchain_skip_reason",
+    "sdk_files",
+    "set_sdk_dir",
+    "profile_tables",
+    "__version__",
+]
 
 __version__: str
 
 # (what, dtype name, shape, a C-contiguous numpy.ndarray of the tensor's bytes)
-_Tensor = Tuple[str, str, List[int], Any]
+_Tensor = tuple[str, str, list[int], Any]
 
+@final
 class Library:
-    def __init__(self, path: Union[str, "os.PathLike[str]"], keep_loaded: bool = True) -> None: ...
+    def __new__(cls, path: str | os.PathLike[str], keep_loaded: bool = True) -> Library: ...
     @property
     def path(self) -> str: ...
     @property
     def name(self) -> str: ...
     @property
-    def namespace(self) -> Optional[str]: ...
+    def namespace(self) -> str | None: ...
     @property
     def multicore(self) -> bool: ...
-    def ops(self) -> List[Tuple[str, str, List[Tuple[str, str]]]]: ...
+    def ops(self) -> list[tuple[str, str, list[tuple[str, str]]]]: ...
     @staticmethod
     def check_tensor(what: str, dtype: str, shape: Sequence[int]) -> None: ...
     def run(
         self,
         op: str,
         tensors: Sequence[_Tensor],
-        scalars: Sequence[Union[bool, int, float]],
+        scalars: Sequence[bool | int | float],
         *,
-        threads: Optional[int] = None,
-        max_cycles: Optional[int] = None,
-        check: Optional[bool] = None,
-        poison: Optional[str] = None,
-        out_dtype: Optional[str] = None,
-        out_shape: Optional[Sequence[int]] = None,
-        timing: Union[None, str, "os.PathLike[str]", Dict[str, Any]] = None,
-        trace_dir: Union[None, str, "os.PathLike[str]"] = None,
-        timeline: Union[None, str, "os.PathLike[str]"] = None,
-        profile: Union[None, str, "os.PathLike[str]"] = None,
-        jit: Optional[bool] = None,
-    ) -> Dict[str, Any]: ...
+        threads: int | None = None,
+        max_cycles: int | None = None,
+        check: bool | None = None,
+        poison: str | None = None,
+        out_dtype: str | None = None,
+        out_shape: Sequence[int] | None = None,
+        timing: None | str | os.PathLike[str] | dict[str, Any] = None,
+        trace_dir: None | str | os.PathLike[str] = None,
+        timeline: None | str | os.PathLike[str] = None,
+        profile: None | str | os.PathLike[str] = None,
+        jit: bool | None = None,
+    ) -> dict[str, Any]: ...
     def output_spec(
         self,
         op: str,
-        tensors: Sequence[Tuple[str, Sequence[int]]],
-        scalars: Sequence[Union[bool, int, float]],
-    ) -> Tuple[str, List[int]]: ...
+        tensors: Sequence[tuple[str, Sequence[int]]],
+        scalars: Sequence[bool | int | float],
+    ) -> tuple[str, list[int]]: ...
 
 def build(
     name: str,
-    compute_srcs: Sequence[Union[str, "os.PathLike[str]"]],
-    shape_srcs: Sequence[Union[str, "os.PathLike[str]"]],
-    build_directory: Union[str, "os.PathLike[str]"],
+    compute_srcs: Sequence[str | os.PathLike[str]],
+    shape_srcs: Sequence[str | os.PathLike[str]],
+    build_directory: str | os.PathLike[str],
     multicore: bool = False,
     extra_cflags: Sequence[str] = ...,
-    extra_include_paths: Sequence[Union[str, "os.PathLike[str]"]] = ...,
+    extra_include_paths: Sequence[str | os.PathLike[str]] = ...,
     verbose: bool = False,
-) -> Tuple[Library, List[str]]: ...
-def digest_inputs(text: str, files: Sequence[Union[str, "os.PathLike[str]"]]) -> str: ...
-def read_load_record(path: Union[str, "os.PathLike[str]"]) -> Optional[bytes]: ...
-def sdk_difference(dir: Union[str, "os.PathLike[str]"]) -> Optional[str]: ...
+) -> tuple[Library, list[str]]: ...
+def digest_inputs(text: str, files: Sequence[str | os.PathLike[str]]) -> str: ...
+def read_load_record(path: str | os.PathLike[str]) -> bytes | None: ...
+def sdk_difference(dir: str | os.PathLike[str]) -> str | None: ...
 def sdk_dir() -> str: ...
-def toolchain_skip_reason() -> Optional[str]: ...
-def sdk_files() -> Tuple[List[Tuple[str, bytes]], str]: ...
-def set_sdk_dir(dir: Union[str, "os.PathLike[str]"]) -> bool: ...
+def toolchain_skip_reason() -> str | None: ...
+def sdk_files() -> tuple[list[tuple[str, bytes]], str]: ...
+def set_sdk_dir(dir: str | os.PathLike[str]) -> bool: ...
 def main(argv: Sequence[str]) -> int: ...
 def profile_tables(
-    dir: Union[str, "os.PathLike[str]"],
+    dir: str | os.PathLike[str],
     *,
     top: int = 20,
     inclusive: bool = False,
-    core: Optional[int] = None,
+    core: int | None = None,
     lines: bool = False,
     text: bool = False,
 ) -> str: ...

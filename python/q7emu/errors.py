@@ -7,7 +7,8 @@ themselves (python/src/errors.rs), so ``except q7emu.KernelFaultError`` catches 
 fault, whichever name a caller uses.
 """
 
-from typing import Any, Dict, List, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any, Optional
 
 __all__ = [
     "Q7Error",
@@ -55,7 +56,7 @@ class _CoreStopError(Q7Error):
     function: Optional[str]
     #: The frames of the backtrace, innermost first (``pc``'s first), each the pc and, where
     #: the symbols place it, its function: ``0x40000a3c in name+0xoff (file:line)``.
-    backtrace: List[str]
+    backtrace: list[str]
     #: The cycles the core had run.
     cycles: Optional[int]
 
@@ -112,9 +113,9 @@ class CheckFailedError(Q7Error):
     ``findings`` is the ``check`` object of the JSON report (``Run.findings``)."""
 
     #: The findings as a dict: ``errors``, ``warnings`` and each of the ``findings``.
-    findings: Optional[Dict[str, Any]]
+    findings: Optional[dict[str, Any]]
 
-    def __init__(self, message: str, findings: Optional[Dict[str, Any]] = None) -> None:
+    def __init__(self, message: str, findings: Optional[dict[str, Any]] = None) -> None:
         super().__init__(message)
         self.findings = findings
 

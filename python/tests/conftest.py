@@ -21,5 +21,6 @@ def toolchain():
     if reason is not None:
         pytest.skip(reason)
 
+
 # pytest's own fixture for testing a plugin: runs pytest on test files a test writes.
 pytest_plugins = ["pytester"]

@@ -14,11 +14,11 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import ROOT
 
 import q7emu
 from q7emu import _q7emu
 from q7emu._library import _as_tensor
-from conftest import ROOT
 
 RELU_MULTICORE = ROOT / "examples/kernels/relu_multicore"
 SCALED_TRANSPOSE = ROOT / "examples/kernels/scaled_transpose"
@@ -50,8 +50,19 @@ def test_a_0d_array_is_a_0d_tensor_as_the_command_line_gives_it(relu, tmp_path):
     assert relu.relu_forward(np.float32(1.5))[()] == 1.5
     # The command line on the same .npy: the same 0-d output, the same work on every core.
     np.save(tmp_path / "x.npy", x)
-    done = cli("run", RELU_MULTICORE / "build", "--op", "relu_forward", "--input", tmp_path / "x.npy",
-               "--output", tmp_path / "y.npy", "--threads", 1, "--json")
+    done = cli(
+        "run",
+        RELU_MULTICORE / "build",
+        "--op",
+        "relu_forward",
+        "--input",
+        tmp_path / "x.npy",
+        "--output",
+        tmp_path / "y.npy",
+        "--threads",
+        1,
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     y = np.load(tmp_path / "y.npy")
     assert y.shape == () and np.array_equal(y, run.output)
@@ -70,7 +81,9 @@ def test_trace_paths_are_refused_as_the_command_line_refuses_them(relu, tmp_path
         with pytest.raises(q7emu.BadInputError) as e:
             relu.relu_forward(x, **{option: ""})
         assert str(e.value) == message
-        done = cli("run", RELU_MULTICORE / "build", "--op", "relu_forward", "--input", RELU_MULTICORE / "input.npy", flag, "")
+        done = cli(
+            "run", RELU_MULTICORE / "build", "--op", "relu_forward", "--input", RELU_MULTICORE / "input.npy", flag, ""
+        )
         assert (done.returncode, done.stderr) == (1, f"q7emu: error: {message}\n")
         assert list(tmp_path.iterdir()) == [], "nothing written in the current directory"
     t = tmp_path / "t"
@@ -78,8 +91,11 @@ def test_trace_paths_are_refused_as_the_command_line_refuses_them(relu, tmp_path
     cases = [
         (t / "core0.trace", f"--timeline {t}/core0.trace and --trace-dir {t}/core0.trace {same}"),
         (t / "sub/../core7.jsonl", f"--timeline {t}/sub/../core7.jsonl and --trace-dir {t}/core7.jsonl {same}"),
-        (t, f"--timeline {t} is --trace-dir {t}, or a directory above it: a file cannot take the place "
-            "of the directory the other writes in; write it elsewhere"),
+        (
+            t,
+            f"--timeline {t} is --trace-dir {t}, or a directory above it: a file cannot take the place "
+            "of the directory the other writes in; write it elsewhere",
+        ),
     ]
     for timeline, message in cases:
         with pytest.raises(q7emu.BadInputError) as e:
@@ -96,8 +112,10 @@ def test_the_tensor_limit_is_the_npy_inputs_and_is_checked_before_any_copy(relu,
     # The limit comes from the extension, which has it from q7_loader::input::LIMITS.
     _q7emu.Library.check_tensor("x", "float32", [LIMIT // 4])
     _q7emu.Library.check_tensor("x", "int8", [1 << 15, 1 << 15])
-    over = ('op relu_forward: argument t_in: shape [268435457] of float32: 1073741828 bytes, over the '
-            '1073741824-byte limit of a tensor (that of a .npy input, PLATFORM.md "Input file limits")')
+    over = (
+        "op relu_forward: argument t_in: shape [268435457] of float32: 1073741828 bytes, over the "
+        '1073741824-byte limit of a tensor (that of a .npy input, PLATFORM.md "Input file limits")'
+    )
     with pytest.raises(q7emu.BadInputError) as e:
         _q7emu.Library.check_tensor("op relu_forward: argument t_in", "float32", [LIMIT // 4 + 1])
     assert str(e.value) == over
@@ -150,15 +168,22 @@ def shape_build(tmp_path, script):
 def test_a_failing_shape_function_is_a_shape_function_error_not_a_kernel_fault(tmp_path):
     what = "(op relu_forward, shape function relu_fwd_shape)"
     cases = [
-        ("echo 'no such shape' >&2\nexit 3\n", "{exe}: the shape executable exited with status 3 " + what + ":\nno such shape"),
+        (
+            "echo 'no such shape' >&2\nexit 3\n",
+            "{exe}: the shape executable exited with status 3 " + what + ":\nno such shape",
+        ),
         ("kill -SEGV $$\n", "{exe}: the shape executable crashed with signal 11 (SIGSEGV) " + what),
         ("sleep 30\n", "{exe}: the shape executable did not answer within 5 s " + what + ": it was stopped"),
-        ("echo '{\"dtype\": 12, \"shape\": [-1]}'\n",
-         "{exe}: the shape executable's answer " + what + ' is not {{"dtype": ISA code of an accepted dtype, '
-         '"shape": [dims ≥ 0]}}: "{{\\"dtype\\": 12, \\"shape\\": [-1]}}\\n"'),
-        ("echo '{\"dtype\": 12, \"shape\": [1, 1, 1, 1, 1, 1, 1, 1, 1]}'\n",
-         "output (from shape function relu_fwd_shape): shape [1, 1, 1, 1, 1, 1, 1, 1, 1] cannot be described: "
-         "at most 8 dims of <= 65535 each, or at most 4 dims of <= 4294967295 each"),
+        (
+            'echo \'{"dtype": 12, "shape": [-1]}\'\n',
+            "{exe}: the shape executable's answer " + what + ' is not {{"dtype": ISA code of an accepted dtype, '
+            '"shape": [dims ≥ 0]}}: "{{\\"dtype\\": 12, \\"shape\\": [-1]}}\\n"',
+        ),
+        (
+            'echo \'{"dtype": 12, "shape": [1, 1, 1, 1, 1, 1, 1, 1, 1]}\'\n',
+            "output (from shape function relu_fwd_shape): shape [1, 1, 1, 1, 1, 1, 1, 1, 1] cannot be described: "
+            "at most 8 dims of <= 65535 each, or at most 4 dims of <= 4294967295 each",
+        ),
     ]
     x = np.ones(8, dtype=np.float32)
     for n, (script, message) in enumerate(cases):
@@ -195,16 +220,33 @@ def test_scalars_are_read_by_the_command_lines_grammar_and_odd_ones_refused(scal
             scaled.scaled_transpose(x, odd, 1)
         assert str(e.value) == f"{schema}: argument scale (Scalar) is a bool, int or float, not {name}"
     # Past int64: refused naming the integer exactly, as `--scalar` refuses it.
-    ints = "an int is an integer, decimal or 0x hex with an optional sign (-3, 0x10, -0x10), from -9223372036854775808 to 9223372036854775807"
+    ints = (
+        "an int is an integer, decimal or 0x hex with an optional sign (-3, 0x10, -0x10), "
+        "from -9223372036854775808 to 9223372036854775807"
+    )
     for big in (2**63, -(2**63) - 1):
         want = f'{schema}: argument bias (int) cannot be "{big}": out of the range of an int64: {ints}'
         with pytest.raises(q7emu.BadInputError) as e:
             scaled.scaled_transpose(x, 2.0, big)
         assert str(e.value) == want
-        done = cli("run", SCALED_TRANSPOSE / "build", "--op", "scaled_transpose", "--input", tmp_path / "x.npy",
-                   "--scalar", "2.0", "--scalar", big)
+        done = cli(
+            "run",
+            SCALED_TRANSPOSE / "build",
+            "--op",
+            "scaled_transpose",
+            "--input",
+            tmp_path / "x.npy",
+            "--scalar",
+            "2.0",
+            "--scalar",
+            big,
+        )
         assert done.stderr == f"q7emu: error: {want}\n"
-    with pytest.raises(q7emu.BadInputError, match=r'argument scale \(Scalar\) cannot be "9223372036854775808": out of the range of an int64 \(a larger number is a float'):
+    with pytest.raises(
+        q7emu.BadInputError,
+        match=r'argument scale \(Scalar\) cannot be "9223372036854775808": '
+        r"out of the range of an int64 \(a larger number is a float",
+    ):
         scaled.scaled_transpose(x, 2**63, 1)
     # A numpy bool is a bool: `true` to a Scalar, which takes it as 1 (docs/cli.md "Scalars").
     assert np.array_equal(scaled.scaled_transpose(x, np.bool_(True), 1), scaled.scaled_transpose(x, 1, 1))
@@ -213,7 +255,10 @@ def test_scalars_are_read_by_the_command_lines_grammar_and_odd_ones_refused(scal
     for bad in (float("nan"), float("inf")):
         with pytest.raises(q7emu.BadInputError) as e:
             relu.relu_forward(x, timing={"sdma_latency": bad})
-        assert str(e.value) == f"timing (a dict): field sdma_latency: {'NaN' if bad != bad else 'inf'} is not a finite number"
+        assert (
+            str(e.value)
+            == f"timing (a dict): field sdma_latency: {'NaN' if bad != bad else 'inf'} is not a finite number"
+        )
     with pytest.raises(q7emu.BadInputError) as e:
         relu.relu_forward(x, timing={"sdma_latency": object()})
     assert str(e.value) == "timing (a dict): field sdma_latency: a object, not a number, str, bool, list or dict"
@@ -225,7 +270,11 @@ def test_bad_options_and_arguments_are_bad_input_naming_them(relu):
     cases = [
         (dict(threads=0), 'threads: "0": at least 1 host thread runs the cores'),
         (dict(threads=-1), 'threads: "-1": invalid digit found in string (expected a thread count, decimal or 0x-hex)'),
-        (dict(threads=10**30), 'threads: "1000000000000000000000000000000": number too large to fit in target type (expected a thread count, decimal or 0x-hex)'),
+        (
+            dict(threads=10**30),
+            'threads: "1000000000000000000000000000000": number too large to fit in target type '
+            "(expected a thread count, decimal or 0x-hex)",
+        ),
         (dict(threads=1.5), "threads: an int, not float"),
         (dict(threads=True), "threads: an int, not bool"),
         (dict(max_cycles=-1), f'max_cycles: "-1": invalid digit found in string {decimal}'),
@@ -233,11 +282,18 @@ def test_bad_options_and_arguments_are_bad_input_naming_them(relu):
         (dict(out_shape=[-1, 64]), f'out_shape[0]: "-1": invalid digit found in string {decimal}'),
         (dict(out_shape=[2.5]), "out_shape[0]: an int, not float"),
         (dict(out_shape="64"), "out_shape: a list or tuple of ints, not str"),
-        (dict(out_dtype="float64"), "out_dtype float64: not a dtype q7emu marshals (float32, float16, bfloat16, int8, uint8, int16, int32, int64)"),
+        (
+            dict(out_dtype="float64"),
+            "out_dtype float64: not a dtype q7emu marshals "
+            "(float32, float16, bfloat16, int8, uint8, int16, int32, int64)",
+        ),
         (dict(out_dtype=3), "out_dtype: a dtype name (str), not int"),
         (dict(check="yes"), "check: a bool, not str"),
         (dict(check=True, strict="yes"), "strict: a bool, not str"),
-        (dict(strict=True), "strict=True without check=True: strict raises on checked mode's findings; pass check=True too"),
+        (
+            dict(strict=True),
+            "strict=True without check=True: strict raises on checked mode's findings; pass check=True too",
+        ),
         (dict(poison="zeros"), 'poison "zeros": the poison is "nan" or "pattern"'),
         (dict(poison=1), 'poison: "nan" or "pattern", not int'),
         (dict(trace_dir=3), "trace_dir: a path (str or os.PathLike), not int"),
@@ -256,8 +312,16 @@ def test_bad_options_and_arguments_are_bad_input_naming_them(relu):
     arguments = [
         # numpy makes a list of a number and a string an array of strings (str<bits>).
         ([1.0, "a"], "op relu_forward: argument t_in: dtype str", f" is not one q7emu marshals {marshals}"),
-        (np.array([1, None], dtype=object), f"op relu_forward: argument t_in: dtype object is not one q7emu marshals {marshals}", ""),
-        ([[1.0], [1.0, 2.0]], "op relu_forward: argument t_in: not an array: setting an array element with a sequence.", ""),
+        (
+            np.array([1, None], dtype=object),
+            f"op relu_forward: argument t_in: dtype object is not one q7emu marshals {marshals}",
+            "",
+        ),
+        (
+            [[1.0], [1.0, 2.0]],
+            "op relu_forward: argument t_in: not an array: setting an array element with a sequence.",
+            "",
+        ),
     ]
     for value, start, end in arguments:
         with pytest.raises(q7emu.BadInputError) as e:
@@ -281,7 +345,10 @@ def test_torch_tensors_that_cannot_go_in_are_bad_input(relu, tmp_path):
         assert torch.equal(op(x).detach(), torch.relu(x.detach()))
     with pytest.raises(q7emu.BadInputError) as e:
         op(torch.empty(LIMIT // 4 + 1))
-    assert str(e.value).startswith("torch.ops.q7emu_call_errors.relu_forward: argument 0: shape [268435457] of float32: 1073741828 bytes, over the 1073741824-byte limit")
+    assert str(e.value).startswith(
+        "torch.ops.q7emu_call_errors.relu_forward: argument 0: "
+        "shape [268435457] of float32: 1073741828 bytes, over the 1073741824-byte limit"
+    )
     # Plain calls take numpy's view of a tensor: a tensor numpy cannot view is named.
     with pytest.raises(q7emu.BadInputError, match="op relu_forward: argument t_in: not an array: Can't call numpy"):
         relu.relu_forward(x)
@@ -330,12 +397,19 @@ def test_checked_mode_findings_read_as_the_command_line_prints_them(overlapping,
 
 def test_a_checked_torch_call_warns_its_findings(overlapping):
     torch = pytest.importorskip("torch")
+    import q7emu.torch
     from q7emu.torch import custom_op
 
     custom_op.load_library(overlapping.path)
     x = torch.linspace(-1, 1, 16 * 64).reshape(16, 64)
-    with q7emu.torch.options(check=True), pytest.warns(q7emu.CheckWarning, match=r"^error\[write-race\]: cores 0 and 1 ") as warned:
+    with (
+        q7emu.torch.options(check=True),
+        pytest.warns(q7emu.CheckWarning, match=r"^error\[write-race\]: cores 0 and 1 ") as warned,
+    ):
         torch.ops.my_ops.relu_rows(x)
     assert warned[0].filename == __file__
-    with q7emu.torch.options(check=True, strict=True), pytest.raises(q7emu.CheckFailedError, match=r"^error\[write-race\]"):
+    with (
+        q7emu.torch.options(check=True, strict=True),
+        pytest.raises(q7emu.CheckFailedError, match=r"^error\[write-race\]"),
+    ):
         torch.ops.my_ops.relu_rows(x)

@@ -4,7 +4,7 @@ imported once. None of these tests needs the toolchain."""
 
 import pickle
 import typing
-from typing import List, Optional
+from typing import Optional
 
 import pytest
 
@@ -20,7 +20,15 @@ RENAMED = {
     "BadInputError": "BadInput",
     "SdkRewrittenWarning": "SdkRewritten",
 }
-ERRORS = ["Q7Error", "BuildError", "KernelFaultError", "RunawayError", "ShapeFunctionError", "CheckFailedError", "BadInputError"]
+ERRORS = [
+    "Q7Error",
+    "BuildError",
+    "KernelFaultError",
+    "RunawayError",
+    "ShapeFunctionError",
+    "CheckFailedError",
+    "BadInputError",
+]
 WARNINGS = ["CheckWarning", "SdkRewrittenWarning"]
 
 
@@ -50,7 +58,7 @@ def test_kernel_fault_errors_attributes_are_declared_and_default_to_none():
         "address": Optional[int],
         "disassembly": Optional[str],
         "function": Optional[str],
-        "backtrace": List[str],
+        "backtrace": list[str],
         "cycles": Optional[int],
     }
     # The runtime stopped the kernel, no core faulted: no fact to give.
@@ -60,8 +68,9 @@ def test_kernel_fault_errors_attributes_are_declared_and_default_to_none():
     fault = q7emu.KernelFaultError("core 3 faulted", core=3, pc=0x40000A3C, backtrace=("0x40000a3c",), cycles=7)
     assert (fault.core, fault.pc, fault.backtrace, fault.cycles) == (3, 0x40000A3C, ["0x40000a3c"], 7)
     copy = pickle.loads(pickle.dumps(fault))
-    assert type(copy) is q7emu.KernelFaultError and (str(copy), copy.core, copy.backtrace) == (str(fault), 3, ["0x40000a3c"])
-    assert typing.get_type_hints(q7emu.CheckFailedError) == {"findings": Optional[typing.Dict[str, typing.Any]]}
+    assert type(copy) is q7emu.KernelFaultError
+    assert (str(copy), copy.core, copy.backtrace) == (str(fault), 3, ["0x40000a3c"])
+    assert typing.get_type_hints(q7emu.CheckFailedError) == {"findings": Optional[dict[str, typing.Any]]}
 
 
 def test_the_extension_raises_the_classes_it_imported_once_not_a_name_looked_up(monkeypatch):

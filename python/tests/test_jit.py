@@ -4,10 +4,9 @@ same either way, and the report says which engine ran."""
 
 import numpy as np
 import pytest
+from conftest import ROOT
 
 import q7emu
-
-from conftest import ROOT
 
 RELU_ELEMENT = ROOT / "examples" / "kernels" / "relu_element"
 
@@ -51,6 +50,6 @@ def test_load_library_with_jit_off_interprets_every_call_unless_one_says_otherwi
 def test_jit_takes_a_bool():
     lib = q7emu.load_library(RELU_ELEMENT / "build")
     with pytest.raises(q7emu.BadInputError, match="jit: a bool, not str"):
-        lib.relu_forward.run(_input(), jit="off")
+        lib.relu_forward.run(_input(), jit="off")  # pyright: ignore[reportArgumentType]
     with pytest.raises(q7emu.BadInputError, match="jit: a bool, not str"):
-        q7emu.load_library(RELU_ELEMENT / "build", jit="off")
+        q7emu.load_library(RELU_ELEMENT / "build", jit="off")  # pyright: ignore[reportArgumentType]

@@ -12,9 +12,9 @@ import textwrap
 
 import numpy as np
 import pytest
+from test_package import SHAPE, elementwise, write
 
 import q7emu
-from test_package import SHAPE, elementwise, write
 
 X = np.arange(6, dtype=np.float32)
 
@@ -58,7 +58,10 @@ def test_two_libraries_built_into_one_directory_stay_apart(tmp_path, toolchain, 
     q7emu.load("plus", [plus], [shape], build_directory=os.getcwd())
     assert [p.stat().st_mtime_ns for p in images] == before
     # The directory itself is not one library: load_library says which files to give it.
-    with pytest.raises(q7emu.BadInputError, match=r"is where q7emu.load built libplus.so, libtwice.so: give load_library the lib<name>.so"):
+    with pytest.raises(
+        q7emu.BadInputError,
+        match=r"is where q7emu.load built libplus.so, libtwice.so: give load_library the lib<name>.so",
+    ):
         q7emu.load_library(tmp_path)
 
 
@@ -70,7 +73,10 @@ def test_a_record_naming_another_library_is_refused(tmp_path, toolchain):
     # holds another library's build.
     forged = tmp_path / "q7emu-twice"
     (forged / "libother.so").write_text(json.dumps({"q7emu_build": "0" * 64, "library": "other"}))
-    with pytest.raises(q7emu.BadInputError, match=r"libother.so stands for library other, but the build it names .* holds library twice"):
+    with pytest.raises(
+        q7emu.BadInputError,
+        match=r"libother.so stands for library other, but the build it names .* holds library twice",
+    ):
         q7emu.load_library(forged / "libother.so")
     # A record whose folder is not its library's (a path out of the directory, say).
     record = json.loads((tmp_path / "libtwice.so").read_text())
@@ -88,7 +94,9 @@ def test_an_edited_header_rebuilds_wherever_the_compiler_found_it(tmp_path, tool
     inc.mkdir()
     write(inc / "factor.h", "#define FACTOR 2.0f\n")
     write(tmp_path / "src" / "detail" / "offset.h", "#define OFFSET 0.0f\n")
-    src = write(tmp_path / "src" / "k.cpp", """
+    src = write(
+        tmp_path / "src" / "k.cpp",
+        """
         #include <torch/torch.h>
         #include "factor.h"
         #include "detail/offset.h"
@@ -99,7 +107,8 @@ def test_an_edited_header_rebuilds_wherever_the_compiler_found_it(tmp_path, tool
             for (int64_t i = 0; i < t.numel(); i++) o[i] = a[i] * FACTOR + OFFSET;
             return out;
         }
-    """)
+    """,
+    )
     shape = write(tmp_path / "shape.cpp", SHAPE)
 
     def load():
@@ -148,7 +157,9 @@ def test_a_lib_so_that_is_not_a_regular_file_or_not_json_is_refused(tmp_path, wi
         q7emu.load_library(tmp_path / "libdeep.so")
     (tmp_path / "libbig.so").write_bytes(b"\0")
     os.truncate(tmp_path / "libbig.so", (1 << 20) + 1)
-    with pytest.raises(q7emu.BadInputError, match=r"libbig.so: 1048577 bytes, over the 1048576-byte limit for load records"):
+    with pytest.raises(
+        q7emu.BadInputError, match=r"libbig.so: 1048577 bytes, over the 1048576-byte limit for load records"
+    ):
         q7emu.load_library(tmp_path / "libbig.so")
 
 
@@ -169,9 +180,9 @@ def test_one_path_where_a_list_is_expected_is_a_list_of_one(tmp_path, toolchain)
     record = json.loads((tmp_path / "b" / "libone.so").read_text())
     assert json.loads(record["arguments"])["extra_cflags"] == ["-DUNUSED=1"]
     with pytest.raises(q7emu.BadInputError, match=r"compute_srcs\[0\]: a path, not int"):
-        q7emu.load("one", [3], [shape], build_directory=tmp_path / "b")
+        q7emu.load("one", [3], [shape], build_directory=tmp_path / "b")  # pyright: ignore[reportArgumentType]
     with pytest.raises(q7emu.BadInputError, match=r"extra_include_paths: a path or a list of paths, not int"):
-        q7emu.load("one", src, shape, build_directory=tmp_path / "b", extra_include_paths=5)
+        q7emu.load("one", src, shape, build_directory=tmp_path / "b", extra_include_paths=5)  # pyright: ignore[reportArgumentType]
 
 
 def test_a_build_directory_that_is_a_file_is_a_build_error(tmp_path):
@@ -196,10 +207,16 @@ def _ensure(cache: pathlib.Path) -> subprocess.CompletedProcess:
         (lambda sdk: (sdk / "include/torch/torch.h").unlink(), "include/torch/torch.h is missing"),
         (lambda sdk: os.truncate(sdk / "include/torch/torch.h", 10), "include/torch/torch.h has 10 bytes"),
         (
-            lambda sdk: ((sdk / "include/torch/torch.h").unlink(), (sdk / "include/torch/torch.h").symlink_to("/etc/hostname")),
+            lambda sdk: (
+                (sdk / "include/torch/torch.h").unlink(),
+                (sdk / "include/torch/torch.h").symlink_to("/etc/hostname"),
+            ),
             "include/torch/torch.h is a symbolic link",
         ),
-        (lambda sdk: ((sdk / "include/torch/torch.h").unlink(), os.mkfifo(sdk / "include/torch/torch.h")), "include/torch/torch.h is not a regular file"),
+        (
+            lambda sdk: ((sdk / "include/torch/torch.h").unlink(), os.mkfifo(sdk / "include/torch/torch.h")),
+            "include/torch/torch.h is not a regular file",
+        ),
         (lambda sdk: os.mkfifo(sdk / "include/extra.h"), "include/extra.h is not a file of the SDK"),
         (lambda sdk: [p.unlink() for p in sorted(sdk.rglob("*"), reverse=True) if p.is_file()], "is missing"),
     ],

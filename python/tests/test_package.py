@@ -10,9 +10,9 @@ import textwrap
 
 import numpy as np
 import pytest
+from conftest import ROOT
 
 import q7emu
-from conftest import ROOT
 
 RELU_MULTICORE = ROOT / "examples/kernels/relu_multicore"
 
@@ -38,9 +38,21 @@ def test_a_run_reports_what_q7emu_run_json_reports(relu):
     assert len(run.cores) == 8
     assert run.cycles == 966163
     cli = subprocess.run(
-        [sys.executable, "-m", "q7emu", "run", str(RELU_MULTICORE / "build"), "--op", "relu_forward",
-         "--input", str(RELU_MULTICORE / "input.npy"), "--json"],
-        check=True, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "q7emu",
+            "run",
+            str(RELU_MULTICORE / "build"),
+            "--op",
+            "relu_forward",
+            "--input",
+            str(RELU_MULTICORE / "input.npy"),
+            "--json",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     report = json.loads(cli.stdout)
     for mine, theirs in zip(run.cores, report["cores"]):
@@ -62,7 +74,7 @@ def test_wrong_arguments_are_bad_input_a_value_error(relu):
     with pytest.raises(ValueError, match="dtype float64 is not one q7emu marshals"):
         relu.relu_forward(np.zeros(4))
     with pytest.raises(AttributeError, match="has no op relu_backward; its ops: relu_forward"):
-        relu.relu_backward
+        _ = relu.relu_backward
     with pytest.raises(q7emu.BadInputError, match="poison"):
         relu.relu_forward(x, poison="zeros")
 
@@ -99,7 +111,9 @@ SHAPE = """
 
 def elementwise(path, expression):
     """A one-core kernel `k` whose output element i is `expression` of input element a[i]."""
-    return write(path, f"""
+    return write(
+        path,
+        f"""
         #include <torch/torch.h>
         torch::Tensor k(const torch::Tensor &t) {{
             torch::Tensor out = torch::zeros(t.sizes(), torch::kFloat);
@@ -108,7 +122,8 @@ def elementwise(path, expression):
             for (int64_t i = 0; i < t.numel(); i++) o[i] = {expression};
             return out;
         }}
-    """)
+    """,
+    )
 
 
 def test_load_builds_once_and_rebuilds_only_when_a_source_changes(tmp_path, toolchain):
@@ -136,7 +151,9 @@ def test_a_failed_build_is_a_build_error_with_the_compilers_output(tmp_path, too
 
 
 def test_a_fault_and_a_runaway_are_their_own_exceptions(tmp_path, toolchain):
-    src = write(tmp_path / "k.cpp", """
+    src = write(
+        tmp_path / "k.cpp",
+        """
         #include <torch/torch.h>
         torch::Tensor k(const torch::Tensor &t) {
             if (t.numel() == 1)
@@ -144,13 +161,15 @@ def test_a_fault_and_a_runaway_are_their_own_exceptions(tmp_path, toolchain):
             float v = *(volatile float *)0x40000;  // unmapped (PLATFORM.md "Per-core address map")
             return torch::full(t.sizes(), v, torch::kFloat);
         }
-    """)
+    """,
+    )
     shape = write(tmp_path / "shape.cpp", SHAPE)
     lib = q7emu.load("faults", [src], [shape], build_directory=tmp_path / "build")
     with pytest.raises(q7emu.KernelFaultError, match=r"k\(at::Tensor const&\)\+0x[0-9a-f]+ \(k.cpp:6\)") as fault:
         lib.k(np.zeros(4, dtype=np.float32))
     e = fault.value
     assert (e.core, e.address) == (0, 0x40000)
+    assert e.disassembly is not None and e.function is not None and e.cause is not None
     assert e.disassembly.startswith("l32i")
     assert e.function.startswith("k(at::Tensor const&)+0x") and e.function.endswith("(k.cpp:6)")
     assert e.backtrace[0] == f"{e.pc:#010x} in {e.function}"
@@ -162,6 +181,7 @@ def test_a_fault_and_a_runaway_are_their_own_exceptions(tmp_path, toolchain):
     # The spinning core's facts, as a fault's (python/q7emu/errors.py).
     r = runaway.value
     assert not isinstance(r, q7emu.KernelFaultError) and (r.core, r.address) == (0, None)
+    assert r.cause is not None and r.function is not None
     assert r.cause.startswith("cycle budget of 100000 exhausted") and r.function.startswith("k(at::Tensor const&)+0x")
     assert r.backtrace[0] == f"{r.pc:#010x} in {r.function}"
 
@@ -176,7 +196,11 @@ def test_checked_mode_findings_and_strict_mode(tmp_path, toolchain):
         multicore=True,
     )
     x = np.linspace(-1, 1, 1003, dtype=np.float32)
-    run = lib.relu_forward.run(x, check=True)
+    # Without strict, the findings are warned (docs/python.md "Calling ops").
+    with pytest.warns(q7emu.CheckWarning, match=r"^error\[out-of-bounds\]") as warned:
+        run = lib.relu_forward.run(x, check=True)
+    assert [str(w.message) for w in warned] == [run.findings_text]
+    assert run.findings is not None
     kinds = sorted(f["kind"] for f in run.findings["findings"])
     assert kinds == ["api-misuse", "api-misuse", "out-of-bounds", "out-of-bounds"]
     with pytest.raises(q7emu.CheckFailedError, match="out-of-bounds"):
@@ -210,14 +234,17 @@ def test_ctrl_c_stops_the_cores_raises_keyboard_interrupt_and_leaves_the_library
     import threading
 
     # A kernel that never ends for a 1-element input: the signal always comes while it runs.
-    src = write(tmp_path / "k.cpp", """
+    src = write(
+        tmp_path / "k.cpp",
+        """
         #include <torch/torch.h>
         torch::Tensor k(const torch::Tensor &t) {
             if (t.numel() == 1)
                 for (volatile int i = 0;; i++) {}
             return torch::full(t.sizes(), 1.0, torch::kFloat);
         }
-    """)
+    """,
+    )
     lib = q7emu.load("spins", [src], [write(tmp_path / "shape.cpp", SHAPE)], build_directory=tmp_path / "build")
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
@@ -248,7 +275,9 @@ def test_two_processes_loading_one_build_directory_take_turns(tmp_path, toolchai
 
 def test_bfloat16_arrays_go_in_and_come_out_as_ml_dtypes_bfloat16(tmp_path, toolchain):
     ml_dtypes = pytest.importorskip("ml_dtypes")
-    src = write(tmp_path / "k.cpp", """
+    src = write(
+        tmp_path / "k.cpp",
+        """
         #include <torch/torch.h>
         torch::Tensor k(const torch::Tensor &t) {
             torch::Tensor out = torch::zeros(t.sizes(), torch::kBFloat16);
@@ -257,13 +286,17 @@ def test_bfloat16_arrays_go_in_and_come_out_as_ml_dtypes_bfloat16(tmp_path, tool
             for (int64_t i = 0; i < t.numel(); i++) o[i] = c10::BFloat16(float(a[i]) * 2.0f);
             return out;
         }
-    """)
-    shape = write(tmp_path / "shape.cpp", """
+    """,
+    )
+    shape = write(
+        tmp_path / "shape.cpp",
+        """
         #include <torch/torch.h>
         #include "torchneuron/register.h"
         torch::Tensor same(torch::Tensor t) { return torch::zeros(t.sizes(), torch::kBFloat16); }
         NEURON_LIBRARY(my_ops, m) { m.def("k", &same, "k"); }
-    """)
+    """,
+    )
     lib = q7emu.load("twice_bf16", [src], [shape], build_directory=tmp_path / "build")
     x = np.array([1.5, -0.25, 3.0, 100.0], dtype=ml_dtypes.bfloat16)
     y = lib.k(x)

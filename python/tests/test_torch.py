@@ -11,9 +11,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import q7emu  # noqa: E402
-from q7emu.torch import custom_op  # noqa: E402
 from conftest import ROOT  # noqa: E402
+
+import q7emu  # noqa: E402
+import q7emu.torch  # noqa: E402
+from q7emu.torch import custom_op  # noqa: E402
 
 RELU_MULTICORE = ROOT / "examples/kernels/relu_multicore"
 MLP = ROOT / "examples/torch/mlp"  # and its eight-core twin, examples/torch/mlp_multicore
@@ -70,21 +72,22 @@ def test_torch_compile_traces_through_the_op(relu_multicore):
 
 
 def test_bad_tensors_are_bad_input_naming_the_op_and_argument(relu_multicore):
-    with pytest.raises(q7emu.BadInputError, match=r"torch.ops.my_ops.relu_forward: argument 0: dtype torch.float64 is not one q7emu marshals"):
+    with pytest.raises(
+        q7emu.BadInputError,
+        match=r"torch.ops.my_ops.relu_forward: argument 0: dtype torch.float64 is not one q7emu marshals",
+    ):
         torch.ops.my_ops.relu_forward(torch.ones(3, dtype=torch.float64))
 
 
 def test_options_apply_to_the_ops_called_in_their_block(relu_multicore):
     x = torch.linspace(-1, 1, 4096)
-    with q7emu.torch.options(max_cycles=1000):
-        with pytest.raises(q7emu.RunawayError, match="1000"):
-            torch.ops.my_ops.relu_forward(x)
+    with q7emu.torch.options(max_cycles=1000), pytest.raises(q7emu.RunawayError, match="1000"):
+        torch.ops.my_ops.relu_forward(x)
     with q7emu.torch.options(check=True), q7emu.record() as runs:
         torch.ops.my_ops.relu_forward(x)
-    assert runs[0].findings["errors"] == 0
-    with pytest.raises(TypeError, match="unknown option"):
-        with q7emu.torch.options(cycles=5):
-            pass
+    assert runs[0].findings is not None and runs[0].findings["errors"] == 0
+    with pytest.raises(TypeError, match="unknown option"), q7emu.torch.options(cycles=5):
+        pass
 
 
 def test_a_file_that_is_not_a_q7emu_build_is_refused_and_left_alone(tmp_path):
@@ -93,7 +96,9 @@ def test_a_file_that_is_not_a_q7emu_build_is_refused_and_left_alone(tmp_path):
     with pytest.raises(q7emu.BadInputError, match="librelu.so is not a library q7emu.load wrote"):
         custom_op.load_library(lib)
     with pytest.raises(q7emu.BuildError, match="left alone"):
-        custom_op.load("relu", [RELU_MULTICORE / "relu_multicore.cpp"], [RELU_MULTICORE / "shape.cpp"], build_directory=tmp_path)
+        custom_op.load(
+            "relu", [RELU_MULTICORE / "relu_multicore.cpp"], [RELU_MULTICORE / "shape.cpp"], build_directory=tmp_path
+        )
     assert lib.read_bytes() == b"\x7fELF host library"
 
 

@@ -11,7 +11,8 @@ traces); ``q7emu.record()`` collects the runs (reports, cycles).
 import contextlib
 import os
 import threading
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from collections.abc import Iterator, Sequence
+from typing import Any, Optional
 
 import torch
 
@@ -23,7 +24,7 @@ from q7emu.errors import BadInputError
 __all__ = ["load", "load_library", "options"]
 
 # torch dtypes by the name q7emu gives the dtype (docs/python.md "Calling ops").
-_TORCH_DTYPES: Dict[str, torch.dtype] = {
+_TORCH_DTYPES: dict[str, torch.dtype] = {
     "float32": torch.float32,
     "float16": torch.float16,
     "bfloat16": torch.bfloat16,
@@ -33,13 +34,13 @@ _TORCH_DTYPES: Dict[str, torch.dtype] = {
     "int32": torch.int32,
     "int64": torch.int64,
 }
-_NAMES: Dict[torch.dtype, str] = {d: n for n, d in _TORCH_DTYPES.items()}
+_NAMES: dict[torch.dtype, str] = {d: n for n, d in _TORCH_DTYPES.items()}
 
 # Run options of the ops' torch calls (q7emu.torch.options), per thread.
 _local = threading.local()
 
 
-def _options() -> Dict[str, Any]:
+def _options() -> dict[str, Any]:
     return getattr(_local, "options", {})
 
 
@@ -49,7 +50,18 @@ def options(**run_options: Any) -> Iterator[None]:
     (``threads``, ``max_cycles``, ``check``, ``strict``, ``poison``, ``timing``,
     ``trace_dir``, ``timeline``, ``profile``, ``jit``) for every op called through ``torch.ops`` in the block, on
     this thread. Blocks nest, the inner one's options laid over the outer one's."""
-    unknown = set(run_options) - {"threads", "max_cycles", "check", "strict", "poison", "timing", "trace_dir", "timeline", "profile", "jit"}
+    unknown = set(run_options) - {
+        "threads",
+        "max_cycles",
+        "check",
+        "strict",
+        "poison",
+        "timing",
+        "trace_dir",
+        "timeline",
+        "profile",
+        "jit",
+    }
     if unknown:
         raise TypeError(f"q7emu.torch.options: unknown option(s) {', '.join(sorted(unknown))}")
     before = _options()
@@ -71,11 +83,11 @@ class _Registered:
 
 # Every op registered in this process, by `ns::op`, and the torch.library.Library objects
 # holding the registrations (dropping one would unregister its ops).
-_registered: Dict[str, _Registered] = {}
-_torch_libraries: Dict[str, "torch.library.Library"] = {}
+_registered: dict[str, _Registered] = {}
+_torch_libraries: dict[str, "torch.library.Library"] = {}
 
 
-def _tensor(t: Any, what: str) -> Tuple[str, str, List[int], Any]:
+def _tensor(t: Any, what: str) -> tuple[str, str, list[int], Any]:
     """A tensor argument in the extension's form, ``(what, dtype name, shape, bytes)``: its
     size checked against the tensor limit before anything is copied, its bytes a ``uint8``
     numpy view of the tensor's data (made contiguous: copied only when it is not)."""
@@ -123,7 +135,9 @@ def _cpu_kernel(qualname: str):
     def kernel(*args: Any) -> torch.Tensor:
         entry = _registered[qualname]
         tensors, scalars = _split(entry, args)
-        marshalled = [_tensor(t, f"torch.ops.{qualname.replace('::', '.')}: argument {i}") for i, t in enumerate(tensors)]
+        marshalled = [
+            _tensor(t, f"torch.ops.{qualname.replace('::', '.')}: argument {i}") for i, t in enumerate(tensors)
+        ]
         return _output(entry.op._run(marshalled, scalars, **_options()))
 
     return kernel
@@ -136,7 +150,10 @@ def _fake_kernel(qualname: str):
         try:
             described = [(_NAMES[t.dtype], [int(d) for d in t.shape]) for t in tensors]
         except (KeyError, TypeError) as e:  # a dtype q7emu does not marshal, a symbolic size
-            raise BadInputError(f"torch.ops.{qualname.replace('::', '.')}: its shape function needs concrete sizes and q7emu dtypes ({e})") from None
+            raise BadInputError(
+                f"torch.ops.{qualname.replace('::', '.')}: "
+                f"its shape function needs concrete sizes and q7emu dtypes ({e})"
+            ) from None
         dtype, shape = entry.op._library._lib.output_spec(entry.op.name, described, scalars)
         device = tensors[0].device if tensors else torch.device("cpu")
         return torch.empty(shape, dtype=_TORCH_DTYPES[dtype], device=device)
