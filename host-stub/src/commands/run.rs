@@ -118,8 +118,9 @@ pub struct RunArgs {
     pub profile: Option<PathBuf>,
     /// Serve the GDB remote protocol on 127.0.0.1:PORT (0: a free port, printed on stderr)
     /// and wait for a debugger with the cores stopped before the kernel's first instruction
-    /// (docs/gdb.md); no traces or timeline of the debugged dispatch.
-    #[arg(long, value_name = "PORT", conflicts_with_all = ["trace_dir", "timeline", "profile"])]
+    /// (docs/gdb.md); no traces or timeline of the debugged dispatch. With --profile, the
+    /// profile is the plain run's: the debugger adds no cycle.
+    #[arg(long, value_name = "PORT", conflicts_with_all = ["trace_dir", "timeline"])]
     pub gdb: Option<u16>,
     /// Checked mode: report the kernel bugs hardware swallows — out-of-bounds accesses,
     /// races between cores, output bytes no core wrote, reads of memory nothing wrote, leaks,

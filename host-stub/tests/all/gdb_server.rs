@@ -1,7 +1,8 @@
 //! `q7emu run … --gdb PORT` and `q7emu run-elf … --gdb PORT` (docs/gdb.md): scripted sessions
 //! of the tests' own protocol client (`q7_tests::rsp`) against the server — threads, a
 //! breakpoint at the kernel, a step, registers (GDB's view and `monitor regs`), memory, a
-//! watchpoint, the run to its end with the output a plain run gives, and a fault's signal.
+//! watchpoint, the run to its end with the output a plain run gives, and a fault's signal; and
+//! `--profile` alongside, whose files are the plain run's whatever stops the cores.
 
 use crate::support;
 
@@ -987,4 +988,255 @@ fn a_debugger_that_reads_no_reply_cannot_keep_q7emu_blocked() {
         stderr.contains("q7emu: interrupted (Ctrl-C) during the debug session"),
         "{stderr}"
     );
+}
+
+/// Every file of the profile directory `debugged` is that of `plain`, byte for byte, and
+/// `profile.json` among them.
+fn assert_same_profile(debugged: &std::path::Path, plain: &std::path::Path) {
+    let (d, p) = (profile_files(debugged), profile_files(plain));
+    assert!(d.contains_key("profile.json"), "{:?}", d.keys());
+    assert_eq!(
+        d.keys().collect::<Vec<_>>(),
+        p.keys().collect::<Vec<_>>(),
+        "the plain run's files"
+    );
+    for (name, bytes) in &d {
+        assert!(
+            *bytes == p[name],
+            "{name} of the debugged run's profile is not the plain run's"
+        );
+    }
+}
+
+/// Every file of the profile directory `dir` (docs/profiling.md "Files"), by name.
+fn profile_files(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The profile in `dir` adds up, per core, to the counts of the run report `report` (a
+/// `--json-file`): cycles, instructions and exceptions.
+fn assert_totals_are_the_reports(dir: &std::path::Path, report: &std::path::Path) {
+    let profile = q7_observe::profile::model::Profile::load(dir).unwrap();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    let cores = report["cores"].as_array().unwrap();
+    assert_eq!(profile.cores.len(), cores.len(), "a profile per core run");
+    for (p, r) in profile.cores.iter().zip(cores) {
+        assert_eq!(u64::from(p.core), r["core"].as_u64().unwrap());
+        for (what, profiled) in [
+            ("cycles", p.total.cycles),
+            ("instructions", p.total.instructions),
+            ("exceptions", p.total.exceptions),
+        ] {
+            assert_eq!(
+                profiled,
+                r[what].as_u64().unwrap(),
+                "core {}: {what}",
+                p.core
+            );
+        }
+    }
+}
+
+/// docs/profiling.md "Attribution": a dispatch served to the debugger with `--profile` is
+/// profiled as the plain run is. The 8-core ReLU stops at core 0's kernel, steps twice, stops
+/// twice at core 0's hottest instruction (its loop's branch, found in the plain run's
+/// profile), at the boot ROM's window-overflow handler (ARCHITECTURE.md "Exceptions and
+/// windows": the lowest address the plain profile names) and steps in it, steps another core,
+/// stops at a watchpoint, and runs to its end: every file of the profile is the plain run's,
+/// byte for byte, and each core's total is its report's.
+#[test]
+fn a_debugged_dispatchs_profile_is_the_plain_runs_whatever_stops_it() {
+    let dir = TempDir::new("gdb-profile");
+    let (plain, debugged) = (dir.join("plain"), dir.join("debugged"));
+    let (plain_report, debugged_report) = (dir.join("plain.json"), dir.join("debugged.json"));
+    let profiled = |profile: &std::path::Path, report: &std::path::Path| {
+        let mut cmd = support::relu_multicore(&["--profile"]);
+        cmd.arg(profile).arg("--json-file").arg(report);
+        cmd
+    };
+    support::ok(profiled(&plain, &plain_report));
+    let model = q7_observe::profile::model::Profile::load(&plain).unwrap();
+    let core0 = &model.cores[0];
+    let hot = core0
+        .instructions
+        .iter()
+        .max_by_key(|i| i.own.cycles)
+        .unwrap();
+    assert!(hot.own.instructions > 2, "{hot:?}");
+    let handler = &core0.instructions[0];
+    assert!(
+        handler.pc < 0x180 && handler.text.starts_with("s32e"),
+        "the window-overflow handler's first instruction: {handler:?}"
+    );
+    assert!(core0.total.exceptions > 0, "windows overflow: {core0:?}");
+
+    let (child, mut rsp, _, stderr) = start(profiled(&debugged, &debugged_report));
+    rsp.select(1);
+    let kernel = a(&rsp.registers(), 8);
+    assert_eq!(rsp.ask(&format!("Z0,{kernel:x},3")), "OK");
+    let stop = StopReply::parse(&rsp.ask("vCont;c"));
+    assert_eq!((stop.code, stop.thread()), (5, Some(1)), "{stop:?}");
+    assert_eq!(rsp.ask(&format!("z0,{kernel:x},3")), "OK");
+    for _ in 0..2 {
+        let step = StopReply::parse(&rsp.ask("vCont;s:1"));
+        assert_eq!((step.code, step.thread()), (5, Some(1)), "{step:?}");
+    }
+    assert_eq!(rsp.ask(&format!("Z0,{:x},3", hot.pc)), "OK");
+    for _ in 0..2 {
+        let stop = StopReply::parse(&rsp.ask("vCont;c"));
+        assert_eq!(stop.thread(), Some(1), "{stop:?}");
+        assert_eq!(rsp.registers()[g::PC], hot.pc);
+    }
+    assert_eq!(rsp.ask(&format!("z0,{:x},3", hot.pc)), "OK");
+    assert_eq!(rsp.ask(&format!("Z0,{:x},3", handler.pc)), "OK");
+    let stop = StopReply::parse(&rsp.ask("vCont;c"));
+    let t = stop.thread().unwrap();
+    rsp.select(t);
+    assert_eq!(rsp.registers()[g::PC], handler.pc, "{stop:?}");
+    assert_eq!(rsp.ask(&format!("z0,{:x},3", handler.pc)), "OK");
+    for _ in 0..2 {
+        let step = StopReply::parse(&rsp.ask(&format!("vCont;s:{t:x}")));
+        assert_eq!(step.thread(), Some(t), "{step:?}");
+    }
+    let other = t % 8 + 1;
+    let step = StopReply::parse(&rsp.ask(&format!("vCont;s:{other:x}")));
+    assert_eq!(step.thread(), Some(other), "{step:?}");
+    assert_eq!(rsp.ask("Z2,82000,4"), "OK");
+    let stop = StopReply::parse(&rsp.ask("vCont;c"));
+    assert!(stop.get("watch").is_some(), "{stop:?}");
+    assert_eq!(rsp.ask("z2,82000,4"), "OK");
+    assert_eq!(rsp.ask("vCont;c"), "W00");
+    let status = child.wait_with_output().unwrap().status;
+    let stderr = stderr.join().unwrap();
+    assert!(status.success(), "{status}: {stderr}");
+
+    assert_same_profile(&debugged, &plain);
+    assert_totals_are_the_reports(&debugged, &debugged_report);
+    assert_totals_are_the_reports(&plain, &debugged_report);
+}
+
+/// The real GDB on the TCM ReLU built from its project (toolchain; its unstripped image gives
+/// GDB and the profile the kernel's functions and lines): `break relu_forward`, `continue`,
+/// two `stepi`, a `next`, `continue` to the end. The profile is the plain run's, byte for
+/// byte, file for file, and its total is the report's.
+#[q7_requires::needs(toolchain)]
+#[test]
+fn the_real_gdb_breaking_at_the_kernel_leaves_the_profile_as_the_plain_runs() {
+    let Some(gdb) = q7_tests::tool("gdb") else {
+        return;
+    };
+    let dir = TempDir::new("gdb-profile-real");
+    let build = dir.join("build");
+    let mut cmd = q7emu();
+    cmd.args(["build", "--toolchain"])
+        .arg(q7_tests::toolchain_prefix())
+        .arg("--project")
+        .arg(example("relu_tcm"))
+        .arg("-o")
+        .arg(&build);
+    support::ok(cmd);
+    let run = |profile: &std::path::Path, report: &std::path::Path| {
+        let mut cmd = q7emu();
+        cmd.arg("run")
+            .arg(&build)
+            .args(["--op", "relu_forward", "--input"])
+            .arg(example("relu_multicore").join("input.npy"))
+            .arg("--profile")
+            .arg(profile)
+            .arg("--json-file")
+            .arg(report);
+        cmd
+    };
+    let (plain, debugged) = (dir.join("plain"), dir.join("debugged"));
+    let (plain_report, debugged_report) = (dir.join("plain.json"), dir.join("debugged.json"));
+    support::ok(run(&plain, &plain_report));
+
+    let mut cmd = run(&debugged, &debugged_report);
+    let mut child = cmd
+        .args(["--gdb", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (addr, stderr) = q7_tests::rsp::server_address(&mut child);
+    let script = dir.join("profile.gdb");
+    std::fs::write(
+        &script,
+        format!(
+            "set pagination off\nset confirm off\nset architecture xtensa\nset endian little\n\
+             file {}\ntarget remote {addr}\nbreak relu_forward\ncontinue\nstepi\nstepi\nnext\n\
+             delete\ncontinue\n",
+            build.join("relu_tcm.so").display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(gdb)
+        .arg("-batch")
+        .arg("-x")
+        .arg(&script)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let status = child.wait_with_output().unwrap().status;
+    assert!(status.success(), "{}\nGDB:\n{text}", stderr.join().unwrap());
+    assert!(
+        text.contains("\nBreakpoint 1, relu_forward (t_in=...) at ./relu_tcm.cpp:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[Inferior 1 (process 1) exited normally]"),
+        "{text}"
+    );
+
+    let profile = q7_observe::profile::model::Profile::load(&debugged).unwrap();
+    assert!(
+        profile.cores[0]
+            .functions
+            .iter()
+            .any(|f| f.name == "relu_forward(at::Tensor const&)"),
+        "the kernel's functions by name"
+    );
+    assert_same_profile(&debugged, &plain);
+    assert_totals_are_the_reports(&debugged, &debugged_report);
+    assert_totals_are_the_reports(&plain, &debugged_report);
+}
+
+/// With checked mode and a profile, GDB detaching at the kernel lets the cores run on with
+/// both still following them (docs/gdb.md "Stop reasons"): the profile is the plain run's,
+/// file for file, and the check finds nothing.
+#[test]
+fn a_detached_checked_runs_profile_is_the_plain_runs() {
+    let dir = TempDir::new("gdb-profile-detach");
+    let (plain, debugged) = (dir.join("plain"), dir.join("debugged"));
+    let mut cmd = support::relu_multicore(&["--profile"]);
+    cmd.arg(&plain);
+    support::ok(cmd);
+    let mut cmd = support::relu_multicore(&["--check", "--profile"]);
+    cmd.arg(&debugged);
+    let (child, mut rsp, _, stderr) = start(cmd);
+    rsp.select(1);
+    let kernel = a(&rsp.registers(), 8);
+    assert_eq!(rsp.ask(&format!("Z0,{kernel:x},3")), "OK");
+    let stop = StopReply::parse(&rsp.ask("vCont;c"));
+    assert_eq!(stop.thread(), Some(1), "{stop:?}");
+    assert_eq!(rsp.ask("D"), "OK");
+    let status = child.wait_with_output().unwrap().status;
+    let stderr = stderr.join().unwrap();
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(
+        stderr.contains("q7emu: check: 0 error(s), 0 warning(s)"),
+        "{stderr}"
+    );
+    assert_same_profile(&debugged, &plain);
 }
