@@ -28,7 +28,6 @@ import tempfile
 
 import pytest
 
-
 UPDATE_ENV = "Q7EMU_UPDATE_SNAPSHOTS"
 UPDATE_FLAG = "--q7emu-update-snapshots"
 
@@ -72,9 +71,7 @@ def q7emu_build(tmp_path_factory):
         )
         if key not in built:
             directory = tmp_path_factory.mktemp(f"q7emu-{name}")
-            built[key] = load(
-                name, compute_srcs, shape_srcs, build_directory=directory, multicore=multicore, **options
-            )
+            built[key] = load(name, compute_srcs, shape_srcs, build_directory=directory, multicore=multicore, **options)
         return built[key]
 
     return build
@@ -326,9 +323,7 @@ def q7emu_snapshot(request, _q7emu_snapshot_claims):
         failure, diff included. A broken rule of names fails the test at once."""
         __tracebackhide__ = True
         if not isinstance(run, Run):
-            pytest.fail(
-                f"q7emu_snapshot: run must be a q7emu.Run (what op.run(...) returns), not {type(run).__name__}"
-            )
+            pytest.fail(f"q7emu_snapshot: run must be a q7emu.Run (what op.run(...) returns), not {type(run).__name__}")
         _check_name(name)
         if not isinstance(outputs_only, bool):
             pytest.fail(f"q7emu_snapshot: outputs_only must be True or False, not {outputs_only!r}")
@@ -349,11 +344,7 @@ def q7emu_snapshot(request, _q7emu_snapshot_claims):
         try:
             first = _claim(_q7emu_snapshot_claims, path, request.node.nodeid)
         except OSError as e:
-            error = e
-        else:
-            error = None
-        if error:
-            pytest.fail(f"q7emu_snapshot: cannot record the use of {path}: {error}")
+            pytest.fail(f"q7emu_snapshot: cannot record the use of {path}: {e}")
         if first is not None:
             if first.split("::")[0] != request.node.nodeid.split("::")[0]:
                 pytest.fail(_module_clash(path, f"is used by {first} already in this session", test_file))
@@ -466,7 +457,9 @@ def _owned_snapshots(config, test_file: pathlib.Path):
     if configured:
         folder = pathlib.Path(config.rootpath, configured).resolve()
     else:
-        folder = next((d / "snapshots" for d in (test_file.parent, *test_file.parent.parents) if (d / "snapshots").is_dir()), None)
+        folder = next(
+            (d / "snapshots" for d in (test_file.parent, *test_file.parent.parents) if (d / "snapshots").is_dir()), None
+        )
         folder = folder.resolve() if folder is not None else None
     if folder is None or not folder.is_dir():
         return []

@@ -22,8 +22,9 @@ import os
 import shlex
 import tempfile
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -74,7 +75,7 @@ _BUDGET_FACTOR = 8
 _BUDGET_FLOOR = 2_000_000
 
 
-def _sizes(extent: int, cores: int, cap: int) -> List[int]:
+def _sizes(extent: int, cores: int, cap: int) -> list[int]:
     """The sizes of a dimension whose example size is ``extent`` worth trying first, at most
     ``cap``: 1, primes, the sizes around the core count and its double that it does not
     divide, and the example's own size and its neighbours."""
@@ -107,7 +108,7 @@ def shapes_like(shape: Sequence[int], cores: int = 8, max_elements: Optional[int
     choices = [st.one_of(st.integers(1, bound), st.sampled_from(_sizes(e, cores, bound))) for e in shape]
 
     @st.composite
-    def shapes(draw: Any) -> Tuple[int, ...]:
+    def shapes(draw: Any) -> tuple[int, ...]:
         mode = draw(st.integers(0, rank if rank > 1 else 0))  # 0: every dimension; i: the i-th alone
         drawn = [draw(choice) for choice in choices]
         others = math.prod(example) // example[mode - 1] if mode else 1
@@ -257,7 +258,7 @@ class Counterexample(AssertionError):
     def __init__(
         self,
         op: Op,
-        arguments: Tuple[Any, ...],
+        arguments: tuple[Any, ...],
         finding: Optional[str] = None,
         difference: Optional[str] = None,
         error: Optional[BaseException] = None,
@@ -271,7 +272,7 @@ class Counterexample(AssertionError):
         self.repro = repro
         super().__init__(self._message())
 
-    def shape(self) -> Tuple[Tuple[int, ...], ...]:
+    def shape(self) -> tuple[tuple[int, ...], ...]:
         """The shapes of the tensor arguments."""
         return tuple(tuple(a.shape) for a in self.arguments if isinstance(a, np.ndarray))
 
@@ -314,8 +315,8 @@ def _first_lines(text: str, n: int = 12) -> str:
 
 
 def _call(
-    op: Op, arguments: Tuple[Any, ...], check: bool, max_cycles: Optional[int], threads: int
-) -> Tuple[Optional[Run], Optional[Counterexample]]:
+    op: Op, arguments: tuple[Any, ...], check: bool, max_cycles: Optional[int], threads: int
+) -> tuple[Optional[Run], Optional[Counterexample]]:
     """Runs the call: its ``Run``, or the ``Counterexample`` of a fault, a runaway or a
     shape function that failed."""
     try:
@@ -371,15 +372,15 @@ def _scalar_strategy(kind: str, value: Any) -> "st.SearchStrategy":
     return st.one_of(st.just(value), st.floats(width=64))
 
 
-def _arguments(op: Op, example: Tuple[Any, ...], cores: int) -> "st.SearchStrategy":
+def _arguments(op: Op, example: tuple[Any, ...], cores: int) -> "st.SearchStrategy":
     """The strategy of calls around ``example``: a tensor whose example shape an earlier
     tensor has takes that tensor's drawn shape (so element-wise ops get matching operands),
     others draw their own."""
 
     @st.composite
-    def calls(draw: Any) -> Tuple[Any, ...]:
-        drawn: Dict[Tuple[int, ...], Tuple[int, ...]] = {}
-        out: List[Any] = []
+    def calls(draw: Any) -> tuple[Any, ...]:
+        drawn: dict[tuple[int, ...], tuple[int, ...]] = {}
+        out: list[Any] = []
         for (name, kind), value in zip(op.args, example):
             if kind == "tensor":
                 a = np.asarray(value)
@@ -446,7 +447,7 @@ def fuzz(
         raise failed(c) from None
     budget = max_cycles if max_cycles is not None else _BUDGET_FACTOR * first.cycles + _BUDGET_FLOOR
 
-    def call(arguments: Tuple[Any, ...]) -> None:
+    def call(arguments: tuple[Any, ...]) -> None:
         assert_matches(op, reference, arguments, max_cycles=budget, **options)
 
     test = hypothesis.given(_arguments(op, example, cores))(call)

@@ -14,11 +14,11 @@ import sys
 import hypothesis
 import numpy as np
 import pytest
+from conftest import ROOT
 from hypothesis import strategies as st
 
 import q7emu
 import q7emu.testing as qt
-from conftest import ROOT
 
 DOC = ROOT / "docs/fuzzing.md"
 TUTORIAL = ROOT / "examples/fuzzing/relu_multicore"
@@ -53,9 +53,7 @@ def q7emu_command():
 @pytest.fixture(scope="module")
 def tutorial(q7emu_build):
     """The tutorial-partitioned ReLU of docs/fuzzing.md, as committed (the bug planted)."""
-    return q7emu_build(
-        "relu_tutorial", [TUTORIAL / "relu_multicore.cpp"], [TUTORIAL / "shape.cpp"], multicore=True
-    )
+    return q7emu_build("relu_tutorial", [TUTORIAL / "relu_multicore.cpp"], [TUTORIAL / "shape.cpp"], multicore=True)
 
 
 def test_fuzz_shrinks_the_tutorials_partition_bug_to_one_element(toolchain, tutorial, tmp_path):
@@ -69,7 +67,7 @@ def test_fuzz_shrinks_the_tutorials_partition_bug_to_one_element(toolchain, tuto
     assert [a.shape for a in c.arguments] == [(1, 1)] and c.arguments[0].dtype == np.float32
     assert c.shape() == ((1, 1),)
     assert isinstance(c.error, q7emu.KernelFaultError) and c.difference is None
-    assert c.finding.startswith(
+    assert c.finding is not None and c.finding.startswith(
         "core 7: kernel aborted with runtime error 7 (ABORT): kernel relu_forward: "
         "tensor_to_tcm: bytes [28, 32) lie outside the tensor's 4 bytes\n"
     )
@@ -127,7 +125,7 @@ def test_a_call_that_runs_out_of_cycles_is_a_runaway_counterexample(tmp_path):
         qt.fuzz(lib.relu_forward, relu, example, max_cycles=9000, repro_dir=tmp_path)
     c = caught.value
     assert isinstance(c.error, q7emu.RunawayError) and c.arguments == example
-    assert c.repro.endswith(f"--input {tmp_path / 't_in.npy'} --check")
+    assert c.repro is not None and c.repro.endswith(f"--input {tmp_path / 't_in.npy'} --check")
 
 
 def test_assert_matches_returns_the_run_of_a_matching_call():
@@ -140,7 +138,9 @@ def test_assert_matches_returns_the_run_of_a_matching_call():
 
 def test_fuzz_refuses_an_example_of_the_wrong_length():
     lib = q7emu.load_library(RELU_MULTICORE)
-    with pytest.raises(TypeError, match=r"the example has 2 argument\(s\), op relu_forward\(Tensor t_in\) -> Tensor takes 1"):
+    with pytest.raises(
+        TypeError, match=r"the example has 2 argument\(s\), op relu_forward\(Tensor t_in\) -> Tensor takes 1"
+    ):
         qt.fuzz(lib.relu_forward, relu, (np.ones(8, np.float32), 1.0))
 
 
@@ -192,8 +192,12 @@ def test_the_tolerance_is_dtype_aware():
     one = np.array([1.0], np.float32)
     next_up = np.nextafter(one, np.float32(2))
     assert qt._difference(next_up, one, qt.tolerance(np.float32, ulps=1)) is None
-    assert qt._difference(next_up, one, qt.tolerance(np.float32, ulps=0)).startswith("1 of 1 output elements differ")
-    assert qt._difference(np.array([-0.0], np.float32), np.array([0.0], np.float32), qt.tolerance(np.float32, ulps=0)) is None
+    apart = qt._difference(next_up, one, qt.tolerance(np.float32, ulps=0))
+    assert apart is not None and apart.startswith("1 of 1 output elements differ")
+    assert (
+        qt._difference(np.array([-0.0], np.float32), np.array([0.0], np.float32), qt.tolerance(np.float32, ulps=0))
+        is None
+    )
     assert qt._difference(np.array([1, 2]), np.array([1, 3]), qt.tolerance(np.int64)) == (
         "1 of 2 output elements differ from the reference (exact); the first at index (1,): got 2, expected 3"
     )
@@ -262,6 +266,8 @@ def test_the_docs_walk_through_runs_as_written(toolchain, tmp_path):
     # The shapes the document names are among the 50 calls of the passing run.
     drawn = [tuple(s) for s in json.loads((work / "shapes.json").read_text())]
     assert len(drawn) == 51 and drawn[0] == (32, 4096), "the example, then 50 drawn calls"
-    named = re.search(r"of shapes such as (.*?), each\s+checked", doc, re.S).group(1)
+    named = re.search(r"of shapes such as (.*?), each\s+checked", doc, re.S)
+    assert named is not None
+    named = named.group(1)
     for text in re.split(r",\s*|\s+and\s+", named):
         assert tuple(int(d) for d in text.split("×")) in drawn, text

@@ -3,9 +3,9 @@ of the Rust q7_testing snapshots (docs/python.md "Testing kernels with pytest").
 
 import numpy as np
 import pytest
+from conftest import ROOT
 
 import q7emu
-from conftest import ROOT
 
 RELU_MULTICORE = ROOT / "examples/kernels/relu_multicore"
 
@@ -315,7 +315,11 @@ def test_assert_snapshot_equals_run_names_the_snapshot_after_the_test(pytester):
     pytester.makepyfile(test_relu=EQUALS)
     pytester.runpytest().assert_outcomes(failed=1)
     pytester.runpytest("--q7emu-update-snapshots").assert_outcomes(passed=1)
-    assert files_under(snapshots) == ["test_relu__small.snap", "test_relu__test_relu-2.snap", "test_relu__test_relu.snap"]
+    assert files_under(snapshots) == [
+        "test_relu__small.snap",
+        "test_relu__test_relu-2.snap",
+        "test_relu__test_relu.snap",
+    ]
     assert "core 0" in (snapshots / "test_relu__test_relu.snap").read_text()
     assert "core 0" not in (snapshots / "test_relu__test_relu-2.snap").read_text(), "outputs_only"
     assert "output: float32 [256], 256 elements" in (snapshots / "test_relu__small.snap").read_text()
@@ -333,7 +337,8 @@ def test_a_failed_snapshot_equality_shows_the_diff_through_pytests_assertion(pyt
     result.stdout.fnmatch_lines(
         [
             "*assert q7emu_snapshot == relu()",
-            "E       assert snapshot */test_relu__test_relu.snap differs (--q7emu-update-snapshots accepts the new one):",
+            "E       assert snapshot */test_relu__test_relu.snap differs"
+            " (--q7emu-update-snapshots accepts the new one):",
             "E         --- test_relu__test_relu.snap (committed)",
             "E         +++ this run",
             "E         -op: relu_backward",
