@@ -128,6 +128,37 @@ def test_a_call_that_runs_out_of_cycles_is_a_runaway_counterexample(tmp_path):
     assert c.repro is not None and c.repro.endswith(f"--input {tmp_path / 't_in.npy'} --check")
 
 
+def test_scalars_take_any_value_of_their_schema_type_and_the_scaled_transpose_matches_numpy():
+    # scaled_transpose(Tensor x, Scalar scale, int bias): bias + scale * x^T in float32, as the
+    # kernel computes it (examples/kernels/scaled_transpose). The Scalar is drawn as the
+    # example's float, any double; the int as any int64.
+    lib = q7emu.load_library(ROOT / "examples/kernels/scaled_transpose/build")
+    calls = []
+
+    def reference(x, scale, bias):
+        calls.append((x.shape, scale, bias))
+        with np.errstate(all="ignore"):
+            return np.float32(bias) + x.T * np.float32(scale)
+
+    x = np.load(ROOT / "examples/kernels/scaled_transpose/x.npy")
+    qt.fuzz(lib.scaled_transpose, reference, (x, 2.0, 3), max_examples=60, seed=3)
+    assert calls[0] == ((24, 40), 2.0, 3) and len(calls) == 61
+    assert all(isinstance(scale, float) and isinstance(bias, int) for _, scale, bias in calls)
+    assert all(-(2**63) <= bias < 2**63 for _, _, bias in calls)
+    assert len({(scale, bias) for _, scale, bias in calls}) > 1, "the scalars were drawn"
+    # What the scalars are drawn from: NaN and infinities are doubles, the int64 extremes ints.
+    scale, bias = qt._scalar_strategy("scalar", 2.0), qt._scalar_strategy("int", 3)
+    assert find(scale, lambda v: True) == 2.0 and find(bias, lambda v: True) == 3, "the example's first"
+    assert np.isnan(find(scale, lambda v: v != v)) and find(scale, lambda v: v == -np.inf) == -np.inf
+    assert find(bias, lambda v: v < -(2**62)) >= -(2**63) and find(bias, lambda v: v == 2**63 - 1) == 2**63 - 1
+    assert find(qt._scalar_strategy("bool", True), lambda v: not v) is False
+
+
+def test_the_ci_profile_is_derandomized_without_a_wall_time_deadline():
+    profile = hypothesis.settings.get_profile(qt.CI_PROFILE)
+    assert qt.CI_PROFILE == "q7emu-ci" and profile.derandomize is True and profile.deadline is None
+
+
 def test_assert_matches_returns_the_run_of_a_matching_call():
     lib = q7emu.load_library(RELU_MULTICORE)
     x = np.array([[-1.0, 0.5, np.inf, -0.0]], np.float32)
