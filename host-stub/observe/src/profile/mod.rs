@@ -110,8 +110,9 @@ pub struct Profiler {
     records: Vec<Mutex<Option<CoreRecord>>>,
 }
 
-/// Whether the firmware call `what` is a dispatch (the calls the run report counts).
-fn is_dispatch(what: &str) -> bool {
+/// Whether the firmware call `what` is a dispatch (the calls the run report counts): the only
+/// calls a profile records.
+pub fn is_dispatch(what: &str) -> bool {
     what.starts_with(q7_runtime::observer::DISPATCH)
 }
 

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 
 use q7_emulator::debug::{HookStop, StopHook};
 use q7_emulator::platform::{Cluster, PlatformBus};
-use q7_emulator::trace::{Event, Tracer};
+use q7_emulator::trace::{Event, NoTrace, Tracer};
 use q7_emulator::{Core, Stop};
 
 use self::insn::{CoreCap, CoreFilter, RegisterNames, Sink};
@@ -535,6 +535,15 @@ impl q7_runtime::observer::Observer for Observer {
         what: &str,
     ) -> Vec<Stop> {
         if let (Some(profiler), true) = (&self.profile, self.profile_only()) {
+            if !crate::profile::is_dispatch(what) {
+                // A call the profile does not record (the runtime's start symbol, a library's
+                // load) runs as a plain run's does, compiled hot code included.
+                return cluster
+                    .run_subset::<NoTrace>(cores, threads, budget)
+                    .into_iter()
+                    .map(|(stop, _)| stop)
+                    .collect();
+            }
             let results = cluster.run_subset_with(cores, threads, budget, |c| {
                 ProfileTracer(profiler.tracer(c, what))
             });
