@@ -126,6 +126,14 @@ pub trait Bus {
     fn direct(&mut self) -> Option<Direct> {
         None
     }
+    /// A second memory compiled code loads from directly, as [`Bus::direct`]'s, that may
+    /// hold code: compiled code stores there itself (when [`Direct::stores`]) only into a
+    /// granule the decode cache holds no instruction of, and leaves every other store to
+    /// [`Bus::plain_store`], which forgets the code. Loads and stores there have no latency,
+    /// no device and no side effect, and nothing counts them.
+    fn direct_code(&mut self) -> Option<Direct> {
+        None
+    }
     /// The I-cache's state as compiled code looks up a hit itself (docs/jit.md "Cycles"),
     /// `None` when fetch is untimed or the bus keeps no such state. The pointers stay valid
     /// while the bus lives and is not moved.

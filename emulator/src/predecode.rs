@@ -364,6 +364,14 @@ impl DecodeCache {
         s
     }
 
+    /// The bitmap of granules holding cached code, one bit per 64-byte granule of the address
+    /// space (bit `g % 64` of word `g / 64` for granule `g = addr >> 6`), as compiled code
+    /// reads it before a store it does itself (docs/jit.md "Memory"). It stays where it is
+    /// while the cache lives.
+    pub fn code_bits(&self) -> *const u64 {
+        self.code.as_ptr()
+    }
+
     /// Forgets decoded instructions overlapping `[addr, addr + size)` (a store happened there).
     #[inline(always)]
     pub fn store(&mut self, addr: u32, size: u32) -> bool {

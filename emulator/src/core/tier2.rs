@@ -173,6 +173,7 @@ impl<B: Bus> Core<B> {
         }
         let fetch_line = B::FETCH_TIMING.then(|| self.timing.icache_line.max(1).trailing_zeros());
         let direct = self.bus.direct().map(|d| (d.base, d.len, d.stores));
+        let direct_code = self.bus.direct_code().map(|d| (d.base, d.len, d.stores));
         let icache = if B::FETCH_TIMING {
             self.bus.fetch_view()
         } else {
@@ -190,6 +191,7 @@ impl<B: Bus> Core<B> {
             timing: &self.timing,
             fetch_line,
             direct,
+            direct_code,
             access_cycles: u64::from(self.bus.most_access_cycles()),
             helpers: Helpers {
                 load: load_helper::<B> as *const () as usize,
@@ -213,6 +215,10 @@ impl<B: Bus> Core<B> {
     /// Calls compiled code at `entry` with the core's state, and takes its results back.
     fn call_block(&mut self, entry: crate::jit::Entry, poll: u64) -> Tier2 {
         let direct = self.bus.direct().map_or(std::ptr::null_mut(), |d| d.ptr);
+        let direct_code = self
+            .bus
+            .direct_code()
+            .map_or(std::ptr::null_mut(), |d| d.ptr);
         let (itags, ilast, ilookups) = match self.bus.fetch_view() {
             Some(v) => (v.tags, v.last_line, v.lookups),
             None => (std::ptr::null(), std::ptr::null_mut(), std::ptr::null_mut()),
@@ -233,6 +239,8 @@ impl<B: Bus> Core<B> {
             sr: self.state.sr_words(),
             core: core.cast(),
             direct,
+            direct_code,
+            code_bits: self.cache.code_bits(),
             base: self.state.phys(0) as u32,
             amask: (self.state.num_aregs - 1) & 63,
             pc: self.state.pc,
@@ -260,8 +268,10 @@ impl<B: Bus> Core<B> {
             // SAFETY: `entry` is a block compiled for this core's bus type by
             // `translate::compile` with the `Entry` signature (the first, or one `chained`
             // found in this core's table). It reads and writes only what `ctx` points at: the
-            // core's registers (`ar`, 64 words; `sr`, 256 words), the bus's direct memory
-            // within the bounds it was compiled with, the I-cache's tags (reads within the
+            // core's registers (`ar`, 64 words; `sr`, 256 words), the bus's direct memories
+            // (`Bus::direct`, `Bus::direct_code`) within the bounds it was compiled with, the
+            // decode cache's code bitmap (reads of the word of an address's granule, within
+            // its 2^20 words), the I-cache's tags (reads within the
             // layout it was compiled with), last line and lookup count (`Bus::fetch_view`,
             // whose pointers live as long as the bus, which is not moved while the core runs),
             // the translate windows' registers, access counters and HBM within the bounds the

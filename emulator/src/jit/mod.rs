@@ -181,6 +181,10 @@ pub(crate) struct Ctx {
     pub core: *mut u8,
     /// Host memory of [`crate::bus::Direct`], null when the bus has none.
     pub direct: *mut u8,
+    /// Host memory of [`crate::bus::Bus::direct_code`], null when the bus has none.
+    pub direct_code: *mut u8,
+    /// [`crate::predecode::DecodeCache::code_bits`]: granules holding decoded code.
+    pub code_bits: *const u64,
     /// WINDOWBASE × 4.
     pub base: u32,
     /// Physical register count − 1.

@@ -60,6 +60,9 @@ pub(crate) struct Spec<'a> {
     pub windows: Option<crate::bus::WindowView>,
     /// Directly reachable memory: first address, length, whether stores may go there.
     pub direct: Option<(u32, u64, bool)>,
+    /// Directly reachable memory that may hold code ([`crate::bus::Bus::direct_code`]): first
+    /// address, length, whether stores may go there (into granules holding no decoded code).
+    pub direct_code: Option<(u32, u64, bool)>,
     /// The most cycles one data access or fetch miss can cost on the bus.
     pub access_cycles: u64,
     /// The helpers.
@@ -252,6 +255,8 @@ mod off {
     pub const AR: i32 = offset_of!(Ctx, ar) as i32;
     pub const SR: i32 = offset_of!(Ctx, sr) as i32;
     pub const DIRECT: i32 = offset_of!(Ctx, direct) as i32;
+    pub const DIRECT_CODE: i32 = offset_of!(Ctx, direct_code) as i32;
+    pub const CODE_BITS: i32 = offset_of!(Ctx, code_bits) as i32;
     pub const BASE: i32 = offset_of!(Ctx, base) as i32;
     pub const AMASK: i32 = offset_of!(Ctx, amask) as i32;
     pub const PC: i32 = offset_of!(Ctx, pc) as i32;
@@ -859,20 +864,79 @@ impl<'a, 's> Tr<'a, 's> {
 
     /// The host address of `addr` in directly reachable memory, and whether it is there.
     fn direct_addr(&mut self, addr: Value, size: u32) -> Option<(Value, Option<Value>)> {
-        let (base, len, _) = self.spec.direct?;
+        let region = self.spec.direct?;
+        Some(self.region_addr(region, off::DIRECT, addr, size))
+    }
+
+    /// The host address of `addr` in the direct memory `(base, len, _)` whose host pointer is
+    /// at `at` in the context, and whether it is there (`None`: it spans the address space).
+    fn region_addr(
+        &mut self,
+        (base, len, _): (u32, u64, bool),
+        at: i32,
+        addr: Value,
+        size: u32,
+    ) -> (Value, Option<Value>) {
         let off = self.b.ins().iadd_imm_s(addr, -i64::from(base as i32));
         let off64 = self.b.ins().uextend(types::I64, off);
-        let direct = self.ctx_load(self.ptr, off::DIRECT);
+        let direct = self.ctx_load(self.ptr, at);
         let host = self.b.ins().iadd(direct, off64);
         if base == 0 && len >= 1 << 32 {
-            return Some((host, None));
+            return (host, None);
         }
         let within = self.b.ins().icmp_imm_s(
             IntCC::UnsignedLessThanOrEqual,
             off64,
             len as i64 - i64::from(size),
         );
-        Some((host, Some(within)))
+        (host, Some(within))
+    }
+
+    /// Branches to a new fast block, switched to, when `addr` is in the memory of
+    /// [`Spec::direct_code`] (and, for a store, its granule holds no decoded code), its host
+    /// address returned; else to `slow`. `None` (having jumped to `slow`) when there is no
+    /// such memory.
+    fn enter_direct_code(
+        &mut self,
+        addr: Value,
+        size: u32,
+        store: bool,
+        slow: cranelift_codegen::ir::Block,
+    ) -> Option<Value> {
+        let Some(region) = self.spec.direct_code.filter(|r| !store || r.2) else {
+            self.b.ins().jump(slow, &[]);
+            return None;
+        };
+        let (host, within) = self.region_addr(region, off::DIRECT_CODE, addr, size);
+        let fast = self.b.create_block();
+        if store {
+            // Natural alignment keeps the access inside one 64-byte granule.
+            let check = self.b.create_block();
+            match within {
+                Some(w) => self.b.ins().brif(w, check, &[], slow, &[]),
+                None => self.b.ins().jump(check, &[]),
+            };
+            self.b.switch_to_block(check);
+            let g = self.b.ins().ushr_imm_u(addr, 6);
+            let word = self.b.ins().ushr_imm_u(g, 6);
+            let word = self.b.ins().uextend(types::I64, word);
+            let word = self.b.ins().ishl_imm_u(word, 3);
+            let bits = self.ctx_load(self.ptr, off::CODE_BITS);
+            let at = self.b.ins().iadd(bits, word);
+            let bits = self.b.ins().load(types::I64, flags(), at, 0);
+            let bit = self.b.ins().band_imm_u(g, 63);
+            let bit = self.b.ins().uextend(types::I64, bit);
+            let bits = self.b.ins().ushr(bits, bit);
+            let code = self.b.ins().band_imm_u(bits, 1);
+            self.b.ins().brif(code, slow, &[], fast, &[]);
+        } else {
+            match within {
+                Some(w) => self.b.ins().brif(w, fast, &[], slow, &[]),
+                None => self.b.ins().jump(fast, &[]),
+            };
+        }
+        self.b.switch_to_block(fast);
+        Some(host)
     }
 
     /// Branches to a new fast block, switched to and its host address returned, when `direct`
@@ -916,6 +980,12 @@ impl<'a, 's> Tr<'a, 's> {
         let direct = self.direct_addr(addr, size);
         let slow = self.b.create_block();
         if let Some(host) = self.enter_direct(direct, slow) {
+            let v = self.host_load(host, size);
+            self.b.ins().jump(out, &[v.into()]);
+        }
+        self.b.switch_to_block(slow);
+        let slow = self.b.create_block();
+        if let Some(host) = self.enter_direct_code(addr, size, false, slow) {
             let v = self.host_load(host, size);
             self.b.ins().jump(out, &[v.into()]);
         }
@@ -1033,6 +1103,25 @@ impl<'a, 's> Tr<'a, 's> {
         self.b.ins().store(flags(), x, p, 0);
     }
 
+    /// Stores the low `size` bytes of `v` at host address `host` (in bounds: checked before),
+    /// then on to `out` with no code changed.
+    fn host_store(&mut self, host: Value, size: u32, v: Value, out: cranelift_codegen::ir::Block) {
+        let f = MemFlags::new().with_notrap();
+        match size {
+            1 => {
+                self.b.ins().istore8(f, v, host, 0);
+            }
+            2 => {
+                self.b.ins().istore16(f, v, host, 0);
+            }
+            _ => {
+                self.b.ins().store(f, v, host, 0);
+            }
+        }
+        let no = self.b.ins().iconst(types::I8, 0);
+        self.b.ins().jump(out, &[no.into()]);
+    }
+
     /// A store of the low `size` bytes of `v` at `addr` by the instruction at `pc`.
     fn store(&mut self, addr: Value, size: u32, v: Value, pc: u32) {
         self.check_aligned(addr, size, pc);
@@ -1045,20 +1134,12 @@ impl<'a, 's> Tr<'a, 's> {
             .filter(|d| d.2)
             .and_then(|_| self.direct_addr(addr, size));
         if let Some(host) = self.enter_direct(direct, slow) {
-            let f = MemFlags::new().with_notrap();
-            match size {
-                1 => {
-                    self.b.ins().istore8(f, v, host, 0);
-                }
-                2 => {
-                    self.b.ins().istore16(f, v, host, 0);
-                }
-                _ => {
-                    self.b.ins().store(f, v, host, 0);
-                }
-            }
-            let no = self.b.ins().iconst(types::I8, 0);
-            self.b.ins().jump(out, &[no.into()]);
+            self.host_store(host, size, v, out);
+        }
+        self.b.switch_to_block(slow);
+        let slow = self.b.create_block();
+        if let Some(host) = self.enter_direct_code(addr, size, true, slow) {
+            self.host_store(host, size, v, out);
         }
         self.b.switch_to_block(slow);
         let sz = self.imm(size);

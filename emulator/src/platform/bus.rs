@@ -390,6 +390,17 @@ impl Bus for PlatformBus {
         })
     }
 
+    fn direct_code(&mut self) -> Option<crate::bus::Direct> {
+        // The firmware band, where the kernels' stacks are: no latency, no device, nothing
+        // counted; it may hold code.
+        Some(crate::bus::Direct {
+            base: map::FWDATA.0,
+            len: u64::from(map::FWDATA.1),
+            ptr: self.fwdata.as_mut_ptr(),
+            stores: true,
+        })
+    }
+
     fn window_view(&mut self) -> Option<crate::bus::WindowView> {
         use super::mem_window::Window;
         let c = &mut self.windows.counters;
