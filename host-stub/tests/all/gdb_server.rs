@@ -456,6 +456,46 @@ fn the_real_gdb_runs_the_worked_session() {
     );
 }
 
+/// Runs the real GDB in batch mode against `cmd` started with `--gdb 0`: the set-up every
+/// session here needs (no paging or confirmations, the architecture, `file image`, `target
+/// remote` at the server), then `commands`, written to `script`. GDB's output, once q7emu has
+/// exited successfully.
+fn real_gdb_batch(
+    gdb: &std::path::Path,
+    mut cmd: Command,
+    image: &std::path::Path,
+    commands: &str,
+    script: &std::path::Path,
+) -> String {
+    let mut child = cmd
+        .args(["--gdb", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (addr, stderr) = q7_tests::rsp::server_address(&mut child);
+    std::fs::write(
+        script,
+        format!(
+            "set pagination off\nset confirm off\nset architecture xtensa\nset endian little\n\
+             file {}\ntarget remote {addr}\n{commands}",
+            image.display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(gdb)
+        .arg("-batch")
+        .arg("-x")
+        .arg(script)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let status = child.wait_with_output().unwrap().status;
+    assert!(status.success(), "{}\nGDB:\n{text}", stderr.join().unwrap());
+    text
+}
+
 /// The address of function `name` (its mangled symbol) in the unstripped image
 /// `so` (examples/sdk/BUILD.md "Debugging": linked where it runs, so symbols are device
 /// addresses).
@@ -545,35 +585,13 @@ fn breakpoints_at_the_kernel_function_from_the_unstripped_images() {
     let Some(gdb) = q7_tests::tool("gdb") else {
         return;
     };
-    let mut cmd = run();
-    let mut child = cmd
-        .args(["--gdb", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (addr, stderr) = q7_tests::rsp::server_address(&mut child);
-    let script = dir.join("symbols.gdb");
-    std::fs::write(
-        &script,
-        format!(
-            "set pagination off\nset confirm off\nset architecture xtensa\nset endian little\n\
-             file {}\ntarget remote {addr}\nbreak relu_forward\ncontinue\np/x $pc\n\
-             delete\ncontinue\n",
-            so(0).display()
-        ),
-    )
-    .unwrap();
-    let out = Command::new(gdb)
-        .arg("-batch")
-        .arg("-x")
-        .arg(&script)
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    let status = child.wait_with_output().unwrap().status;
-    assert!(status.success(), "{}\nGDB:\n{text}", stderr.join().unwrap());
+    let text = real_gdb_batch(
+        &gdb,
+        run(),
+        &so(0),
+        "break relu_forward\ncontinue\np/x $pc\ndelete\ncontinue\n",
+        &dir.join("symbols.gdb"),
+    );
     assert!(
         text.contains(
             "Thread 1 hit Breakpoint 1, relu_forward (t_in=...) at ./relu_multicore.cpp:"
@@ -1161,35 +1179,13 @@ fn the_real_gdb_breaking_at_the_kernel_leaves_the_profile_as_the_plain_runs() {
     let (plain_report, debugged_report) = (dir.join("plain.json"), dir.join("debugged.json"));
     support::ok(run(&plain, &plain_report));
 
-    let mut cmd = run(&debugged, &debugged_report);
-    let mut child = cmd
-        .args(["--gdb", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (addr, stderr) = q7_tests::rsp::server_address(&mut child);
-    let script = dir.join("profile.gdb");
-    std::fs::write(
-        &script,
-        format!(
-            "set pagination off\nset confirm off\nset architecture xtensa\nset endian little\n\
-             file {}\ntarget remote {addr}\nbreak relu_forward\ncontinue\nstepi\nstepi\nnext\n\
-             delete\ncontinue\n",
-            build.join("relu_tcm.so").display()
-        ),
-    )
-    .unwrap();
-    let out = Command::new(gdb)
-        .arg("-batch")
-        .arg("-x")
-        .arg(&script)
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    let status = child.wait_with_output().unwrap().status;
-    assert!(status.success(), "{}\nGDB:\n{text}", stderr.join().unwrap());
+    let text = real_gdb_batch(
+        &gdb,
+        run(&debugged, &debugged_report),
+        &build.join("relu_tcm.so"),
+        "break relu_forward\ncontinue\nstepi\nstepi\nnext\ndelete\ncontinue\n",
+        &dir.join("profile.gdb"),
+    );
     assert!(
         text.contains("\nBreakpoint 1, relu_forward (t_in=...) at ./relu_tcm.cpp:"),
         "{text}"
