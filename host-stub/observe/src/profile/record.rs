@@ -29,7 +29,7 @@ use q7_emulator::platform::trace_port::{code, PHASES};
 use q7_emulator::predecode::Op;
 use q7_emulator::state::CoreState;
 use q7_emulator::timing::{Stalls, Stats};
-use q7_emulator::trace::Access;
+use q7_emulator::trace::{Access, Event};
 use q7_emulator::vector::Vector;
 use q7_isa::sreg::sr;
 use q7_isa::{Insn, Opcode};
@@ -298,6 +298,30 @@ impl CoreProfile {
             phase: 0,
             phase_start: stats.clone(),
             arg0: 0,
+        }
+    }
+
+    /// Records the core's event `e`: a completed instruction ([`CoreProfile::after`]) or an
+    /// exception's delivery ([`CoreProfile::exception`]); `Before` events carry nothing it needs.
+    #[inline(always)]
+    pub fn event(&mut self, e: Event<'_>) {
+        match e {
+            Event::After {
+                pc,
+                next,
+                insn,
+                stats,
+                accesses,
+                ..
+            } => self.after(pc, next, insn, stats, accesses),
+            Event::Exception {
+                vector,
+                pc,
+                state,
+                stats,
+                ..
+            } => self.exception(vector, pc, state, stats),
+            Event::Before { .. } => {}
         }
     }
 

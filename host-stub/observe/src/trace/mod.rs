@@ -662,26 +662,8 @@ impl Tracer for ProfileTracer {
 
     #[inline(always)]
     fn event(&mut self, e: Event<'_>) {
-        let Some(p) = &mut self.0 else {
-            return;
-        };
-        match e {
-            Event::After {
-                pc,
-                next,
-                insn,
-                stats,
-                accesses,
-                ..
-            } => p.after(pc, next, insn, stats, accesses),
-            Event::Exception {
-                vector,
-                pc,
-                state,
-                stats,
-                ..
-            } => p.exception(vector, pc, state, stats),
-            Event::Before { .. } => {}
+        if let Some(p) = &mut self.0 {
+            p.event(e);
         }
     }
 }
@@ -702,6 +684,9 @@ impl Tracer for CoreTracer<'_> {
     /// work is a call of its own, made only when the observer is on.
     #[inline(always)]
     fn event(&mut self, e: Event<'_>) {
+        if let Some(p) = &mut self.profile {
+            p.event(e);
+        }
         match e {
             Event::Before { state, insn, cycle } => {
                 if let Some(s) = &mut self.insn {
@@ -714,12 +699,9 @@ impl Tracer for CoreTracer<'_> {
                 insn,
                 state,
                 cycle,
-                stats,
                 accesses,
+                ..
             } => {
-                if let Some(p) = &mut self.profile {
-                    p.after(pc, next, insn, stats, accesses);
-                }
                 if let Some(s) = &mut self.insn {
                     s.after(state, cycle, accesses);
                 }
@@ -737,13 +719,8 @@ impl Tracer for CoreTracer<'_> {
                 pc,
                 state,
                 cycle,
-                stats,
-            } => {
-                if let Some(p) = &mut self.profile {
-                    p.exception(vector, pc, state, stats);
-                }
-                self.exception(vector, pc, state, cycle)
-            }
+                ..
+            } => self.exception(vector, pc, state, cycle),
         }
     }
 }
