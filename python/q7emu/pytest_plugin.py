@@ -25,6 +25,7 @@ import os
 import pathlib
 import re
 import tempfile
+from typing import Optional
 
 import pytest
 
@@ -77,21 +78,30 @@ def q7emu_build(tmp_path_factory):
     return build
 
 
-def _snapshot_dir(config, test_file: pathlib.Path) -> pathlib.Path:
-    """The snapshot folder of the tests in ``test_file`` (resolved)."""
-    __tracebackhide__ = True
+def _find_snapshot_dir(config, test_file: pathlib.Path) -> Optional[pathlib.Path]:
+    """The snapshot folder of the tests in ``test_file`` (resolved): the ini option's, made or
+    not, else the nearest ``snapshots/`` in or above the test's folder; None without one."""
     configured = config.getini("q7emu_snapshot_dir")
     if configured:
-        folder = pathlib.Path(config.rootpath, configured).resolve()
-        if folder.exists() and not folder.is_dir():
-            pytest.fail(f"q7emu_snapshot: q7emu_snapshot_dir {configured!r} is not a folder: {folder}")
-        return folder
+        return pathlib.Path(config.rootpath, configured).resolve()
     for d in (test_file.parent, *test_file.parent.parents):
         if (d / "snapshots").is_dir():
             return (d / "snapshots").resolve()
-    pytest.fail(
-        f"q7emu_snapshot: no snapshots/ folder in or above {test_file.parent}; make one or set q7emu_snapshot_dir"
-    )
+    return None
+
+
+def _snapshot_dir(config, test_file: pathlib.Path) -> pathlib.Path:
+    """``_find_snapshot_dir``, a failure of the test when there is none or it is a file."""
+    __tracebackhide__ = True
+    folder = _find_snapshot_dir(config, test_file)
+    if folder is None:
+        pytest.fail(
+            f"q7emu_snapshot: no snapshots/ folder in or above {test_file.parent}; make one or set q7emu_snapshot_dir"
+        )
+    if folder.exists() and not folder.is_dir():
+        configured = config.getini("q7emu_snapshot_dir")
+        pytest.fail(f"q7emu_snapshot: q7emu_snapshot_dir {configured!r} is not a folder: {folder}")
+    return folder
 
 
 def _source(config, test_file: pathlib.Path, folder: pathlib.Path) -> str:
@@ -106,17 +116,24 @@ def _source(config, test_file: pathlib.Path, folder: pathlib.Path) -> str:
     return test_file.as_posix()
 
 
-def _owner(config, source: str, folder: pathlib.Path, test_file: pathlib.Path):
-    """The test file a snapshot's header names as its ``source`` when that file exists and is
-    not ``test_file``; else None (no header, this file, or a file since moved away)."""
+def _source_file(config, source: str, folder: pathlib.Path) -> Optional[pathlib.Path]:
+    """The file a snapshot header's ``source`` names, from the folder holding the snapshot
+    folder or from the rootdir, when it exists; else None."""
     for base in (folder.parent, config.rootpath):
         candidate = pathlib.Path(base, source)
         try:
             if candidate.is_file():
-                return None if candidate.resolve() == test_file else candidate
+                return candidate
         except (OSError, ValueError):  # a name no file can have
             return None
     return None
+
+
+def _owner(config, source: str, folder: pathlib.Path, test_file: pathlib.Path):
+    """The test file a snapshot's header names as its ``source`` when that file exists and is
+    not ``test_file``; else None (no header, this file, or a file since moved away)."""
+    named = _source_file(config, source, folder)
+    return None if named is None or named.resolve() == test_file else named
 
 
 def _yaml_scalar(value: str) -> str:
@@ -453,14 +470,7 @@ def _owned_snapshots(config, test_file: pathlib.Path):
     """The snapshot files of test module ``test_file``: ``<module>__*.snap`` in its snapshot
     folder whose header's ``source`` is that file (the Rust snapshots sharing the folder, and
     another module's of the same name, are not its)."""
-    configured = config.getini("q7emu_snapshot_dir")
-    if configured:
-        folder = pathlib.Path(config.rootpath, configured).resolve()
-    else:
-        folder = next(
-            (d / "snapshots" for d in (test_file.parent, *test_file.parent.parents) if (d / "snapshots").is_dir()), None
-        )
-        folder = folder.resolve() if folder is not None else None
+    folder = _find_snapshot_dir(config, test_file)
     if folder is None or not folder.is_dir():
         return []
     owned = []
@@ -469,15 +479,9 @@ def _owned_snapshots(config, test_file: pathlib.Path):
             source, _ = _split(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
             continue
-        if source is None:
-            continue
-        for base in (folder.parent, config.rootpath):
-            try:
-                if pathlib.Path(base, source).resolve() == test_file:
-                    owned.append(str(path))
-                    break
-            except (OSError, ValueError):
-                pass
+        named = _source_file(config, source, folder) if source is not None else None
+        if named is not None and named.resolve() == test_file:
+            owned.append(str(path))
     return owned
 
 

@@ -30,7 +30,15 @@ fn a(regs: &[u32], i: usize) -> u32 {
 
 /// Starts `cmd` with `--gdb 0` and connects, acknowledgements on: the client and the thread
 /// gathering the rest of stderr.
-fn spawn(mut cmd: Command) -> (Child, Rsp, std::thread::JoinHandle<String>) {
+fn spawn(cmd: Command) -> (Child, Rsp, std::thread::JoinHandle<String>) {
+    let (child, addr, stderr) = serve(cmd);
+    assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+    (child, Rsp::connect(&addr), stderr)
+}
+
+/// Starts `cmd` with `--gdb 0`: the child, the server's address and the thread gathering the
+/// rest of stderr.
+fn serve(mut cmd: Command) -> (Child, String, std::thread::JoinHandle<String>) {
     let mut child = cmd
         .args(["--gdb", "0"])
         .stdout(Stdio::piped())
@@ -38,8 +46,7 @@ fn spawn(mut cmd: Command) -> (Child, Rsp, std::thread::JoinHandle<String>) {
         .spawn()
         .unwrap();
     let (addr, stderr) = q7_tests::rsp::server_address(&mut child);
-    assert!(addr.starts_with("127.0.0.1:"), "{addr}");
-    (child, Rsp::connect(&addr), stderr)
+    (child, addr, stderr)
 }
 
 /// Starts `cmd` with `--gdb 0` and connects: the client, the opening stop reply and the
@@ -462,18 +469,12 @@ fn the_real_gdb_runs_the_worked_session() {
 /// exited successfully.
 fn real_gdb_batch(
     gdb: &std::path::Path,
-    mut cmd: Command,
+    cmd: Command,
     image: &std::path::Path,
     commands: &str,
     script: &std::path::Path,
 ) -> String {
-    let mut child = cmd
-        .args(["--gdb", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (addr, stderr) = q7_tests::rsp::server_address(&mut child);
+    let (child, addr, stderr) = serve(cmd);
     std::fs::write(
         script,
         format!(
