@@ -126,11 +126,6 @@ def shapes_like(shape: Sequence[int], cores: int = 8, max_elements: Optional[int
     return shapes()
 
 
-def _elements(dtype: np.dtype) -> "st.SearchStrategy":
-    """Every value of ``dtype``: for a float type NaN, ±inf, −0.0 and subnormals too."""
-    return hnp.from_dtype(dtype)
-
-
 def tensors(dtype: Any, shapes: Any) -> "st.SearchStrategy":
     """A strategy of arrays of ``dtype`` (a numpy dtype, or ``"bfloat16"``, which needs
     ml_dtypes) whose shape is drawn from ``shapes`` (a strategy such as ``shapes_like``, or
@@ -139,9 +134,10 @@ def tensors(dtype: Any, shapes: Any) -> "st.SearchStrategy":
     rounded to bfloat16."""
     dt = _numpy_dtype(dtype) if isinstance(dtype, str) else np.dtype(dtype)
     if dt.name == "bfloat16":
-        wide = hnp.arrays(np.float32, shapes, elements=_elements(np.dtype(np.float32)))
+        wide = hnp.arrays(np.float32, shapes, elements=hnp.from_dtype(np.dtype(np.float32)))
         return wide.map(lambda a: a.astype(dt))
-    return hnp.arrays(dt, shapes, elements=_elements(dt))
+    # from_dtype draws every value of the dtype: for a float NaN, ±inf, −0.0 and subnormals too.
+    return hnp.arrays(dt, shapes, elements=hnp.from_dtype(dt))
 
 
 def _float_kind(dtype: np.dtype) -> bool:
@@ -289,7 +285,7 @@ class Counterexample(AssertionError):
         return Counterexample(self.op, self.arguments, self.finding, self.difference, self.error, repro)
 
 
-def save_repro(op: Op, arguments: Sequence[Any], directory: "os.PathLike[str] | str", check: bool = True) -> str:
+def _save_repro(op: Op, arguments: Sequence[Any], directory: "os.PathLike[str] | str", check: bool = True) -> str:
     """Saves the tensor arguments of a call into ``directory`` (one ``.npy`` per argument,
     named after it) and returns the ``q7emu run`` command that makes the same call."""
     directory = os.fspath(directory)
@@ -439,7 +435,7 @@ def fuzz(
 
     def failed(c: Counterexample) -> Counterexample:
         directory = repro_dir if repro_dir is not None else tempfile.mkdtemp(prefix="q7emu-counterexample-")
-        return c.with_repro(save_repro(op, c.arguments, directory, check))
+        return c.with_repro(_save_repro(op, c.arguments, directory, check))
 
     try:
         first = assert_matches(op, reference, example, max_cycles=max_cycles, **options)
