@@ -40,6 +40,9 @@ stage() {
 summary() {
   echo "test.sh: stage times:" >&2
   printf '  %s\n' "${times[@]}" >&2
+  # The disk the suite's builds and environment take (DEVELOPING.md "Disk").
+  echo "test.sh: disk used:" >&2
+  du -sh target fuzz/target .venv 2>/dev/null | sed 's/^/  /' >&2 || true
 }
 
 setup_toolchain() {
@@ -68,7 +71,8 @@ fi
 # they still compile and are formatted, so a changed API cannot break them unseen.
 fuzz_build() {
   cargo fmt --manifest-path fuzz/Cargo.toml --check
-  cargo check --quiet --manifest-path fuzz/Cargo.toml --all-targets
+  # The workspace's target directory: the crates clippy has just checked are not checked again.
+  CARGO_TARGET_DIR="$PWD/target" cargo check --quiet --manifest-path fuzz/Cargo.toml --all-targets
 }
 
 # The Python package: its extension crate is a workspace of its own (python/Cargo.toml), so
@@ -84,15 +88,19 @@ python_package() {
   [ -x .venv/bin/python ] || python3 -m venv .venv
   # Every package at the version python/constraints.txt pins (with all their dependencies),
   # so that a run tests what the last one did; an upgrade is a change to that file
-  # (DEVELOPING.md "Tests"). torch for the q7emu.torch tests (a large download the first
-  # time: its Linux wheels bring CUDA libraries, unused on a CPU-only machine), hypothesis for
-  # q7emu.testing, ruff, pyright and mypy (its stubtest) for python_lint.
-  .venv/bin/python -m pip install --quiet -c python/constraints.txt 'pip>=23'
-  .venv/bin/python -m pip install --quiet -c python/constraints.txt 'pytest>=7' 'pytest-xdist>=3' \
-    'ml_dtypes>=0.3' 'torch>=2.4' 'hypothesis>=6.100' ruff pyright mypy
+  # (DEVELOPING.md "Tests"). torch for the q7emu.torch tests, hypothesis for q7emu.testing,
+  # ruff, pyright and mypy (its stubtest) for python_lint. torch is installed without its
+  # dependencies, which on Linux are some 4 GB of CUDA libraries a CPU-only run never loads
+  # (DEVELOPING.md "Disk"): its CPU ones are listed instead, as its wheel's metadata names them.
+  # No download cache: a clean machine installs once, and the cache would double the footprint.
+  local pip=(.venv/bin/python -m pip install --quiet --no-cache-dir -c python/constraints.txt)
+  "${pip[@]}" 'pip>=23'
+  "${pip[@]}" 'pytest>=7' 'pytest-xdist>=3' 'ml_dtypes>=0.3' 'hypothesis>=6.100' ruff pyright mypy \
+    filelock typing-extensions setuptools sympy networkx jinja2 fsspec
+  "${pip[@]}" --no-deps 'torch>=2.4'
   # The install docs/python.md shows (maturin builds the wheel with the release profile of
   # the CLI; the shared target directory keeps the Rust build incremental between runs).
-  CARGO_TARGET_DIR="$PWD/target/python" .venv/bin/python -m pip install --quiet -c python/constraints.txt ./python
+  CARGO_TARGET_DIR="$PWD/target/python" "${pip[@]}" ./python
 }
 
 # The package's Python code (python/pyproject.toml configures each tool): ruff's lints and
