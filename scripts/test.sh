@@ -88,16 +88,15 @@ python_package() {
   [ -x .venv/bin/python ] || python3 -m venv .venv
   # Every package at the version python/constraints.txt pins (with all their dependencies),
   # so that a run tests what the last one did; an upgrade is a change to that file
-  # (DEVELOPING.md "Tests"). torch for the q7emu.torch tests, hypothesis for q7emu.testing,
-  # ruff, pyright and mypy (its stubtest) for python_lint. torch is installed without its
-  # dependencies, which on Linux are some 4 GB of CUDA libraries a CPU-only run never loads
-  # (DEVELOPING.md "Disk"): its CPU ones are listed instead, as its wheel's metadata names them.
-  # No download cache: a clean machine installs once, and the cache would double the footprint.
+  # (DEVELOPING.md "Tests"). torch for the q7emu.torch tests (its Linux wheel brings CUDA
+  # libraries, 4 GB a CPU-only machine never runs but libtorch links, so `import torch` needs
+  # them), hypothesis for q7emu.testing, ruff, pyright and mypy (its stubtest) for
+  # python_lint. No download cache: a clean machine installs once, and the cache would add
+  # the wheels' size again (DEVELOPING.md "Disk").
   local pip=(.venv/bin/python -m pip install --quiet --no-cache-dir -c python/constraints.txt)
   "${pip[@]}" 'pip>=23'
-  "${pip[@]}" 'pytest>=7' 'pytest-xdist>=3' 'ml_dtypes>=0.3' 'hypothesis>=6.100' ruff pyright mypy \
-    filelock typing-extensions setuptools sympy networkx jinja2 fsspec
-  "${pip[@]}" --no-deps 'torch>=2.4'
+  "${pip[@]}" 'pytest>=7' 'pytest-xdist>=3' 'ml_dtypes>=0.3' 'torch>=2.4' 'hypothesis>=6.100' \
+    ruff pyright mypy
   # The install docs/python.md shows (maturin builds the wheel with the release profile of
   # the CLI; the shared target directory keeps the Rust build incremental between runs).
   CARGO_TARGET_DIR="$PWD/target/python" "${pip[@]}" ./python

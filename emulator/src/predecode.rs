@@ -39,6 +39,34 @@ pub struct Op {
     pub mac16: Option<Mac16>,
     /// Set when the bytes are not an executable instruction.
     pub bad: Option<Undecodable>,
+    /// What the instruction does to the call stack, once it completes (observers' shadow
+    /// stacks: the profile's call paths, the timeline's function spans).
+    pub frame: Frame,
+}
+
+/// What an instruction does to the call stack (isa/ISA.md §3): a call (CALL0/4/8/12,
+/// CALLX0/4/8/12) opens a frame for its target, a return (RET, RET.N, RETW, RETW.N) closes the
+/// innermost one; every other instruction, and bytes that do not decode, leave it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Frame {
+    /// Leaves the call stack as it is.
+    Keep,
+    /// A call: a frame opens for the target.
+    Call,
+    /// A return: the innermost frame closes.
+    Return,
+}
+
+impl Frame {
+    /// The frame effect of `opcode`.
+    pub const fn of(opcode: Opcode) -> Frame {
+        use Opcode::*;
+        match opcode {
+            Call0 | Call4 | Call8 | Call12 | Callx0 | Callx4 | Callx8 | Callx12 => Frame::Call,
+            Ret | RetN | Retw | RetwN => Frame::Return,
+            _ => Frame::Keep,
+        }
+    }
 }
 
 /// What must hold before an instruction may run: the highest address-register group
@@ -226,6 +254,7 @@ impl Op {
             src_mask,
             mac16: Mac16::of(insn.opcode),
             bad: None,
+            frame: Frame::of(insn.opcode),
         }
     }
 
@@ -237,6 +266,7 @@ impl Op {
             src_mask: 0,
             mac16: None,
             bad: Some(why),
+            frame: Frame::Keep,
         }
     }
 

@@ -311,8 +311,8 @@ impl TimingModel {
 macro_rules! stall_categories {
     ($($(#[$doc:meta])* $field:ident $label:literal;)*) => {
         /// Where cycles went beyond one issue cycle per instruction, by category. One table
-        /// (the fields below) gives the struct, its JSON form, [`Stalls::list`] and
-        /// [`Stalls::since`].
+        /// (the fields below) gives the struct, its JSON form, [`Stalls::list`],
+        /// [`Stalls::since`] and [`Stalls::take_growth`].
         #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
         pub struct Stalls {
             $($(#[$doc])* pub $field: u64,)*
@@ -334,6 +334,16 @@ macro_rules! stall_categories {
             #[inline(always)]
             pub fn add(&mut self, other: &Stalls) {
                 $(self.$field += other.$field;)*
+            }
+
+            /// Adds what each category of `now` grew by since `last` (an earlier reading of
+            /// the same counters), and moves `last` up to `now`: one pass, no temporary.
+            #[inline(always)]
+            pub fn take_growth(&mut self, now: &Stalls, last: &mut Stalls) {
+                $(
+                    self.$field += now.$field - last.$field;
+                    last.$field = now.$field;
+                )*
             }
 
             /// The cycles of every category together.

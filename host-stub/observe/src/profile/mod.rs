@@ -134,17 +134,18 @@ impl Profiler {
 
     /// The recorder of `core` for the firmware call `what`: `None` unless it is a dispatch.
     pub fn tracer(&self, core: &Core<PlatformBus>, what: &str) -> Option<CoreProfile> {
-        if !is_dispatch(what) {
-            return None;
-        }
-        let slot = self.records.get(core.bus.prid() as usize)?;
-        let record = lock(slot).take().unwrap_or_default();
-        Some(CoreProfile::new(
-            record,
-            &core.stats,
-            core.state.pc,
-            core.timing.issue,
-        ))
+        is_dispatch(what).then(|| self.recorder(core))
+    }
+
+    /// The recorder of `core` for a dispatch, going on with the core's recording (a core the
+    /// profile has no slot for records into a new one, which [`Profiler::finish`] drops).
+    pub fn recorder(&self, core: &Core<PlatformBus>) -> CoreProfile {
+        let record = self
+            .records
+            .get(core.bus.prid() as usize)
+            .and_then(|slot| lock(slot).take())
+            .unwrap_or_default();
+        CoreProfile::new(record, &core.stats, core.state.pc, core.timing.issue)
     }
 
     /// `core`'s call that `profile` recorded ended.

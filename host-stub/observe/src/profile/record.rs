@@ -26,7 +26,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use q7_emulator::platform::map::{reg::trace, MMIO};
 use q7_emulator::platform::trace_port::{code, PHASES};
-use q7_emulator::predecode::Op;
+use q7_emulator::predecode::{Frame, Op};
 use q7_emulator::state::CoreState;
 use q7_emulator::timing::{Stalls, Stats};
 use q7_emulator::trace::{Access, Event};
@@ -329,23 +329,13 @@ impl CoreProfile {
     /// accesses `accesses` and continuing at `next`.
     #[inline(always)]
     pub fn after(&mut self, pc: u32, next: u32, op: &Op, stats: &Stats, accesses: &[Access]) {
-        self.charge(pc, &op.insn, stats, accesses.len() as u64);
+        self.charge_completed(pc, &op.insn, stats, accesses.len() as u64);
         if !accesses.is_empty() {
             self.phases(accesses, stats);
         }
-        if op.bad.is_some() {
-            return;
-        }
-        match op.insn.opcode {
-            Opcode::Call0
-            | Opcode::Call4
-            | Opcode::Call8
-            | Opcode::Call12
-            | Opcode::Callx0
-            | Opcode::Callx4
-            | Opcode::Callx8
-            | Opcode::Callx12 => self.call(next, pc),
-            Opcode::Ret | Opcode::RetN | Opcode::Retw | Opcode::RetwN if self.stack.len() > 1 => {
+        match op.frame {
+            Frame::Call => self.call(next, pc),
+            Frame::Return if self.stack.len() > 1 => {
                 self.stack.pop();
                 self.node = *self.stack.last().expect("the path is never empty");
             }
@@ -434,8 +424,30 @@ impl CoreProfile {
         self.last.instructions = stats.instructions;
         self.last.exceptions = stats.exceptions;
         if cycles != self.issue * (instructions + exceptions) {
-            self.record.stalls[site as usize].add(&stats.stalls.since(&self.last.stalls));
-            self.last.stalls.clone_from(&stats.stalls);
+            self.record.stalls[site as usize].take_growth(&stats.stalls, &mut self.last.stalls);
+        }
+        self.site = Some(site);
+        self.pc = pc;
+    }
+
+    /// [`CoreProfile::charge`] for an `After` event, which follows exactly one instruction
+    /// since the previous event and no exception (an exception's delivery is an event of its
+    /// own, docs/profiling.md "Attribution"): the instruction and exception counts need no
+    /// difference taken, and the instruction stalled when its cycles are not the issue cycle.
+    #[inline(always)]
+    fn charge_completed(&mut self, pc: u32, insn: &Insn, stats: &Stats, accesses: u64) {
+        debug_assert_eq!(stats.instructions, self.last.instructions + 1);
+        debug_assert_eq!(stats.exceptions, self.last.exceptions);
+        let site = self.record.site(self.node, pc, insn, self.site);
+        let hot = &mut self.record.hot[site as usize];
+        let cycles = stats.cycles - self.last.cycles;
+        hot.cycles += cycles;
+        hot.instructions += 1;
+        hot.accesses += accesses;
+        self.last.cycles = stats.cycles;
+        self.last.instructions += 1;
+        if cycles != self.issue {
+            self.record.stalls[site as usize].take_growth(&stats.stalls, &mut self.last.stalls);
         }
         self.site = Some(site);
         self.pc = pc;

@@ -545,15 +545,13 @@ impl q7_runtime::observer::Observer for Observer {
                     .collect();
             }
             let results = cluster.run_subset_with(cores, threads, budget, |c| {
-                ProfileTracer(profiler.tracer(c, what))
+                ProfileTracer(profiler.recorder(c))
             });
             return results
                 .into_iter()
                 .zip(cores)
                 .map(|((stop, tracer), &core)| {
-                    if let Some(p) = tracer.0 {
-                        profiler.finish(p, &cluster.cores[core]);
-                    }
+                    profiler.finish(tracer.0, &cluster.cores[core]);
                     stop
                 })
                 .collect();
@@ -584,7 +582,7 @@ impl q7_runtime::observer::Observer for Observer {
         let profile = self.profile.as_ref().map(|p| {
             let recorders = cores
                 .iter()
-                .map(|c| (c.bus.prid(), ProfileTracer(p.tracer(c, what))))
+                .filter_map(|c| Some((c.bus.prid(), ProfileTracer(p.tracer(c, what)?))))
                 .collect();
             (p, recorders)
         });
@@ -624,7 +622,7 @@ impl DispatchHook for DebuggedDispatch<'_> {
         }
         if let Some((profiler, mut recorders)) = profile {
             for core in cores {
-                if let Some(ProfileTracer(Some(p))) = recorders.remove(&core.bus.prid()) {
+                if let Some(ProfileTracer(p)) = recorders.remove(&core.bus.prid()) {
                     profiler.finish(p, core);
                 }
             }
@@ -650,11 +648,11 @@ pub fn truncation_note(core: u32, cycle: u64, limit: u64) -> String {
     )
 }
 
-/// One core's tracer for one firmware call of a run that only profiles: the profile's recorder
-/// alone (none for a call that is not a dispatch), asking for no `Before` events, which it
-/// does not need.
+/// One core's tracer for a dispatch of a run that only profiles: the profile's recorder alone
+/// (the run's other firmware calls need none), asking for no `Before` events, which it does
+/// not need.
 #[derive(Debug)]
-pub struct ProfileTracer(Option<CoreProfile>);
+pub struct ProfileTracer(CoreProfile);
 
 impl Tracer for ProfileTracer {
     const ENABLED: bool = true;
@@ -662,9 +660,7 @@ impl Tracer for ProfileTracer {
 
     #[inline(always)]
     fn event(&mut self, e: Event<'_>) {
-        if let Some(p) = &mut self.0 {
-            p.event(e);
-        }
+        self.0.event(e);
     }
 }
 

@@ -20,10 +20,9 @@ use q7_emulator::platform::recording::{Record, Recording};
 use q7_emulator::platform::sdma::{self, TransferRecord};
 use q7_emulator::platform::trace_port::{self, code, RuntimeEvent};
 use q7_emulator::platform::PlatformBus;
-use q7_emulator::predecode::Op;
+use q7_emulator::predecode::{Frame, Op};
 use q7_emulator::{CoreState, Stop, Vector};
 use q7_isa::sreg::sr;
-use q7_isa::Opcode;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -270,12 +269,11 @@ impl CoreTimeline {
     /// named after the function at `next`, a return closes the innermost one.
     #[inline]
     pub fn after(&mut self, next: u32, insn: &Op, cycle: u64) {
-        use Opcode::*;
-        if !self.functions || insn.bad.is_some() {
+        if !self.functions {
             return;
         }
-        match insn.insn.opcode {
-            Call0 | Call4 | Call8 | Call12 | Callx0 | Callx4 | Callx8 | Callx12 => {
+        match insn.frame {
+            Frame::Call => {
                 if self.rec.admit(cycle, 1) {
                     self.marks.push(Mark::Begin(next, cycle));
                     self.open.push(next);
@@ -283,7 +281,7 @@ impl CoreTimeline {
                     self.hidden += 1;
                 }
             }
-            Ret | RetN | Retw | RetwN => {
+            Frame::Return => {
                 if self.hidden > 0 {
                     // Its span's begin was not kept: counted as dropped.
                     self.hidden -= 1;
@@ -1121,6 +1119,7 @@ mod tests {
     use q7_emulator::platform::Hbm;
     use q7_emulator::TimingModel;
     use q7_isa::Insn;
+    use q7_isa::Opcode;
 
     use super::*;
 
