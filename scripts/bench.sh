@@ -247,7 +247,7 @@ done
 
 # Checked mode's cost (docs/checked-mode.md "Cost"): the 8-core ReLU (TCM accessors, 2 host
 # threads) and the element-accessor ReLU (one core, an HBM access per element) each run plain
-# and with --check, alternating, the best of CHECK_REPEAT runs of each (default 5,
+# and with --check, alternating, the best of CHECK_REPEAT runs of each (default 9,
 # Q7EMU_BENCH_CHECK_REPEAT overrides). Gates on correctness (exit 0, no finding: both are correct
 # kernels; the same instructions and cycles) and on the checked / plain wall-time ratio
 # measured side by side here: at most CHECK_CEILING (Q7EMU_BENCH_MAX_CHECK_RATIO overrides; the
@@ -260,7 +260,7 @@ done
 # run on 2 threads) x1.7 on these hosts.
 CHECK_CEILING=${Q7EMU_BENCH_MAX_CHECK_RATIO:-3.0}
 PROFILE_CEILING=${Q7EMU_BENCH_MAX_PROFILE_RATIO:-2.0}
-CHECK_REPEAT=${Q7EMU_BENCH_CHECK_REPEAT:-5}
+CHECK_REPEAT=${Q7EMU_BENCH_CHECK_REPEAT:-9}
 # One row of that table: kernel $1 observed as $2 (checked or profiled), its failure $3 (empty
 # when its outputs are right), its ceiling $4 and what passed $5; gates on the $2 / plain ratio
 # of the best times in cbest.

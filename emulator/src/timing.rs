@@ -337,12 +337,19 @@ macro_rules! stall_categories {
             }
 
             /// Adds what each category of `now` grew by since `last` (an earlier reading of
-            /// the same counters), and moves `last` up to `now`: one pass, no temporary.
+            /// the same counters) and moves `last` up to it, given that they grew by `total`
+            /// cycles together: the categories are taken in field order, the most frequent
+            /// first, and the rest are left once `total` is accounted for (they did not grow).
             #[inline(always)]
-            pub fn take_growth(&mut self, now: &Stalls, last: &mut Stalls) {
+            pub fn take_growth(&mut self, now: &Stalls, last: &mut Stalls, mut total: u64) {
                 $(
-                    self.$field += now.$field - last.$field;
+                    if total == 0 {
+                        return;
+                    }
+                    let grew = now.$field - last.$field;
+                    self.$field += grew;
                     last.$field = now.$field;
+                    total = total.saturating_sub(grew);
                 )*
             }
 

@@ -21,7 +21,8 @@ pub struct Access {
     /// Whether it is a store.
     pub write: bool,
     /// The HBM address it reached through a translate window ([`crate::Bus::shared_address`]),
-    /// as the window stood at the access; `None` for local memory and devices.
+    /// as the window stood at the access; `None` for local memory and devices, and for every
+    /// access when the tracer asks for none ([`Tracer::HBM_ADDRESSES`]).
     pub hbm: Option<u64>,
 }
 
@@ -79,6 +80,9 @@ pub trait Tracer {
     /// Whether `Before` events are produced (a tracer that needs only `After` and `Exception`
     /// spares the run loop one event per instruction).
     const BEFORE: bool = true;
+    /// Whether accesses carry the HBM address a translate window sent them to
+    /// ([`Access::hbm`]): a window lookup per access, spared a tracer that does not read it.
+    const HBM_ADDRESSES: bool = true;
     /// One event.
     fn event(&mut self, e: Event<'_>);
 }

@@ -61,15 +61,15 @@ impl<B: Bus> Core<B> {
             .map_err(|e| Self::mem_fault(e, addr, false));
         if T::ENABLED {
             if let Ok(v) = loaded {
-                self.record(addr, size, v, false);
+                self.record(addr, size, v, false, T::HBM_ADDRESSES);
             }
         }
         loaded
     }
 
-    /// Records a data access for the tracer.
+    /// Records a data access for the tracer, with its HBM address when `hbm`.
     #[inline]
-    fn record(&mut self, addr: u32, size: u32, value: u32, write: bool) {
+    fn record(&mut self, addr: u32, size: u32, value: u32, write: bool, hbm: bool) {
         let value = if size == 4 {
             value
         } else {
@@ -80,7 +80,11 @@ impl<B: Bus> Core<B> {
             size: size as u8,
             value,
             write,
-            hbm: self.bus.shared_address(addr),
+            hbm: if hbm {
+                self.bus.shared_address(addr)
+            } else {
+                None
+            },
         });
     }
 
@@ -101,7 +105,7 @@ impl<B: Bus> Core<B> {
             self.code_stored(addr, size);
         }
         if T::ENABLED {
-            self.record(addr, size, v, true);
+            self.record(addr, size, v, true, T::HBM_ADDRESSES);
         }
         Ok(())
     }

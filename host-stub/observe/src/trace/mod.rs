@@ -657,6 +657,7 @@ pub struct ProfileTracer(CoreProfile);
 impl Tracer for ProfileTracer {
     const ENABLED: bool = true;
     const BEFORE: bool = false;
+    const HBM_ADDRESSES: bool = false;
 
     #[inline(always)]
     fn event(&mut self, e: Event<'_>) {
