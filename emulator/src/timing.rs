@@ -351,6 +351,8 @@ macro_rules! stall_categories {
                     last.$field = now.$field;
                     total = total.saturating_sub(grew);
                 )*
+                // (What is left after the last category is of no further use.)
+                let _ = total;
             }
 
             /// The cycles of every category together.
