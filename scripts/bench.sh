@@ -256,8 +256,8 @@ done
 # The profiler's cost (docs/profiling.md "Determinism and cost") is measured the same way, with
 # --profile DIR: the same counts as the plain run, a profile that adds up to them, and the
 # profiled / plain ratio at most PROFILE_CEILING (Q7EMU_BENCH_MAX_PROFILE_RATIO overrides), the
-# bound docs/profiling.md states: the element ReLU measures x1.6 and the 8-core ReLU (a 16 ms
-# run on 2 threads) x1.7 on these hosts.
+# bound docs/profiling.md states: the element ReLU measures x1.5 and the 8-core ReLU (a 14 ms
+# run on 2 threads) x1.8 to x1.93 on these hosts.
 CHECK_CEILING=${Q7EMU_BENCH_MAX_CHECK_RATIO:-3.0}
 PROFILE_CEILING=${Q7EMU_BENCH_MAX_PROFILE_RATIO:-2.0}
 CHECK_REPEAT=${Q7EMU_BENCH_CHECK_REPEAT:-9}
