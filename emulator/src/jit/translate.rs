@@ -372,6 +372,13 @@ fn flags() -> MemFlags {
     MemFlags::trusted()
 }
 
+/// The flags of a context field that stays the same while a block runs (every pointer, the
+/// register mask and the poll cycle; never the window base, which helpers move): Cranelift
+/// may then load it once and keep it, out of loops too.
+fn fixed() -> MemFlags {
+    MemFlags::trusted().with_readonly().with_can_move()
+}
+
 impl<'a, 's> Tr<'a, 's> {
     fn new(
         mut b: FunctionBuilder<'a>,
@@ -435,8 +442,8 @@ impl<'a, 's> Tr<'a, 's> {
     fn reg_address(&mut self, r: u32) -> Value {
         let ctx = self.ctx;
         let base = self.b.ins().load(types::I32, flags(), ctx, off::BASE);
-        let amask = self.b.ins().load(types::I32, flags(), ctx, off::AMASK);
-        let ar = self.b.ins().load(self.ptr, flags(), ctx, off::AR);
+        let amask = self.b.ins().load(types::I32, fixed(), ctx, off::AMASK);
+        let ar = self.b.ins().load(self.ptr, fixed(), ctx, off::AR);
         let i = self.b.ins().iadd_imm_s(base, i64::from(r));
         let i = self.b.ins().band(i, amask);
         let i = self.b.ins().uextend(self.ptr, i);
@@ -476,10 +483,10 @@ impl<'a, 's> Tr<'a, 's> {
         }
     }
 
-    /// The pointer or word at `at` in the context, loaded where used (so none stays live
-    /// through the block).
+    /// The pointer or word at `at` in the context, one that stays the same while the block
+    /// runs ([`fixed`]): Cranelift may load it once for several uses.
     fn ctx_load(&mut self, ty: types::Type, at: i32) -> Value {
-        self.b.ins().load(ty, flags(), self.ctx, at)
+        self.b.ins().load(ty, fixed(), self.ctx, at)
     }
 
     // ------------------------------------------------------------------------- plumbing
@@ -660,12 +667,12 @@ impl<'a, 's> Tr<'a, 's> {
         let probe = self.b.create_block();
         let hit = self.b.create_block();
         let ctx = self.ctx;
-        let ilast = self.b.ins().load(self.ptr, flags(), ctx, off::ILAST);
+        let ilast = self.b.ins().load(self.ptr, fixed(), ctx, off::ILAST);
         let last = self.b.ins().load(types::I32, flags(), ilast, 0);
         let same = self.b.ins().icmp_imm_u(IntCC::Equal, last, i64::from(line));
         self.b.ins().brif(same, done, &[], probe, &[]);
         self.b.switch_to_block(probe);
-        let tags = self.b.ins().load(self.ptr, flags(), ctx, off::ITAGS);
+        let tags = self.b.ins().load(self.ptr, fixed(), ctx, off::ITAGS);
         let at = i64::from(set) * i64::from(view.ways) * 4;
         let tag = self.b.ins().load(
             types::I32,
@@ -1033,7 +1040,7 @@ impl<'a, 's> Tr<'a, 's> {
         );
         let w = self.b.ins().umin(w, last);
         let at = self.b.ins().imul_imm_u(w, i64::from(view.stride));
-        let table = self.b.ins().load(self.ptr, flags(), ctx, off::WTABLE);
+        let table = self.b.ins().load(self.ptr, fixed(), ctx, off::WTABLE);
         let slot = self.b.ins().iadd(table, at);
         let enabled = self
             .b
@@ -1047,7 +1054,7 @@ impl<'a, 's> Tr<'a, 's> {
         let within = self.b.ins().band_imm_u(off64, (1i64 << view.shift) - 1);
         let h = self.b.ins().iadd(base, within);
         let end = self.b.ins().iadd_imm_s(h, i64::from(size));
-        let hbm_size = self.b.ins().load(types::I64, flags(), ctx, off::HBM_SIZE);
+        let hbm_size = self.b.ins().load(types::I64, fixed(), ctx, off::HBM_SIZE);
         let fits = self
             .b
             .ins()
@@ -1057,7 +1064,7 @@ impl<'a, 's> Tr<'a, 's> {
         let go = self.b.create_block();
         self.b.ins().brif(ok, go, &[], helper, &[]);
         self.b.switch_to_block(go);
-        let hbm = self.b.ins().load(self.ptr, flags(), ctx, off::HBM);
+        let hbm = self.b.ins().load(self.ptr, fixed(), ctx, off::HBM);
         let host = self.b.ins().iadd(hbm, h);
         let v = self.host_load(host, size);
         // Class 0 (SRAM) below `pinned`, 1 (HBM) from there: its counter, latency and stall
@@ -1094,7 +1101,8 @@ impl<'a, 's> Tr<'a, 's> {
 
     /// Adds `by` (1 when `None`) to the u64 that the pointer at `at` from `base` points to.
     fn bump_at(&mut self, base: Value, at: i32, by: Option<Value>) {
-        let p = self.b.ins().load(self.ptr, flags(), base, at);
+        // The counter's pointer is a context field ([`fixed`]).
+        let p = self.b.ins().load(self.ptr, fixed(), base, at);
         let x = self.b.ins().load(types::I64, flags(), p, 0);
         let x = match by {
             Some(n) => self.b.ins().iadd(x, n),
