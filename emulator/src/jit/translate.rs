@@ -372,8 +372,8 @@ fn flags() -> MemFlags {
     MemFlags::trusted()
 }
 
-/// The flags of a context field that stays the same while a block runs (every pointer, the
-/// register mask and the poll cycle; never the window base, which helpers move): Cranelift
+/// The flags of a context field that stays the same while a block runs (the memories' and
+/// counters' pointers, the poll cycle; never the window base, which helpers move): Cranelift
 /// may then load it once and keep it, out of loops too.
 fn fixed() -> MemFlags {
     MemFlags::trusted().with_readonly().with_can_move()
@@ -442,8 +442,10 @@ impl<'a, 's> Tr<'a, 's> {
     fn reg_address(&mut self, r: u32) -> Value {
         let ctx = self.ctx;
         let base = self.b.ins().load(types::I32, flags(), ctx, off::BASE);
-        let amask = self.b.ins().load(types::I32, fixed(), ctx, off::AMASK);
-        let ar = self.b.ins().load(self.ptr, fixed(), ctx, off::AR);
+        // Loaded again at each use (not [`fixed`]): kept from the block's entry to its exits,
+        // they would hold two host registers through every loop.
+        let amask = self.b.ins().load(types::I32, flags(), ctx, off::AMASK);
+        let ar = self.b.ins().load(self.ptr, flags(), ctx, off::AR);
         let i = self.b.ins().iadd_imm_s(base, i64::from(r));
         let i = self.b.ins().band(i, amask);
         let i = self.b.ins().uextend(self.ptr, i);
