@@ -169,6 +169,20 @@ pub struct Direct {
     pub stores: bool,
 }
 
+impl Direct {
+    /// Loads and stores straight into `mem`, the host memory of the core addresses
+    /// `region` (its first address and size in bytes).
+    pub fn writable((base, len): (u32, u32), mem: &mut [u8]) -> Direct {
+        debug_assert_eq!(mem.len() as u64, u64::from(len));
+        Direct {
+            base,
+            len: u64::from(len),
+            ptr: mem.as_mut_ptr(),
+            stores: true,
+        }
+    }
+}
+
 /// The I-cache as compiled code sees it ([`Bus::fetch_view`]). A fetch at `pc` outside
 /// `timed` costs nothing and looks nothing up. Inside, with `line = pc >> line_shift`: when
 /// `line` is `*last_line`, nothing happens; when it is the first (most recently used) tag of

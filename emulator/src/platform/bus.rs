@@ -382,23 +382,16 @@ impl Bus for PlatformBus {
 
     fn direct(&mut self) -> Option<crate::bus::Direct> {
         // DATARAM: no latency, no device, and no code (`may_hold_code`).
-        Some(crate::bus::Direct {
-            base: map::DATARAM.0,
-            len: u64::from(map::DATARAM.1),
-            ptr: self.dataram.as_mut_ptr(),
-            stores: true,
-        })
+        Some(crate::bus::Direct::writable(
+            map::DATARAM,
+            &mut self.dataram,
+        ))
     }
 
     fn direct_code(&mut self) -> Option<crate::bus::Direct> {
         // The firmware band, where the kernels' stacks are: no latency, no device, nothing
         // counted; it may hold code.
-        Some(crate::bus::Direct {
-            base: map::FWDATA.0,
-            len: u64::from(map::FWDATA.1),
-            ptr: self.fwdata.as_mut_ptr(),
-            stores: true,
-        })
+        Some(crate::bus::Direct::writable(map::FWDATA, &mut self.fwdata))
     }
 
     fn window_view(&mut self) -> Option<crate::bus::WindowView> {
