@@ -131,21 +131,41 @@ impl<B: Bus> Core<B> {
         if jit.refuses(pc) {
             return Tier2::Interpret;
         }
-        let mut list = Vec::new();
-        let mut at = pc;
+        // The region (docs/jit.md "Tier-up"): from `pc`, the instructions control reaches by
+        // falling through, by jumps and by branches whose target the interpreter has arrived
+        // at, up to MAX_BLOCK, the fall-through first; none before a leading ENTRY, and none
+        // a block starts at (that block is entered from here).
+        let mut list: Vec<(u32, crate::predecode::Op)> = Vec::new();
         let lend = self.state.lend();
         let mut lend_at = None;
-        while list.len() < MAX_BLOCK {
+        let mut work = vec![pc];
+        while let Some(at) = work.pop() {
+            if list.len() >= MAX_BLOCK {
+                break;
+            }
+            let after_entry = list
+                .first()
+                .is_some_and(|(_, op)| op.insn.opcode == q7_isa::Opcode::Entry);
+            if (at < pc && after_entry) || list.iter().any(|&(a, _)| a == at) {
+                continue;
+            }
+            if at != pc
+                && self
+                    .jit
+                    .as_deref()
+                    .and_then(|j| j.lookup(at))
+                    .is_some_and(|id| id != crate::jit::REFUSED)
+            {
+                continue;
+            }
             let slot = match self.cache.slot(at) {
                 Some(s) => s,
                 None => self.fill(ops, at),
             };
             let op = *ops.get(slot);
             // ENTRY only as a block's first instruction (it moves the window).
-            if !translate::supported(&op)
-                || (op.insn.opcode == q7_isa::Opcode::Entry && !list.is_empty())
-            {
-                break;
+            if !translate::supported(&op) || (op.insn.opcode == q7_isa::Opcode::Entry && at != pc) {
+                continue;
             }
             let next = at.wrapping_add(u32::from(op.insn.len));
             let is_loop = matches!(
@@ -153,17 +173,31 @@ impl<B: Bus> Core<B> {
                 q7_isa::Opcode::Loop | q7_isa::Opcode::Loopnez | q7_isa::Opcode::Loopgtz
             );
             if is_loop && op.insn.operands[1] == next {
-                break;
+                continue;
             }
             list.push((at, op));
             if next == lend && !is_loop {
                 lend_at = Some(lend);
             }
-            if translate::ends_block(&op) || next < at {
-                break;
+            let jit = self.jit.as_deref().expect("tier 2 is on");
+            if let Some(t) = translate::edge_target(&op) {
+                // A branch's target once it has been taken; a jump's when it is a short one
+                // forward (over an `else`) or back within the region (to a loop's head): a
+                // jump elsewhere leads to code other paths reach too, which stays their block.
+                let follow = if op.insn.opcode == q7_isa::Opcode::J {
+                    (t > at && t - at <= crate::jit::SHORT_JUMP) || (pc..=at).contains(&t)
+                } else {
+                    jit.arrived(t)
+                };
+                if follow {
+                    work.push(t);
+                }
             }
-            at = next;
+            if !translate::ends_block(&op) && next > at {
+                work.push(next);
+            }
         }
+        list.sort_unstable_by_key(|&(at, _)| at);
         let jit = self.jit.as_deref_mut().expect("tier 2 is on");
         let loops = list.iter().any(|(_, op)| translate::target(op) == Some(pc))
             || (lend_at.is_some() && self.state.lbeg() == pc);
@@ -184,6 +218,8 @@ impl<B: Bus> Core<B> {
             icache,
             windows,
             ops: &list,
+            start: pc,
+            values: std::array::from_fn(|r| self.state.a(r as u32)),
             key: Key {
                 pending: self.pending_key(),
                 lend: lend_at,
@@ -538,6 +574,36 @@ mod tests {
         assert!(matches!(stop, Stop::Exited(_)));
         assert_ne!(a3, 0);
         assert_eq!(jit.blocks, 1, "the loop body, compiled once");
+    }
+
+    #[test]
+    fn a_loop_with_an_if_else_runs_as_one_region_with_the_interpreters_results() {
+        // 100 rounds of: odd a2 adds 1 to a4 and jumps over the even arm, even a2 adds 2 to
+        // a3 (docs/jit.md "Tier-up": the branch's target, once arrived at, and the jump's are
+        // labels of the loop's block, so no round leaves it).
+        let body = CODE + 9;
+        let even = body + 9;
+        let join = even + 3;
+        let code = [
+            (Movi, vec![2, 100]),
+            (Movi, vec![3, 0]),
+            (Movi, vec![4, 0]),
+            (Bbci, vec![2, 0, even]),
+            (Addi, vec![4, 4, 1]),
+            (J, vec![join]),
+            (Addi, vec![3, 3, 2]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, body]),
+        ];
+        let (stop, a3, jit) = both_tiers(&code);
+        assert!(matches!(stop, Stop::Exited(_)));
+        assert_eq!(a3, 2 * 50, "the even rounds");
+        assert_eq!(
+            jit.blocks, 1,
+            "the loop with both arms, compiled once: {jit:?}"
+        );
+        // The loop's 6 and, by falling through, the exit's OR and MOVI (up to its SIMCALL).
+        assert_eq!(jit.instructions, 6 + 2, "{jit:?}");
     }
 
     #[test]

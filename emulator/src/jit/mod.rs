@@ -37,6 +37,11 @@ pub const TIER_UP: u16 = 32768;
 /// The most instructions one block holds.
 pub const MAX_BLOCK: usize = 64;
 
+/// The longest jump forward, in bytes, a region follows (docs/jit.md "Tier-up"): over the
+/// `else` arm of an `if`. Longer ones go to code other paths share, which is left to its own
+/// block: following them compiled the element-accessor ReLU's code twice over.
+pub const SHORT_JUMP: u32 = 64;
+
 /// Versions of a block (for different entry states) kept per address; a further state is
 /// left to the interpreter.
 pub const MAX_VERSIONS: usize = 4;
@@ -234,8 +239,10 @@ pub(crate) struct Ctx {
 /// A compiled block.
 #[derive(Debug, Clone)]
 pub(crate) struct Block {
-    /// Its first instruction's address.
+    /// The address it is entered at.
     pub start: u32,
+    /// Its lowest address.
+    pub low: u32,
     /// The end of its last instruction.
     pub end: u32,
     /// The ends of its instructions (where a loop-back could be).
@@ -258,7 +265,7 @@ impl Block {
     pub fn lend_fits(&self, lend: u32) -> bool {
         match self.key.lend {
             Some(l) => l == lend,
-            None => lend <= self.start || lend > self.end || !self.boundaries.contains(&lend),
+            None => lend <= self.low || lend > self.end || !self.boundaries.contains(&lend),
         }
     }
 }
@@ -407,6 +414,13 @@ impl Jit {
         h.1 >= self.tier_up
     }
 
+    /// Whether control has arrived at `pc` since it was last compiled from, or a block starts
+    /// there: the block builder follows a branch into a region only then.
+    pub(crate) fn arrived(&self, pc: u32) -> bool {
+        let h = self.heat[slot_of(pc)];
+        (h.0 == pc && h.1 > 0) || self.lookup(pc).is_some_and(|id| id != REFUSED)
+    }
+
     /// Resets `pc`'s counter (after a compile attempt).
     pub(crate) fn cool(&mut self, pc: u32) {
         self.heat[slot_of(pc)] = (pc, 0);
@@ -472,7 +486,7 @@ impl Jit {
             };
             for &id in ids.clone().iter() {
                 let b = &self.blocks[id as usize];
-                let (s, e) = (u64::from(b.start), u64::from(b.end));
+                let (s, e) = (u64::from(b.low), u64::from(b.end));
                 let (a, z) = (u64::from(addr), u64::from(addr) + u64::from(size));
                 if b.dead || z <= s || a >= e {
                     continue;
@@ -519,9 +533,11 @@ impl Jit {
         self.next_name += 1;
         let (entry, bytes) = translate::compile(module, &mut self.work, &name, spec)?;
         self.held += bytes;
-        let (start, end) = spec.range();
+        let (low, end) = spec.range();
+        let start = spec.start;
         let block = Block {
             start,
+            low,
             end,
             boundaries: spec
                 .ops
@@ -530,8 +546,8 @@ impl Jit {
                 .collect(),
             key: spec.key,
             // A leading ENTRY's block checks the rest's gates itself, in the new window.
-            gates: if spec.ops[0].1.insn.opcode == q7_isa::Opcode::Entry {
-                spec.ops[0].1.gate.bit()
+            gates: if spec.first().insn.opcode == q7_isa::Opcode::Entry {
+                spec.first().gate.bit()
             } else {
                 spec.ops.iter().fold(0, |g, (_, op)| g | op.gate.bit())
             },
@@ -542,7 +558,7 @@ impl Jit {
         let id = self.blocks.len() as u32;
         self.blocks.push(block);
         self.versions.entry(start).or_default().push(id);
-        let mut g = start >> GRANULE_SHIFT;
+        let mut g = low >> GRANULE_SHIFT;
         let last = end.wrapping_sub(1) >> GRANULE_SHIFT;
         loop {
             self.granules.entry(g).or_default().push(id);

@@ -44,8 +44,16 @@ pub(crate) const CODE_CHANGED: u64 = 1 << 62;
 /// What a block is compiled from.
 #[derive(Debug)]
 pub(crate) struct Spec<'a> {
-    /// Its instructions and their addresses, consecutive.
+    /// Its instructions and their addresses, in address order: a region (docs/jit.md
+    /// "Tier-up") whose instructions other than the one at `start` are reached by falling
+    /// through from the one before or by a jump or branch of the region ([`edge_target`]).
     pub ops: &'a [(u32, Op)],
+    /// The address it is entered at, one of `ops` (the first when it is an ENTRY).
+    pub start: u32,
+    /// The logical address registers' values when it is compiled (before a leading ENTRY):
+    /// an access whose base register no instruction of the block writes is compiled for the
+    /// memory its address falls in with these ([`Site`]).
+    pub values: [u32; 16],
     /// The entry state.
     pub key: Key,
     /// The cycle model.
@@ -70,15 +78,36 @@ pub(crate) struct Spec<'a> {
 }
 
 impl Spec<'_> {
-    /// The block's first address and the end of its last instruction.
+    /// The block's lowest address and the end of its last instruction.
     pub fn range(&self) -> (u32, u32) {
-        let (start, _) = self.ops[0];
+        let (low, _) = self.ops[0];
         let (pc, op) = self.ops[self.ops.len() - 1];
-        (start, pc.wrapping_add(u32::from(op.insn.len)))
+        (low, pc.wrapping_add(u32::from(op.insn.len)))
+    }
+
+    /// The index of the instruction the block is entered at.
+    pub fn entry(&self) -> usize {
+        self.ops
+            .binary_search_by_key(&self.start, |&(pc, _)| pc)
+            .expect("the block holds its start")
+    }
+
+    /// The instruction the block is entered at.
+    pub fn first(&self) -> &Op {
+        &self.ops[self.entry()].1
+    }
+
+    /// Whether some jump or branch of the block goes to its instruction at `pc` (a *label*:
+    /// reached other than by falling through from the instruction before).
+    pub fn is_label(&self, pc: u32) -> bool {
+        self.ops.iter().any(|(_, op)| edge_target(op) == Some(pc))
     }
 
     /// The most cycles one pass can take: every instruction's fetch miss, interlock, memory
-    /// latency, issue and taken branch at their largest.
+    /// latency, issue and taken branch at their largest. A pass is the code between two
+    /// looks at the poll cycle (the entry and every jump or branch back to an address at or
+    /// before its own): addresses only grow in between, so it runs each instruction at most
+    /// once.
     pub fn bound(&self) -> u64 {
         let t = self.timing;
         let mem = self.access_cycles;
@@ -87,7 +116,8 @@ impl Spec<'_> {
         let mut line = None;
         for (pc, op) in self.ops {
             if let Some(shift) = self.fetch_line {
-                if line != Some(pc >> shift) {
+                // A label fetches again (it may be reached from another line).
+                if line != Some(pc >> shift) || self.is_label(*pc) {
                     bound += mem;
                     line = Some(pc >> shift);
                 }
@@ -172,6 +202,17 @@ pub(crate) fn target(op: &Op) -> Option<u32> {
             Some(o[2])
         }
         _ => None,
+    }
+}
+
+/// The fixed target of a jump or conditional branch `op` (not a call): where the block
+/// builder follows control within a region, and where compiled code goes on inside the block
+/// when the target is one of its instructions.
+pub(crate) fn edge_target(op: &Op) -> Option<u32> {
+    use Opcode::*;
+    match op.insn.opcode {
+        Call0 | Call4 | Call8 | Call12 => None,
+        _ => target(op),
     }
 }
 
@@ -303,7 +344,15 @@ struct Tr<'a, 's> {
     at: Timing,
     /// The counters some instruction of the block adds to (the exits store only these).
     touched: Vec<Variable>,
-    header: cranelift_codegen::ir::Block,
+    /// By instruction index, the labels ([`Spec::is_label`]) and the start (unless it is a
+    /// leading ENTRY): their Cranelift blocks and the pending results they are
+    /// compiled for (`None` until the first jump there fixes them).
+    labels: Vec<Option<Label>>,
+    /// Index of the instruction being translated.
+    index: usize,
+    /// The logical registers whose value in [`Spec::values`] holds throughout the block
+    /// (after a leading ENTRY, only a1, which it sets).
+    known: u16,
     /// Set by a store whose helper reported changed code: leave after the instruction.
     code_changed: Option<Value>,
     /// Whether the block's registers are loaded (not yet before a leading ENTRY).
@@ -312,6 +361,38 @@ struct Tr<'a, 's> {
     used: u16,
     /// The shared exits made so far, by the state they store.
     exits: Vec<((bool, [Slot; 2]), cranelift_codegen::ir::Block)>,
+}
+
+/// The memory a load or store site reaches in compiled code itself (docs/jit.md "Memory");
+/// every other access there calls the memory helper, which does any access exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Site {
+    /// Its address is not known when the block is compiled: each memory compiled code
+    /// reaches is tried in turn.
+    Any,
+    /// [`Spec::direct`].
+    Direct,
+    /// [`Spec::direct_code`].
+    DirectCode,
+    /// A translate window ([`Spec::windows`]).
+    Window,
+    /// Anything else: the helper only.
+    Helper,
+}
+
+impl Site {
+    fn tries(self, class: Site) -> bool {
+        self == Site::Any || self == class
+    }
+}
+
+/// An instruction of the block that control reaches other than by falling through.
+#[derive(Debug, Clone, Copy)]
+struct Label {
+    block: cranelift_codegen::ir::Block,
+    /// The pending results as the code there is compiled for: each arrival must hold these
+    /// (or nothing that can still stall where one is compiled pending).
+    pending: Option<[Slot; 2]>,
 }
 
 /// Where a pending result's ready cycle is.
@@ -411,7 +492,29 @@ impl<'a, 's> Tr<'a, 's> {
             used |= u | w;
             written |= w;
         }
-        let header = b.create_block();
+        let first = spec.first().insn;
+        let known = if first.opcode == Opcode::Entry {
+            // `entry a1, frame` sets the new window's a1 to the old one less the frame.
+            u16::from(first.operands[0] == 1) << 1
+        } else {
+            u16::MAX
+        } & !written;
+        // The start is entered with the key's pending results; a label with those of the
+        // first jump there.
+        let mut labels: Vec<Option<Label>> = spec
+            .ops
+            .iter()
+            .map(|(pc, _)| {
+                spec.is_label(*pc).then(|| Label {
+                    block: b.create_block(),
+                    pending: None,
+                })
+            })
+            .collect();
+        labels[spec.entry()] = (spec.first().insn.opcode != Opcode::Entry).then(|| Label {
+            block: b.create_block(),
+            pending: Some(spec.key.pending),
+        });
         Tr {
             b,
             spec,
@@ -428,7 +531,9 @@ impl<'a, 's> Tr<'a, 's> {
             pending: spec.key.pending,
             at: Timing::UNKNOWN,
             touched: Vec::new(),
-            header,
+            labels,
+            index: 0,
+            known,
             code_changed: None,
             regs_loaded: false,
             used,
@@ -862,6 +967,41 @@ impl<'a, 's> Tr<'a, 's> {
         self.add_to(self.cycles, lat);
     }
 
+    /// What the access of `size` bytes at register `base` plus `offset` is compiled for: the
+    /// memory its address falls in with [`Spec::values`] when the base register holds its
+    /// value throughout the block, else [`Site::Any`].
+    fn site(&self, base: u32, offset: u32, size: u32) -> Site {
+        if self.known >> base & 1 == 0 {
+            return Site::Any;
+        }
+        let mut value = self.spec.values[base as usize];
+        let first = self.spec.first().insn;
+        if first.opcode == Opcode::Entry {
+            value = value.wrapping_sub(first.operands[1]);
+        }
+        self.class_of(value.wrapping_add(offset), size)
+    }
+
+    /// The memory of the access of `size` bytes at `addr`, as compiled code reaches them.
+    fn class_of(&self, addr: u32, size: u32) -> Site {
+        let inside = |&(base, len, _): &(u32, u64, bool)| {
+            u64::from(addr.wrapping_sub(base)) + u64::from(size) <= len
+        };
+        if self.spec.direct.as_ref().is_some_and(inside) {
+            Site::Direct
+        } else if self.spec.direct_code.as_ref().is_some_and(inside) {
+            Site::DirectCode
+        } else if self
+            .spec
+            .windows
+            .is_some_and(|v| addr.wrapping_sub(v.xlate.0) < v.xlate.1)
+        {
+            Site::Window
+        } else {
+            Site::Helper
+        }
+    }
+
     /// Leaves before the instruction at `pc` unless `addr` is aligned for `size`.
     fn check_aligned(&mut self, addr: Value, size: u32, pc: u32) {
         if size > 1 {
@@ -981,27 +1121,34 @@ impl<'a, 's> Tr<'a, 's> {
         answer
     }
 
-    /// A load of `size` bytes at `addr` by the instruction at `pc`: the zero-extended value.
-    fn load(&mut self, addr: Value, size: u32, pc: u32) -> Value {
+    /// A load of `size` bytes at `addr` by the instruction at `pc`, compiled for `site`: the
+    /// zero-extended value.
+    fn load(&mut self, addr: Value, size: u32, pc: u32, site: Site) -> Value {
         self.check_aligned(addr, size, pc);
         let out = self.b.create_block();
         self.b.append_block_param(out, types::I32);
-        let direct = self.direct_addr(addr, size);
-        let slow = self.b.create_block();
-        if let Some(host) = self.enter_direct(direct, slow) {
-            let v = self.host_load(host, size);
-            self.b.ins().jump(out, &[v.into()]);
+        if site.tries(Site::Direct) {
+            let direct = self.direct_addr(addr, size);
+            let slow = self.b.create_block();
+            if let Some(host) = self.enter_direct(direct, slow) {
+                let v = self.host_load(host, size);
+                self.b.ins().jump(out, &[v.into()]);
+            }
+            self.b.switch_to_block(slow);
         }
-        self.b.switch_to_block(slow);
-        let slow = self.b.create_block();
-        if let Some(host) = self.enter_direct_code(addr, size, false, slow) {
-            let v = self.host_load(host, size);
-            self.b.ins().jump(out, &[v.into()]);
+        if site.tries(Site::DirectCode) {
+            let slow = self.b.create_block();
+            if let Some(host) = self.enter_direct_code(addr, size, false, slow) {
+                let v = self.host_load(host, size);
+                self.b.ins().jump(out, &[v.into()]);
+            }
+            self.b.switch_to_block(slow);
         }
-        self.b.switch_to_block(slow);
-        let helper = self.b.create_block();
-        self.window_load(addr, size, out, helper);
-        self.b.switch_to_block(helper);
+        if site.tries(Site::Window) {
+            let helper = self.b.create_block();
+            self.window_load(addr, size, out, helper);
+            self.b.switch_to_block(helper);
+        }
         let sz = self.imm(size);
         let answer = self.memory_helper(self.spec.helpers.load, &[addr, sz], pc);
         let v = self.b.ins().ireduce(types::I32, answer);
@@ -1132,26 +1279,31 @@ impl<'a, 's> Tr<'a, 's> {
         self.b.ins().jump(out, &[no.into()]);
     }
 
-    /// A store of the low `size` bytes of `v` at `addr` by the instruction at `pc`.
-    fn store(&mut self, addr: Value, size: u32, v: Value, pc: u32) {
+    /// A store of the low `size` bytes of `v` at `addr` by the instruction at `pc`, compiled
+    /// for `site`.
+    fn store(&mut self, addr: Value, size: u32, v: Value, pc: u32, site: Site) {
         self.check_aligned(addr, size, pc);
         let out = self.b.create_block();
         self.b.append_block_param(out, types::I8);
-        let slow = self.b.create_block();
-        let direct = self
-            .spec
-            .direct
-            .filter(|d| d.2)
-            .and_then(|_| self.direct_addr(addr, size));
-        if let Some(host) = self.enter_direct(direct, slow) {
-            self.host_store(host, size, v, out);
+        if site.tries(Site::Direct) {
+            let slow = self.b.create_block();
+            let direct = self
+                .spec
+                .direct
+                .filter(|d| d.2)
+                .and_then(|_| self.direct_addr(addr, size));
+            if let Some(host) = self.enter_direct(direct, slow) {
+                self.host_store(host, size, v, out);
+            }
+            self.b.switch_to_block(slow);
         }
-        self.b.switch_to_block(slow);
-        let slow = self.b.create_block();
-        if let Some(host) = self.enter_direct_code(addr, size, true, slow) {
-            self.host_store(host, size, v, out);
+        if site.tries(Site::DirectCode) {
+            let slow = self.b.create_block();
+            if let Some(host) = self.enter_direct_code(addr, size, true, slow) {
+                self.host_store(host, size, v, out);
+            }
+            self.b.switch_to_block(slow);
         }
-        self.b.switch_to_block(slow);
         let sz = self.imm(size);
         let answer = self.memory_helper(self.spec.helpers.store, &[addr, sz, v], pc);
         let changed = self.b.ins().band_imm_u(answer, CODE_CHANGED as i64);
@@ -1167,15 +1319,49 @@ impl<'a, 's> Tr<'a, 's> {
         let ops = self.spec.ops;
         let mut prev_line = None;
         let mut first = 0;
-        if ops[0].1.insn.opcode == Opcode::Entry {
+        if self.spec.first().insn.opcode == Opcode::Entry {
+            debug_assert_eq!(self.spec.entry(), 0, "a leading ENTRY is the block's first");
             self.leading_entry(&mut prev_line);
             first = 1;
         } else {
             self.load_registers();
-            self.b.ins().jump(self.header, &[]);
-            self.b.switch_to_block(self.header);
+            let start = self.labels[self.spec.entry()].expect("the start's label");
+            self.b.ins().jump(start.block, &[]);
         }
+        // Whether control falls through into the instruction from the one before.
+        let mut live = first == 1;
         for (i, &(pc, op)) in ops.iter().enumerate().skip(first) {
+            if let Some(label) = self.labels[i] {
+                if live {
+                    self.join(i);
+                }
+                self.index = i;
+                let pending = match label.pending {
+                    Some(p) => p,
+                    // Reached only by jumps back from later instructions (or not at all):
+                    // compiled for nothing that can stall.
+                    None if self.reached_from_later(i) => {
+                        let none = [None, None];
+                        self.labels[i] = Some(Label {
+                            pending: Some(none),
+                            ..label
+                        });
+                        none
+                    }
+                    None => {
+                        live = false;
+                        continue;
+                    }
+                };
+                self.b.switch_to_block(label.block);
+                self.pending = pending;
+                self.at = Timing::UNKNOWN;
+                self.regs_loaded = true;
+                prev_line = None;
+            } else if !live {
+                continue;
+            }
+            self.index = i;
             if let Some(shift) = self.spec.fetch_line {
                 if prev_line != Some(pc >> shift) {
                     self.fetch(pc);
@@ -1186,15 +1372,14 @@ impl<'a, 's> Tr<'a, 's> {
                 self.interlock(op.src_mask);
             }
             let next = pc.wrapping_add(u32::from(op.insn.len));
-            let last = i + 1 == ops.len();
+            // Whether the next instruction of the block is the one after this.
+            let falls_in = ops.get(i + 1).is_some_and(|&(p, _)| p == next);
             self.code_changed = None;
+            live = false;
             match self.insn(pc, &op, next) {
                 Flow::Next => {
                     self.complete(next);
-                    if last {
-                        let n = self.imm(next);
-                        self.exit(n, EXIT_CONTINUE);
-                    }
+                    live = self.fall_through(falls_in, next);
                 }
                 Flow::Cond(cond, target) => {
                     let taken = self.b.create_block();
@@ -1208,20 +1393,15 @@ impl<'a, 's> Tr<'a, 's> {
                     (self.pending, self.at) = saved;
                     self.b.switch_to_block(on);
                     self.complete(next);
-                    if last {
-                        let n = self.imm(next);
-                        self.exit(n, EXIT_CONTINUE);
-                    }
+                    live = self.fall_through(falls_in, next);
                 }
                 Flow::To(target) => {
                     self.complete_taken();
                     self.go_to(target);
-                    return;
                 }
                 Flow::Dynamic(target) => {
                     self.complete_taken();
                     self.exit(target, EXIT_CONTINUE);
-                    return;
                 }
                 Flow::Skip(cond, target) => {
                     // LOOP*: LEND changed, so the block ends either way.
@@ -1237,10 +1417,27 @@ impl<'a, 's> Tr<'a, 's> {
                     self.add_imm(self.insns, 1);
                     let n = self.imm(next);
                     self.exit(n, EXIT_CONTINUE);
-                    return;
                 }
             }
         }
+    }
+
+    /// After an instruction that went on to `next`: whether control falls into the block's
+    /// next instruction (`falls_in`: it is at `next`); else the block leaves for `next`.
+    fn fall_through(&mut self, falls_in: bool, next: u32) -> bool {
+        if !falls_in {
+            let n = self.imm(next);
+            self.exit(n, EXIT_CONTINUE);
+        }
+        falls_in
+    }
+
+    /// Whether an instruction at or after index `i` jumps or branches to instruction `i`.
+    fn reached_from_later(&self, i: usize) -> bool {
+        let pc = self.spec.ops[i].0;
+        self.spec.ops[i..]
+            .iter()
+            .any(|(_, op)| edge_target(op) == Some(pc))
     }
 
     /// The block's leading ENTRY, done by its helper (which checks and raises nothing: the
@@ -1282,6 +1479,7 @@ impl<'a, 's> Tr<'a, 's> {
         let gates = self.spec.ops[1..]
             .iter()
             .fold(0u8, |g, (_, op)| g | op.gate.bit());
+        debug_assert_eq!(self.spec.entry(), 0, "a leading ENTRY is the block's first");
         let trips = self.b.ins().band_imm_u(answer, i64::from(gates));
         let n = self.imm(next);
         self.exit_if(trips, n, EXIT_INTERPRET);
@@ -1347,7 +1545,7 @@ impl<'a, 's> Tr<'a, 's> {
             if let Some(c) = changed {
                 self.exit_if(c, lbeg, EXIT_CONTINUE);
             }
-            let start = self.spec.ops[0].0;
+            let start = self.spec.start;
             let home = self
                 .b
                 .ins()
@@ -1375,25 +1573,65 @@ impl<'a, 's> Tr<'a, 's> {
         self.b.switch_to_block(on);
     }
 
-    /// Control to the fixed address `target`: round the block again when it is the start,
-    /// else out.
+    /// Control to the fixed address `target`: on inside the block when it is the start or a
+    /// label ([`Tr::join`]), else out.
     fn go_to(&mut self, target: u32) {
-        if target == self.spec.ops[0].0 && self.spec.ops[0].1.insn.opcode != Opcode::Entry {
-            self.back_edge();
-        } else {
-            let t = self.imm(target);
-            self.exit(t, EXIT_CONTINUE);
+        let at = self
+            .spec
+            .ops
+            .binary_search_by_key(&target, |&(pc, _)| pc)
+            .ok()
+            .filter(|&j| self.labels[j].is_some());
+        match at {
+            Some(j) => self.join(j),
+            None => {
+                let t = self.imm(target);
+                self.exit(t, EXIT_CONTINUE);
+            }
         }
     }
 
-    /// Back to the block's start: round again when the pending state there is the one the
-    /// block was compiled for (a slot compiled empty must hold nothing that can still stall)
-    /// and one more pass cannot reach the next look; else out to the dispatcher.
+    /// Back to the block's start (a zero-overhead loop-back to it); out when the start is a
+    /// leading ENTRY.
     fn back_edge(&mut self) {
-        let start = self.spec.ops[0].0;
-        let key = self.spec.key.pending;
-        let s = self.imm(start);
+        let e = self.spec.entry();
+        if self.labels[e].is_some() {
+            self.join(e);
+        } else {
+            let s = self.imm(self.spec.start);
+            self.exit(s, EXIT_CONTINUE);
+        }
+    }
+
+    /// On to label `j` (or the start) inside the block, when the pending state here
+    /// fits the one the code there is compiled for: the first jump to a label fixes that
+    /// state; a later one must hold the same results (a slot compiled empty must hold nothing
+    /// that can still stall; one compiled pending may hold nothing that can stall, and is
+    /// entered as ready). A jump back (to an instruction at or before this one) starts a new
+    /// pass, so it goes on only when one more pass cannot reach the next look. Otherwise the
+    /// block leaves for the label's address.
+    fn join(&mut self, j: usize) {
+        let label = self.labels[j].expect("a label");
+        let target = self.spec.ops[j].0;
+        let back = j <= self.index;
+        let s = self.imm(target);
         self.prune();
+        debug_assert!(self.regs_loaded, "jumps inside a block keep its registers");
+        let key = match label.pending {
+            Some(k) => k,
+            // Back to code not compiled (a call's target no jump reaches): out.
+            None if back => {
+                self.exit(s, EXIT_CONTINUE);
+                return;
+            }
+            None => {
+                self.labels[j] = Some(Label {
+                    pending: Some(self.pending),
+                    ..label
+                });
+                self.pending
+            }
+        };
         let mut ok = None;
         // Slots compiled as pending that hold nothing that can stall here: entered as ready.
         let mut past = [false; 2];
@@ -1418,22 +1656,26 @@ impl<'a, 's> Tr<'a, 's> {
                 }
             }
         }
-        let now = self.b.use_var(self.cycles);
-        let reach = self.b.ins().iadd_imm_s(now, self.spec.bound() as i64);
-        let poll = self.ctx_load(types::I64, off::POLL);
-        let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, reach, poll);
-        let ok = match ok {
-            None => fits,
-            Some(o) => self.b.ins().band(o, fits),
-        };
-        let round = self.b.create_block();
-        let out = self.b.create_block();
-        self.b.set_cold_block(out);
-        self.b.ins().brif(ok, round, &[], out, &[]);
-        self.b.switch_to_block(out);
-        self.exit(s, EXIT_CONTINUE);
-        self.b.switch_to_block(round);
-        // The start reads the ready cycles of the slots it was compiled with from their
+        if back {
+            let now = self.b.use_var(self.cycles);
+            let reach = self.b.ins().iadd_imm_s(now, self.spec.bound() as i64);
+            let poll = self.ctx_load(types::I64, off::POLL);
+            let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, reach, poll);
+            ok = Some(match ok {
+                None => fits,
+                Some(o) => self.b.ins().band(o, fits),
+            });
+        }
+        if let Some(ok) = ok {
+            let round = self.b.create_block();
+            let out = self.b.create_block();
+            self.b.set_cold_block(out);
+            self.b.ins().brif(ok, round, &[], out, &[]);
+            self.b.switch_to_block(out);
+            self.exit(s, EXIT_CONTINUE);
+            self.b.switch_to_block(round);
+        }
+        // The label reads the ready cycles of the slots it was compiled with from their
         // variables.
         for (i, slot) in key.iter().enumerate() {
             if past[i] {
@@ -1443,7 +1685,7 @@ impl<'a, 's> Tr<'a, 's> {
                 self.ready_to_var(i);
             }
         }
-        self.b.ins().jump(self.header, &[]);
+        self.b.ins().jump(label.block, &[]);
     }
 
     /// The instruction's effect; how control goes on.
@@ -1685,7 +1927,8 @@ impl<'a, 's> Tr<'a, 's> {
                 };
                 let x = self.a(o[1]);
                 let addr = self.b.ins().iadd_imm_s(x, i64::from(o[2] as i32));
-                let mut v = self.load(addr, size, pc);
+                let site = self.site(o[1], o[2], size);
+                let mut v = self.load(addr, size, pc, site);
                 if opcode == L16si {
                     let h = self.b.ins().ireduce(types::I16, v);
                     v = self.b.ins().sextend(types::I32, h);
@@ -1701,7 +1944,9 @@ impl<'a, 's> Tr<'a, 's> {
                 let relocated = self.b.ins().iadd_imm_s(page, i64::from(off as i32));
                 let plain = self.imm(o[1]);
                 let addr = self.b.ins().select(on, relocated, plain);
-                let v = self.load(addr, 4, pc);
+                // Compiled for the literal's memory without LITBASE.
+                let site = self.class_of(o[1], 4);
+                let v = self.load(addr, 4, pc, site);
                 self.set(o[0], v);
                 self.late_result(opcode, o[0]);
             }
@@ -1714,7 +1959,8 @@ impl<'a, 's> Tr<'a, 's> {
                 let x = self.a(o[1]);
                 let addr = self.b.ins().iadd_imm_s(x, i64::from(o[2] as i32));
                 let v = self.a(o[0]);
-                self.store(addr, size, v, pc);
+                let site = self.site(o[1], o[2], size);
+                self.store(addr, size, v, pc, site);
             }
 
             Beq | Bne | Blt | Bge | Bltu | Bgeu | Bany | Bnone | Ball | Bnall | Bbc | Bbs => {
