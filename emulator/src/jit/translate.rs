@@ -1667,13 +1667,7 @@ impl<'a, 's> Tr<'a, 's> {
             });
         }
         if let Some(ok) = ok {
-            let round = self.b.create_block();
-            let out = self.b.create_block();
-            self.b.set_cold_block(out);
-            self.b.ins().brif(ok, round, &[], out, &[]);
-            self.b.switch_to_block(out);
-            self.exit(s, EXIT_CONTINUE);
-            self.b.switch_to_block(round);
+            self.exit_if_not(ok, s);
         }
         // The label reads the ready cycles of the slots it was compiled with from their
         // variables.
