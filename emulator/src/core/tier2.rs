@@ -181,11 +181,12 @@ impl<B: Bus> Core<B> {
             }
             let jit = self.jit.as_deref().expect("tier 2 is on");
             if let Some(t) = translate::edge_target(&op) {
-                // A branch's target once it has been taken; a jump's when it is a short one
-                // forward (over an `else`) or back within the region (to a loop's head): a
-                // jump elsewhere leads to code other paths reach too, which stays their block.
+                // A branch's target once it has been taken; a jump's when it goes back into the
+                // region (to a loop's head). A jump forward is not followed: the code there is
+                // in the region when another path falls into it (the end of an `if`'s `else`),
+                // and otherwise other paths reach it too and it stays their block.
                 let follow = if op.insn.opcode == q7_isa::Opcode::J {
-                    (t > at && t - at <= crate::jit::SHORT_JUMP) || (pc..=at).contains(&t)
+                    (pc..=at).contains(&t)
                 } else {
                     jit.arrived(t)
                 };
@@ -425,9 +426,13 @@ fn latency<B: Bus>(core: &mut Core<B>, addr: u32) -> u64 {
     }
 }
 
-/// Compiled code's load of a memory it cannot reach directly (aligned): the value and the
-/// latency, or [`NOT_DONE`] with nothing changed.
+/// Compiled code's load of a memory it cannot reach directly: the value and the latency, or
+/// [`NOT_DONE`] with nothing changed (a misaligned address among them: the interpreter
+/// raises its exception).
 extern "C" fn load_helper<B: Bus>(ctx: *mut Ctx, addr: u32, size: u32) -> u64 {
+    if addr & (size - 1) != 0 {
+        return NOT_DONE;
+    }
     // SAFETY: called only by compiled code with the context it was given (`core_of`).
     let core = unsafe { core_of::<B>(ctx) };
     match core.bus.plain_load(addr, size) {
@@ -436,10 +441,13 @@ extern "C" fn load_helper<B: Bus>(ctx: *mut Ctx, addr: u32, size: u32) -> u64 {
     }
 }
 
-/// Compiled code's store to memory it cannot reach directly (aligned): the latency in bits
-/// 32..62 (as the load helper's), with
-/// [`CODE_CHANGED`] when it overwrote decoded or compiled code; or [`NOT_DONE`].
+/// Compiled code's store to memory it cannot reach directly: the latency in bits 32..62 (as
+/// the load helper's), with [`CODE_CHANGED`] when it overwrote decoded or compiled code; or
+/// [`NOT_DONE`] with nothing changed (a misaligned address among them).
 extern "C" fn store_helper<B: Bus>(ctx: *mut Ctx, addr: u32, size: u32, value: u32) -> u64 {
+    if addr & (size - 1) != 0 {
+        return NOT_DONE;
+    }
     // SAFETY: called only by compiled code with the context it was given (`core_of`).
     let core = unsafe { core_of::<B>(ctx) };
     if !core.bus.plain_store(addr, size, value) {

@@ -37,11 +37,6 @@ pub const TIER_UP: u16 = 32768;
 /// The most instructions one block holds.
 pub const MAX_BLOCK: usize = 64;
 
-/// The longest jump forward, in bytes, a region follows (docs/jit.md "Tier-up"): over the
-/// `else` arm of an `if`. Longer ones go to code other paths share, which is left to its own
-/// block: following them compiled the element-accessor ReLU's code twice over.
-pub const SHORT_JUMP: u32 = 64;
-
 /// Versions of a block (for different entry states) kept per address; a further state is
 /// left to the interpreter.
 pub const MAX_VERSIONS: usize = 4;

@@ -36,7 +36,8 @@ pub(crate) struct Helpers {
     pub rfw: usize,
 }
 
-/// Bit of a helper's answer: the access was not done (the interpreter must execute it).
+/// Bit of a helper's answer: the access was not done (the interpreter must execute it: a
+/// misaligned access, a device, an unmapped address, a refused store).
 pub(crate) const NOT_DONE: u64 = 1 << 63;
 /// Bit of the store helper's answer: the store changed compiled code (leave the block).
 pub(crate) const CODE_CHANGED: u64 = 1 << 62;
@@ -1002,12 +1003,22 @@ impl<'a, 's> Tr<'a, 's> {
         }
     }
 
-    /// Leaves before the instruction at `pc` unless `addr` is aligned for `size`.
-    fn check_aligned(&mut self, addr: Value, size: u32, pc: u32) {
-        if size > 1 {
+    /// Whether `addr` is aligned for `size` (`None`: every address is). Each fast path
+    /// requires it; the helpers refuse a misaligned access, so the block leaves before the
+    /// instruction and the interpreter raises the exception.
+    fn aligned(&mut self, addr: Value, size: u32) -> Option<Value> {
+        (size > 1).then(|| {
             let low = self.b.ins().band_imm_u(addr, i64::from(size - 1));
-            let here = self.imm(pc);
-            self.exit_if(low, here, EXIT_INTERPRET);
+            self.b.ins().icmp_imm_u(IntCC::Equal, low, 0)
+        })
+    }
+
+    /// Both conditions, where there are any.
+    fn both(&mut self, a: Option<Value>, b: Option<Value>) -> Option<Value> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(self.b.ins().band(a, b)),
+            (a, None) => a,
+            (None, b) => b,
         }
     }
 
@@ -1018,7 +1029,8 @@ impl<'a, 's> Tr<'a, 's> {
     }
 
     /// The host address of `addr` in the direct memory `(base, len, _)` whose host pointer is
-    /// at `at` in the context, and whether it is there (`None`: it spans the address space).
+    /// at `at` in the context, and whether it is there and aligned (`None`: it spans the
+    /// address space and the access is a byte).
     fn region_addr(
         &mut self,
         (base, len, _): (u32, u64, bool),
@@ -1030,15 +1042,16 @@ impl<'a, 's> Tr<'a, 's> {
         let off64 = self.b.ins().uextend(types::I64, off);
         let direct = self.ctx_load(self.ptr, at);
         let host = self.b.ins().iadd(direct, off64);
+        let aligned = self.aligned(addr, size);
         if base == 0 && len >= 1 << 32 {
-            return (host, None);
+            return (host, aligned);
         }
         let within = self.b.ins().icmp_imm_s(
             IntCC::UnsignedLessThanOrEqual,
             off64,
             len as i64 - i64::from(size),
         );
-        (host, Some(within))
+        (host, self.both(Some(within), aligned))
     }
 
     /// Branches to a new fast block, switched to, when `addr` is in the memory of
@@ -1124,7 +1137,6 @@ impl<'a, 's> Tr<'a, 's> {
     /// A load of `size` bytes at `addr` by the instruction at `pc`, compiled for `site`: the
     /// zero-extended value.
     fn load(&mut self, addr: Value, size: u32, pc: u32, site: Site) -> Value {
-        self.check_aligned(addr, size, pc);
         let out = self.b.create_block();
         self.b.append_block_param(out, types::I32);
         if site.tries(Site::Direct) {
@@ -1210,6 +1222,8 @@ impl<'a, 's> Tr<'a, 's> {
             .icmp(IntCC::UnsignedLessThanOrEqual, end, hbm_size);
         let ok = self.b.ins().band(inside, enabled);
         let ok = self.b.ins().band(ok, fits);
+        let aligned = self.aligned(addr, size);
+        let ok = self.both(Some(ok), aligned).expect("a condition");
         let go = self.b.create_block();
         self.b.ins().brif(ok, go, &[], helper, &[]);
         self.b.switch_to_block(go);
@@ -1282,7 +1296,6 @@ impl<'a, 's> Tr<'a, 's> {
     /// A store of the low `size` bytes of `v` at `addr` by the instruction at `pc`, compiled
     /// for `site`.
     fn store(&mut self, addr: Value, size: u32, v: Value, pc: u32, site: Site) {
-        self.check_aligned(addr, size, pc);
         let out = self.b.create_block();
         self.b.append_block_param(out, types::I8);
         if site.tries(Site::Direct) {

@@ -520,6 +520,48 @@ mod tests {
         assert_eq!(off.stats.stalls.hbm, 301 * hbm);
     }
 
+    #[test]
+    fn a_load_compiled_for_a_window_reads_dataram_through_its_helper_when_its_base_moved() {
+        use Opcode::*;
+        // Two rounds of 100 × a7 += [a4]: a4 is window 2's first word (5) in the first, when the
+        // loop is compiled (its load for the window: docs/jit.md "Memory"), and DATARAM's first
+        // word (7) in the second, which the same compiled load reads through its helper. The
+        // jump forward ends the loop's region, so no instruction of it writes a4.
+        let code = [
+            (Movi, vec![8, 8]),
+            (Slli, vec![8, 8, 16]),
+            (Movi, vec![6, 7]),
+            (S32i, vec![6, 8, 0]),
+            (Movi, vec![4, 0x43]),
+            (Slli, vec![4, 4, 25]),
+            (Movi, vec![9, 2]),
+            (Movi, vec![7, 0]),
+            (Movi, vec![5, 100]),
+            (L32i, vec![6, 4, 0]),
+            (Add, vec![7, 7, 6]),
+            (Addi, vec![5, 5, -1i32 as u32]),
+            (Bnez, vec![5, 0x101b]),
+            (J, vec![0x102d]),
+            (Movi, vec![10, 0]),
+            (Or, vec![4, 8, 8]),
+            (Addi, vec![9, 9, -1i32 as u32]),
+            (Bnez, vec![9, 0x1018]),
+        ];
+        assert_eq!(map::DATARAM.0, 8 << 16);
+        let (stop_on, on) = loading_through_window_2(&code, true);
+        let (stop_off, off) = loading_through_window_2(&code, false);
+        assert_eq!(stop_on, stop_off);
+        let Stop::Fault(report) = &stop_off else {
+            panic!("{stop_off:?}")
+        };
+        assert_eq!(report.pc, 0x1036, "the zeros after the code");
+        assert_eq!(on.state.a(7), 100 * 5 + 100 * 7);
+        assert!(on.jit_stats().executed > 150, "{:?}", on.jit_stats());
+        assert_eq!(on.stats, off.stats);
+        assert_eq!(on.bus.counters(), off.bus.counters());
+        assert_eq!(on.bus.counters().windows.hbm_accesses, 100);
+    }
+
     /// `rounds` rounds of a3 += 1, then a semihosting exit with a3, at 0x1000.
     fn counting_loop(rounds: u32) -> Vec<u8> {
         use Opcode::*;
