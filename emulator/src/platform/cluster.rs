@@ -481,6 +481,24 @@ mod tests {
         (stop, c.cores.swap_remove(0))
     }
 
+    /// [`loading_through_window_2`] with tier 2 on and off: both fault at `pc` alike, with the
+    /// same counters; the cores (on, off).
+    fn faulting_alike_in_both_tiers(
+        code: &[(Opcode, Vec<u32>)],
+        pc: u32,
+    ) -> (Core<PlatformBus>, Core<PlatformBus>) {
+        let (stop_on, on) = loading_through_window_2(code, true);
+        let (stop_off, off) = loading_through_window_2(code, false);
+        assert_eq!(stop_on, stop_off);
+        let Stop::Fault(report) = &stop_off else {
+            panic!("{stop_off:?}")
+        };
+        assert_eq!(report.pc, pc);
+        assert_eq!(on.stats, off.stats);
+        assert_eq!(on.bus.counters(), off.bus.counters());
+        (on, off)
+    }
+
     #[test]
     fn compiled_loads_through_a_window_count_and_charge_what_the_interpreter_does() {
         use Opcode::*;
@@ -501,18 +519,11 @@ mod tests {
             (L32i, vec![6, 4, 0]),
         ];
         assert_eq!(map::XLATE.0 + 2 * map::WINDOW_SIZE, 0x43 << 25);
-        let (stop_on, on) = loading_through_window_2(&code, true);
-        let (stop_off, off) = loading_through_window_2(&code, false);
+        // The load through the disabled window.
+        let (on, off) = faulting_alike_in_both_tiers(&code, 0x1021);
         assert!(on.jit_stats().executed > 0, "the loop ran compiled");
         assert_eq!(off.jit_stats().executed, 0);
-        assert_eq!(stop_on, stop_off);
-        let Stop::Fault(report) = &stop_off else {
-            panic!("{stop_off:?}")
-        };
-        assert_eq!(report.pc, 0x1021, "the load through the disabled window");
         assert_eq!(on.state.a(7), 300 * 5);
-        assert_eq!(on.stats, off.stats);
-        assert_eq!(on.bus.counters(), off.bus.counters());
         assert_eq!(on.bus.counters().windows.hbm_accesses, 300);
         let hbm = u64::from(TimingModel::default().hbm_latency);
         // The latency goes by address class, so the faulting load through window 3 is
@@ -548,17 +559,10 @@ mod tests {
             (Bnez, vec![9, 0x1018]),
         ];
         assert_eq!(map::DATARAM.0, 8 << 16);
-        let (stop_on, on) = loading_through_window_2(&code, true);
-        let (stop_off, off) = loading_through_window_2(&code, false);
-        assert_eq!(stop_on, stop_off);
-        let Stop::Fault(report) = &stop_off else {
-            panic!("{stop_off:?}")
-        };
-        assert_eq!(report.pc, 0x1036, "the zeros after the code");
+        // The zeros after the code.
+        let (on, _) = faulting_alike_in_both_tiers(&code, 0x1036);
         assert_eq!(on.state.a(7), 100 * 5 + 100 * 7);
         assert!(on.jit_stats().executed > 150, "{:?}", on.jit_stats());
-        assert_eq!(on.stats, off.stats);
-        assert_eq!(on.bus.counters(), off.bus.counters());
         assert_eq!(on.bus.counters().windows.hbm_accesses, 100);
     }
 
