@@ -1147,6 +1147,20 @@ impl<'a, 's> Tr<'a, 's> {
                 self.b.ins().jump(out, &[v.into()]);
             }
             self.b.switch_to_block(slow);
+            if self
+                .spec
+                .direct
+                .is_some_and(|(base, len, _)| base == 0 && len >= 1 << 32)
+            {
+                // Every address is directly reachable: only a misaligned load comes here, and
+                // the helper would refuse it. Leaving at once keeps a call (and the registers
+                // it clobbers) out of the block's loops.
+                self.b.set_cold_block(slow);
+                let here = self.imm(pc);
+                self.exit(here, EXIT_INTERPRET);
+                self.b.switch_to_block(out);
+                return self.b.block_params(out)[0];
+            }
         }
         if site.tries(Site::DirectCode) {
             let slow = self.b.create_block();
