@@ -19,9 +19,9 @@
 # on the same ELF falls below the program's floor in RATIO_FLOOR (override all with
 # Q7EMU_BENCH_MIN_RATIO), or when the ReLU run fails, its output is not the committed expected
 # one, or 2 threads run it less than THREAD_FLOOR times as fast as 1 (below). The floors sit
-# under the ratios seen with tier 2 on this kind of shared host (fib x1.6-3.2, array x15-22,
-# lcg x1.2, the loop QEMU compiles best) and under those seen with the host loaded 4x over: they
-# catch a collapse, not noise.
+# under the ratios seen with tier 2 on this kind of shared host (fib x1.6-3.5, array x15-22,
+# lcg x0.95-1.05, the loop QEMU compiles best) and under those seen with the host loaded 4x
+# over: they catch a collapse, not noise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX=${Q7EMU_XTENSA_PREFIX:-$HOME/.cache/xtensa-dc233c}
@@ -199,7 +199,7 @@ fi
 # on the tier 2 / interpreter speed ratio measured side by side: at least KERNEL_JIT_FLOOR
 # (Q7EMU_BENCH_MIN_KERNEL_JIT_RATIO overrides). Kernels call the SDK's accessors through windowed
 # calls, whose ENTRY and RETW compiled code leaves to helpers, blocks are short, and each core
-# compiles its own: on a quiet host the ratio is about x1.1 for the element ReLU and x0.9 for
+# compiles its own: on a quiet host the ratio is about x1.4 for the element ReLU and x0.9 for
 # the 13 ms 8-core ReLU (whose blocks mostly stay below the tier-up count), so the floor only
 # catches a collapse.
 KERNEL_JIT_FLOOR=${Q7EMU_BENCH_MIN_KERNEL_JIT_RATIO:-0.5}

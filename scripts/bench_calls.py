@@ -16,7 +16,7 @@ Then tier 2 on a kept library (docs/jit.md "Kept code"): the element-accessor Re
 job's 32x4096 input, called on one library kept loaded with ``jit=False`` and on one with tier 2,
 alternating, each the best of REPEAT rounds of 3 calls after a first call that compiles. Gates on
 the same report (engine and ``jit`` aside) and on tier 2 being at least JIT_FLOOR times as fast
-(Q7EMU_BENCH_MIN_KEPT_JIT_RATIO overrides; about x1.7 measured on a shared host).
+(Q7EMU_BENCH_MIN_KEPT_JIT_RATIO overrides; about x2.1 measured on a shared host).
 """
 
 import os
