@@ -139,13 +139,12 @@ impl<B: Bus> Core<B> {
         let lend = self.state.lend();
         let mut lend_at = None;
         let mut work = vec![pc];
+        // Whether the start is an ENTRY (nothing before it joins the region).
+        let mut after_entry = false;
         while let Some(at) = work.pop() {
             if list.len() >= MAX_BLOCK {
                 break;
             }
-            let after_entry = list
-                .first()
-                .is_some_and(|(_, op)| op.insn.opcode == q7_isa::Opcode::Entry);
             if (at < pc && after_entry) || list.iter().any(|&(a, _)| a == at) {
                 continue;
             }
@@ -176,6 +175,7 @@ impl<B: Bus> Core<B> {
                 continue;
             }
             list.push((at, op));
+            after_entry |= at == pc && op.insn.opcode == q7_isa::Opcode::Entry;
             if next == lend && !is_loop {
                 lend_at = Some(lend);
             }

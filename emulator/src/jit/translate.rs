@@ -351,6 +351,8 @@ struct Tr<'a, 's> {
     labels: Vec<Option<Label>>,
     /// Index of the instruction being translated.
     index: usize,
+    /// [`Spec::bound`], worked out once: every jump back checks it.
+    bound: u64,
     /// The logical registers whose value in [`Spec::values`] holds throughout the block
     /// (after a leading ENTRY, only a1, which it sets).
     known: u16,
@@ -385,6 +387,12 @@ impl Site {
     fn tries(self, class: Site) -> bool {
         self == Site::Any || self == class
     }
+}
+
+/// Whether the direct memory `(base, len, _)` spans the whole 32-bit address space (the
+/// bare-metal bus's): an access there needs no bounds check.
+fn spans_space((base, len, _): (u32, u64, bool)) -> bool {
+    base == 0 && len >= 1 << 32
 }
 
 /// An instruction of the block that control reaches other than by falling through.
@@ -534,6 +542,7 @@ impl<'a, 's> Tr<'a, 's> {
             touched: Vec::new(),
             labels,
             index: 0,
+            bound: spec.bound(),
             known,
             code_changed: None,
             regs_loaded: false,
@@ -1033,17 +1042,18 @@ impl<'a, 's> Tr<'a, 's> {
     /// address space and the access is a byte).
     fn region_addr(
         &mut self,
-        (base, len, _): (u32, u64, bool),
+        region: (u32, u64, bool),
         at: i32,
         addr: Value,
         size: u32,
     ) -> (Value, Option<Value>) {
+        let (base, len, _) = region;
         let off = self.b.ins().iadd_imm_s(addr, -i64::from(base as i32));
         let off64 = self.b.ins().uextend(types::I64, off);
         let direct = self.ctx_load(self.ptr, at);
         let host = self.b.ins().iadd(direct, off64);
         let aligned = self.aligned(addr, size);
-        if base == 0 && len >= 1 << 32 {
+        if spans_space(region) {
             return (host, aligned);
         }
         let within = self.b.ins().icmp_imm_s(
@@ -1147,11 +1157,7 @@ impl<'a, 's> Tr<'a, 's> {
                 self.b.ins().jump(out, &[v.into()]);
             }
             self.b.switch_to_block(slow);
-            if self
-                .spec
-                .direct
-                .is_some_and(|(base, len, _)| base == 0 && len >= 1 << 32)
-            {
+            if self.spec.direct.is_some_and(spans_space) {
                 // Every address is directly reachable: only a misaligned load comes here, and
                 // the helper would refuse it. Leaving at once keeps a call (and the registers
                 // it clobbers) out of the block's loops.
@@ -1685,7 +1691,7 @@ impl<'a, 's> Tr<'a, 's> {
         }
         if back {
             let now = self.b.use_var(self.cycles);
-            let reach = self.b.ins().iadd_imm_s(now, self.spec.bound() as i64);
+            let reach = self.b.ins().iadd_imm_s(now, self.bound as i64);
             let poll = self.ctx_load(types::I64, off::POLL);
             let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, reach, poll);
             ok = Some(match ok {
