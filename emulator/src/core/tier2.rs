@@ -119,7 +119,10 @@ impl<B: Bus> Core<B> {
             return Tier2::Interpret;
         }
         let entry = b.entry;
-        self.call_block(entry, poll)
+        let run = jit.run().expect("a block was compiled");
+        let links = jit.links();
+        jit.calls += 1;
+        self.call_block(run, entry, links, poll)
     }
 
     /// Compiles a block at `pc` for the state now, and runs it.
@@ -133,8 +136,9 @@ impl<B: Bus> Core<B> {
         }
         // The region (docs/jit.md "Tier-up"): from `pc`, the instructions control reaches by
         // falling through, by jumps and by branches whose target the interpreter has arrived
-        // at, up to MAX_BLOCK, the fall-through first; none before a leading ENTRY, and none
-        // a block starts at (that block is entered from here).
+        // at, up to MAX_BLOCK, the fall-through first; none before a leading ENTRY. Code
+        // another block starts at is compiled into this one again: running on through it
+        // costs less than leaving for that block.
         let mut list: Vec<(u32, crate::predecode::Op)> = Vec::new();
         let lend = self.state.lend();
         let mut lend_at = None;
@@ -146,15 +150,6 @@ impl<B: Bus> Core<B> {
                 break;
             }
             if (at < pc && after_entry) || list.iter().any(|&(a, _)| a == at) {
-                continue;
-            }
-            if at != pc
-                && self
-                    .jit
-                    .as_deref()
-                    .and_then(|j| j.lookup(at))
-                    .is_some_and(|id| id != crate::jit::REFUSED)
-            {
                 continue;
             }
             let slot = match self.cache.slot(at) {
@@ -182,11 +177,13 @@ impl<B: Bus> Core<B> {
             let jit = self.jit.as_deref().expect("tier 2 is on");
             if let Some(t) = translate::edge_target(&op) {
                 // A branch's target once it has been taken; a jump's when it goes back into the
-                // region (to a loop's head). A jump forward is not followed: the code there is
-                // in the region when another path falls into it (the end of an `if`'s `else`),
-                // and otherwise other paths reach it too and it stays their block.
+                // region (to a loop's head), or when the instruction there ends a block (a
+                // shared epilogue's RETW: alone it would be too short a block, and interpreted).
+                // Another jump forward is not followed: the code there is in the region when
+                // another path falls into it (the end of an `if`'s `else`), and otherwise
+                // other paths reach it too and it stays their block.
                 let follow = if op.insn.opcode == q7_isa::Opcode::J {
-                    (pc..=at).contains(&t)
+                    (pc..=at).contains(&t) || self.ends_block_at(ops, t)
                 } else {
                     jit.arrived(t)
                 };
@@ -230,6 +227,7 @@ impl<B: Bus> Core<B> {
             direct,
             direct_code,
             access_cycles: u64::from(self.bus.most_access_cycles()),
+            litbase: self.state.sr(q7_isa::sreg::sr::LITBASE),
             helpers: Helpers {
                 load: load_helper::<B> as *const () as usize,
                 store: store_helper::<B> as *const () as usize,
@@ -249,8 +247,28 @@ impl<B: Bus> Core<B> {
         }
     }
 
-    /// Calls compiled code at `entry` with the core's state, and takes its results back.
-    fn call_block(&mut self, entry: crate::jit::Entry, poll: u64) -> Tier2 {
+    /// Whether the instruction at `pc` ends a block (`translate::ends_block`) and can be
+    /// compiled.
+    fn ends_block_at(&mut self, ops: &mut DecodedOps, pc: u32) -> bool {
+        let slot = match self.cache.slot(pc) {
+            Some(s) => s,
+            None => self.fill(ops, pc),
+        };
+        let op = ops.get(slot);
+        translate::ends_block(op)
+            && translate::supported(op)
+            && op.insn.opcode != q7_isa::Opcode::Entry
+    }
+
+    /// Calls compiled code at `entry` through `run` with the core's state (and the block
+    /// table, `links`), and takes its results back.
+    fn call_block(
+        &mut self,
+        run: crate::jit::Run,
+        entry: crate::jit::Entry,
+        links: *const crate::jit::Link,
+        poll: u64,
+    ) -> Tier2 {
         let direct = self.bus.direct().map_or(std::ptr::null_mut(), |d| d.ptr);
         let direct_code = self
             .bus
@@ -270,6 +288,7 @@ impl<B: Bus> Core<B> {
             ),
         };
         let wstall: [*mut u64; 2] = [&mut self.stats.stalls.sram, &mut self.stats.stalls.hbm];
+        let traps: *const u8 = &self.traps;
         let core: *mut Self = self;
         let mut ctx = Ctx {
             ar: self.state.ar.as_mut_ptr(),
@@ -299,12 +318,16 @@ impl<B: Bus> Core<B> {
             hbm_size,
             wcount,
             wstall,
+            links,
+            traps,
         };
         let mut entry = entry;
         let exit = loop {
-            // SAFETY: `entry` is a block compiled for this core's bus type by
-            // `translate::compile` with the `Entry` signature (the first, or one `chained`
-            // found in this core's table). It reads and writes only what `ctx` points at: the
+            // SAFETY: `run` is the trampoline of the module that holds `entry`, a block
+            // compiled for this core's bus type by `translate::compile` with the block
+            // signature `run` calls (the first, or one `chained` found in this core's table);
+            // the module lives as long as the table's entries (nothing compiles or flushes
+            // while blocks run). A block reads and writes only what `ctx` points at: the
             // core's registers (`ar`, 64 words; `sr`, 256 words), the bus's direct memories
             // (`Bus::direct`, `Bus::direct_code`) within the bounds it was compiled with, the
             // decode cache's code bitmap (reads of the word of an address's granule, within
@@ -314,10 +337,11 @@ impl<B: Bus> Core<B> {
             // the translate windows' registers, access counters and HBM within the bounds the
             // view gives (`Bus::window_view`, as long-lived; HBM is read with aligned plain
             // loads, atomic on the host as the other cores' atomic accesses are), the core's
-            // SRAM and HBM stall counters, and `ctx` itself; and it calls only the helpers
-            // below, passing `ctx` on. Nothing else touches the core while it runs (this
-            // thread owns it).
-            let exit = unsafe { entry(&mut ctx) };
+            // SRAM and HBM stall counters, the block table (`links`, reads within its
+            // `SLOTS` entries), the core's gate bits (a read), and `ctx` itself; it calls only
+            // the helpers below, passing `ctx` on, and tail-calls only blocks the table holds.
+            // Nothing else touches the core while it runs (this thread owns it).
+            let exit = unsafe { run(&mut ctx, entry) };
             if exit == EXIT_INTERPRET {
                 break exit;
             }
@@ -327,8 +351,9 @@ impl<B: Bus> Core<B> {
             match self.chained(&ctx, poll) {
                 Some(next) => {
                     entry = next;
-                    // A helper (RETW) may have moved the window.
-                    ctx.base = self.state.phys(0) as u32;
+                    if let Some(j) = &mut self.jit {
+                        j.calls += 1;
+                    }
                 }
                 None => break exit,
             }
@@ -485,7 +510,11 @@ extern "C" fn retw_helper<B: Bus>(ctx: *mut Ctx, pc: u32) -> u64 {
     let core = unsafe { core_of::<B>(ctx) };
     core.state.pc = pc;
     match core.retw() {
-        Ok(ret) => u64::from(ret),
+        Ok(ret) => {
+            // SAFETY: as in `entry_helper`.
+            unsafe { (*ctx).base = core.state.phys(0) as u32 };
+            u64::from(ret)
+        }
         Err(_) => NOT_DONE,
     }
 }
@@ -498,6 +527,8 @@ extern "C" fn rfw_helper<B: Bus>(ctx: *mut Ctx, overflow: u32) -> u64 {
     // SAFETY: called only by compiled code with the context it was given (`core_of`).
     let core = unsafe { core_of::<B>(ctx) };
     let ret = core.return_from_window(overflow != 0);
+    // SAFETY: as in `entry_helper`.
+    unsafe { (*ctx).base = core.state.phys(0) as u32 };
     u64::from(ret) | u64::from(core.exception_return_cost()) << 32
 }
 
@@ -612,6 +643,91 @@ mod tests {
         );
         // The loop's 6 and, by falling through, the exit's OR and MOVI (up to its SIMCALL).
         assert_eq!(jit.instructions, 6 + 2, "{jit:?}");
+    }
+
+    #[test]
+    fn blocks_link_to_each_other_in_compiled_code_with_the_interpreters_counters() {
+        // 400 rounds of a loop longer than a block (MAX_BLOCK): 62 ADDIs and a load fill the
+        // first block, which leaves with the load's result pending (ready a cycle later) for
+        // the next, which uses it at once: that block is compiled for the pending load, and a
+        // load-use stall is charged on every round. The blocks leave for each other; linked
+        // (docs/jit.md "Linking"), they are entered from the dispatcher while the later ones
+        // are not yet compiled and near each look at the poll cycle (106 times), where
+        // without links it is 385 times; a link that ignored the pending key would lose the
+        // stalls.
+        let head = CODE + 9;
+        let mut code = vec![
+            (Movi, vec![2, 400]),
+            (Movi, vec![3, 0]),
+            (Movi, vec![6, 0x700]),
+        ];
+        code.extend((0..crate::jit::MAX_BLOCK - 2).map(|_| (Addi, vec![8, 8, 1])));
+        code.extend([
+            (L32i, vec![7, 6, 0]),
+            (Add, vec![3, 3, 7]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, head]),
+        ]);
+        let run = |jit: bool| {
+            let mut core = core_exiting(&DC233C, &code, 3);
+            core.bus.write(0x700, &5u32.to_le_bytes());
+            core.set_jit(jit);
+            core.set_jit_tier_up(16);
+            let stop = core.run(10_000_000, &mut NoTrace);
+            (stop, core)
+        };
+        let (stop, core) = run(true);
+        let (stop1, interpreted) = run(false);
+        assert_eq!((&stop, &core.stats), (&stop1, &interpreted.stats));
+        assert_eq!(core.state.a(3), 400 * 5);
+        assert_eq!(
+            core.stats.stalls.load_use, 400,
+            "one load-use stall a round"
+        );
+        let jit = core.jit.as_deref().expect("tier 2 on");
+        assert!(jit.stats.blocks >= 2, "{:?}", jit.stats);
+        assert!(
+            jit.calls < 200,
+            "{} calls from the dispatcher for some 800 transitions",
+            jit.calls
+        );
+    }
+
+    #[test]
+    fn an_l32r_compiled_for_one_litbase_leaves_when_litbase_changes() {
+        // 40 rounds adding the literal L32R loads; after 24 a WSR sets LITBASE (0x9001), which
+        // moves the literal from 0x0ff0 (3) to 0x8fe0 (7), and a jump goes back into the loop's
+        // block, compiled for the old address (docs/jit.md "Memory").
+        let lp = CODE + 15;
+        let skip = CODE + 33;
+        let code = [
+            (Movi, vec![2, 40]),
+            (Movi, vec![3, 0]),
+            (Movi, vec![9, 0x240]),
+            (Slli, vec![9, 9, 6]),
+            (Addi, vec![9, 9, 1]),
+            (L32r, vec![4, 0x0ff0]),
+            (Add, vec![3, 3, 4]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnei, vec![2, 16, skip]),
+            (Wsr, vec![9, u32::from(q7_isa::sreg::sr::LITBASE)]),
+            (J, vec![skip]),
+            (Bnez, vec![2, lp]),
+        ];
+        let run = |jit: bool| {
+            let mut core = core_exiting(&DC233C, &code, 3);
+            core.bus.write(0x0ff0, &3u32.to_le_bytes());
+            core.bus.write(0x8fe0, &7u32.to_le_bytes());
+            core.set_jit(jit);
+            core.set_jit_tier_up(4);
+            let stop = core.run(10_000_000, &mut NoTrace);
+            (stop, core)
+        };
+        let (stop, core) = run(true);
+        let (stop1, interpreted) = run(false);
+        assert_eq!((&stop, &core.stats), (&stop1, &interpreted.stats));
+        assert_eq!(core.state.a(3), 24 * 3 + 16 * 7);
+        assert!(core.jit_stats().blocks >= 1, "{:?}", core.jit_stats());
     }
 
     #[test]

@@ -132,7 +132,7 @@ pub fn describe(engine: &str, stats: &JitStats) -> String {
 }
 
 /// Direct-mapped slots of the tier-up counters and of the block table.
-const SLOTS: usize = 1 << 12;
+pub(crate) const SLOTS: usize = 1 << 12;
 
 /// What waits on a pending result, as the interpreter's interlock tells them apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -157,9 +157,86 @@ pub(crate) struct Key {
     pub lend: Option<u32>,
 }
 
-/// The signature of compiled code: the context in, the exit kind out ([`EXIT_CONTINUE`],
-/// [`EXIT_INTERPRET`]).
-pub(crate) type Entry = unsafe extern "C" fn(*mut Ctx) -> u32;
+/// A block's code: a function of Cranelift's `tail` calling convention taking the context
+/// and giving the exit kind ([`EXIT_CONTINUE`], [`EXIT_INTERPRET`]). It is only ever called
+/// through the module's [`Run`], or tail-called by another block (docs/jit.md "Linking").
+pub(crate) type Entry = *const u8;
+
+/// The host-ABI way into compiled code: calls block `entry` with the context and gives its
+/// exit kind (the module's trampoline, `translate::compile_run`).
+pub(crate) type Run = unsafe extern "C" fn(*mut Ctx, Entry) -> u32;
+
+/// One slot of the block table, laid out for compiled code too (`repr(C)`): a block that
+/// leaves for an address links straight on to the block in that address's slot when these
+/// say that it fits, as [`Jit::lookup`]'s caller asks (docs/jit.md "Linking").
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Link {
+    /// The address (`u32::MAX`: the slot is empty).
+    pub pc: u32,
+    /// The block's id, or [`REFUSED`].
+    pub id: u32,
+    /// With `lend_span`: LEND fits when `LEND - lend_lo < lend_span` is `lend_inside`.
+    pub lend_lo: u32,
+    pub lend_span: u32,
+    /// The pending key as compiled code computes it from an exit's state ([`link_key`]).
+    pub key: u64,
+    /// [`Block::bound`].
+    pub bound: u64,
+    /// [`Block::entry`] (null for a refused address).
+    pub entry: Entry,
+    /// [`Block::gates`].
+    pub gates: u8,
+    /// See `lend_lo`.
+    pub lend_inside: u8,
+}
+
+impl Link {
+    const EMPTY: Link = Link {
+        pc: u32::MAX,
+        id: u32::MAX,
+        lend_lo: 0,
+        lend_span: 0,
+        key: 0,
+        bound: u64::MAX,
+        entry: std::ptr::null(),
+        gates: u8::MAX,
+        // Never fits: no LEND is inside an empty span.
+        lend_inside: 1,
+    };
+
+    /// The slot of `id`, a block (its checks as [`Block`] says), at `pc`.
+    fn of(pc: u32, id: u32, b: &Block) -> Link {
+        // A block compiled for LEND at one of its ends fits only that LEND; one compiled for
+        // none fits a LEND outside its hull here (and one inside it that is no end only in
+        // the dispatcher's exact check).
+        let (lend_lo, lend_span, lend_inside) = match b.key.lend {
+            Some(l) => (l, 1, 1),
+            None => (b.low.wrapping_add(1), b.end.wrapping_sub(b.low), 0),
+        };
+        Link {
+            pc,
+            id,
+            lend_lo,
+            lend_span,
+            key: link_key(&b.key.pending),
+            bound: b.bound,
+            entry: b.entry,
+            gates: b.gates,
+            lend_inside,
+        }
+    }
+}
+
+/// A pending key as one word: slot `i`'s registers in bits `32i..32i+16`, and bit `32i+16`
+/// set when it waits on a multiply; 0 for an empty slot.
+pub(crate) fn link_key(pending: &[Slot; 2]) -> u64 {
+    pending.iter().enumerate().fold(0, |k, (i, slot)| {
+        k | slot.map_or(0, |(m, w)| {
+            (u64::from(m) | u64::from(w == Waits::Multiply) << 16) << (32 * i)
+        })
+    })
+}
 
 /// The block left at `ctx.pc`; compiled code may run from there.
 pub(crate) const EXIT_CONTINUE: u32 = 0;
@@ -229,6 +306,10 @@ pub(crate) struct Ctx {
     pub wcount: [*mut u64; 2],
     /// The core's `sram` and `hbm` stall counters.
     pub wstall: [*mut u64; 2],
+    /// The block table ([`Jit`]'s [`Link`]s, `SLOTS` of them).
+    pub links: *const Link,
+    /// The core's gate bits that trap now (helpers that move the window change them).
+    pub traps: *const u8,
 }
 
 /// A compiled block.
@@ -313,6 +394,8 @@ impl JitStats {
 /// One core's tier 2: its code cache, block table and tier-up counters.
 pub struct Jit {
     module: Option<JITModule>,
+    /// The module's trampoline into compiled code.
+    run: Option<Run>,
     /// Bytes of code the module holds.
     held: u64,
     /// The most bytes it may hold.
@@ -321,9 +404,8 @@ pub struct Jit {
     /// tests lower it to compile everything they can).
     pub tier_up: u16,
     pub(crate) blocks: Vec<Block>,
-    /// Direct-mapped: address → a block compiled there (`u32::MAX` none).
-    table_tag: Box<[u32]>,
-    table_block: Box<[u32]>,
+    /// Direct-mapped: address → a block compiled there, or [`REFUSED`].
+    links: Box<[Link]>,
     /// Every version compiled at an address.
     versions: HashMap<u32, Vec<u32>>,
     /// Addresses no block can start at (the first instruction is not compiled).
@@ -334,6 +416,8 @@ pub struct Jit {
     heat: Box<[(u32, u16)]>,
     /// Counters.
     pub stats: JitStats,
+    /// Calls into compiled code by the dispatcher (blocks entered otherwise were linked to).
+    pub(crate) calls: u64,
     next_name: u64,
     /// Cranelift's working memory between compiles.
     work: translate::Workspace,
@@ -373,17 +457,18 @@ impl Jit {
     pub fn new() -> Jit {
         Jit {
             module: None,
+            run: None,
             held: 0,
             limit: DEFAULT_CODE_LIMIT,
             tier_up: SCOPED_TIER_UP.with(|s| s.get()).unwrap_or(TIER_UP),
             blocks: Vec::new(),
-            table_tag: vec![u32::MAX; SLOTS].into_boxed_slice(),
-            table_block: vec![u32::MAX; SLOTS].into_boxed_slice(),
+            links: vec![Link::EMPTY; SLOTS].into_boxed_slice(),
             versions: HashMap::new(),
             refused: HashMap::new(),
             granules: HashMap::new(),
             heat: vec![(u32::MAX, 0); SLOTS].into_boxed_slice(),
             stats: JitStats::default(),
+            calls: 0,
             next_name: 0,
             work: translate::Workspace::default(),
         }
@@ -392,8 +477,23 @@ impl Jit {
     /// The block in the table for `pc`, if any.
     #[inline(always)]
     pub(crate) fn lookup(&self, pc: u32) -> Option<u32> {
-        let s = slot_of(pc);
-        (self.table_tag[s] == pc).then(|| self.table_block[s])
+        let l = &self.links[slot_of(pc)];
+        (l.pc == pc).then_some(l.id)
+    }
+
+    /// The block table, for compiled code ([`Ctx::links`]).
+    pub(crate) fn links(&self) -> *const Link {
+        self.links.as_ptr()
+    }
+
+    /// The trampoline into compiled code (there is one once a block is compiled).
+    pub(crate) fn run(&self) -> Option<Run> {
+        self.run
+    }
+
+    /// Puts block `id` in `pc`'s slot of the table.
+    fn put(&mut self, pc: u32, id: u32) {
+        self.links[slot_of(pc)] = Link::of(pc, id, &self.blocks[id as usize]);
     }
 
     /// Counts one interpreted start of the instruction at `pc`: whether it is now hot enough to
@@ -434,9 +534,11 @@ impl Jit {
     /// there costs one comparison).
     pub(crate) fn refuse(&mut self, pc: u32) {
         self.refused.insert(pc, ());
-        let s = slot_of(pc);
-        self.table_tag[s] = pc;
-        self.table_block[s] = REFUSED;
+        self.links[slot_of(pc)] = Link {
+            pc,
+            id: REFUSED,
+            ..Link::EMPTY
+        };
     }
 
     /// A version at `pc` whose state `fits`, put in the table.
@@ -445,9 +547,7 @@ impl Jit {
         let id = *v
             .iter()
             .find(|&&id| !self.blocks[id as usize].dead && fits(&self.blocks[id as usize]))?;
-        let s = slot_of(pc);
-        self.table_tag[s] = pc;
-        self.table_block[s] = id;
+        self.put(pc, id);
         Some(id)
     }
 
@@ -457,7 +557,7 @@ impl Jit {
         for b in &mut self.blocks {
             b.dead = true;
         }
-        self.table_tag.fill(u32::MAX);
+        self.links.fill(Link::EMPTY);
         self.versions.clear();
         self.refused.clear();
         self.granules.clear();
@@ -505,8 +605,8 @@ impl Jit {
         let start = b.start;
         self.stats.invalidated += 1;
         let s = slot_of(start);
-        if self.table_tag[s] == start && self.table_block[s] == id {
-            self.table_tag[s] = u32::MAX;
+        if self.links[s].pc == start && self.links[s].id == id {
+            self.links[s] = Link::EMPTY;
         }
         if let Some(v) = self.versions.get_mut(&start) {
             v.retain(|&x| x != id);
@@ -520,10 +620,12 @@ impl Jit {
         if self.held >= self.limit {
             self.flush();
         }
-        let module = match &mut self.module {
-            Some(m) => m,
-            None => self.module.insert(new_module()?),
-        };
+        if self.module.is_none() {
+            let mut m = new_module()?;
+            self.run = Some(translate::compile_run(&mut m)?);
+            self.module = Some(m);
+        }
+        let module = self.module.as_mut()?;
         let name = format!("b{}", self.next_name);
         self.next_name += 1;
         let (entry, bytes) = translate::compile(module, &mut self.work, &name, spec)?;
@@ -562,9 +664,7 @@ impl Jit {
             }
             g = g.wrapping_add(1);
         }
-        let s = slot_of(start);
-        self.table_tag[s] = start;
-        self.table_block[s] = id;
+        self.put(start, id);
         self.stats.blocks += 1;
         self.stats.instructions += spec.ops.len() as u64;
         self.stats.code_bytes += bytes;
@@ -576,10 +676,12 @@ impl Jit {
     fn flush(&mut self) {
         self.clear();
         self.blocks.clear();
+        self.run = None;
         if let Some(m) = self.module.take() {
             // SAFETY: no compiled code runs while the dispatcher compiles (a block is only
-            // ever called by the dispatcher, which is here), and every pointer into the
-            // module's code was in `blocks`, now emptied.
+            // ever called by the dispatcher, which is here, or tail-called by a block it
+            // called), and every pointer into the module's code was in `blocks`, the table
+            // (both emptied by `clear` and above) or `run` (dropped above).
             unsafe { m.free_memory() };
         }
         self.held = 0;
@@ -611,6 +713,9 @@ fn new_module() -> Option<JITModule> {
     // The IR is made by one translator tested against the interpreter; checking it again on
     // every compile would double compile time.
     flags.set("enable_verifier", "false").ok()?;
+    // Cranelift's tail calls (blocks linked to blocks, docs/jit.md "Linking") need frame
+    // pointers.
+    flags.set("preserve_frame_pointers", "true").ok()?;
     let isa = cranelift_native::builder()
         .ok()?
         .finish(settings::Flags::new(flags))

@@ -13,7 +13,7 @@ use cranelift_module::{Linkage, Module};
 use q7_isa::sreg::sr;
 use q7_isa::{Family, Opcode};
 
-use super::{Ctx, Entry, Key, Slot, Waits, EXIT_CONTINUE, EXIT_INTERPRET};
+use super::{Ctx, Entry, Key, Link, Run, Slot, Waits, EXIT_CONTINUE, EXIT_INTERPRET, SLOTS};
 use crate::predecode::Op;
 use crate::state::ps;
 use crate::timing::{Latency, TimingModel};
@@ -74,6 +74,9 @@ pub(crate) struct Spec<'a> {
     pub direct_code: Option<(u32, u64, bool)>,
     /// The most cycles one data access or fetch miss can cost on the bus.
     pub access_cycles: u64,
+    /// LITBASE when the block is compiled: its L32Rs load from the addresses it gives, and
+    /// leave for the interpreter when it has changed.
+    pub litbase: u32,
     /// The helpers.
     pub helpers: Helpers,
 }
@@ -259,9 +262,7 @@ pub(crate) fn compile(
 ) -> Option<(Entry, u64)> {
     let ptr = module.target_config().pointer_type();
     let call_conv = module.isa().default_call_conv();
-    let mut sig = Signature::new(call_conv);
-    sig.params.push(AbiParam::new(ptr));
-    sig.returns.push(AbiParam::new(types::I32));
+    let sig = block_signature(ptr);
     let id = module.declare_function(name, Linkage::Local, &sig).ok()?;
     let ctx = work.ctx.get_or_insert_with(|| module.make_context());
     module.clear_context(ctx);
@@ -283,16 +284,55 @@ pub(crate) fn compile(
         .map(|c| c.code_info().total_size)
         .unwrap_or(0);
     module.finalize_definitions().ok()?;
+    Some((module.get_finalized_function(id), u64::from(bytes)))
+}
+
+/// A block's signature: the context in, the exit kind out, in Cranelift's `tail` calling
+/// convention (a block may leave by tail-calling the next, docs/jit.md "Linking").
+fn block_signature(ptr: types::Type) -> Signature {
+    let mut sig = Signature::new(cranelift_codegen::isa::CallConv::Tail);
+    sig.params.push(AbiParam::new(ptr));
+    sig.returns.push(AbiParam::new(types::I32));
+    sig
+}
+
+/// Compiles the module's trampoline into compiled code: `(ctx, block) -> exit kind` on the
+/// host's calling convention, calling `block` (a [`block_signature`] function) with `ctx`.
+pub(crate) fn compile_run(module: &mut JITModule) -> Option<Run> {
+    let ptr = module.target_config().pointer_type();
+    let mut sig = Signature::new(module.isa().default_call_conv());
+    sig.params.push(AbiParam::new(ptr));
+    sig.params.push(AbiParam::new(ptr));
+    sig.returns.push(AbiParam::new(types::I32));
+    let id = module.declare_function("run", Linkage::Local, &sig).ok()?;
+    let mut ctx = module.make_context();
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(0, id.as_u32());
+    let mut fctx = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let (c, block) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+        let callee = b.import_signature(block_signature(ptr));
+        let call = b.ins().call_indirect(callee, block, &[c]);
+        let exit = b.inst_results(call)[0];
+        b.ins().return_(&[exit]);
+        b.seal_all_blocks();
+        b.finalize(module.target_config());
+    }
+    module.define_function(id, &mut ctx).ok()?;
+    module.finalize_definitions().ok()?;
     let code = module.get_finalized_function(id);
-    // SAFETY: `code` is the finalized function just defined with the signature above
-    // (`extern "C"` on the host's default calling convention: one pointer in, one i32 out).
-    let entry = unsafe { std::mem::transmute::<*const u8, Entry>(code) };
-    Some((entry, u64::from(bytes)))
+    // SAFETY: `code` is the finalized function just defined with the signature above (the
+    // host's default calling convention: two pointers in, one i32 out), which is `Run`'s.
+    Some(unsafe { std::mem::transmute::<*const u8, Run>(code) })
 }
 
 /// Offsets into [`Ctx`].
 mod off {
-    use super::Ctx;
+    use super::{Ctx, Link};
     use std::mem::offset_of;
     pub const AR: i32 = offset_of!(Ctx, ar) as i32;
     pub const SR: i32 = offset_of!(Ctx, sr) as i32;
@@ -319,6 +359,17 @@ mod off {
     pub const HBM_SIZE: i32 = offset_of!(Ctx, hbm_size) as i32;
     pub const WCOUNT: i32 = offset_of!(Ctx, wcount) as i32;
     pub const WSTALL: i32 = offset_of!(Ctx, wstall) as i32;
+    pub const LINKS: i32 = offset_of!(Ctx, links) as i32;
+    pub const TRAPS: i32 = offset_of!(Ctx, traps) as i32;
+    pub const LINK_SIZE: i64 = std::mem::size_of::<Link>() as i64;
+    pub const LINK_PC: i32 = offset_of!(Link, pc) as i32;
+    pub const LINK_LEND_LO: i32 = offset_of!(Link, lend_lo) as i32;
+    pub const LINK_LEND_SPAN: i32 = offset_of!(Link, lend_span) as i32;
+    pub const LINK_KEY: i32 = offset_of!(Link, key) as i32;
+    pub const LINK_BOUND: i32 = offset_of!(Link, bound) as i32;
+    pub const LINK_ENTRY: i32 = offset_of!(Link, entry) as i32;
+    pub const LINK_GATES: i32 = offset_of!(Link, gates) as i32;
+    pub const LINK_LEND_INSIDE: i32 = offset_of!(Link, lend_inside) as i32;
 }
 
 /// The translator's state: the builder, the variables that hold guest state in host
@@ -362,9 +413,13 @@ struct Tr<'a, 's> {
     regs_loaded: bool,
     /// The registers the block names.
     used: u16,
-    /// The shared exits made so far, by the state they store.
-    exits: Vec<((bool, [Slot; 2]), cranelift_codegen::ir::Block)>,
+    /// The shared exits made so far, by the state they store and the exit kind.
+    exits: Vec<(ExitKey, cranelift_codegen::ir::Block)>,
 }
+
+/// What a shared exit is made for: whether the registers are loaded, the pending results'
+/// registers and kinds, and the exit kind it returns.
+type ExitKey = (bool, [Slot; 2], u32);
 
 /// The memory a load or store site reaches in compiled code itself (docs/jit.md "Memory");
 /// every other access there calls the memory helper, which does any access exactly.
@@ -681,32 +736,30 @@ impl<'a, 's> Tr<'a, 's> {
                 self.ready_to_var(i);
             }
         }
-        let key = (self.regs_loaded, self.pending);
+        let key = (self.regs_loaded, self.pending, code);
         let out = match self.exits.iter().find(|(k, _)| *k == key) {
             Some(&(_, out)) => out,
             None => {
                 let out = self.b.create_block();
                 self.b.append_block_param(out, types::I32);
-                self.b.append_block_param(out, types::I32);
                 self.exits.push((key, out));
                 out
             }
         };
-        let c = self.b.ins().iconst(types::I32, i64::from(code));
-        self.b.ins().jump(out, &[pc.into(), c.into()]);
+        self.b.ins().jump(out, &[pc.into()]);
     }
 
     /// The shared exits: each stores the registers the block writes, the counters, the
-    /// pending results and the PC (its first parameter) into the context and returns its
-    /// second parameter. Emitted after the body, once every jump to them is made.
+    /// pending results and the PC (its parameter) into the context; then one that leaves for
+    /// the PC goes on to the block there when that one fits ([`Tr::link`]), and any other
+    /// returns its exit kind. Emitted after the body, once every jump to them is made.
     fn emit_exits(&mut self) {
         let exits = std::mem::take(&mut self.exits);
-        for ((loaded, pending), out) in exits {
+        for ((loaded, pending, code), out) in exits {
             self.b.switch_to_block(out);
             self.regs_loaded = loaded;
             self.pending = pending;
             let pc = self.b.block_params(out)[0];
-            let code = self.b.block_params(out)[1];
             let ctx = self.ctx;
             self.store_registers();
             for (var, o) in [
@@ -745,8 +798,92 @@ impl<'a, 's> Tr<'a, 's> {
                     .store(flags(), w, ctx, off::WAITS + 4 * i as i32);
             }
             self.b.ins().store(flags(), pc, ctx, off::PC);
+            if code == EXIT_CONTINUE {
+                self.link(pc);
+            }
+            let code = self.b.ins().iconst(types::I32, i64::from(code));
             self.b.ins().return_(&[code]);
         }
+    }
+
+    /// At an exit for `pc` whose state is in the context: tail-calls the block in `pc`'s slot
+    /// of the table when it fits the state as the dispatcher's check asks — its pending key
+    /// equals the results here that can still stall, LEND fits it, none of its gates traps,
+    /// and its bound ends before the next look (docs/jit.md "Linking"). Else falls on (to
+    /// return to the dispatcher, which checks exactly).
+    fn link(&mut self, pc: Value) {
+        let ptr = self.ptr;
+        let links = self.ctx_load(ptr, off::LINKS);
+        let high = self.b.ins().ushr_imm_u(pc, 12);
+        let slot = self.b.ins().bxor(pc, high);
+        let slot = self.b.ins().band_imm_u(slot, (SLOTS - 1) as i64);
+        let slot = self.b.ins().uextend(ptr, slot);
+        let at = self.b.ins().imul_imm_u(slot, off::LINK_SIZE);
+        let link = self.b.ins().iadd(links, at);
+        let tag = self.b.ins().load(types::I32, flags(), link, off::LINK_PC);
+        let hit = self.b.ins().icmp(IntCC::Equal, tag, pc);
+        let check = self.b.create_block();
+        let miss = self.b.create_block();
+        self.b.ins().brif(hit, check, &[], miss, &[]);
+        self.b.switch_to_block(check);
+        // The pending key here: each slot's registers while its result can still stall.
+        let now = self.b.use_var(self.cycles);
+        let mut live = self.b.ins().iconst(types::I64, 0);
+        for i in 0..2 {
+            if let Some(p) = self.pending[i] {
+                let mut one = [None, None];
+                one[i] = Some(p);
+                let word = self
+                    .b
+                    .ins()
+                    .iconst(types::I64, super::link_key(&one) as i64);
+                let zero = self.b.ins().iconst(types::I64, 0);
+                let ready = self.b.use_var(self.ready[i]);
+                let stalls = self.b.ins().icmp(IntCC::UnsignedGreaterThan, ready, now);
+                let part = self.b.ins().select(stalls, word, zero);
+                live = self.b.ins().bor(live, part);
+            }
+        }
+        let key = self.b.ins().load(types::I64, flags(), link, off::LINK_KEY);
+        let mut ok = self.b.ins().icmp(IntCC::Equal, key, live);
+        let lend = self.load_sr(sr::LEND);
+        let lo = self
+            .b
+            .ins()
+            .load(types::I32, flags(), link, off::LINK_LEND_LO);
+        let span = self
+            .b
+            .ins()
+            .load(types::I32, flags(), link, off::LINK_LEND_SPAN);
+        let d = self.b.ins().isub(lend, lo);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, d, span);
+        let want = self
+            .b
+            .ins()
+            .load(types::I8, flags(), link, off::LINK_LEND_INSIDE);
+        let fits = self.b.ins().icmp(IntCC::Equal, inside, want);
+        ok = self.b.ins().band(ok, fits);
+        let traps = self.ctx_load(ptr, off::TRAPS);
+        let traps = self.b.ins().load(types::I8, flags(), traps, 0);
+        let gates = self.b.ins().load(types::I8, flags(), link, off::LINK_GATES);
+        let trips = self.b.ins().band(traps, gates);
+        let clear = self.b.ins().icmp_imm_u(IntCC::Equal, trips, 0);
+        ok = self.b.ins().band(ok, clear);
+        let bound = self
+            .b
+            .ins()
+            .load(types::I64, flags(), link, off::LINK_BOUND);
+        let reach = self.b.ins().iadd(now, bound);
+        let poll = self.ctx_load(types::I64, off::POLL);
+        let before = self.b.ins().icmp(IntCC::UnsignedLessThan, reach, poll);
+        ok = self.b.ins().band(ok, before);
+        let go = self.b.create_block();
+        self.b.ins().brif(ok, go, &[], miss, &[]);
+        self.b.switch_to_block(go);
+        let entry = self.b.ins().load(ptr, flags(), link, off::LINK_ENTRY);
+        let sig = self.b.import_signature(block_signature(ptr));
+        self.b.ins().return_call_indirect(sig, entry, &[self.ctx]);
+        self.b.switch_to_block(miss);
     }
 
     /// Leaves the block when `cond` holds (a cold side exit), else goes on.
@@ -1964,15 +2101,18 @@ impl<'a, 's> Tr<'a, 's> {
                 self.late_result(opcode, o[0]);
             }
             L32r => {
+                // The literal's address as LITBASE was when compiled (a fixed address, so the
+                // memory's checks fold away); another LITBASE is the interpreter's.
                 let litbase = self.load_sr(sr::LITBASE);
-                let on = self.b.ins().band_imm_u(litbase, 1);
-                let page = self.b.ins().band_imm_u(litbase, 0xffff_f000i64);
-                let off = o[1].wrapping_sub(pc.wrapping_add(3) & !3);
-                let relocated = self.b.ins().iadd_imm_s(page, i64::from(off as i32));
-                let plain = self.imm(o[1]);
-                let addr = self.b.ins().select(on, relocated, plain);
-                // Compiled for the literal's memory without LITBASE.
-                let site = self.class_of(o[1], 4);
+                let moved =
+                    self.b
+                        .ins()
+                        .icmp_imm_u(IntCC::NotEqual, litbase, i64::from(self.spec.litbase));
+                let here = self.imm(pc);
+                self.exit_if(moved, here, EXIT_INTERPRET);
+                let at = crate::core::literal_address(self.spec.litbase, pc, o[1]);
+                let addr = self.imm(at);
+                let site = self.class_of(at, 4);
                 let v = self.load(addr, 4, pc, site);
                 self.set(o[0], v);
                 self.late_result(opcode, o[0]);
