@@ -219,7 +219,8 @@ impl<B: Bus> Core<B> {
 }
 
 /// The address L32R at `pc` loads from with LITBASE = `litbase`, `plain` being its address
-/// without LITBASE (isa/ISA.md "L32R"): relative to LITBASE's page when its enable bit is set.
+/// without LITBASE (isa/ISA.md "§2.1 Operand decoding"): relative to LITBASE's page when its
+/// enable bit is set.
 pub(crate) fn literal_address(litbase: u32, pc: u32, plain: u32) -> u32 {
     if litbase & 1 == 0 {
         return plain;

@@ -590,6 +590,30 @@ mod tests {
         (stop, ar[3], jit)
     }
 
+    /// Runs `code` (then exit with a3) over memory holding `words` (address, value), with
+    /// tier 2 on (compiling from the `tier_up`th arrival) and off: the stops and counters must
+    /// be the same; the tier-2 core.
+    fn alike_in_both_tiers(
+        code: &[(Opcode, Vec<u32>)],
+        words: &[(u32, u32)],
+        tier_up: u16,
+    ) -> crate::core::Core<super::super::testing::TestBus> {
+        let run = |jit: bool| {
+            let mut core = core_exiting(&DC233C, code, 3);
+            for &(addr, v) in words {
+                core.bus.write(addr, &v.to_le_bytes());
+            }
+            core.set_jit(jit);
+            core.set_jit_tier_up(tier_up);
+            let stop = core.run(10_000_000, &mut NoTrace);
+            (stop, core)
+        };
+        let (stop, core) = run(true);
+        let (stop1, interpreted) = run(false);
+        assert_eq!((&stop, &core.stats), (&stop1, &interpreted.stats));
+        core
+    }
+
     #[test]
     fn a_hot_loop_runs_compiled_with_the_interpreters_results_and_counters() {
         // 100 rounds of: a multiply and a load each used at once (a multiply and a load-use
@@ -668,17 +692,7 @@ mod tests {
             (Addi, vec![2, 2, (-1i32) as u32]),
             (Bnez, vec![2, head]),
         ]);
-        let run = |jit: bool| {
-            let mut core = core_exiting(&DC233C, &code, 3);
-            core.bus.write(0x700, &5u32.to_le_bytes());
-            core.set_jit(jit);
-            core.set_jit_tier_up(16);
-            let stop = core.run(10_000_000, &mut NoTrace);
-            (stop, core)
-        };
-        let (stop, core) = run(true);
-        let (stop1, interpreted) = run(false);
-        assert_eq!((&stop, &core.stats), (&stop1, &interpreted.stats));
+        let core = alike_in_both_tiers(&code, &[(0x700, 5)], 16);
         assert_eq!(core.state.a(3), 400 * 5);
         assert_eq!(
             core.stats.stalls.load_use, 400,
@@ -714,18 +728,7 @@ mod tests {
             (J, vec![skip]),
             (Bnez, vec![2, lp]),
         ];
-        let run = |jit: bool| {
-            let mut core = core_exiting(&DC233C, &code, 3);
-            core.bus.write(0x0ff0, &3u32.to_le_bytes());
-            core.bus.write(0x8fe0, &7u32.to_le_bytes());
-            core.set_jit(jit);
-            core.set_jit_tier_up(4);
-            let stop = core.run(10_000_000, &mut NoTrace);
-            (stop, core)
-        };
-        let (stop, core) = run(true);
-        let (stop1, interpreted) = run(false);
-        assert_eq!((&stop, &core.stats), (&stop1, &interpreted.stats));
+        let core = alike_in_both_tiers(&code, &[(0x0ff0, 3), (0x8fe0, 7)], 4);
         assert_eq!(core.state.a(3), 24 * 3 + 16 * 7);
         assert!(core.jit_stats().blocks >= 1, "{:?}", core.jit_stats());
     }
