@@ -25,6 +25,24 @@ bitflags::bitflags! {
     }
 }
 
+/// LITBASE (Extended L32R, isa/ISA.md "§2.1 Operand decoding").
+pub mod litbase {
+    /// Bit 0: L32R reads relative to LITBASE.
+    pub const ENABLE: u32 = 1;
+    /// Bits 31:12: the literal page.
+    pub const PAGE: u32 = 0xffff_f000;
+
+    /// The address L32R at `pc` loads from with LITBASE = `litbase`, `plain` being its address
+    /// without LITBASE: the same negative offset from LITBASE's page when it is enabled.
+    pub fn literal_address(litbase: u32, pc: u32, plain: u32) -> u32 {
+        if litbase & ENABLE == 0 {
+            return plain;
+        }
+        let off = plain.wrapping_sub(pc.wrapping_add(3) & !3);
+        (litbase & PAGE).wrapping_add(off)
+    }
+}
+
 /// PS fields (XEA2 layout).
 pub mod ps {
     /// INTLEVEL, bits 3:0.

@@ -144,7 +144,8 @@ impl<B: Bus> Core<B> {
                 self.load_into::<T>(opcode, op, self.a(o[1]).wrapping_add(o[2]), 4, zero)?
             }
             L32r => {
-                let addr = literal_address(self.state.sr(sr::LITBASE), pc, o[1]);
+                let addr =
+                    q7_isa::sreg::litbase::literal_address(self.state.sr(sr::LITBASE), pc, o[1]);
                 self.load_into::<T>(opcode, op, addr, 4, zero)?
             }
             S8i => self.store::<T>(self.a(o[1]).wrapping_add(o[2]), 1, self.a(o[0]))?,
@@ -216,17 +217,6 @@ impl<B: Bus> Core<B> {
         }
         Ok(Flow::NEXT)
     }
-}
-
-/// The address L32R at `pc` loads from with LITBASE = `litbase`, `plain` being its address
-/// without LITBASE (isa/ISA.md "§2.1 Operand decoding"): relative to LITBASE's page when its
-/// enable bit is set.
-pub(crate) fn literal_address(litbase: u32, pc: u32, plain: u32) -> u32 {
-    if litbase & 1 == 0 {
-        return plain;
-    }
-    let off = plain.wrapping_sub(pc.wrapping_add(3) & !3);
-    (litbase & 0xffff_f000).wrapping_add(off)
 }
 
 #[cfg(test)]

@@ -33,7 +33,6 @@ pub(crate) mod testing;
 
 pub use self::exception::Vector;
 pub use self::exception::WindowTrap;
-pub(crate) use self::memory::literal_address;
 pub use self::registers::{RegisterError, RegisterFile};
 pub use self::report::backtrace;
 pub use crate::semihost::Console;

@@ -734,6 +734,87 @@ mod tests {
     }
 
     #[test]
+    fn windowed_calls_in_compiled_code_leave_the_window_state_the_interpreter_leaves() {
+        // 50 CALL8s, each with the SP 16 bytes lower, of a function whose ENTRY allocates a frame
+        // inside the watched stack region (and above KSL, where the core has it) and whose RETW
+        // returns, with a live frame 4 groups up (so that inside the function one group is
+        // free); the last call exits from inside the function. Compiled (ENTRY and RETW through
+        // their helpers, docs/jit.md "Tier-up"): at the exit, and at budgets that stop the run
+        // anywhere in later rounds, WINDOWBASE, WINDOWSTART, the gate bits, the window limit,
+        // the lowest SP, the registers and every counter are the interpreter's.
+        let f = CODE + 24;
+        let ret = f + 18;
+        let end = f + 21;
+        let code = [
+            (Movi, vec![8, 0]),
+            (Movi, vec![8, 0]),
+            (Movi, vec![2, 50]),
+            (Or, vec![10, 2, 2]),
+            (Addi, vec![1, 1, (-16i32) as u32]),
+            (Call8, vec![f]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (J, vec![CODE + 9]),
+            // f: 4-byte aligned, as CALL8's target is.
+            (Entry, vec![1, 32]),
+            (S32i, vec![2, 1, 0]),
+            (L32i, vec![3, 1, 0]),
+            (Add, vec![4, 3, 3]),
+            (Bnei, vec![2, 1, ret]),
+            (J, vec![end]),
+            (Retw, vec![]),
+        ];
+        for config in [&DC233C, &q7_isa::NCORE2GP] {
+            let run = |jit: bool, budget: u64| {
+                let mut core = core_exiting(config, &code, 3);
+                core.prepare_call(CODE, 0x8000, &[]);
+                core.state.set_sr(q7_isa::sreg::sr::WINDOWSTART, 1 | 1 << 4);
+                core.refresh();
+                core.stack_region = Some(crate::core::StackRegion {
+                    bottom: 0x7000,
+                    top: 0x8000,
+                });
+                core.state.set_sr(q7_isa::sreg::sr::KSL, 0x7800);
+                core.set_jit(jit);
+                core.set_jit_tier_up(2);
+                let stop = core.run(budget, &mut NoTrace);
+                let window = (
+                    core.state.windowbase(),
+                    core.state.windowstart(),
+                    core.traps,
+                    core.window_limit,
+                    core.lowest_sp,
+                );
+                (
+                    stop,
+                    core.stats.clone(),
+                    core.state.ar,
+                    window,
+                    core.jit_stats(),
+                )
+            };
+            let (stop, stats, ar, window, jit) = run(true, 10_000_000);
+            let (stop1, stats1, ar1, window1, _) = run(false, 10_000_000);
+            assert!(matches!(stop, Stop::Exited(_)), "{stop:?}");
+            assert_eq!((stop, stats, ar, window), (stop1, stats1, ar1, window1));
+            assert_eq!(
+                window,
+                (2, 1 | 1 << 2 | 1 << 4, 0xcc, 1, 0x8000 - 50 * 16 - 32),
+                "inside the last call: one free group, the deepest frame"
+            );
+            assert!(jit.executed > 50 * 8, "{jit:?}");
+            for budget in 500..540 {
+                let (stop, stats, ar, window, _) = run(true, budget);
+                let (stop1, stats1, ar1, window1, _) = run(false, budget);
+                assert_eq!(
+                    (stop, stats, ar, window),
+                    (stop1, stats1, ar1, window1),
+                    "budget {budget}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn a_store_into_a_compiled_loop_drops_it_and_the_changed_code_runs() {
         // 40 rounds of `addi a3, a3, 1`; in the round where a2 = 16 an S8I rewrites the
         // immediate to 2 (byte 2 of the ADDI), after the block holding it was compiled.

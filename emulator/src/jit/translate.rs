@@ -2110,7 +2110,7 @@ impl<'a, 's> Tr<'a, 's> {
                         .icmp_imm_u(IntCC::NotEqual, litbase, i64::from(self.spec.litbase));
                 let here = self.imm(pc);
                 self.exit_if(moved, here, EXIT_INTERPRET);
-                let at = crate::core::literal_address(self.spec.litbase, pc, o[1]);
+                let at = q7_isa::sreg::litbase::literal_address(self.spec.litbase, pc, o[1]);
                 let addr = self.imm(at);
                 let site = self.class_of(at, 4);
                 let v = self.load(addr, 4, pc, site);
