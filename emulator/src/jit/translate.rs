@@ -607,15 +607,20 @@ impl<'a, 's> Tr<'a, 's> {
         }
     }
 
-    /// The host address of logical register `r`'s physical register in the window the
-    /// context's WINDOWBASE selects (computed where used, so no address stays live).
-    fn reg_address(&mut self, r: u32) -> Value {
+    /// The context's window base, physical-register mask and register file, loaded where used:
+    /// loaded again at each use (not [`fixed`]), as kept from the block's entry to its exits
+    /// they would hold host registers through every loop.
+    fn window(&mut self) -> (Value, Value, Value) {
         let ctx = self.ctx;
         let base = self.b.ins().load(types::I32, flags(), ctx, off::BASE);
-        // Loaded again at each use (not [`fixed`]): kept from the block's entry to its exits,
-        // they would hold two host registers through every loop.
         let amask = self.b.ins().load(types::I32, flags(), ctx, off::AMASK);
         let ar = self.b.ins().load(self.ptr, flags(), ctx, off::AR);
+        (base, amask, ar)
+    }
+
+    /// The host address of logical register `r`'s physical register in `window` (loaded by
+    /// [`Tr::window`]: the one the context's WINDOWBASE selects).
+    fn reg_address(&mut self, (base, amask, ar): (Value, Value, Value), r: u32) -> Value {
         let i = self.b.ins().iadd_imm_s(base, i64::from(r));
         let i = self.b.ins().band(i, amask);
         let i = self.b.ins().uextend(self.ptr, i);
@@ -625,11 +630,12 @@ impl<'a, 's> Tr<'a, 's> {
 
     /// Loads the registers the block names, in the window WINDOWBASE selects now.
     fn load_registers(&mut self) {
+        let window = self.window();
         for r in 0..16u32 {
             if self.used >> r & 1 == 0 {
                 continue;
             }
-            let a = self.reg_address(r);
+            let a = self.reg_address(window, r);
             let var = self.b.declare_var(types::I32);
             let x = self.b.ins().load(types::I32, flags(), a, 0);
             self.b.def_var(var, x);
@@ -641,15 +647,17 @@ impl<'a, 's> Tr<'a, 's> {
     /// Stores the registers the block writes back into the core (WINDOWBASE has not moved
     /// since they were loaded).
     fn store_registers(&mut self) {
-        if !self.regs_loaded {
+        if !self.regs_loaded || self.written == 0 {
             return;
         }
+        // The window once for all of them (the stores cannot move it).
+        let window = self.window();
         for r in 0..16u32 {
             if self.written >> r & 1 != 0 {
                 let v = self
                     .b
                     .use_var(self.regs[r as usize].expect("written register"));
-                let a = self.reg_address(r);
+                let a = self.reg_address(window, r);
                 self.b.ins().store(flags(), v, a, 0);
             }
         }
