@@ -435,7 +435,7 @@ impl std::fmt::Debug for Jit {
 
 // SAFETY: the module and the code it made belong to one core; the core is moved between
 // threads whole (a cluster runs each core wholly on one thread at a time), never shared, and
-// the raw code pointers in `blocks` point into memory the module owns.
+// the raw code pointers in `blocks`, `links` and `run` point into memory the module owns.
 unsafe impl Send for Jit {}
 
 /// Granule of the code map: as the decode cache's.
