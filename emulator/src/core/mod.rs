@@ -523,10 +523,7 @@ impl<B: Bus> Core<B> {
         tracer: &mut T,
     ) -> Result<u32, Stop> {
         self.state.pc = pc;
-        let slot = match self.cache.slot(pc) {
-            Some(slot) => slot,
-            None => self.fill(ops, pc),
-        };
+        let slot = self.decoded(ops, pc);
         let op = ops.get(slot);
         if B::FETCH_TIMING {
             let c = self.bus.fetch_cycles(pc);
@@ -569,6 +566,16 @@ impl<B: Bus> Core<B> {
                     Ok(self.state.pc)
                 }
             },
+        }
+    }
+
+    /// The cache slot of the instruction at `pc`, decoded into the cache first if it is not
+    /// there.
+    #[inline(always)]
+    fn decoded(&mut self, ops: &mut DecodedOps, pc: u32) -> usize {
+        match self.cache.slot(pc) {
+            Some(slot) => slot,
+            None => self.fill(ops, pc),
         }
     }
 

@@ -96,9 +96,7 @@ impl<B: Bus> Core<B> {
         let Some(jit) = self.jit.as_deref_mut() else {
             return Tier2::Interpret;
         };
-        let fits = |b: &crate::jit::Block| {
-            !b.dead && b.key.pending == key && b.lend_fits(lend) && traps & b.gates == 0
-        };
+        let fits = |b: &crate::jit::Block| b.fits(key, lend, traps);
         let b = &jit.blocks[id as usize];
         let id = if fits(b) {
             id
@@ -121,7 +119,6 @@ impl<B: Bus> Core<B> {
         let entry = b.entry;
         let run = jit.run().expect("a block was compiled");
         let links = jit.links();
-        jit.calls += 1;
         self.call_block(run, entry, links, poll)
     }
 
@@ -152,10 +149,7 @@ impl<B: Bus> Core<B> {
             if (at < pc && after_entry) || list.iter().any(|&(a, _)| a == at) {
                 continue;
             }
-            let slot = match self.cache.slot(at) {
-                Some(s) => s,
-                None => self.fill(ops, at),
-            };
+            let slot = self.decoded(ops, at);
             let op = *ops.get(slot);
             // ENTRY only as a block's first instruction (it moves the window).
             if !translate::supported(&op) || (op.insn.opcode == q7_isa::Opcode::Entry && at != pc) {
@@ -250,10 +244,7 @@ impl<B: Bus> Core<B> {
     /// Whether the instruction at `pc` ends a block (`translate::ends_block`) and can be
     /// compiled.
     fn ends_block_at(&mut self, ops: &mut DecodedOps, pc: u32) -> bool {
-        let slot = match self.cache.slot(pc) {
-            Some(s) => s,
-            None => self.fill(ops, pc),
-        };
+        let slot = self.decoded(ops, pc);
         let op = ops.get(slot);
         translate::ends_block(op)
             && translate::supported(op)
@@ -342,6 +333,9 @@ impl<B: Bus> Core<B> {
             // the helpers below, passing `ctx` on, and tail-calls only blocks the table holds.
             // Nothing else touches the core while it runs (this thread owns it).
             let exit = unsafe { run(&mut ctx, entry) };
+            if let Some(j) = &mut self.jit {
+                j.calls += 1;
+            }
             if exit == EXIT_INTERPRET {
                 break exit;
             }
@@ -349,12 +343,7 @@ impl<B: Bus> Core<B> {
             // run loop, when it fits the state now (as `enter_block` asks) and ends before the
             // next look.
             match self.chained(&ctx, poll) {
-                Some(next) => {
-                    entry = next;
-                    if let Some(j) = &mut self.jit {
-                        j.calls += 1;
-                    }
-                }
+                Some(next) => entry = next,
                 None => break exit,
             }
         };
@@ -409,10 +398,7 @@ impl<B: Bus> Core<B> {
             };
             live_slot(ctx.mask[i] as u16, ctx.ready[i], ctx.cycles, waits)
         };
-        let fits = !b.dead
-            && b.key.pending == [slot(0), slot(1)]
-            && self.traps & b.gates == 0
-            && b.lend_fits(self.state.lend())
+        let fits = b.fits([slot(0), slot(1)], self.state.lend(), self.traps)
             && ctx.cycles.saturating_add(b.bound) < poll;
         fits.then_some(b.entry)
     }

@@ -336,6 +336,14 @@ pub(crate) struct Block {
 }
 
 impl Block {
+    /// Whether the block may be entered in this state: not dropped, compiled for the pending
+    /// results that can still stall (`pending`) and for LEND = `lend`, and none of its gates
+    /// traps with the core's gate bits `traps` (its bound is the caller's to check).
+    #[inline]
+    pub fn fits(&self, pending: [Slot; 2], lend: u32, traps: u8) -> bool {
+        !self.dead && self.key.pending == pending && self.lend_fits(lend) && traps & self.gates == 0
+    }
+
     /// Whether LEND = `lend` is the state the block was compiled for.
     #[inline]
     pub fn lend_fits(&self, lend: u32) -> bool {
