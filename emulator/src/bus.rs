@@ -185,10 +185,11 @@ impl Direct {
 
 /// The I-cache as compiled code sees it ([`Bus::fetch_view`]). A fetch at `pc` outside
 /// `timed` costs nothing and looks nothing up. Inside, with `line = pc >> line_shift`: when
-/// `line` is `*last_line`, nothing happens; when it is the first (most recently used) tag of
-/// set `line % sets` (and not `u32::MAX`), `*last_line` becomes `line` and `*lookups` grows by
-/// one, at no cost; otherwise [`Bus::fetch_cycles`] decides. Exactly what `fetch_cycles` does
-/// in those cases.
+/// `line` is `*last_line`, nothing happens; when it is one of the tags of set `line % sets`
+/// (and not `u32::MAX`), at way `i`, the set's first `i` tags move one way on, `line` becomes
+/// its first (most recently used), `*last_line` becomes `line` and `*lookups` grows by one, at
+/// no cost; otherwise (a miss) [`Bus::fetch_cycles`] decides. Exactly what `fetch_cycles`
+/// does in those cases.
 #[derive(Debug, Clone, Copy)]
 pub struct FetchView {
     /// Core addresses `timed.0..timed.0 + timed.1`: where fetch is timed.
@@ -200,7 +201,7 @@ pub struct FetchView {
     /// Ways per set.
     pub ways: u32,
     /// The tags, `ways` words per set, most recently used first.
-    pub tags: *const u32,
+    pub tags: *mut u32,
     /// The line of the last fetch.
     pub last_line: *mut u32,
     /// The lookup counter.

@@ -15,9 +15,16 @@ pub const CODE: u32 = 0x1000;
 
 /// 1 MiB of RAM at address 0; everything above is unmapped.
 #[derive(Debug)]
-pub struct TestBus(Vec<u8>);
+pub struct TestBus(Vec<u8>, bool);
 
 impl TestBus {
+    /// Offers the RAM to compiled code as memory that may hold code ([`Bus::direct_code`]:
+    /// loads and stores, the stores only into granules holding no decoded instruction), as
+    /// the platform's firmware band is.
+    pub fn offer_direct_code(&mut self) {
+        self.1 = true;
+    }
+
     /// Writes `bytes` at `addr`.
     pub fn write(&mut self, addr: u32, bytes: &[u8]) {
         self.0[addr as usize..addr as usize + bytes.len()].copy_from_slice(bytes);
@@ -73,11 +80,20 @@ impl Bus for TestBus {
         let r = self.range(addr, 4).ok()?;
         Some(u32::from_le_bytes(self.0[r].try_into().ok()?))
     }
+
+    fn direct_code(&mut self) -> Option<crate::bus::Direct> {
+        self.1.then_some(crate::bus::Direct {
+            base: 0,
+            len: self.0.len() as u64,
+            ptr: self.0.as_mut_ptr(),
+            stores: true,
+        })
+    }
 }
 
 /// A core of `config` in reset state at [`CODE`], with `code` assembled there.
 pub fn core_with(config: &'static CoreConfig, code: &[(Opcode, Vec<u32>)]) -> Core<TestBus> {
-    let mut bus = TestBus(vec![0; 1 << 20]);
+    let mut bus = TestBus(vec![0; 1 << 20], false);
     let mut pc = CODE;
     for (opcode, operands) in code {
         let bytes = opcode.encode(operands, pc).expect("valid test instruction");

@@ -267,7 +267,11 @@ impl<B: Bus> Core<B> {
             .map_or(std::ptr::null_mut(), |d| d.ptr);
         let (itags, ilast, ilookups) = match self.bus.fetch_view() {
             Some(v) => (v.tags, v.last_line, v.lookups),
-            None => (std::ptr::null(), std::ptr::null_mut(), std::ptr::null_mut()),
+            None => (
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            ),
         };
         let (wtable, hbm, hbm_size, wcount) = match self.bus.window_view() {
             Some(v) => (v.windows, v.hbm, v.hbm_size, v.counted),
@@ -598,6 +602,149 @@ mod tests {
         let (stop1, interpreted) = run(false);
         assert_eq!((&stop, &core.stats), (&stop1, &interpreted.stats));
         core
+    }
+
+    /// Runs `code` (then exit with a3) on a bus offering its RAM as memory that may hold code
+    /// (`Bus::direct_code`, as the firmware band is), with tier 2 on (tier-up after 16
+    /// arrivals) and off: the stops, counters, registers and the memory at 0x700 must be the
+    /// same; the tier-2 stop and JIT counters.
+    fn alike_over_code_memory(code: &[(Opcode, Vec<u32>)]) -> (Stop, crate::jit::JitStats) {
+        let run = |jit: bool| {
+            let mut core = core_exiting(&DC233C, code, 3);
+            core.bus.offer_direct_code();
+            core.set_jit(jit);
+            core.set_jit_tier_up(16);
+            let stop = core.run(10_000_000, &mut NoTrace);
+            let seen = (core.stats.clone(), core.state.ar, core.bus.read(0x700, 16));
+            (stop, seen, core.jit_stats())
+        };
+        let (stop, seen, jit) = run(true);
+        let (stop1, seen1, _) = run(false);
+        assert_eq!((&stop, &seen), (&stop1, &seen1));
+        (stop, jit)
+    }
+
+    /// A loop over a stack frame (a1 plus offsets, a1 set before it) of 40 rounds that
+    /// sums the word at a1 into a3; when a2 reaches 3 it leaves for `fix` (code the block
+    /// never saw), which may move a1, and comes back.
+    fn frame_loop(fix: &[(Opcode, Vec<u32>)]) -> Vec<(Opcode, Vec<u32>)> {
+        let body = CODE + 9;
+        let fix_at = CODE + 27;
+        let end = fix_at + 3 * fix.len() as u32 + 3;
+        let mut code = vec![
+            (Movi, vec![2, 40]),
+            (Movi, vec![1, 0x700]),
+            (Movi, vec![3, 0]),
+            (L32i, vec![4, 1, 0]),
+            (Add, vec![3, 3, 4]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Beqi, vec![2, 3, fix_at]),
+            (Bnez, vec![2, body]),
+            (J, vec![end]),
+        ];
+        code.extend(fix.iter().cloned());
+        code.push((J, vec![body]));
+        code
+    }
+
+    #[test]
+    fn a_stack_frame_checked_once_runs_its_accesses_compiled() {
+        // docs/jit.md "Memory": a1's accesses, checked as the block starts, run compiled.
+        let (stop, jit) = alike_over_code_memory(&frame_loop(&[(Nop, vec![])]));
+        assert!(matches!(stop, Stop::Exited(_)), "{stop:?}");
+        assert!(jit.executed > 100, "the loop ran compiled: {jit:?}");
+    }
+
+    #[test]
+    fn a_misaligned_stack_frame_leaves_the_block_for_the_interpreters_exception() {
+        // a1 moves to 0x702 out of the block: its L32I at a1 is misaligned, which the frame
+        // check (not each access) finds; the interpreter raises the exception at the load.
+        let (stop, _) = alike_over_code_memory(&frame_loop(&[(Addi, vec![1, 1, 2])]));
+        let Stop::Fault(r) = stop else {
+            panic!("expected the misaligned load to fault, got {stop:?}");
+        };
+        assert_eq!(r.pc, CODE + 9, "{r}");
+    }
+
+    #[test]
+    fn a_stack_frame_outside_memory_leaves_the_block_for_the_interpreters_fault() {
+        // a1 moves to 0x100000, past the 1 MiB of RAM: the frame check finds it outside the
+        // memory compiled code reaches, and the interpreter faults at the load.
+        let fix = [(Movi, vec![5, 0x100]), (Slli, vec![1, 5, 12])];
+        let (stop, _) = alike_over_code_memory(&frame_loop(&fix));
+        let Stop::Fault(r) = stop else {
+            panic!("expected the load past memory to fault, got {stop:?}");
+        };
+        assert_eq!(r.pc, CODE + 9, "{r}");
+    }
+
+    #[test]
+    fn a_stack_frame_store_into_code_is_the_interpreters() {
+        // a1 points at the code: in the round where a2 = 16 an S8I at a1 rewrites the loop's
+        // ADDI's immediate to 2. The frame's granules hold code, so the frame check leaves
+        // every round to the interpreter, whose store forgets the old ADDI.
+        let body = CODE + 15;
+        let code = [
+            (Movi, vec![2, 40]),
+            (Movi, vec![3, 0]),
+            (Movi, vec![8, 2]),
+            (Movi, vec![1, CODE >> 2]),
+            (Slli, vec![1, 1, 2]),
+            (Addi, vec![3, 3, 1]),
+            (Bnei, vec![2, 16, body + 9]),
+            (S8i, vec![8, 1, body - CODE + 2]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, body]),
+        ];
+        let (_, jit) = alike_over_code_memory(&code);
+        // Rounds a2 = 40..=16 add 1 (the store comes after the ADDI), a2 = 15..=1 add 2:
+        // checked by the comparison with the interpreter.
+        assert_eq!(jit.executed, 0, "no round ran compiled: {jit:?}");
+    }
+
+    #[test]
+    fn a_window_that_wraps_round_the_register_file_runs_compiled_with_its_registers() {
+        // A loop naming a2..a11 with WINDOWBASE in the first, the last but one and the last
+        // group: in the last two its registers wrap round the physical file, which compiled
+        // code loads through the register mask (docs/jit.md "Registers"); every physical
+        // register and counter is the interpreter's.
+        let body = CODE + 9;
+        let code = [
+            (Movi, vec![2, 100]),
+            (Movi, vec![3, 0]),
+            (Movi, vec![11, 7]),
+            (Addi, vec![3, 3, 3]),
+            (Add, vec![10, 3, 11]),
+            (Addi, vec![11, 11, 1]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, body]),
+        ];
+        let groups = DC233C.num_aregs / 4;
+        for wb in [0, groups - 2, groups - 1] {
+            let run = |jit: bool| {
+                let mut core = core_exiting(&DC233C, &code, 3);
+                core.state.set_windowbase(wb);
+                core.state.set_sr(q7_isa::sreg::sr::WINDOWSTART, 1 << wb);
+                core.refresh();
+                core.set_jit(jit);
+                core.set_jit_tier_up(16);
+                let stop = core.run(10_000_000, &mut NoTrace);
+                (stop, core.stats.clone(), core.state.ar, core.jit_stats())
+            };
+            let (stop, stats, ar, jit) = run(true);
+            let (stop1, stats1, ar1, _) = run(false);
+            assert_eq!(
+                (&stop, &stats, ar),
+                (&stop1, &stats1, ar1),
+                "WINDOWBASE {wb}"
+            );
+            assert!(matches!(stop, Stop::Exited(_)), "{stop:?}");
+            assert!(jit.executed > 300, "WINDOWBASE {wb}: {jit:?}");
+            assert_eq!(
+                ar[(wb as usize * 4 + 10) % DC233C.num_aregs as usize],
+                300 + 7 + 99
+            );
+        }
     }
 
     #[test]

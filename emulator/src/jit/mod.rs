@@ -290,7 +290,7 @@ pub(crate) struct Ctx {
     pub waits: [u32; 2],
     /// [`crate::bus::FetchView::tags`] (null when the bus shows no I-cache; compiled code
     /// then never reads these three).
-    pub itags: *const u32,
+    pub itags: *mut u32,
     /// [`crate::bus::FetchView::last_line`].
     pub ilast: *mut u32,
     /// [`crate::bus::FetchView::lookups`].

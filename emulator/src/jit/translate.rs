@@ -36,6 +36,10 @@ pub(crate) struct Helpers {
     pub rfw: usize,
 }
 
+/// The ways of a set compiled code looks a fetch up in itself ([`Tr::fetch`]); a hit in a
+/// later way, and a miss, go to the fetch helper.
+const PROBED_WAYS: u32 = 2;
+
 /// Bit of a helper's answer: the access was not done (the interpreter must execute it: a
 /// misaligned access, a device, an unmapped address, a refused store).
 pub(crate) const NOT_DONE: u64 = 1 << 63;
@@ -415,6 +419,49 @@ struct Tr<'a, 's> {
     used: u16,
     /// The shared exits made so far, by the state they store and the exit kind.
     exits: Vec<(ExitKey, cranelift_codegen::ir::Block)>,
+    /// The stack frame's accesses checked once at the block's start ([`Frame`]).
+    frame: Option<Frame>,
+}
+
+/// The block's accesses at a1 plus an offset (its stack frame's, a1 holding its value
+/// throughout the block) that fall in one local memory when the block is compiled: checked
+/// once, as the block starts, to be in that memory, aligned and, for the stores, clear of
+/// decoded code; each is then one host load or store (docs/jit.md "Memory").
+struct Frame {
+    /// The memory: [`Site::Direct`] or [`Site::DirectCode`].
+    class: Site,
+    /// The end of the highest access (offsets are unsigned).
+    end: u32,
+    /// The same for the stores checked for code, when there are any.
+    stores: Option<(u32, u32)>,
+    /// The checked instructions' addresses.
+    pcs: Vec<u32>,
+    /// Whether one of them accesses more than a byte (a1 must then be word-aligned).
+    wide: bool,
+    /// The host address a1 points at, once checked.
+    host: Option<Value>,
+}
+
+/// The most 64-byte granules of a frame's stores checked for code at a block's start; a
+/// wider span's stores check their own.
+const FRAME_STORE_GRANULES: u32 = 8;
+
+/// The access size and offset of a load or store at a register plus an unsigned offset (the
+/// accesses a frame check may cover).
+fn frame_access(op: &Op) -> Option<(u32, u32, bool)> {
+    use Opcode::*;
+    let o = op.insn.operands;
+    let (size, store) = match op.insn.opcode {
+        L8ui => (1, false),
+        L16ui | L16si => (2, false),
+        L32i | L32iN | L32ai => (4, false),
+        S8i => (1, true),
+        S16i => (2, true),
+        S32i | S32iN | S32ri | S32nb => (4, true),
+        _ => return None,
+    };
+    // The encodings' offsets are unsigned and scaled: aligned for their size.
+    (o[2] < 1024 && o[2].is_multiple_of(size)).then_some((size, o[2], store))
 }
 
 /// What a shared exit is made for: whether the registers are loaded, the pending results'
@@ -604,7 +651,157 @@ impl<'a, 's> Tr<'a, 's> {
             used,
             regs: [None; 16],
             exits: Vec::new(),
+            frame: None,
         }
+    }
+
+    /// The block's frame accesses ([`Frame`]): those at a1 (which holds its value throughout
+    /// the block) that fall, with a1's value when the block is compiled, in the local memory
+    /// most of them do.
+    fn plan_frame(&mut self) {
+        if self.known >> 1 & 1 == 0 {
+            return;
+        }
+        let skip = usize::from(self.spec.first().insn.opcode == Opcode::Entry);
+        let sites: Vec<(u32, u32, u32, bool, Site)> = self.spec.ops[skip..]
+            .iter()
+            .filter(|(_, op)| op.insn.operands[1] == 1)
+            .filter_map(|&(pc, ref op)| {
+                let (size, at, store) = frame_access(op)?;
+                Some((pc, size, at, store, self.site(1, at, size)))
+            })
+            .collect();
+        let count = |c: Site| sites.iter().filter(|x| x.4 == c).count();
+        let class = if count(Site::Direct) >= count(Site::DirectCode) {
+            Site::Direct
+        } else {
+            Site::DirectCode
+        };
+        let region = match class {
+            Site::Direct => self.spec.direct,
+            _ => self.spec.direct_code,
+        };
+        let Some((_, _, writable)) = region else {
+            return;
+        };
+        let mut frame = Frame {
+            class,
+            end: 0,
+            stores: None,
+            pcs: Vec::new(),
+            wide: false,
+            host: None,
+        };
+        let stores = sites.iter().filter(|x| x.3 && x.4 == class);
+        let (lo, hi) = stores.fold((u32::MAX, 0), |(lo, hi), x| {
+            (lo.min(x.2), hi.max(x.2 + x.1))
+        });
+        // Stores into memory that may hold code: their granules are checked at the start,
+        // when they are few.
+        let check_stores = writable
+            && (class == Site::Direct
+                || (hi > lo && (hi - lo).div_ceil(64) < FRAME_STORE_GRANULES));
+        for &(pc, size, at, store, c) in &sites {
+            if c != class || (store && !check_stores) {
+                continue;
+            }
+            frame.end = frame.end.max(at + size);
+            frame.wide |= size > 1;
+            frame.pcs.push(pc);
+        }
+        if frame.pcs.is_empty() || u64::from(frame.end) > region.map_or(0, |r| r.1) {
+            return;
+        }
+        if class == Site::DirectCode && check_stores && hi > lo {
+            frame.stores = Some((lo, hi));
+        }
+        self.frame = Some(frame);
+    }
+
+    /// The frame check ([`Frame`]), where the block's registers have just been loaded: when
+    /// a1's frame is not all in its memory, aligned and (for the stores) clear of decoded
+    /// code, the block leaves for the interpreter before the instruction at `pc`, the first
+    /// after the loads.
+    fn check_frame(&mut self, pc: u32) {
+        let Some(frame) = self.frame.as_ref() else {
+            return;
+        };
+        let (class, hi, stores, wide) = (frame.class, frame.end, frame.stores, frame.wide);
+        let (region, at) = match class {
+            Site::Direct => (self.spec.direct, off::DIRECT),
+            _ => (self.spec.direct_code, off::DIRECT_CODE),
+        };
+        let (base, len, _) = region.expect("a frame's memory");
+        let sp = self.a(1);
+        let d = self.b.ins().iadd_imm_s(sp, -i64::from(base as i32));
+        let d64 = self.b.ins().uextend(types::I64, d);
+        let mut ok = None;
+        if !spans_space((base, len, false)) {
+            let within = self.b.ins().icmp_imm_s(
+                IntCC::UnsignedLessThanOrEqual,
+                d64,
+                len as i64 - i64::from(hi),
+            );
+            ok = Some(within);
+        }
+        if wide {
+            let aligned = self.aligned(sp, 4);
+            ok = self.both(ok, aligned);
+        }
+        if let Some((slo, shi)) = stores {
+            // Each granule from the lowest store's to the highest's, one word of the bitmap
+            // each (the first and last granule's addresses and every 64 bytes between).
+            let bits = self.ctx_load(self.ptr, off::CODE_BITS);
+            let mut at = slo;
+            let mut any = None;
+            loop {
+                let a = self.b.ins().iadd_imm_s(sp, i64::from(at));
+                let g = self.b.ins().ushr_imm_u(a, 6);
+                let word = self.b.ins().ushr_imm_u(g, 6);
+                let word = self.b.ins().uextend(types::I64, word);
+                let word = self.b.ins().ishl_imm_u(word, 3);
+                let w = self.b.ins().iadd(bits, word);
+                let w = self.b.ins().load(types::I64, flags(), w, 0);
+                let bit = self.b.ins().band_imm_u(g, 63);
+                let bit = self.b.ins().uextend(types::I64, bit);
+                let w = self.b.ins().ushr(w, bit);
+                any = Some(match any {
+                    Some(x) => self.b.ins().bor(x, w),
+                    None => w,
+                });
+                if at + 64 >= shi {
+                    if at != shi - 1 {
+                        at = shi - 1;
+                        continue;
+                    }
+                    break;
+                }
+                at += 64;
+            }
+            let any = any.expect("a granule");
+            let code = self.b.ins().band_imm_u(any, 1);
+            let clear = self.b.ins().icmp_imm_u(IntCC::Equal, code, 0);
+            ok = self.both(ok, Some(clear));
+        }
+        if let Some(ok) = ok {
+            let bad = self.b.ins().icmp_imm_u(IntCC::Equal, ok, 0);
+            let here = self.imm(pc);
+            self.exit_if(bad, here, EXIT_INTERPRET);
+        }
+        let mem = self.ctx_load(self.ptr, at);
+        let host = self.b.ins().iadd(mem, d64);
+        if let Some(f) = self.frame.as_mut() {
+            f.host = Some(host);
+        }
+    }
+
+    /// The host address of the checked frame access at `pc`, a1 plus `offset`, if it is one.
+    fn frame_host(&mut self, pc: u32, offset: u32) -> Option<Value> {
+        let f = self.frame.as_ref()?;
+        let host = f.host?;
+        f.pcs
+            .contains(&pc)
+            .then(|| self.b.ins().iadd_imm_s(host, i64::from(offset)))
     }
 
     /// The context's window base, physical-register mask and register file, loaded where used:
@@ -628,17 +825,56 @@ impl<'a, 's> Tr<'a, 's> {
         self.b.ins().iadd(ar, i)
     }
 
-    /// Loads the registers the block names, in the window WINDOWBASE selects now.
+    /// Loads the registers the block names, in the window WINDOWBASE selects now: where the
+    /// window does not wrap round the register file up to the highest of them (all but the
+    /// top groups), at fixed offsets from the window's first register; else each through the
+    /// register mask.
     fn load_registers(&mut self) {
-        let window = self.window();
-        for r in 0..16u32 {
-            if self.used >> r & 1 == 0 {
-                continue;
-            }
-            let a = self.reg_address(window, r);
+        let (base, amask, ar) = self.window();
+        let names: Vec<u32> = (0..16u32).filter(|r| self.used >> r & 1 != 0).collect();
+        let Some(&highest) = names.last() else {
+            self.regs_loaded = true;
+            return;
+        };
+        let straight = self.b.create_block();
+        let wrapped = self.b.create_block();
+        let join = self.b.create_block();
+        for _ in &names {
+            self.b.append_block_param(join, types::I32);
+        }
+        self.b.set_cold_block(wrapped);
+        let top = self.b.ins().iadd_imm_s(base, i64::from(highest));
+        let fits = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThanOrEqual, top, amask);
+        self.b.ins().brif(fits, straight, &[], wrapped, &[]);
+        self.b.switch_to_block(straight);
+        let first = self.b.ins().uextend(self.ptr, base);
+        let first = self.b.ins().ishl_imm_u(first, 2);
+        let first = self.b.ins().iadd(ar, first);
+        let values: Vec<_> = names
+            .iter()
+            .map(|&r| {
+                let v = self.b.ins().load(types::I32, flags(), first, 4 * r as i32);
+                v.into()
+            })
+            .collect();
+        self.b.ins().jump(join, &values);
+        self.b.switch_to_block(wrapped);
+        let values: Vec<_> = names
+            .iter()
+            .map(|&r| {
+                let a = self.reg_address((base, amask, ar), r);
+                self.b.ins().load(types::I32, flags(), a, 0).into()
+            })
+            .collect();
+        self.b.ins().jump(join, &values);
+        self.b.switch_to_block(join);
+        for (i, &r) in names.iter().enumerate() {
+            let v = self.b.block_params(join)[i];
             let var = self.b.declare_var(types::I32);
-            let x = self.b.ins().load(types::I32, flags(), a, 0);
-            self.b.def_var(var, x);
+            self.b.def_var(var, v);
             self.regs[r as usize] = Some(var);
         }
         self.regs_loaded = true;
@@ -650,7 +886,9 @@ impl<'a, 's> Tr<'a, 's> {
         if !self.regs_loaded || self.written == 0 {
             return;
         }
-        // The window once for all of them (the stores cannot move it).
+        // The window once for all of them (the stores cannot move it). (Stored at fixed offsets
+        // where the window does not wrap, as `load_registers` loads, they made more code to
+        // compile for no measurable gain.)
         let window = self.window();
         for r in 0..16u32 {
             if self.written >> r & 1 != 0 {
@@ -906,9 +1144,10 @@ impl<'a, 's> Tr<'a, 's> {
     }
 
     /// The fetch of a new line at `pc`: where the bus shows its I-cache, a hit in the line the
-    /// last fetch was in or in the most recently used way of its set is looked up here (as
-    /// [`crate::bus::FetchView`] says); anything else, and every fetch on a bus that shows no
-    /// I-cache, by the fetch helper, whose cycles are charged.
+    /// last fetch was in or in any way of its set is looked up here (as
+    /// [`crate::bus::FetchView`] says: a hit in a later way moves it to the front); a miss,
+    /// and every fetch on a bus that shows no I-cache, goes to the fetch helper, whose cycles
+    /// are charged.
     fn fetch(&mut self, pc: u32) {
         let Some(view) = self.spec.icache else {
             self.fetch_helper(pc);
@@ -918,7 +1157,7 @@ impl<'a, 's> Tr<'a, 's> {
             return;
         }
         let line = pc >> view.line_shift;
-        if line == u32::MAX {
+        if line == u32::MAX || view.ways == 0 {
             // The mark of an empty way: never a hit found here.
             self.fetch_helper(pc);
             return;
@@ -927,7 +1166,6 @@ impl<'a, 's> Tr<'a, 's> {
         let done = self.b.create_block();
         let slow = self.b.create_block();
         let probe = self.b.create_block();
-        let hit = self.b.create_block();
         let ctx = self.ctx;
         let ilast = self.b.ins().load(self.ptr, fixed(), ctx, off::ILAST);
         let last = self.b.ins().load(types::I32, flags(), ilast, 0);
@@ -935,20 +1173,61 @@ impl<'a, 's> Tr<'a, 's> {
         self.b.ins().brif(same, done, &[], probe, &[]);
         self.b.switch_to_block(probe);
         let tags = self.b.ins().load(self.ptr, fixed(), ctx, off::ITAGS);
-        let at = i64::from(set) * i64::from(view.ways) * 4;
-        let tag = self.b.ins().load(
-            types::I32,
-            flags(),
-            tags,
-            i32::try_from(at).unwrap_or(i32::MAX),
-        );
-        let mru = self.b.ins().icmp_imm_u(IntCC::Equal, tag, i64::from(line));
-        self.b.ins().brif(mru, hit, &[], slow, &[]);
-        self.b.switch_to_block(hit);
+        let first = i64::from(set) * i64::from(view.ways) * 4;
+        let Ok(first) = i32::try_from(first) else {
+            self.b.ins().jump(slow, &[]);
+            self.fetch_slow(slow, done, pc);
+            return;
+        };
+        // The set's tags, most recently used first. A hit in the first way, or in the second
+        // (which swaps the two, as the helper's rotation does), is looked up here; a later way
+        // is the helper's, as is a miss.
+        let counted = self.b.create_block();
+        let probed = view.ways.min(PROBED_WAYS);
+        let mut seen: Vec<Value> = Vec::new();
         let l = self.imm(line);
+        for way in 0..probed {
+            let tag = self
+                .b
+                .ins()
+                .load(types::I32, flags(), tags, first + 4 * way as i32);
+            let hit = self.b.create_block();
+            let next = if way + 1 == probed {
+                slow
+            } else {
+                self.b.create_block()
+            };
+            let is = self.b.ins().icmp_imm_u(IntCC::Equal, tag, i64::from(line));
+            self.b.ins().brif(is, hit, &[], next, &[]);
+            self.b.switch_to_block(hit);
+            for (w, &t) in seen.iter().enumerate() {
+                self.b
+                    .ins()
+                    .store(flags(), t, tags, first + 4 * (w as i32 + 1));
+            }
+            if way > 0 {
+                self.b.ins().store(flags(), l, tags, first);
+            }
+            self.b.ins().jump(counted, &[]);
+            seen.push(tag);
+            if next != slow {
+                self.b.switch_to_block(next);
+            }
+        }
+        self.b.switch_to_block(counted);
         self.b.ins().store(flags(), l, ilast, 0);
         self.bump_at(ctx, off::ILOOKUPS, None);
         self.b.ins().jump(done, &[]);
+        self.fetch_slow(slow, done, pc);
+    }
+
+    /// The fetch helper's call in `slow` (a miss, cold), going on to `done`, switched to.
+    fn fetch_slow(
+        &mut self,
+        slow: cranelift_codegen::ir::Block,
+        done: cranelift_codegen::ir::Block,
+        pc: u32,
+    ) {
         self.b.set_cold_block(slow);
         self.b.switch_to_block(slow);
         self.fetch_helper(pc);
@@ -1289,9 +1568,27 @@ impl<'a, 's> Tr<'a, 's> {
         answer
     }
 
+    /// At the end of the paths of a settled access site compiled for one local memory
+    /// ([`Site::Direct`] or [`Site::DirectCode`]): the access missed it (a misaligned address,
+    /// a store into code), which the block leaves for, before the instruction, for the
+    /// interpreter to do, rather than calling the helper (a call at every stack access cost
+    /// compile time and host registers). Whether it did.
+    fn leaves_when_missed(&mut self, site: Site, pc: u32) -> bool {
+        if !matches!(site, Site::Direct | Site::DirectCode) {
+            return false;
+        }
+        let here = self.b.current_block().expect("a path to end");
+        self.b.set_cold_block(here);
+        let pc = self.imm(pc);
+        self.exit(pc, EXIT_INTERPRET);
+        true
+    }
+
     /// A load of `size` bytes at `addr` by the instruction at `pc`, compiled for `site`: the
-    /// zero-extended value.
-    fn load(&mut self, addr: Value, size: u32, pc: u32, site: Site) -> Value {
+    /// zero-extended value. `settled`: the address is in the same memory every time the site
+    /// runs (an L32R's fixed address; the stack pointer a1's, the stack staying in its
+    /// memory), so a miss of the site's memory leaves the block ([`Tr::leaves_when_missed`]).
+    fn load(&mut self, addr: Value, size: u32, pc: u32, site: Site, settled: bool) -> Value {
         let out = self.b.create_block();
         self.b.append_block_param(out, types::I32);
         if site.tries(Site::Direct) {
@@ -1325,6 +1622,10 @@ impl<'a, 's> Tr<'a, 's> {
             let helper = self.b.create_block();
             self.window_load(addr, size, out, helper);
             self.b.switch_to_block(helper);
+        }
+        if settled && self.leaves_when_missed(site, pc) {
+            self.b.switch_to_block(out);
+            return self.b.block_params(out)[0];
         }
         let sz = self.imm(size);
         let answer = self.memory_helper(self.spec.helpers.load, &[addr, sz], pc);
@@ -1459,8 +1760,8 @@ impl<'a, 's> Tr<'a, 's> {
     }
 
     /// A store of the low `size` bytes of `v` at `addr` by the instruction at `pc`, compiled
-    /// for `site`.
-    fn store(&mut self, addr: Value, size: u32, v: Value, pc: u32, site: Site) {
+    /// for `site` (`settled` as for [`Tr::load`]).
+    fn store(&mut self, addr: Value, size: u32, v: Value, pc: u32, site: Site, settled: bool) {
         let out = self.b.create_block();
         self.b.append_block_param(out, types::I8);
         if site.tries(Site::Direct) {
@@ -1482,6 +1783,11 @@ impl<'a, 's> Tr<'a, 's> {
             }
             self.b.switch_to_block(slow);
         }
+        if settled && self.leaves_when_missed(site, pc) {
+            self.b.switch_to_block(out);
+            self.code_changed = Some(self.b.block_params(out)[0]);
+            return;
+        }
         let sz = self.imm(size);
         let answer = self.memory_helper(self.spec.helpers.store, &[addr, sz, v], pc);
         let changed = self.b.ins().band_imm_u(answer, CODE_CHANGED as i64);
@@ -1497,12 +1803,14 @@ impl<'a, 's> Tr<'a, 's> {
         let ops = self.spec.ops;
         let mut prev_line = None;
         let mut first = 0;
+        self.plan_frame();
         if self.spec.first().insn.opcode == Opcode::Entry {
             debug_assert_eq!(self.spec.entry(), 0, "a leading ENTRY is the block's first");
             self.leading_entry(&mut prev_line);
             first = 1;
         } else {
             self.load_registers();
+            self.check_frame(self.spec.start);
             let start = self.labels[self.spec.entry()].expect("the start's label");
             self.b.ins().jump(start.block, &[]);
         }
@@ -1661,6 +1969,7 @@ impl<'a, 's> Tr<'a, 's> {
         let trips = self.b.ins().band_imm_u(answer, i64::from(gates));
         let n = self.imm(next);
         self.exit_if(trips, n, EXIT_INTERPRET);
+        self.check_frame(next);
     }
 
     /// A return that moves the window (RETW, RFWO, RFWU) by helper `addr` called with `arg`:
@@ -2100,7 +2409,10 @@ impl<'a, 's> Tr<'a, 's> {
                 let x = self.a(o[1]);
                 let addr = self.b.ins().iadd_imm_s(x, i64::from(o[2] as i32));
                 let site = self.site(o[1], o[2], size);
-                let mut v = self.load(addr, size, pc, site);
+                let mut v = match self.frame_host(pc, o[2]) {
+                    Some(host) => self.host_load(host, size),
+                    None => self.load(addr, size, pc, site, o[1] == 1),
+                };
                 if opcode == L16si {
                     let h = self.b.ins().ireduce(types::I16, v);
                     v = self.b.ins().sextend(types::I32, h);
@@ -2121,7 +2433,7 @@ impl<'a, 's> Tr<'a, 's> {
                 let at = q7_isa::sreg::litbase::literal_address(self.spec.litbase, pc, o[1]);
                 let addr = self.imm(at);
                 let site = self.class_of(at, 4);
-                let v = self.load(addr, 4, pc, site);
+                let v = self.load(addr, 4, pc, site, true);
                 self.set(o[0], v);
                 self.late_result(opcode, o[0]);
             }
@@ -2135,7 +2447,17 @@ impl<'a, 's> Tr<'a, 's> {
                 let addr = self.b.ins().iadd_imm_s(x, i64::from(o[2] as i32));
                 let v = self.a(o[0]);
                 let site = self.site(o[1], o[2], size);
-                self.store(addr, size, v, pc, site);
+                match self.frame_host(pc, o[2]) {
+                    Some(host) => {
+                        let f = MemFlags::new().with_notrap();
+                        match size {
+                            1 => self.b.ins().istore8(f, v, host, 0),
+                            2 => self.b.ins().istore16(f, v, host, 0),
+                            _ => self.b.ins().store(f, v, host, 0),
+                        };
+                    }
+                    None => self.store(addr, size, v, pc, site, o[1] == 1),
+                }
             }
 
             Beq | Bne | Blt | Bge | Bltu | Bgeu | Bany | Bnone | Ball | Bnall | Bbc | Bbs => {

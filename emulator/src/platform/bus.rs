@@ -419,7 +419,7 @@ impl Bus for PlatformBus {
             line_shift: c.line_shift,
             sets: c.sets() as u32,
             ways: c.ways as u32,
-            tags: c.tags.as_ptr(),
+            tags: c.tags.as_mut_ptr(),
             last_line: &mut c.last_line,
             lookups: &mut c.counters.lookups,
         })
