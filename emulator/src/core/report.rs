@@ -48,7 +48,11 @@ impl<B: Bus> Core<B> {
             address,
             disassembly: match self.ops.as_ref().and_then(|ops| self.cache.get(ops, pc)) {
                 Some(op) if op.bad.is_none() => op.insn.to_string(),
-                _ => String::from("<not decoded>"),
+                Some(_) => String::from("<not decoded>"),
+                // Not decoded yet (a stop before its first execution): decoded from memory
+                // here, so that the report does not depend on what was decoded before, which
+                // differs between the tiers (docs/jit.md).
+                None => self.disassemble_memory(pc),
             },
             registers: s.window(),
             ps: s.ps(),
@@ -58,6 +62,19 @@ impl<B: Bus> Core<B> {
             backtrace,
             backtrace_loop,
             cycles: self.stats.cycles,
+        }
+    }
+}
+
+impl<B: Bus> Core<B> {
+    /// The instruction in memory at `pc` (read without side effects), or `<not decoded>`.
+    fn disassemble_memory(&self, pc: u32) -> String {
+        let Some(word) = self.bus.peek(pc) else {
+            return String::from("<not decoded>");
+        };
+        match q7_isa::decode(&word.to_le_bytes(), pc, self.config) {
+            Ok(q7_isa::Decoded::Insn(insn)) => insn.to_string(),
+            _ => String::from("<not decoded>"),
         }
     }
 }

@@ -111,6 +111,82 @@ impl Spec<'_> {
         self.ops.iter().any(|(_, op)| edge_target(op) == Some(pc))
     }
 
+    /// The logical address registers that hold their [`Spec::values`] value throughout the
+    /// block: those no instruction writes; after a leading ENTRY only a1 (`entry a1, frame`
+    /// sets the new window's a1 to the old one less the frame), when nothing else writes it.
+    pub fn known(&self) -> u16 {
+        let written = self.ops.iter().fold(0u16, |w, (_, op)| w | registers(op).1);
+        let first = self.first().insn;
+        let known = if first.opcode == Opcode::Entry {
+            u16::from(first.operands[0] == 1) << 1
+        } else {
+            u16::MAX
+        };
+        known & !written
+    }
+
+    /// What the access of `size` bytes at register `base` plus `offset` is compiled for: the
+    /// memory its address falls in with [`Spec::values`] when the base register holds its
+    /// value throughout the block ([`Spec::known`]), else [`Site::Any`].
+    fn site(&self, base: u32, offset: u32, size: u32) -> Site {
+        if self.known() >> base & 1 == 0 {
+            return Site::Any;
+        }
+        let mut value = self.values[base as usize];
+        let first = self.first().insn;
+        if first.opcode == Opcode::Entry {
+            value = value.wrapping_sub(first.operands[1]);
+        }
+        self.class_of(value.wrapping_add(offset), size)
+    }
+
+    /// The memory of the access of `size` bytes at `addr`, as compiled code reaches them.
+    fn class_of(&self, addr: u32, size: u32) -> Site {
+        let inside = |&(base, len, _): &(u32, u64, bool)| {
+            u64::from(addr.wrapping_sub(base)) + u64::from(size) <= len
+        };
+        if self.direct.as_ref().is_some_and(inside) {
+            Site::Direct
+        } else if self.direct_code.as_ref().is_some_and(inside) {
+            Site::DirectCode
+        } else if self
+            .windows
+            .is_some_and(|v| addr.wrapping_sub(v.xlate.0) < v.xlate.1)
+        {
+            Site::Window
+        } else {
+            Site::Helper
+        }
+    }
+
+    /// Whether compiled code loads and stores at `site` itself with no latency, a miss leaving
+    /// the block before the instruction ([`Tr::leaves_when_missed`]): an L32R's (its address
+    /// is fixed) or a1's access (the stack stays in its memory), `settled`, in a local memory
+    /// (a core's DATARAM or the firmware band) that takes the access (a store only where the
+    /// memory takes stores). Such an access adds nothing to a pass's cycles.
+    fn local(&self, site: Site, settled: bool, store: bool) -> bool {
+        let memory = match site {
+            Site::Direct => self.direct,
+            Site::DirectCode => self.direct_code,
+            _ => None,
+        };
+        settled && memory.is_some_and(|(_, _, stores)| stores || !store)
+    }
+
+    /// The site of access `op` at `pc` (a load or store), whether it is settled and whether
+    /// it stores.
+    fn access(&self, pc: u32, op: &Op) -> (Site, bool, bool) {
+        let o = op.insn.operands;
+        if op.insn.opcode == Opcode::L32r {
+            let at = q7_isa::sreg::litbase::literal_address(self.litbase, pc, o[1]);
+            return (self.class_of(at, 4), true, false);
+        }
+        match frame_access(op) {
+            Some((size, at, store)) => (self.site(o[1], at, size), o[1] == 1, store),
+            None => (Site::Any, false, false),
+        }
+    }
+
     /// The most cycles one pass can take: every instruction's fetch miss, interlock, memory
     /// latency, issue and taken branch at their largest. A pass is the code between two
     /// looks at the poll cycle (the entry and every jump or branch back to an address at or
@@ -134,7 +210,10 @@ impl Spec<'_> {
                 bound += delay;
             }
             if is_access(op) {
-                bound += mem;
+                let (site, settled, store) = self.access(*pc, op);
+                if !self.local(site, settled, store) {
+                    bound += mem;
+                }
             }
             if matches!(op.insn.opcode, Opcode::Rfwo | Opcode::Rfwu) {
                 bound += u64::from(t.exception_return);
@@ -605,13 +684,7 @@ impl<'a, 's> Tr<'a, 's> {
             used |= u | w;
             written |= w;
         }
-        let first = spec.first().insn;
-        let known = if first.opcode == Opcode::Entry {
-            // `entry a1, frame` sets the new window's a1 to the old one less the frame.
-            u16::from(first.operands[0] == 1) << 1
-        } else {
-            u16::MAX
-        } & !written;
+        let known = spec.known();
         // The start is entered with the key's pending results; a label with those of the
         // first jump there.
         let mut labels: Vec<Option<Label>> = spec
@@ -670,7 +743,7 @@ impl<'a, 's> Tr<'a, 's> {
             .filter(|(_, op)| op.insn.operands[1] == 1)
             .filter_map(|&(pc, ref op)| {
                 let (size, at, store) = frame_access(op)?;
-                Some((pc, size, at, store, self.site(1, at, size)))
+                Some((pc, size, at, store, self.spec.site(1, at, size)))
             })
             .collect();
         let count = |c: Site| sites.iter().filter(|x| x.4 == c).count();
@@ -1403,41 +1476,6 @@ impl<'a, 's> Tr<'a, 's> {
         self.add_to(self.cycles, lat);
     }
 
-    /// What the access of `size` bytes at register `base` plus `offset` is compiled for: the
-    /// memory its address falls in with [`Spec::values`] when the base register holds its
-    /// value throughout the block, else [`Site::Any`].
-    fn site(&self, base: u32, offset: u32, size: u32) -> Site {
-        if self.known >> base & 1 == 0 {
-            return Site::Any;
-        }
-        let mut value = self.spec.values[base as usize];
-        let first = self.spec.first().insn;
-        if first.opcode == Opcode::Entry {
-            value = value.wrapping_sub(first.operands[1]);
-        }
-        self.class_of(value.wrapping_add(offset), size)
-    }
-
-    /// The memory of the access of `size` bytes at `addr`, as compiled code reaches them.
-    fn class_of(&self, addr: u32, size: u32) -> Site {
-        let inside = |&(base, len, _): &(u32, u64, bool)| {
-            u64::from(addr.wrapping_sub(base)) + u64::from(size) <= len
-        };
-        if self.spec.direct.as_ref().is_some_and(inside) {
-            Site::Direct
-        } else if self.spec.direct_code.as_ref().is_some_and(inside) {
-            Site::DirectCode
-        } else if self
-            .spec
-            .windows
-            .is_some_and(|v| addr.wrapping_sub(v.xlate.0) < v.xlate.1)
-        {
-            Site::Window
-        } else {
-            Site::Helper
-        }
-    }
-
     /// Whether `addr` is aligned for `size` (`None`: every address is). Each fast path
     /// requires it; the helpers refuse a misaligned access, so the block leaves before the
     /// instruction and the interpreter raises the exception.
@@ -1625,7 +1663,7 @@ impl<'a, 's> Tr<'a, 's> {
             self.window_load(addr, size, out, helper);
             self.b.switch_to_block(helper);
         }
-        if settled && self.leaves_when_missed(site, pc) {
+        if self.spec.local(site, settled, false) && self.leaves_when_missed(site, pc) {
             self.b.switch_to_block(out);
             return self.b.block_params(out)[0];
         }
@@ -1785,7 +1823,7 @@ impl<'a, 's> Tr<'a, 's> {
             }
             self.b.switch_to_block(slow);
         }
-        if settled && self.leaves_when_missed(site, pc) {
+        if self.spec.local(site, settled, true) && self.leaves_when_missed(site, pc) {
             self.b.switch_to_block(out);
             self.code_changed = Some(self.b.block_params(out)[0]);
             return;
@@ -2410,7 +2448,7 @@ impl<'a, 's> Tr<'a, 's> {
                 };
                 let x = self.a(o[1]);
                 let addr = self.b.ins().iadd_imm_s(x, i64::from(o[2] as i32));
-                let site = self.site(o[1], o[2], size);
+                let site = self.spec.site(o[1], o[2], size);
                 let mut v = match self.frame_host(pc, o[2]) {
                     Some(host) => self.host_load(host, size),
                     None => self.load(addr, size, pc, site, o[1] == 1),
@@ -2434,7 +2472,7 @@ impl<'a, 's> Tr<'a, 's> {
                 self.exit_if(moved, here, EXIT_INTERPRET);
                 let at = q7_isa::sreg::litbase::literal_address(self.spec.litbase, pc, o[1]);
                 let addr = self.imm(at);
-                let site = self.class_of(at, 4);
+                let site = self.spec.class_of(at, 4);
                 let v = self.load(addr, 4, pc, site, true);
                 self.set(o[0], v);
                 self.late_result(opcode, o[0]);
@@ -2448,7 +2486,7 @@ impl<'a, 's> Tr<'a, 's> {
                 let x = self.a(o[1]);
                 let addr = self.b.ins().iadd_imm_s(x, i64::from(o[2] as i32));
                 let v = self.a(o[0]);
-                let site = self.site(o[1], o[2], size);
+                let site = self.spec.site(o[1], o[2], size);
                 match self.frame_host(pc, o[2]) {
                     Some(host) => {
                         let f = MemFlags::new().with_notrap();
