@@ -1783,20 +1783,19 @@ impl<'a, 's> Tr<'a, 's> {
     /// Stores the low `size` bytes of `v` at host address `host` (in bounds: checked before),
     /// then on to `out` with no code changed.
     fn host_store(&mut self, host: Value, size: u32, v: Value, out: cranelift_codegen::ir::Block) {
-        let f = MemFlags::new().with_notrap();
-        match size {
-            1 => {
-                self.b.ins().istore8(f, v, host, 0);
-            }
-            2 => {
-                self.b.ins().istore16(f, v, host, 0);
-            }
-            _ => {
-                self.b.ins().store(f, v, host, 0);
-            }
-        }
+        self.host_write(host, size, v);
         let no = self.b.ins().iconst(types::I8, 0);
         self.b.ins().jump(out, &[no.into()]);
+    }
+
+    /// Stores the low `size` bytes of `v` at host address `host` (in bounds: checked before).
+    fn host_write(&mut self, host: Value, size: u32, v: Value) {
+        let f = MemFlags::new().with_notrap();
+        match size {
+            1 => self.b.ins().istore8(f, v, host, 0),
+            2 => self.b.ins().istore16(f, v, host, 0),
+            _ => self.b.ins().store(f, v, host, 0),
+        };
     }
 
     /// A store of the low `size` bytes of `v` at `addr` by the instruction at `pc`, compiled
@@ -2488,14 +2487,7 @@ impl<'a, 's> Tr<'a, 's> {
                 let v = self.a(o[0]);
                 let site = self.spec.site(o[1], o[2], size);
                 match self.frame_host(pc, o[2]) {
-                    Some(host) => {
-                        let f = MemFlags::new().with_notrap();
-                        match size {
-                            1 => self.b.ins().istore8(f, v, host, 0),
-                            2 => self.b.ins().istore16(f, v, host, 0),
-                            _ => self.b.ins().store(f, v, host, 0),
-                        };
-                    }
+                    Some(host) => self.host_write(host, size, v),
                     None => self.store(addr, size, v, pc, site, o[1] == 1),
                 }
             }
