@@ -233,7 +233,9 @@ def test_ctrl_c_stops_the_cores_raises_keyboard_interrupt_and_leaves_the_library
     import signal
     import threading
 
-    # A kernel that never ends for a 1-element input: the signal always comes while it runs.
+    # A kernel that never ends for a 1-element input, with a budget it never reaches (the default
+    # one, 2e9 cycles, compiled code spends in well under the timer's 0.3 s): the signal always
+    # comes while it runs.
     src = write(
         tmp_path / "k.cpp",
         """
@@ -250,7 +252,7 @@ def test_ctrl_c_stops_the_cores_raises_keyboard_interrupt_and_leaves_the_library
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt, match="interrupted"):
-            lib.k(np.zeros(1, dtype=np.float32), threads=1)
+            lib.k(np.zeros(1, dtype=np.float32), threads=1, max_cycles=1 << 60)
     finally:
         timer.join()
     assert np.array_equal(lib.k(np.zeros(3, dtype=np.float32)), np.ones(3, dtype=np.float32))

@@ -1856,6 +1856,7 @@ impl<'a, 's> Tr<'a, 's> {
         // Whether control falls through into the instruction from the one before.
         let mut live = first == 1;
         for (i, &(pc, op)) in ops.iter().enumerate().skip(first) {
+            let was_live = live;
             if let Some(label) = self.labels[i] {
                 if live {
                     self.join(i);
@@ -1882,7 +1883,7 @@ impl<'a, 's> Tr<'a, 's> {
                 self.pending = pending;
                 self.at = Timing::UNKNOWN;
                 self.regs_loaded = true;
-                prev_line = None;
+                prev_line = self.line_at_label(i, was_live);
             } else if !live {
                 continue;
             }
@@ -1945,6 +1946,32 @@ impl<'a, 's> Tr<'a, 's> {
                 }
             }
         }
+    }
+
+    /// The I-cache line known to be the last fetched when control reaches label `i` (not the
+    /// start, which is entered from outside): its own, when every way in is from an
+    /// instruction of that line (the one before it, when control falls in, `falls_in`, and
+    /// every jump or branch of the block there), as the last fetch was then that
+    /// instruction's line and nothing between fetches. Else `None` (the label fetches).
+    fn line_at_label(&self, i: usize, falls_in: bool) -> Option<u32> {
+        let shift = self.spec.fetch_line?;
+        let (pc, _) = self.spec.ops[i];
+        if pc == self.spec.start {
+            return None;
+        }
+        let line = pc >> shift;
+        let before = i
+            .checked_sub(1)
+            .map(|j| self.spec.ops[j].0 >> shift == line);
+        if falls_in && before != Some(true) {
+            return None;
+        }
+        self.spec
+            .ops
+            .iter()
+            .filter(|(_, op)| edge_target(op) == Some(pc))
+            .all(|(from, _)| from >> shift == line)
+            .then_some(line)
     }
 
     /// After an instruction that went on to `next`: whether control falls into the block's
