@@ -100,15 +100,18 @@ def test_fuzz_passes_a_correct_kernel_for_max_examples_calls():
     assert any(math.prod(s) % 8 for s in shapes) and (1, 1) in shapes
 
 
-def test_fuzz_finds_a_value_bug_only_nan_shows():
+def test_fuzz_finds_a_value_bug_only_nan_shows(tmp_path):
     # The example kernels' ReLU (x > 0 ? x : 0) gives 0.0 for NaN; numpy's maximum gives NaN.
-    # They agree on every other value, so only a NaN in the input tells them apart.
+    # They agree on every other value, so only a NaN in the input tells them apart. (The repro's
+    # input goes to tmp_path, not a new directory left in the system's temporary one.)
     lib = q7emu.load_library(RELU_MULTICORE)
+    reference = lambda x: np.maximum(x, np.float32(0))  # noqa: E731
     with pytest.raises(qt.Counterexample) as caught:
-        qt.fuzz(lib.relu_forward, lambda x: np.maximum(x, np.float32(0)), (np.ones((16, 64), np.float32),), seed=1)
+        qt.fuzz(lib.relu_forward, reference, (np.ones((16, 64), np.float32),), seed=1, repro_dir=tmp_path)
     c = caught.value
     (x,) = c.arguments
     assert x.shape == (1, 1) and np.isnan(x[0, 0])
+    assert np.isnan(np.load(tmp_path / "t_in.npy")[0, 0])
     assert c.finding is None and c.error is None
     assert c.difference == (
         "1 of 1 output elements differ from the reference (rtol=1.3e-06, atol=1e-05); "
