@@ -127,9 +127,9 @@ impl Spec<'_> {
 
     /// What the access of `size` bytes at register `base` plus `offset` is compiled for: the
     /// memory its address falls in with [`Spec::values`] when the base register holds its
-    /// value throughout the block ([`Spec::known`]), else [`Site::Any`].
-    fn site(&self, base: u32, offset: u32, size: u32) -> Site {
-        if self.known() >> base & 1 == 0 {
+    /// value throughout the block (its bit in `known`, [`Spec::known`]), else [`Site::Any`].
+    fn site(&self, known: u16, base: u32, offset: u32, size: u32) -> Site {
+        if known >> base & 1 == 0 {
             return Site::Any;
         }
         let mut value = self.values[base as usize];
@@ -174,15 +174,15 @@ impl Spec<'_> {
     }
 
     /// The site of access `op` at `pc` (a load or store), whether it is settled and whether
-    /// it stores.
-    fn access(&self, pc: u32, op: &Op) -> (Site, bool, bool) {
+    /// it stores (`known` is [`Spec::known`]).
+    fn access(&self, known: u16, pc: u32, op: &Op) -> (Site, bool, bool) {
         let o = op.insn.operands;
         if op.insn.opcode == Opcode::L32r {
             let at = q7_isa::sreg::litbase::literal_address(self.litbase, pc, o[1]);
             return (self.class_of(at, 4), true, false);
         }
         match frame_access(op) {
-            Some((size, at, store)) => (self.site(o[1], at, size), o[1] == 1, store),
+            Some((size, at, store)) => (self.site(known, o[1], at, size), o[1] == 1, store),
             None => (Site::Any, false, false),
         }
     }
@@ -196,6 +196,7 @@ impl Spec<'_> {
         let t = self.timing;
         let mem = self.access_cycles;
         let delay = u64::from(t.load_use.max(t.mul_use).max(t.mul_high_use)) + u64::from(t.issue);
+        let known = self.known();
         let mut bound = 0u64;
         let mut line = None;
         for (pc, op) in self.ops {
@@ -210,7 +211,7 @@ impl Spec<'_> {
                 bound += delay;
             }
             if is_access(op) {
-                let (site, settled, store) = self.access(*pc, op);
+                let (site, settled, store) = self.access(known, *pc, op);
                 if !self.local(site, settled, store) {
                     bound += mem;
                 }
@@ -743,7 +744,7 @@ impl<'a, 's> Tr<'a, 's> {
             .filter(|(_, op)| op.insn.operands[1] == 1)
             .filter_map(|&(pc, ref op)| {
                 let (size, at, store) = frame_access(op)?;
-                Some((pc, size, at, store, self.spec.site(1, at, size)))
+                Some((pc, size, at, store, self.spec.site(self.known, 1, at, size)))
             })
             .collect();
         let count = |c: Site| sites.iter().filter(|x| x.4 == c).count();
@@ -826,20 +827,11 @@ impl<'a, 's> Tr<'a, 's> {
         if let Some((slo, shi)) = stores {
             // Each granule from the lowest store's to the highest's, one word of the bitmap
             // each (the first and last granule's addresses and every 64 bytes between).
-            let bits = self.ctx_load(self.ptr, off::CODE_BITS);
             let mut at = slo;
             let mut any = None;
             loop {
                 let a = self.b.ins().iadd_imm_s(sp, i64::from(at));
-                let g = self.b.ins().ushr_imm_u(a, 6);
-                let word = self.b.ins().ushr_imm_u(g, 6);
-                let word = self.b.ins().uextend(types::I64, word);
-                let word = self.b.ins().ishl_imm_u(word, 3);
-                let w = self.b.ins().iadd(bits, word);
-                let w = self.b.ins().load(types::I64, flags(), w, 0);
-                let bit = self.b.ins().band_imm_u(g, 63);
-                let bit = self.b.ins().uextend(types::I64, bit);
-                let w = self.b.ins().ushr(w, bit);
+                let w = self.code_bits_at(a);
                 any = Some(match any {
                     Some(x) => self.b.ins().bor(x, w),
                     None => w,
@@ -868,6 +860,22 @@ impl<'a, 's> Tr<'a, 's> {
         if let Some(f) = self.frame.as_mut() {
             f.host = Some(host);
         }
+    }
+
+    /// The decode cache's bitmap word of the 64-byte granule of `addr`
+    /// (`DecodeCache::code_bits`), shifted so that bit 0 is that granule's: set when it holds
+    /// decoded code.
+    fn code_bits_at(&mut self, addr: Value) -> Value {
+        let g = self.b.ins().ushr_imm_u(addr, 6);
+        let word = self.b.ins().ushr_imm_u(g, 6);
+        let word = self.b.ins().uextend(types::I64, word);
+        let word = self.b.ins().ishl_imm_u(word, 3);
+        let bits = self.ctx_load(self.ptr, off::CODE_BITS);
+        let at = self.b.ins().iadd(bits, word);
+        let bits = self.b.ins().load(types::I64, flags(), at, 0);
+        let bit = self.b.ins().band_imm_u(g, 63);
+        let bit = self.b.ins().uextend(types::I64, bit);
+        self.b.ins().ushr(bits, bit)
     }
 
     /// The host address of the checked frame access at `pc`, a1 plus `offset`, if it is one.
@@ -1553,16 +1561,7 @@ impl<'a, 's> Tr<'a, 's> {
                 None => self.b.ins().jump(check, &[]),
             };
             self.b.switch_to_block(check);
-            let g = self.b.ins().ushr_imm_u(addr, 6);
-            let word = self.b.ins().ushr_imm_u(g, 6);
-            let word = self.b.ins().uextend(types::I64, word);
-            let word = self.b.ins().ishl_imm_u(word, 3);
-            let bits = self.ctx_load(self.ptr, off::CODE_BITS);
-            let at = self.b.ins().iadd(bits, word);
-            let bits = self.b.ins().load(types::I64, flags(), at, 0);
-            let bit = self.b.ins().band_imm_u(g, 63);
-            let bit = self.b.ins().uextend(types::I64, bit);
-            let bits = self.b.ins().ushr(bits, bit);
+            let bits = self.code_bits_at(addr);
             let code = self.b.ins().band_imm_u(bits, 1);
             self.b.ins().brif(code, slow, &[], fast, &[]);
         } else {
@@ -2474,7 +2473,7 @@ impl<'a, 's> Tr<'a, 's> {
                 };
                 let x = self.a(o[1]);
                 let addr = self.b.ins().iadd_imm_s(x, i64::from(o[2] as i32));
-                let site = self.spec.site(o[1], o[2], size);
+                let site = self.spec.site(self.known, o[1], o[2], size);
                 let mut v = match self.frame_host(pc, o[2]) {
                     Some(host) => self.host_load(host, size),
                     None => self.load(addr, size, pc, site, o[1] == 1),
@@ -2512,7 +2511,7 @@ impl<'a, 's> Tr<'a, 's> {
                 let x = self.a(o[1]);
                 let addr = self.b.ins().iadd_imm_s(x, i64::from(o[2] as i32));
                 let v = self.a(o[0]);
-                let site = self.spec.site(o[1], o[2], size);
+                let site = self.spec.site(self.known, o[1], o[2], size);
                 match self.frame_host(pc, o[2]) {
                     Some(host) => self.host_write(host, size, v),
                     None => self.store(addr, size, v, pc, site, o[1] == 1),
