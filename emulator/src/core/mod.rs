@@ -397,8 +397,11 @@ impl<B: Bus> Core<B> {
         // branch, jump, call, return, loop-back or exception, and where a block left off.
         let tier2 = !T::ENABLED && self.jit.is_some();
         let mut look = tier2;
+        // Set when tier 2 asks for the look now, ahead of its cycle (docs/jit.md "Exact stops").
+        let mut early = false;
         let stop = loop {
-            if self.stats.cycles >= poll {
+            if self.stats.cycles >= poll || early {
+                early = false;
                 self.state.pc = pc;
                 if let Some(kind) = self.poll(budget) {
                     break Err(kind);
@@ -406,10 +409,17 @@ impl<B: Bus> Core<B> {
                 poll = deadline.min(self.stats.cycles.saturating_add(self.poll_period()));
             }
             if look {
-                if let tier2::Tier2::Ran(next, interpret_first) = self.tier2(&mut ops, pc, poll) {
-                    pc = next;
-                    look = !interpret_first;
-                    continue;
+                match self.tier2(&mut ops, pc, poll) {
+                    tier2::Tier2::Ran(next, interpret_first) => {
+                        pc = next;
+                        look = !interpret_first;
+                        continue;
+                    }
+                    tier2::Tier2::LookNow => {
+                        early = true;
+                        continue;
+                    }
+                    tier2::Tier2::Interpret => {}
                 }
             }
             self.taken = false;

@@ -5,9 +5,11 @@
 use super::{Core, Pending, StallKind};
 use crate::bus::Bus;
 use crate::bus::DataLatency;
-use crate::jit::translate::{self, Helpers, Spec, CODE_CHANGED, NOT_DONE};
-use crate::jit::{Ctx, Key, Waits, EXIT_INTERPRET, MAX_BLOCK};
+use crate::jit::translate::{self, depth, Helpers, Inline, Spec, CODE_CHANGED, NOT_DONE};
+use crate::jit::{Ctx, Key, Waits, EXIT_INTERPRET, MAX_BLOCK, MAX_FOLLOWED};
 use crate::predecode::DecodedOps;
+use q7_isa::sreg::sr;
+use q7_isa::Opcode;
 
 /// What the run loop does next after asking tier 2.
 pub(super) enum Tier2 {
@@ -16,6 +18,10 @@ pub(super) enum Tier2 {
     Ran(u32, bool),
     /// No block ran: interpret the instruction at the PC.
     Interpret,
+    /// A block fits here but could reach the next look, which only looks at the stop request
+    /// (the stack unwatched, the deadline later): look now, then run it (docs/jit.md "Exact
+    /// stops").
+    LookNow,
 }
 
 impl<B: Bus> Core<B> {
@@ -112,8 +118,15 @@ impl<B: Bus> Core<B> {
             }
         };
         let b = &jit.blocks[id as usize];
-        if cycles.saturating_add(b.bound) >= poll {
-            // The block could reach the next look: the interpreter goes there exactly.
+        let reach = cycles.saturating_add(b.bound);
+        if reach >= poll {
+            // The block could reach the next look. A look that can only see the stop request
+            // is made now, when the block fits before the one after it; else the interpreter
+            // goes there exactly.
+            let next = self.deadline.min(cycles.saturating_add(self.poll_period()));
+            if poll < self.deadline && self.stack_region.is_none() && reach < next {
+                return Tier2::LookNow;
+            }
             return Tier2::Interpret;
         }
         let entry = b.entry;
@@ -135,39 +148,56 @@ impl<B: Bus> Core<B> {
         // falling through, by jumps and by branches whose target the interpreter has arrived
         // at, up to MAX_BLOCK, the fall-through first; none before a leading ENTRY. Code
         // another block starts at is compiled into this one again: running on through it
-        // costs less than leaving for that block.
-        let mut list: Vec<(u32, crate::predecode::Op)> = Vec::new();
+        // costs less than leaving for that block. Windowed calls to a hot ENTRY are followed
+        // into the callee, up to MAX_FOLLOWED instructions of callees (docs/jit.md "Calls").
+        let mut list: Vec<(u32, crate::predecode::Op, u16)> = Vec::new();
+        let mut calls: Vec<Inline> = Vec::new();
         let lend = self.state.lend();
         let mut lend_at = None;
-        let mut work = vec![pc];
+        let litbase = self.state.sr(sr::LITBASE);
+        // Work: an address, the frames it runs in, its function's first address, and the
+        // values L32Rs on the way there left in registers (a CALLX's callee).
+        let mut work = vec![(pc, 1u16, pc, [None::<u32>; 16])];
         // Whether the start is an ENTRY (nothing before it joins the region).
         let mut after_entry = false;
-        while let Some(at) = work.pop() {
-            if list.len() >= MAX_BLOCK {
-                break;
+        let mut followed = 0;
+        // Instructions of the callees followed so far, as their own walks count them: a call
+        // is followed only when all of its callee's code fits (leaving a callee midway costs
+        // more than the call).
+        let mut reserved = 0;
+        let mut counted = Vec::new();
+        while let Some((at, frames, home, mut lits)) = work.pop() {
+            let own = frames == 1;
+            if (own && list.len() - followed >= MAX_BLOCK) || (!own && followed >= MAX_FOLLOWED) {
+                continue;
             }
-            if (at < pc && after_entry) || list.iter().any(|&(a, _)| a == at) {
+            if (own && at < pc && after_entry) || list.iter().any(|&(a, _, _)| a == at) {
                 continue;
             }
             let slot = self.decoded(ops, at);
             let op = *ops.get(slot);
-            // ENTRY only as a block's first instruction (it moves the window).
-            if !translate::supported(&op) || (op.insn.opcode == q7_isa::Opcode::Entry && at != pc) {
+            let opcode = op.insn.opcode;
+            // ENTRY only as a block's first instruction (it moves the window) or a followed
+            // callee's; nothing privileged or moving the window otherwise in a callee.
+            let entry_here = at == pc || (!own && at == home);
+            if !translate::supported(&op)
+                || (opcode == Opcode::Entry && !entry_here)
+                || (!own && (op.gate.index() >= 4 || matches!(opcode, Opcode::Rfwo | Opcode::Rfwu)))
+            {
                 continue;
             }
             let next = at.wrapping_add(u32::from(op.insn.len));
-            let is_loop = matches!(
-                op.insn.opcode,
-                q7_isa::Opcode::Loop | q7_isa::Opcode::Loopnez | q7_isa::Opcode::Loopgtz
-            );
+            let is_loop = matches!(opcode, Opcode::Loop | Opcode::Loopnez | Opcode::Loopgtz);
             if is_loop && op.insn.operands[1] == next {
                 continue;
             }
-            list.push((at, op));
-            after_entry |= at == pc && op.insn.opcode == q7_isa::Opcode::Entry;
+            list.push((at, op, frames));
+            followed += usize::from(!own);
+            after_entry |= at == pc && opcode == Opcode::Entry;
             if next == lend && !is_loop {
                 lend_at = Some(lend);
             }
+            let o = op.insn.operands;
             let jit = self.jit.as_deref().expect("tier 2 is on");
             if let Some(t) = translate::edge_target(&op) {
                 // A branch's target once it has been taken; a jump's when it goes back into the
@@ -176,20 +206,63 @@ impl<B: Bus> Core<B> {
                 // Another jump forward is not followed: the code there is in the region when
                 // another path falls into it (the end of an `if`'s `else`), and otherwise
                 // other paths reach it too and it stays their block.
-                let follow = if op.insn.opcode == q7_isa::Opcode::J {
-                    (pc..=at).contains(&t) || self.ends_block_at(ops, t)
+                let follow = if opcode == Opcode::J {
+                    // (Every jump in a followed callee: leaving there costs more.)
+                    !own || (home..=at).contains(&t) || self.ends_block_at(ops, t)
                 } else {
                     jit.arrived(t)
                 };
                 if follow {
-                    work.push(t);
+                    work.push((t, frames, home, lits));
                 }
             }
+            let call = match opcode {
+                Opcode::Call4 | Opcode::Call8 | Opcode::Call12 => Some(o[0]),
+                Opcode::Callx4 | Opcode::Callx8 | Opcode::Callx12 => lits[o[0] as usize],
+                _ => None,
+            };
+            if let Some(t) = call {
+                let inc = match opcode {
+                    Opcode::Call4 | Opcode::Callx4 => 1,
+                    Opcode::Call8 | Opcode::Callx8 => 2,
+                    _ => 3,
+                };
+                let known = calls.iter().any(|c| c.entry == t);
+                let size = if known || counted.contains(&at) {
+                    Some(0)
+                } else {
+                    self.callee_size(ops, t, MAX_FOLLOWED - reserved, &mut counted)
+                };
+                let callee =
+                    size.and_then(|_| self.callee_frames(ops, t, frames, inc, &list, &calls));
+                if let Some(callee) = callee {
+                    reserved += size.unwrap_or(0);
+                    calls.push(Inline {
+                        call: at,
+                        entry: t,
+                        ret: next,
+                        inc,
+                    });
+                    work.push((next, frames, home, [None; 16]));
+                    if !known {
+                        work.push((t, callee, t, [None; 16]));
+                    }
+                }
+            }
+            lits = self.literals(&op, at, litbase, lits);
             if !translate::ends_block(&op) && next > at {
-                work.push(next);
+                work.push((next, frames, home, lits));
             }
         }
-        list.sort_unstable_by_key(|&(at, _)| at);
+        list.sort_unstable_by_key(|&(at, _, _)| at);
+        // A call is followed only when its callee's ENTRY is in the region in its frames.
+        calls.retain(|c| {
+            let caller = list.iter().find(|x| x.0 == c.call).map(|x| x.2);
+            let callee = list.iter().find(|x| x.0 == c.entry).map(|x| x.2);
+            matches!((caller, callee), (Some(f), Some(g)) if g == f | 1 << (depth(f) + c.inc))
+        });
+        let frames: Vec<u16> = list.iter().map(|x| x.2).collect();
+        let list: Vec<(u32, crate::predecode::Op)> = list.iter().map(|x| (x.0, x.1)).collect();
         let jit = self.jit.as_deref_mut().expect("tier 2 is on");
         let loops = list.iter().any(|(_, op)| translate::target(op) == Some(pc))
             || (lend_at.is_some() && self.state.lbeg() == pc);
@@ -211,6 +284,10 @@ impl<B: Bus> Core<B> {
             windows,
             ops: &list,
             start: pc,
+            frames: &frames,
+            calls: &calls,
+            groups: self.state.groups(),
+            stack_limit: self.config.has(q7_isa::Options::STACK_LIMIT),
             values: std::array::from_fn(|r| self.state.a(r as u32)),
             key: Key {
                 pending: self.pending_key(),
@@ -229,6 +306,7 @@ impl<B: Bus> Core<B> {
                 entry: entry_helper::<B> as *const () as usize,
                 retw: retw_helper::<B> as *const () as usize,
                 rfw: rfw_helper::<B> as *const () as usize,
+                frames: frames_helper::<B> as *const () as usize,
             },
         };
         let jit = self.jit.as_deref_mut().expect("tier 2 is on");
@@ -239,6 +317,133 @@ impl<B: Bus> Core<B> {
                 Tier2::Interpret
             }
         }
+    }
+
+    /// The frames a windowed call from code running in `frames` to `target`, moving the
+    /// window by `inc` groups, runs its callee in, when the region may follow it (docs/jit.md
+    /// "Calls"): the callee's ENTRY has been arrived at, names a register up to a3 as its
+    /// SP's source, is not yet in the region (`list`) other than as the callee of calls
+    /// (`calls`) from the same frames, and its window and the three groups above it fit in
+    /// the register file.
+    fn callee_frames(
+        &mut self,
+        ops: &mut DecodedOps,
+        target: u32,
+        frames: u16,
+        inc: u32,
+        list: &[(u32, crate::predecode::Op, u16)],
+        calls: &[Inline],
+    ) -> Option<u16> {
+        let d = depth(frames) + inc;
+        if d + 4 > self.state.groups() || d > 15 {
+            return None;
+        }
+        let callee = frames | 1 << d;
+        let jit = self.jit.as_deref()?;
+        if !jit.arrived(target) {
+            return None;
+        }
+        let slot = self.decoded(ops, target);
+        let op = ops.get(slot);
+        if op.insn.opcode != Opcode::Entry || op.insn.operands[0] > 3 || op.bad.is_some() {
+            return None;
+        }
+        let same = |c: &Inline| c.inc == inc && list.iter().any(|x| x.0 == c.call && x.2 == frames);
+        let followed = calls
+            .iter()
+            .filter(|c| c.entry == target)
+            .collect::<Vec<_>>();
+        if followed.is_empty() {
+            list.iter().all(|x| x.0 != target).then_some(callee)
+        } else {
+            followed.iter().all(|c| same(c)).then_some(callee)
+        }
+    }
+
+    /// The instructions of the callee at `entry` a region would hold, with those of the
+    /// callees it calls in turn, found as the region's walk finds a followed callee's, when
+    /// they are at most `most`; the calls whose callees are counted go into `counted`.
+    fn callee_size(
+        &mut self,
+        ops: &mut DecodedOps,
+        entry: u32,
+        most: usize,
+        counted: &mut Vec<u32>,
+    ) -> Option<usize> {
+        let litbase = self.state.sr(sr::LITBASE);
+        let mut seen: Vec<u32> = Vec::new();
+        let mut total = 0;
+        let mut work = vec![(entry, [None::<u32>; 16])];
+        while let Some((at, mut lits)) = work.pop() {
+            if seen.contains(&at) {
+                continue;
+            }
+            let slot = self.decoded(ops, at);
+            let op = *ops.get(slot);
+            let opcode = op.insn.opcode;
+            if !translate::supported(&op)
+                || (opcode == Opcode::Entry && at != entry)
+                || op.gate.index() >= 4
+                || matches!(opcode, Opcode::Rfwo | Opcode::Rfwu)
+            {
+                continue;
+            }
+            if total == most {
+                return None;
+            }
+            seen.push(at);
+            total += 1;
+            let next = at.wrapping_add(u32::from(op.insn.len));
+            let jit = self.jit.as_deref()?;
+            if let Some(t) = translate::edge_target(&op) {
+                if opcode == Opcode::J || jit.arrived(t) {
+                    work.push((t, lits));
+                }
+            }
+            let o = op.insn.operands;
+            let call = match opcode {
+                Opcode::Call4 | Opcode::Call8 | Opcode::Call12 => Some(o[0]),
+                Opcode::Callx4 | Opcode::Callx8 | Opcode::Callx12 => lits[o[0] as usize],
+                _ => None,
+            };
+            if let Some(t) = call {
+                if jit.arrived(t) && counted.len() < 16 {
+                    counted.push(at);
+                    total += self.callee_size(ops, t, most - total, counted)?;
+                }
+            }
+            lits = self.literals(&op, at, litbase, lits);
+            // (After a call, where a followed callee returns to.)
+            if (call.is_some() || !translate::ends_block(&op)) && next > at {
+                work.push((next, lits));
+            }
+        }
+        Some(total)
+    }
+
+    /// The values L32Rs left in registers, `lits`, after `op` at `pc`: an L32R's literal
+    /// (read as it is now, `litbase` giving its address), no value for a register `op`
+    /// writes otherwise.
+    fn literals(
+        &self,
+        op: &crate::predecode::Op,
+        pc: u32,
+        litbase: u32,
+        mut lits: [Option<u32>; 16],
+    ) -> [Option<u32>; 16] {
+        let o = op.insn.operands;
+        if op.insn.opcode == Opcode::L32r {
+            let addr = q7_isa::sreg::litbase::literal_address(litbase, pc, o[1]);
+            lits[o[0] as usize] = self.bus.peek(addr);
+        } else {
+            let written = translate::registers(op).1;
+            for (r, l) in lits.iter_mut().enumerate() {
+                if written >> r & 1 != 0 {
+                    *l = None;
+                }
+            }
+        }
+        lits
     }
 
     /// Whether the instruction at `pc` ends a block (`translate::ends_block`) and can be
@@ -315,6 +520,11 @@ impl<B: Bus> Core<B> {
             wstall,
             links,
             traps,
+            lowest_sp: &mut self.lowest_sp,
+            stack_lo: self.stack_region.map_or(0, |r| r.bottom),
+            stack_span: self
+                .stack_region
+                .map_or(u32::MAX, |r| r.top.wrapping_sub(r.bottom)),
         };
         let mut entry = entry;
         let exit = loop {
@@ -333,7 +543,8 @@ impl<B: Bus> Core<B> {
             // view gives (`Bus::window_view`, as long-lived; HBM is read with aligned plain
             // loads, atomic on the host as the other cores' atomic accesses are), the core's
             // SRAM and HBM stall counters, the block table (`links`, reads within its
-            // `SLOTS` entries), the core's gate bits (a read), and `ctx` itself; it calls only
+            // `SLOTS` entries), the core's gate bits (a read), the core's lowest SP (`lowest_sp`,
+            // read and written), and `ctx` itself; it calls only
             // the helpers below, passing `ctx` on, and tail-calls only blocks the table holds.
             // Nothing else touches the core while it runs (this thread owns it).
             let exit = unsafe { run(&mut ctx, entry) };
@@ -520,6 +731,29 @@ extern "C" fn rfw_helper<B: Bus>(ctx: *mut Ctx, overflow: u32) -> u64 {
     // SAFETY: as in `entry_helper`.
     unsafe { (*ctx).base = core.state.phys(0) as u32 };
     u64::from(ret) | u64::from(core.exception_return_cost()) << 32
+}
+
+/// Compiled code's exit inside followed calls (docs/jit.md "Calls"; the block's registers
+/// already back in the core): the frames of `frames` above the window made live in
+/// WINDOWSTART and the window moved to the deepest, as the interpreter's ENTRYs would have
+/// left them; the gate bits and the context's window base follow.
+extern "C" fn frames_helper<B: Bus>(ctx: *mut Ctx, frames: u32) -> u64 {
+    // SAFETY: called only by compiled code with the context it was given (`core_of`).
+    let core = unsafe { core_of::<B>(ctx) };
+    let wb = core.state.windowbase();
+    let groups = core.state.groups();
+    let mut ws = core.state.sr(sr::WINDOWSTART);
+    for k in 1..16 {
+        if frames >> k & 1 != 0 {
+            ws |= 1 << (wb.wrapping_add(k) & (groups - 1));
+        }
+    }
+    core.state.set_sr(sr::WINDOWSTART, ws);
+    core.rotate(depth(frames as u16) as i32);
+    core.refresh();
+    // SAFETY: as in `entry_helper`.
+    unsafe { (*ctx).base = core.state.phys(0) as u32 };
+    0
 }
 
 /// Compiled code's instruction fetch at `pc` (a new line): the fetch cycles, charged.
@@ -888,6 +1122,265 @@ mod tests {
         let core = alike_in_both_tiers(&code, &[(0x0ff0, 3), (0x8fe0, 7)], 4);
         assert_eq!(core.state.a(3), 24 * 3 + 16 * 7);
         assert!(core.jit_stats().blocks >= 1, "{:?}", core.jit_stats());
+    }
+
+    /// The row of special register `number` in the table RSR's and WSR's operand names.
+    fn special_row(number: u8) -> u32 {
+        let mut rows = q7_isa::sreg::SPECIAL_REGISTERS.iter();
+        rows.position(|r| r.number == number)
+            .expect("a special register") as u32
+    }
+
+    /// What a windowed run shows: the stop, the counters, the registers and the window state
+    /// (WINDOWBASE, WINDOWSTART, the gate bits, the window limit, the lowest SP).
+    type Windowed = (
+        Stop,
+        crate::timing::Stats,
+        [u32; 64],
+        (u32, u32, u8, u8, u32),
+    );
+
+    /// Runs `code` called (`Core::prepare_call` at CODE with SP 0x8000) on `config`, set up by
+    /// `setup`, within `budget` cycles, with tier 2 on (compiling from the second arrival)
+    /// and off: what both show must be the same; tier 2's run and JIT counters.
+    fn calls_alike(
+        config: &'static q7_isa::CoreConfig,
+        code: &[(Opcode, Vec<u32>)],
+        setup: impl Fn(&mut crate::core::Core<super::super::testing::TestBus>),
+        budget: u64,
+    ) -> (Windowed, crate::jit::JitStats) {
+        let run = |jit: bool| {
+            let mut core = core_exiting(config, code, 3);
+            core.prepare_call(CODE, 0x8000, &[]);
+            setup(&mut core);
+            core.refresh();
+            core.set_jit(jit);
+            core.set_jit_tier_up(2);
+            let stop = core.run(budget, &mut NoTrace);
+            let window = (
+                core.state.windowbase(),
+                core.state.windowstart(),
+                core.traps,
+                core.window_limit,
+                core.lowest_sp,
+            );
+            let seen = (stop, core.stats.clone(), core.state.ar, window);
+            (seen, core.jit_stats())
+        };
+        let (seen, jit) = run(true);
+        let (seen1, _) = run(false);
+        assert_eq!(seen, seen1, "budget {budget}");
+        (seen, jit)
+    }
+
+    /// A loop of 40 rounds that calls `f` with CALL8 (its argument a10, the round's count,
+    /// its result back in a10) and sums the results into a3, entered by a jump (so that the
+    /// loop's head gets hot before `f` does); `pre` runs before each call, `post` after the
+    /// sum; `f` (4-byte aligned after the loop) is `body` between `entry a1, 32` and RETW.
+    fn calling_loop(
+        pre: &[(Opcode, Vec<u32>)],
+        post: &[(Opcode, Vec<u32>)],
+        body: &[(Opcode, Vec<u32>)],
+    ) -> Vec<(Opcode, Vec<u32>)> {
+        let head = CODE + 6;
+        let pad = 3 * (pre.len() + post.len()) as u32;
+        // f 4-byte aligned (as CALL8's target is), after padding of 2- and 3-byte NOPs.
+        let mut f = (CODE + 24 + pad + 3) & !3;
+        if f - (CODE + 24 + pad) == 1 {
+            f += 4;
+        }
+        let mut code = vec![(Movi, vec![2, 40]), (J, vec![head])];
+        code.extend(pre.iter().cloned());
+        code.extend([
+            (Or, vec![10, 2, 2]),
+            (Call8, vec![f]),
+            (Add, vec![3, 3, 10]),
+        ]);
+        code.extend(post.iter().cloned());
+        code.extend([(Addi, vec![2, 2, (-1i32) as u32]), (Bnez, vec![2, head])]);
+        let end = f + 3 * (body.len() as u32 + 2);
+        code.push((J, vec![end]));
+        let mut gap = f - (CODE + 24 + pad);
+        while gap > 0 {
+            let (nop, size) = if gap % 2 == 1 { (Movi, 3) } else { (NopN, 2) };
+            code.push((nop, if size == 3 { vec![8, 0] } else { vec![] }));
+            gap -= size;
+        }
+        code.push((Entry, vec![1, 32]));
+        code.extend(body.iter().cloned());
+        code.push((Retw, vec![]));
+        code
+    }
+
+    #[test]
+    fn an_unwatched_run_looks_early_rather_than_interpreting_up_to_its_looks() {
+        // 2000 rounds of 50 ADDs and a taken branch back, some 108,000 cycles: a look at the
+        // stop request passes (every 65,536 cycles, the stack unwatched). Before it the block
+        // would run past it; the look is made early instead (docs/jit.md "Exact
+        // stops"), so nothing but the rounds before tier-up, the setup and the SIMCALL is
+        // interpreted, and the budget still stops the run at the cycle the interpreter does.
+        let body = CODE + 3;
+        let mut code = vec![(Movi, vec![2, 2000])];
+        code.extend((0..50).map(|_| (Add, vec![3, 3, 2])));
+        code.extend([(Addi, vec![2, 2, (-1i32) as u32]), (Bnez, vec![2, body])]);
+        let run = |jit: bool, budget: u64| {
+            let mut core = core_exiting(&DC233C, &code, 3);
+            core.set_jit(jit);
+            core.set_jit_tier_up(16);
+            let stop = core.run(budget, &mut NoTrace);
+            (stop, core.stats.clone(), core.state.ar, core.jit_stats())
+        };
+        let (stop, stats, ar, jit) = run(true, 10_000_000);
+        let (stop1, stats1, ar1, _) = run(false, 10_000_000);
+        assert_eq!((&stop, &stats, ar), (&stop1, &stats1, ar1));
+        assert!(matches!(stop, Stop::Exited(_)), "{stop:?}");
+        assert!(stats.cycles > 65_536, "{stats:?}");
+        assert_eq!(stats.instructions - jit.executed, 1 + 16 * 52 + 1);
+        for budget in [65_536, 65_600, 100_003] {
+            let (stop, stats, ar, _) = run(true, budget);
+            let (stop1, stats1, ar1, _) = run(false, budget);
+            assert_eq!((stop, stats, ar), (stop1, stats1, ar1), "budget {budget}");
+        }
+    }
+
+    #[test]
+    fn a_windowed_call_is_followed_into_its_callee_and_back_inside_one_block() {
+        // f adds 5 to its argument. The loop's block follows the CALL8 into f and f's RETW
+        // back (docs/jit.md "Calls"): one block, run from the second round on, in which every
+        // later round's 8 instructions (f's 3 among them) run compiled.
+        let code = calling_loop(&[], &[], &[(Addi, vec![2, 2, 5])]);
+        for config in [&DC233C, &q7_isa::NCORE2GP] {
+            let ((stop, stats, ar, window), jit) = calls_alike(config, &code, |_| {}, 1 << 20);
+            assert!(matches!(stop, Stop::Exited(_)), "{stop:?}");
+            assert_eq!(ar[3], (1..=40).map(|n| n + 5).sum::<u32>());
+            assert_eq!(
+                window,
+                (0, 1, 0, 3, 0x8000 - 32),
+                "the window as the call found it"
+            );
+            assert_eq!(jit.blocks, 1, "{jit:?}");
+            assert_eq!(jit.executed, 39 * 8 + 1, "rounds 2 to 40 and the last jump");
+            assert_eq!(stats.instructions, 2 + 40 * 8 + 1 + 3);
+        }
+    }
+
+    #[test]
+    fn a_callee_naming_a_live_frames_registers_leaves_before_its_entry_for_the_interpreters_overflow(
+    ) {
+        // After the call of round 33 (a2 = 8, the loop's block compiled by then) a WSR makes
+        // the frame three groups up live. In round 34 f's ENTRY moves the window two groups,
+        // so f's registers a4..a7 are that frame's, and the interpreter raises the window
+        // overflow at f's first instruction naming them (after an ENTRY that raises nothing).
+        // The followed ENTRY checks the groups f names with the call's, so the block leaves
+        // before it and the interpreter raises the overflow at the same instruction and cycle.
+        let skip = CODE + 6 + 9 + 9;
+        let live = [
+            (Bnei, vec![2, 8, skip]),
+            (Movi, vec![9, 1 | 1 << 3]),
+            (Wsr, vec![9, special_row(q7_isa::sreg::sr::WINDOWSTART)]),
+        ];
+        let code = calling_loop(&[], &live, &[(Addi, vec![4, 2, 5]), (Or, vec![2, 4, 4])]);
+        let ((stop, stats, ..), jit) = calls_alike(&DC233C, &code, |_| {}, 1 << 20);
+        assert!(
+            matches!(&stop, Stop::Fault(r) if r.pc == ((CODE + 24 + 9 + 3) & !3) + 3
+                && r.windowbase == 2 && r.windowstart == 1 | 1 << 2 | 1 << 3),
+            "an overflow at f's ADDI (its vector holds no handler): {stop:?}"
+        );
+        assert!(jit.executed > 8 * 10, "rounds before ran compiled: {jit:?}");
+        assert!(stats.instructions < 2 + 34 * 11, "{stats:?}");
+    }
+
+    #[test]
+    fn a_callee_that_changes_its_return_address_returns_where_the_interpreter_does() {
+        // In round 7 f adds 3 to a0, so its RETW returns past the caller's ADD: the followed
+        // RETW goes back into the block only for the call's own return value, and leaves for
+        // the interpreter otherwise.
+        let code = calling_loop(
+            &[],
+            &[],
+            &[
+                (Bnei, vec![2, 7, CODE + 24 + 9]),
+                (Addi, vec![0, 0, 3]),
+                (Addi, vec![2, 2, 5]),
+            ],
+        );
+        let ((stop, _, ar, _), jit) = calls_alike(&DC233C, &code, |_| {}, 1 << 20);
+        assert!(matches!(stop, Stop::Exited(_)), "{stop:?}");
+        assert_eq!(ar[3], (1..=40).map(|n| n + 5).sum::<u32>() - (7 + 5));
+        assert_eq!(jit.blocks, 1, "{jit:?}");
+    }
+
+    #[test]
+    fn a_followed_entry_below_the_stack_limit_faults_where_the_interpreters_does() {
+        // Each round lowers the caller's SP by 16; KSL lies where the 21st call's ENTRY puts
+        // f's SP below it. The followed ENTRY checks the new SP against KSL, so the block
+        // leaves before that ENTRY and the interpreter reports the stack-limit fault at the
+        // same instruction and cycle (the lowest SP and every counter the same too).
+        let code = calling_loop(
+            &[(Addi, vec![1, 1, (-16i32) as u32])],
+            &[],
+            &[(Addi, vec![2, 2, 5])],
+        );
+        let limit = |c: &mut crate::core::Core<super::super::testing::TestBus>| {
+            c.state
+                .set_sr(q7_isa::sreg::sr::KSL, 0x8000 - 21 * 16 - 32 + 16);
+        };
+        let ((stop, stats, _, window), jit) = calls_alike(&q7_isa::NCORE2GP, &code, limit, 1 << 20);
+        assert!(
+            matches!(&stop, Stop::Fault(r) if format!("{r:?}").contains("StackLimit")),
+            "{stop:?}"
+        );
+        assert_eq!(
+            window.4,
+            0x8000 - 20 * 16 - 32,
+            "the 20th call's SP, the lowest"
+        );
+        assert!(
+            jit.executed > 15 * 10,
+            "the rounds before ran compiled: {jit:?}"
+        );
+        assert!(stats.instructions < 2 + 21 * 10 + 2, "{stats:?}");
+    }
+
+    #[test]
+    fn a_callx_to_another_callee_than_the_one_followed_is_the_interpreters() {
+        // The loop calls through a5, which an L32R loads from the literal at 0x0ff0: f (its
+        // argument plus 5) until round 33 (a2 = 8) stores g's address there after its call,
+        // g (its argument doubled) after. The CALLX8 is followed into f, the callee the
+        // literal named when the block was compiled, only while a5 holds f; for g the block
+        // leaves before the call for the interpreter.
+        let (head, f, g) = (CODE + 6, CODE + 36, CODE + 48);
+        let code = [
+            (Movi, vec![2, 40]),
+            (J, vec![head]),
+            (L32r, vec![5, 0x0ff0]),
+            (Or, vec![10, 2, 2]),
+            (Callx8, vec![5]),
+            (Add, vec![3, 3, 10]),
+            (Bnei, vec![2, 8, CODE + 24]),
+            (S32i, vec![6, 7, 0]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, head]),
+            (J, vec![g + 9]),
+            (Movi, vec![8, 0]),
+            (Entry, vec![1, 32]),
+            (Addi, vec![2, 2, 5]),
+            (Retw, vec![]),
+            (Movi, vec![8, 0]),
+            (Entry, vec![1, 32]),
+            (Add, vec![2, 2, 2]),
+            (Retw, vec![]),
+        ];
+        let literal = |c: &mut crate::core::Core<super::super::testing::TestBus>| {
+            c.bus.write(0x0ff0, &f.to_le_bytes());
+            c.state.set_a(6, g);
+            c.state.set_a(7, 0x0ff0);
+        };
+        let ((stop, _, ar, _), jit) = calls_alike(&DC233C, &code, literal, 1 << 20);
+        assert!(matches!(stop, Stop::Exited(_)), "{stop:?}");
+        let sum = (8..=40).map(|n| n + 5).sum::<u32>() + (1..=7).map(|n| 2 * n).sum::<u32>();
+        assert_eq!(ar[3], sum);
+        assert!(jit.executed > 30 * 9, "{jit:?}");
     }
 
     #[test]

@@ -34,8 +34,11 @@ use serde::Serialize;
 /// run that never gets that hot pays little for tier 2.
 pub const TIER_UP: u16 = 32768;
 
-/// The most instructions one block holds.
+/// The most instructions of its own code one block holds.
 pub const MAX_BLOCK: usize = 64;
+
+/// The most instructions of followed callees one block holds besides (docs/jit.md "Calls").
+pub const MAX_FOLLOWED: usize = 128;
 
 /// Versions of a block (for different entry states) kept per address; a further state is
 /// left to the interpreter.
@@ -310,6 +313,13 @@ pub(crate) struct Ctx {
     pub links: *const Link,
     /// The core's gate bits that trap now (helpers that move the window change them).
     pub traps: *const u8,
+    /// The core's lowest SP (`Core::lowest_sp`), which a followed callee's ENTRY lowers.
+    pub lowest_sp: *mut u32,
+    /// The stack region's lowest address (`Core::stack_region`; 0 when there is none).
+    pub stack_lo: u32,
+    /// Its top less its lowest address (`u32::MAX` when there is none): a followed callee's
+    /// ENTRY that would take the SP out of it is the interpreter's.
+    pub stack_span: u32,
 }
 
 /// A compiled block.
@@ -650,11 +660,12 @@ impl Jit {
                 .map(|(pc, op)| pc.wrapping_add(u32::from(op.insn.len)))
                 .collect(),
             key: spec.key,
-            // A leading ENTRY's block checks the rest's gates itself, in the new window.
-            gates: if spec.first().insn.opcode == q7_isa::Opcode::Entry {
+            // A leading ENTRY's block checks the rest's gates itself, in the new window; a
+            // followed callee's ENTRY those of the callee's window.
+            gates: if spec.lead().is_some() {
                 spec.first().gate.bit()
             } else {
-                spec.ops.iter().fold(0, |g, (_, op)| g | op.gate.bit())
+                spec.own_gates()
             },
             bound: spec.bound(),
             entry,
@@ -663,14 +674,19 @@ impl Jit {
         let id = self.blocks.len() as u32;
         self.blocks.push(block);
         self.versions.entry(start).or_default().push(id);
-        let mut g = low >> GRANULE_SHIFT;
-        let last = end.wrapping_sub(1) >> GRANULE_SHIFT;
-        loop {
+        // The granules its instructions are in (a followed callee's code may be far away).
+        let mut granules: Vec<u32> = spec
+            .ops
+            .iter()
+            .flat_map(|(pc, op)| {
+                let last = pc.wrapping_add(u32::from(op.insn.len) - 1);
+                [pc >> GRANULE_SHIFT, last >> GRANULE_SHIFT]
+            })
+            .collect();
+        granules.sort_unstable();
+        granules.dedup();
+        for g in granules {
             self.granules.entry(g).or_default().push(id);
-            if g == last {
-                break;
-            }
-            g = g.wrapping_add(1);
         }
         self.put(start, id);
         self.stats.blocks += 1;

@@ -34,6 +34,9 @@ pub(crate) struct Helpers {
     pub retw: usize,
     /// `rfw_helper`.
     pub rfw: usize,
+    /// `(ctx, frames)`: the window state of a block leaving inside followed calls, the frames
+    /// of `frames` ([`Spec::frames`]) made live and the window moved to the deepest.
+    pub frames: usize,
 }
 
 /// The ways of a set compiled code looks a fetch up in itself ([`Tr::fetch`]); a hit in a
@@ -53,8 +56,18 @@ pub(crate) struct Spec<'a> {
     /// "Tier-up") whose instructions other than the one at `start` are reached by falling
     /// through from the one before or by a jump or branch of the region ([`edge_target`]).
     pub ops: &'a [(u32, Op)],
-    /// The address it is entered at, one of `ops` (the first when it is an ENTRY).
+    /// The address it is entered at, one of `ops`.
     pub start: u32,
+    /// By instruction, the frames live while it runs, relative to the block's own (docs/jit.md
+    /// "Calls"): bit `k` set when the frame `k` register groups above the block's is one of
+    /// the followed calls' (bit 0, the block's own, always); the highest is the instruction's.
+    pub frames: &'a [u16],
+    /// The windowed calls the block follows into their callees.
+    pub calls: &'a [Inline],
+    /// Register groups (of 4) in the register file.
+    pub groups: u32,
+    /// Whether the core has the ISL/KSL stack limits.
+    pub stack_limit: bool,
     /// The logical address registers' values when it is compiled (before a leading ENTRY):
     /// an access whose base register no instruction of the block writes is compiled for the
     /// memory its address falls in with these ([`Site`]).
@@ -85,6 +98,30 @@ pub(crate) struct Spec<'a> {
     pub helpers: Helpers,
 }
 
+/// A windowed call a block follows into its callee, and back from the callee's RETW
+/// (docs/jit.md "Calls").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Inline {
+    /// The CALLn or CALLXn.
+    pub call: u32,
+    /// The callee's ENTRY (for a CALLXn, the address its register must hold, else the block
+    /// leaves before the call).
+    pub entry: u32,
+    /// The instruction after the call, where the callee returns to.
+    pub ret: u32,
+    /// The window increment: 1, 2 or 3 register groups.
+    pub inc: u32,
+}
+
+/// The depth of the deepest of `frames` ([`Spec::frames`]), in register groups.
+pub(crate) fn depth(frames: u16) -> u32 {
+    15 - frames.leading_zeros()
+}
+
+/// Register indices of a block: `4 × depth + r` for logical register `r` of an instruction
+/// whose window is `depth` groups above the block's own.
+pub(crate) const REGISTERS: usize = 64;
+
 impl Spec<'_> {
     /// The block's lowest address and the end of its last instruction.
     pub fn range(&self) -> (u32, u32) {
@@ -95,9 +132,12 @@ impl Spec<'_> {
 
     /// The index of the instruction the block is entered at.
     pub fn entry(&self) -> usize {
-        self.ops
-            .binary_search_by_key(&self.start, |&(pc, _)| pc)
-            .expect("the block holds its start")
+        self.index(self.start).expect("the block holds its start")
+    }
+
+    /// The index of the block's instruction at `pc`.
+    pub fn index(&self, pc: u32) -> Option<usize> {
+        self.ops.binary_search_by_key(&pc, |&(pc, _)| pc).ok()
     }
 
     /// The instruction the block is entered at.
@@ -105,41 +145,170 @@ impl Spec<'_> {
         &self.ops[self.entry()].1
     }
 
-    /// Whether some jump or branch of the block goes to its instruction at `pc` (a *label*:
-    /// reached other than by falling through from the instruction before).
-    pub fn is_label(&self, pc: u32) -> bool {
-        self.ops.iter().any(|(_, op)| edge_target(op) == Some(pc))
+    /// The index of the block's leading ENTRY: its start, when that is an ENTRY.
+    pub fn lead(&self) -> Option<usize> {
+        let e = self.entry();
+        (self.ops[e].1.insn.opcode == Opcode::Entry).then_some(e)
     }
 
-    /// The logical address registers that hold their [`Spec::values`] value throughout the
-    /// block: those no instruction writes; after a leading ENTRY only a1 (`entry a1, frame`
-    /// sets the new window's a1 to the old one less the frame), when nothing else writes it.
-    pub fn known(&self) -> u16 {
-        let written = self.ops.iter().fold(0u16, |w, (_, op)| w | registers(op).1);
-        let first = self.first().insn;
-        let known = if first.opcode == Opcode::Entry {
-            u16::from(first.operands[0] == 1) << 1
-        } else {
-            u16::MAX
-        };
-        known & !written
+    /// The followed call at `pc`.
+    pub fn call_at(&self, pc: u32) -> Option<&Inline> {
+        self.calls.iter().find(|c| c.call == pc)
     }
 
-    /// What the access of `size` bytes at register `base` plus `offset` is compiled for: the
-    /// memory its address falls in with [`Spec::values`] when the base register holds its
-    /// value throughout the block (its bit in `known`, [`Spec::known`]), else [`Site::Any`].
-    fn site(&self, known: u16, base: u32, offset: u32, size: u32) -> Site {
-        if known >> base & 1 == 0 {
-            return Site::Any;
+    /// The window increment of the followed calls into instruction `i`, when it is their
+    /// callee's ENTRY (which runs in the caller's window and moves it).
+    pub fn callee_entry(&self, i: usize) -> Option<u32> {
+        let pc = self.ops[i].0;
+        self.calls.iter().find(|c| c.entry == pc).map(|c| c.inc)
+    }
+
+    /// The frames live when control arrives at instruction `i` ([`Spec::frames`]): a callee's
+    /// ENTRY is reached in its caller's.
+    pub fn arrival(&self, i: usize) -> u16 {
+        let f = self.frames[i];
+        match self.callee_entry(i) {
+            Some(_) => f & !(1 << depth(f)),
+            None => f,
         }
-        let mut value = self.values[base as usize];
-        let first = self.first().insn;
-        if first.opcode == Opcode::Entry {
-            value = value.wrapping_sub(first.operands[1]);
-        }
-        self.class_of(value.wrapping_add(offset), size)
     }
 
+    /// The calls a followed callee's RETW, instruction `i`, returns from: those whose callee
+    /// runs in its frames, and whose return address its own address's top bits give.
+    pub fn returns(&self, i: usize) -> Vec<Inline> {
+        let (pc, op) = &self.ops[i];
+        let f = self.frames[i];
+        if f == 1 || !matches!(op.insn.opcode, Opcode::Retw | Opcode::RetwN) {
+            return Vec::new();
+        }
+        self.calls
+            .iter()
+            .filter(|c| {
+                self.index(c.entry).is_some_and(|e| self.frames[e] == f)
+                    && (pc & 0xc000_0000) | (c.ret & 0x3fff_ffff) == c.ret
+            })
+            .copied()
+            .collect()
+    }
+
+    /// Where control goes from instruction `i` to a fixed address: its jump's or branch's
+    /// target, a followed call's callee, a followed callee's returns.
+    pub fn edges(&self, i: usize) -> Vec<u32> {
+        let (pc, op) = &self.ops[i];
+        let mut to: Vec<u32> = edge_target(op).into_iter().collect();
+        to.extend(self.call_at(*pc).map(|c| c.entry));
+        to.extend(self.returns(i).iter().map(|c| c.ret));
+        to
+    }
+
+    /// Whether the edge from instruction `i` to `to` begins a new pass (docs/jit.md "Exact
+    /// stops"): one back (to an instruction at or before `i`), and a followed call's or
+    /// return's, so that a pass holds one function's code between calls and its bound stays
+    /// short.
+    pub fn passes_at(&self, i: usize, to: u32) -> bool {
+        let (pc, op) = &self.ops[i];
+        to <= *pc
+            || self.call_at(*pc).is_some_and(|c| c.entry == to)
+            || (self.frames[i] != 1 && matches!(op.insn.opcode, Opcode::Retw | Opcode::RetwN))
+    }
+
+    /// By instruction, whether an edge of the block goes there (a *label*: reached other
+    /// than by falling through from the instruction before).
+    pub fn labels(&self) -> Vec<bool> {
+        let mut to: Vec<u32> = (0..self.ops.len()).flat_map(|i| self.edges(i)).collect();
+        to.sort_unstable();
+        self.ops
+            .iter()
+            .map(|(pc, _)| to.binary_search(pc).is_ok())
+            .collect()
+    }
+
+    /// The register indices ([`REGISTERS`]) instruction `i` reads and writes, as masks: a
+    /// callee's ENTRY reads its caller's `as` and sets its own; a callee's RETW reads a0.
+    pub fn regs_of(&self, i: usize) -> (u64, u64) {
+        let op = &self.ops[i].1;
+        let rot = 4 * depth(self.frames[i]);
+        if let Some(inc) = self.callee_entry(i) {
+            let s = op.insn.operands[0];
+            return (1 << (rot - 4 * inc + s), 1 << (rot + s));
+        }
+        if self.frames[i] != 1 && matches!(op.insn.opcode, Opcode::Retw | Opcode::RetwN) {
+            return (1 << rot, 0);
+        }
+        let (r, w) = registers(op);
+        (u64::from(r) << rot, u64::from(w) << rot)
+    }
+
+    /// By register index, the value it holds throughout the block where that is known when
+    /// the block is compiled: a register of the block's own window that no instruction
+    /// writes, its [`Spec::values`] value (after a leading ENTRY only a1, which the ENTRY sets
+    /// from the caller's SP: `entry a1, frame` makes it that less the frame); and a followed
+    /// callee's a1, which only its ENTRY sets, from a known SP.
+    pub fn known(&self) -> [Option<u32>; REGISTERS] {
+        let mut writers = [0u8; REGISTERS];
+        for i in 0..self.ops.len() {
+            let w = self.regs_of(i).1;
+            for (r, n) in writers.iter_mut().enumerate() {
+                *n = n.saturating_add((w >> r & 1) as u8);
+            }
+        }
+        let mut known = [None; REGISTERS];
+        let first = self.first().insn;
+        for r in 0..16 {
+            if writers[r] != 0 {
+                continue;
+            }
+            known[r] = if first.opcode == Opcode::Entry {
+                (r == 1 && first.operands[0] == 1)
+                    .then(|| self.values[1].wrapping_sub(first.operands[1]))
+            } else {
+                Some(self.values[r])
+            };
+        }
+        // The callees' SPs, shallowest first: each from its caller's.
+        let mut entries: Vec<usize> = (0..self.ops.len())
+            .filter(|&i| self.callee_entry(i).is_some())
+            .collect();
+        entries.sort_by_key(|&i| depth(self.frames[i]));
+        for i in entries {
+            let o = self.ops[i].1.insn.operands;
+            let (from, to) = self.regs_of(i);
+            let (from, to) = (from.trailing_zeros() as usize, to.trailing_zeros() as usize);
+            if o[0] == 1 && writers[to] == 1 {
+                known[to] = known[from].map(|sp| sp.wrapping_sub(o[1]));
+            }
+        }
+        known
+    }
+
+    /// The gate bits of the instructions that run in the block's own window (the leading
+    /// ENTRY's aside): checked where it is entered, or after its leading ENTRY.
+    pub fn own_gates(&self) -> u8 {
+        let lead = self.lead();
+        (0..self.ops.len())
+            .filter(|&i| self.frames[i] == 1 && Some(i) != lead)
+            .fold(0, |g, i| g | self.ops[i].1.gate.bit())
+    }
+
+    /// The highest register group the instructions running in `frames` name (their window's
+    /// instructions are checked for overflow at its ENTRY).
+    pub fn groups_named(&self, frames: u16) -> u32 {
+        (0..self.ops.len())
+            .filter(|&i| self.frames[i] == frames)
+            .map(|i| u32::from(self.ops[i].1.gate.group()))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// What the access of `size` bytes at register index `base` plus `offset` is compiled
+    /// for: the memory its address falls in when the base register's value is `known`
+    /// ([`Spec::known`]), else [`Site::Any`].
+    fn site(&self, known: &[Option<u32>; REGISTERS], base: u32, offset: u32, size: u32) -> Site {
+        match known[base as usize] {
+            Some(value) => self.class_of(value.wrapping_add(offset), size),
+            None => Site::Any,
+        }
+    }
     /// The memory of the access of `size` bytes at `addr`, as compiled code reaches them.
     fn class_of(&self, addr: u32, size: u32) -> Site {
         let inside = |&(base, len, _): &(u32, u64, bool)| {
@@ -173,55 +342,77 @@ impl Spec<'_> {
         settled && memory.is_some_and(|(_, _, stores)| stores || !store)
     }
 
-    /// The site of access `op` at `pc` (a load or store), whether it is settled and whether
-    /// it stores (`known` is [`Spec::known`]).
-    fn access(&self, known: u16, pc: u32, op: &Op) -> (Site, bool, bool) {
+    /// The site of access instruction `i` (a load or store), whether it is settled and
+    /// whether it stores (`known` is [`Spec::known`]).
+    fn access(&self, known: &[Option<u32>; REGISTERS], i: usize) -> (Site, bool, bool) {
+        let (pc, op) = &self.ops[i];
         let o = op.insn.operands;
         if op.insn.opcode == Opcode::L32r {
-            let at = q7_isa::sreg::litbase::literal_address(self.litbase, pc, o[1]);
+            let at = q7_isa::sreg::litbase::literal_address(self.litbase, *pc, o[1]);
             return (self.class_of(at, 4), true, false);
         }
+        let base = 4 * depth(self.frames[i]) + o[1];
         match frame_access(op) {
-            Some((size, at, store)) => (self.site(known, o[1], at, size), o[1] == 1, store),
+            Some((size, at, store)) => (self.site(known, base, at, size), o[1] == 1, store),
             None => (Site::Any, false, false),
         }
     }
 
-    /// The most cycles one pass can take: every instruction's fetch miss, interlock, memory
-    /// latency, issue and taken branch at their largest. A pass is the code between two
-    /// looks at the poll cycle (the entry and every jump or branch back to an address at or
-    /// before its own): addresses only grow in between, so it runs each instruction at most
-    /// once.
+    /// The most cycles the pass from the block's entry can take ([`Spec::passes`]).
     pub fn bound(&self) -> u64 {
+        self.passes()[self.entry()]
+    }
+
+    /// By instruction, the most cycles a pass from there can take: every instruction's
+    /// fetch miss, interlock, memory latency, issue and taken branch at their largest, along
+    /// the costliest path on to the next edge that begins a pass ([`Spec::passes_at`]). A
+    /// pass is the code between two looks at the poll cycle (the entry's, and each such
+    /// edge's), so its instructions are in address order and it runs each at most once.
+    pub fn passes(&self) -> Vec<u64> {
         let t = self.timing;
         let mem = self.access_cycles;
         let delay = u64::from(t.load_use.max(t.mul_use).max(t.mul_high_use)) + u64::from(t.issue);
         let known = self.known();
-        let mut bound = 0u64;
+        let labels = self.labels();
+        let n = self.ops.len();
+        let mut cost = vec![0u64; n];
         let mut line = None;
-        for (pc, op) in self.ops {
+        for (i, (pc, op)) in self.ops.iter().enumerate() {
+            let c = &mut cost[i];
             if let Some(shift) = self.fetch_line {
                 // A label fetches again (it may be reached from another line).
-                if line != Some(pc >> shift) || self.is_label(*pc) {
-                    bound += mem;
+                if line != Some(pc >> shift) || labels[i] {
+                    *c += mem;
                     line = Some(pc >> shift);
                 }
             }
             if op.src_mask != 0 {
-                bound += delay;
+                *c += delay;
             }
             if is_access(op) {
-                let (site, settled, store) = self.access(known, *pc, op);
+                let (site, settled, store) = self.access(&known, i);
                 if !self.local(site, settled, store) {
-                    bound += mem;
+                    *c += mem;
                 }
             }
             if matches!(op.insn.opcode, Opcode::Rfwo | Opcode::Rfwu) {
-                bound += u64::from(t.exception_return);
+                *c += u64::from(t.exception_return);
             }
-            bound += u64::from(t.issue) + u64::from(t.taken_branch.max(t.loop_back));
+            *c += u64::from(t.issue) + u64::from(t.taken_branch.max(t.loop_back));
         }
-        bound
+        // The costliest path on from each instruction within its pass, last first.
+        let mut on = vec![0u64; n];
+        for i in (0..n).rev() {
+            let mut most = on.get(i + 1).copied().unwrap_or(0);
+            for to in self.edges(i) {
+                match self.index(to) {
+                    Some(j) if j > i && !self.passes_at(i, to) => most = most.max(on[j]),
+                    _ => {}
+                }
+            }
+            on[i] = cost[i] + most;
+        }
+        on
     }
 }
 
@@ -445,6 +636,9 @@ mod off {
     pub const WSTALL: i32 = offset_of!(Ctx, wstall) as i32;
     pub const LINKS: i32 = offset_of!(Ctx, links) as i32;
     pub const TRAPS: i32 = offset_of!(Ctx, traps) as i32;
+    pub const LOWEST_SP: i32 = offset_of!(Ctx, lowest_sp) as i32;
+    pub const STACK_LO: i32 = offset_of!(Ctx, stack_lo) as i32;
+    pub const STACK_SPAN: i32 = offset_of!(Ctx, stack_span) as i32;
     pub const LINK_SIZE: i64 = std::mem::size_of::<Link>() as i64;
     pub const LINK_PC: i32 = offset_of!(Link, pc) as i32;
     pub const LINK_LEND_LO: i32 = offset_of!(Link, lend_lo) as i32;
@@ -464,10 +658,12 @@ struct Tr<'a, 's> {
     ptr: types::Type,
     call_conv: cranelift_codegen::isa::CallConv,
     ctx: Value,
-    /// Logical register → its variable, for the registers the block names.
-    regs: [Option<Variable>; 16],
-    /// Registers the block writes (stored back at every exit).
-    written: u16,
+    /// Register index ([`REGISTERS`]) → its variable, for the registers the block names.
+    regs: [Option<Variable>; REGISTERS],
+    /// Register indices the block writes (stored back at every exit).
+    written: u64,
+    /// The frames live here ([`Spec::frames`]): the window of the instruction translated.
+    frames: u16,
     cycles: Variable,
     insns: Variable,
     load_use: Variable,
@@ -486,17 +682,16 @@ struct Tr<'a, 's> {
     labels: Vec<Option<Label>>,
     /// Index of the instruction being translated.
     index: usize,
-    /// [`Spec::bound`], worked out once: every jump back checks it.
-    bound: u64,
-    /// The logical registers whose value in [`Spec::values`] holds throughout the block
-    /// (after a leading ENTRY, only a1, which it sets).
-    known: u16,
+    /// [`Spec::passes`], worked out once: every edge that begins a pass checks its own.
+    passes: Vec<u64>,
+    /// [`Spec::known`], worked out once.
+    known: [Option<u32>; REGISTERS],
     /// Set by a store whose helper reported changed code: leave after the instruction.
     code_changed: Option<Value>,
     /// Whether the block's registers are loaded (not yet before a leading ENTRY).
     regs_loaded: bool,
-    /// The registers the block names.
-    used: u16,
+    /// The register indices the block names.
+    used: u64,
     /// The shared exits made so far, by the state they store and the exit kind.
     exits: Vec<(ExitKey, cranelift_codegen::ir::Block)>,
     /// The stack frame's accesses checked once at the block's start ([`Frame`]).
@@ -545,8 +740,8 @@ fn frame_access(op: &Op) -> Option<(u32, u32, bool)> {
 }
 
 /// What a shared exit is made for: whether the registers are loaded, the pending results'
-/// registers and kinds, and the exit kind it returns.
-type ExitKey = (bool, [Slot; 2], u32);
+/// registers and kinds, the exit kind it returns and the frames live there.
+type ExitKey = (bool, [Slot; 2], u32, u16);
 
 /// The memory a load or store site reaches in compiled code itself (docs/jit.md "Memory");
 /// every other access there calls the memory helper, which does any access exactly.
@@ -678,10 +873,10 @@ impl<'a, 's> Tr<'a, 's> {
         let taken = v(&mut b, off::TAKEN);
         let ready = [v(&mut b, off::READY), v(&mut b, off::READY + 8)];
         // The registers the block names: loaded once, stored back at every exit.
-        let mut used = 0u16;
-        let mut written = 0u16;
-        for (_, op) in spec.ops {
-            let (u, w) = registers(op);
+        let mut used = 0u64;
+        let mut written = 0u64;
+        for i in 0..spec.ops.len() {
+            let (u, w) = spec.regs_of(i);
             used |= u | w;
             written |= w;
         }
@@ -689,16 +884,16 @@ impl<'a, 's> Tr<'a, 's> {
         // The start is entered with the key's pending results; a label with those of the
         // first jump there.
         let mut labels: Vec<Option<Label>> = spec
-            .ops
-            .iter()
-            .map(|(pc, _)| {
-                spec.is_label(*pc).then(|| Label {
+            .labels()
+            .into_iter()
+            .map(|label| {
+                label.then(|| Label {
                     block: b.create_block(),
                     pending: None,
                 })
             })
             .collect();
-        labels[spec.entry()] = (spec.first().insn.opcode != Opcode::Entry).then(|| Label {
+        labels[spec.entry()] = spec.lead().is_none().then(|| Label {
             block: b.create_block(),
             pending: Some(spec.key.pending),
         });
@@ -720,12 +915,13 @@ impl<'a, 's> Tr<'a, 's> {
             touched: Vec::new(),
             labels,
             index: 0,
-            bound: spec.bound(),
+            passes: spec.passes(),
             known,
             code_changed: None,
             regs_loaded: false,
             used,
-            regs: [None; 16],
+            frames: 1,
+            regs: [None; REGISTERS],
             exits: Vec::new(),
             frame: None,
         }
@@ -735,16 +931,23 @@ impl<'a, 's> Tr<'a, 's> {
     /// the block) that fall, with a1's value when the block is compiled, in the local memory
     /// most of them do.
     fn plan_frame(&mut self) {
-        if self.known >> 1 & 1 == 0 {
+        if self.known[1].is_none() {
             return;
         }
-        let skip = usize::from(self.spec.first().insn.opcode == Opcode::Entry);
-        let sites: Vec<(u32, u32, u32, bool, Site)> = self.spec.ops[skip..]
-            .iter()
+        let lead = self.spec.lead();
+        let sites: Vec<(u32, u32, u32, bool, Site)> = (0..self.spec.ops.len())
+            .filter(|&i| Some(i) != lead && self.spec.frames[i] == 1)
+            .map(|i| self.spec.ops[i])
             .filter(|(_, op)| op.insn.operands[1] == 1)
-            .filter_map(|&(pc, ref op)| {
-                let (size, at, store) = frame_access(op)?;
-                Some((pc, size, at, store, self.spec.site(self.known, 1, at, size)))
+            .filter_map(|(pc, op)| {
+                let (size, at, store) = frame_access(&op)?;
+                Some((
+                    pc,
+                    size,
+                    at,
+                    store,
+                    self.spec.site(&self.known, 1, at, size),
+                ))
             })
             .collect();
         let count = |c: Site| sites.iter().filter(|x| x.4 == c).count();
@@ -914,7 +1117,9 @@ impl<'a, 's> Tr<'a, 's> {
     /// register mask.
     fn load_registers(&mut self) {
         let (base, amask, ar) = self.window();
-        let names: Vec<u32> = (0..16u32).filter(|r| self.used >> r & 1 != 0).collect();
+        let names: Vec<u32> = (0..REGISTERS as u32)
+            .filter(|r| self.used >> r & 1 != 0)
+            .collect();
         let Some(&highest) = names.last() else {
             self.regs_loaded = true;
             return;
@@ -973,7 +1178,7 @@ impl<'a, 's> Tr<'a, 's> {
         // where the window does not wrap, as `load_registers` loads, they made more code to
         // compile for no measurable gain.)
         let window = self.window();
-        for r in 0..16u32 {
+        for r in 0..REGISTERS as u32 {
             if self.written >> r & 1 != 0 {
                 let v = self
                     .b
@@ -992,13 +1197,28 @@ impl<'a, 's> Tr<'a, 's> {
 
     // ------------------------------------------------------------------------- plumbing
 
+    /// The register index of logical register 0 in the window of the instruction translated.
+    fn rot(&self) -> u32 {
+        4 * depth(self.frames)
+    }
+
+    /// Logical register `r` of the window of the instruction translated.
     fn a(&mut self, r: u32) -> Value {
-        let var = self.regs[r as usize].expect("register named by the block");
-        self.b.use_var(var)
+        self.a_at(self.rot() + r)
     }
 
     fn set(&mut self, r: u32, v: Value) {
-        let var = self.regs[r as usize].expect("register named by the block");
+        self.set_at(self.rot() + r, v);
+    }
+
+    /// Register index `i` ([`REGISTERS`]).
+    fn a_at(&mut self, i: u32) -> Value {
+        let var = self.regs[i as usize].expect("register named by the block");
+        self.b.use_var(var)
+    }
+
+    fn set_at(&mut self, i: u32, v: Value) {
+        let var = self.regs[i as usize].expect("register named by the block");
         self.b.def_var(var, v);
     }
 
@@ -1065,7 +1285,7 @@ impl<'a, 's> Tr<'a, 's> {
                 self.ready_to_var(i);
             }
         }
-        let key = (self.regs_loaded, self.pending, code);
+        let key = (self.regs_loaded, self.pending, code, self.frames);
         let out = match self.exits.iter().find(|(k, _)| *k == key) {
             Some(&(_, out)) => out,
             None => {
@@ -1078,19 +1298,26 @@ impl<'a, 's> Tr<'a, 's> {
         self.b.ins().jump(out, &[pc.into()]);
     }
 
-    /// The shared exits: each stores the registers the block writes, the counters, the
-    /// pending results and the PC (its parameter) into the context; then one that leaves for
+    /// The shared exits: each stores the registers the block writes, makes the frames of the
+    /// followed calls it leaves inside live (docs/jit.md "Calls"), and stores the counters,
+    /// the pending results and the PC (its parameter) into the context; then one that leaves for
     /// the PC goes on to the block there when that one fits ([`Tr::link`]), and any other
     /// returns its exit kind. Emitted after the body, once every jump to them is made.
     fn emit_exits(&mut self) {
         let exits = std::mem::take(&mut self.exits);
-        for ((loaded, pending, code), out) in exits {
+        for ((loaded, pending, code, frames), out) in exits {
             self.b.switch_to_block(out);
             self.regs_loaded = loaded;
             self.pending = pending;
             let pc = self.b.block_params(out)[0];
             let ctx = self.ctx;
             self.store_registers();
+            if frames != 1 {
+                // Inside followed calls: their frames made live and the window moved to the
+                // deepest, as the interpreter's ENTRYs would have left them.
+                let f = self.b.ins().iconst(types::I32, i64::from(frames));
+                self.call(self.spec.helpers.frames, &[f], &[types::I32]);
+            }
             for (var, o) in [
                 (self.cycles, off::CYCLES),
                 (self.insns, off::INSTRUCTIONS),
@@ -1840,12 +2067,23 @@ impl<'a, 's> Tr<'a, 's> {
     fn body(&mut self) {
         let ops = self.spec.ops;
         let mut prev_line = None;
-        let mut first = 0;
         self.plan_frame();
-        if self.spec.first().insn.opcode == Opcode::Entry {
-            debug_assert_eq!(self.spec.entry(), 0, "a leading ENTRY is the block's first");
-            self.leading_entry(&mut prev_line);
-            first = 1;
+        let lead = self.spec.lead();
+        // After a leading ENTRY: where control goes on, with the state it has there, into the
+        // instruction after it (instructions of followed callees may come before).
+        let mut after_lead = None;
+        if let Some(e) = lead {
+            self.leading_entry(e, &mut prev_line);
+            let (pc, op) = ops[e];
+            let next = pc.wrapping_add(u32::from(op.insn.len));
+            if ops.get(e + 1).is_some_and(|&(p, _)| p == next) && self.spec.frames[e + 1] == 1 {
+                let on = self.b.create_block();
+                self.b.ins().jump(on, &[]);
+                after_lead = Some((on, self.pending, self.at, prev_line));
+            } else {
+                let n = self.imm(next);
+                self.exit(n, EXIT_CONTINUE);
+            }
         } else {
             self.load_registers();
             self.check_frame(self.spec.start);
@@ -1853,8 +2091,21 @@ impl<'a, 's> Tr<'a, 's> {
             self.b.ins().jump(start.block, &[]);
         }
         // Whether control falls through into the instruction from the one before.
-        let mut live = first == 1;
-        for (i, &(pc, op)) in ops.iter().enumerate().skip(first) {
+        let mut live = false;
+        for (i, &(pc, op)) in ops.iter().enumerate() {
+            if Some(i) == lead {
+                live = false;
+                continue;
+            }
+            if lead.is_some_and(|e| i == e + 1) {
+                if let Some((on, pending, at, line)) = after_lead.take() {
+                    self.b.switch_to_block(on);
+                    (self.pending, self.at, prev_line) = (pending, at, line);
+                    self.frames = 1;
+                    self.regs_loaded = true;
+                    live = true;
+                }
+            }
             let was_live = live;
             if let Some(label) = self.labels[i] {
                 if live {
@@ -1882,11 +2133,22 @@ impl<'a, 's> Tr<'a, 's> {
                 self.pending = pending;
                 self.at = Timing::UNKNOWN;
                 self.regs_loaded = true;
+                self.frames = self.spec.arrival(i);
                 prev_line = self.line_at_label(i, was_live);
             } else if !live {
                 continue;
             }
             self.index = i;
+            let next = pc.wrapping_add(u32::from(op.insn.len));
+            if (self.frames != 1 || self.spec.callee_entry(i).is_some())
+                && self.spec.key.lend == Some(next)
+            {
+                // A zero-overhead loop-back inside a followed callee: the interpreter's.
+                let here = self.imm(pc);
+                self.exit(here, EXIT_INTERPRET);
+                live = false;
+                continue;
+            }
             if let Some(shift) = self.spec.fetch_line {
                 if prev_line != Some(pc >> shift) {
                     self.fetch(pc);
@@ -1896,16 +2158,21 @@ impl<'a, 's> Tr<'a, 's> {
             if op.src_mask != 0 {
                 self.interlock(op.src_mask);
             }
-            let next = pc.wrapping_add(u32::from(op.insn.len));
-            // Whether the next instruction of the block is the one after this.
-            let falls_in = ops.get(i + 1).is_some_and(|&(p, _)| p == next);
             self.code_changed = None;
             live = false;
-            match self.insn(pc, &op, next) {
+            let flow = self.insn(pc, &op, next);
+            // Whether the next instruction of the block is the one after this, in this window
+            // (a callee's ENTRY is entered only from its calls).
+            let falls_in = ops.get(i + 1).is_some_and(|&(p, _)| p == next)
+                && self.spec.arrival(i + 1) == self.frames
+                && self.spec.callee_entry(i + 1).is_none()
+                && lead != Some(i + 1);
+            match flow {
                 Flow::Next => {
                     self.complete(next);
                     live = self.fall_through(falls_in, next);
                 }
+                Flow::Gone => {}
                 Flow::Cond(cond, target) => {
                     let taken = self.b.create_block();
                     let on = self.b.create_block();
@@ -1965,11 +2232,9 @@ impl<'a, 's> Tr<'a, 's> {
         if falls_in && before != Some(true) {
             return None;
         }
-        self.spec
-            .ops
-            .iter()
-            .filter(|(_, op)| edge_target(op) == Some(pc))
-            .all(|(from, _)| from >> shift == line)
+        (0..self.spec.ops.len())
+            .filter(|&j| self.spec.edges(j).contains(&pc))
+            .all(|j| self.spec.ops[j].0 >> shift == line)
             .then_some(line)
     }
 
@@ -1986,16 +2251,14 @@ impl<'a, 's> Tr<'a, 's> {
     /// Whether an instruction at or after index `i` jumps or branches to instruction `i`.
     fn reached_from_later(&self, i: usize) -> bool {
         let pc = self.spec.ops[i].0;
-        self.spec.ops[i..]
-            .iter()
-            .any(|(_, op)| edge_target(op) == Some(pc))
+        (i..self.spec.ops.len()).any(|j| self.spec.edges(j).contains(&pc))
     }
 
     /// The block's leading ENTRY, done by its helper (which checks and raises nothing: the
     /// interpreter executes an ENTRY that would fault); then the registers of the new window,
     /// and the gates of the rest of the block, which the rotation may have changed.
-    fn leading_entry(&mut self, prev_line: &mut Option<u32>) {
-        let (pc, op) = self.spec.ops[0];
+    fn leading_entry(&mut self, e: usize, prev_line: &mut Option<u32>) {
+        let (pc, op) = self.spec.ops[e];
         if let Some(shift) = self.spec.fetch_line {
             self.fetch(pc);
             *prev_line = Some(pc >> shift);
@@ -2027,10 +2290,7 @@ impl<'a, 's> Tr<'a, 's> {
             self.b.switch_to_block(dead);
             return;
         }
-        let gates = self.spec.ops[1..]
-            .iter()
-            .fold(0u8, |g, (_, op)| g | op.gate.bit());
-        debug_assert_eq!(self.spec.entry(), 0, "a leading ENTRY is the block's first");
+        let gates = self.spec.own_gates();
         let trips = self.b.ins().band_imm_u(answer, i64::from(gates));
         let n = self.imm(next);
         self.exit_if(trips, n, EXIT_INTERPRET);
@@ -2051,6 +2311,98 @@ impl<'a, 's> Tr<'a, 's> {
         // The window's refresh forgot the pending results.
         self.pending = [None, None];
         answer
+    }
+
+    /// A followed callee's ENTRY at `pc` (`entry as, frame`; the call moves the window by
+    /// `inc` groups), reached in its caller's window (docs/jit.md "Calls"). The checks the
+    /// interpreter's ENTRY makes, and the overflow check of the groups the callee's
+    /// instructions name, on the window state as it stands (the block's followed calls never
+    /// move the core's): window checks on, the groups from the caller's next to the highest
+    /// the callee names free, the frame a RETW to the block's own window returns to live, and
+    /// the new SP within the stack limit and region. When one fails the block leaves before
+    /// the ENTRY, for the interpreter to execute it exactly. Then the callee's SP, the lowest
+    /// SP, and the callee's window for the instructions after.
+    fn enter_callee(&mut self, pc: u32, op: &Op, inc: u32) {
+        let o = op.insn.operands;
+        let (s, frame) = (o[0], o[1]);
+        let d = depth(self.frames);
+        let callee = self.spec.frames[self.index];
+        let psv = self.load_sr(sr::PS);
+        let woe = self.b.ins().band_imm_u(psv, i64::from(ps::WOE | ps::EXCM));
+        let mut bad = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::NotEqual, woe, i64::from(ps::WOE));
+        // WINDOWSTART from the block's window up (its groups twice over, shifted down by
+        // WINDOWBASE): bit k is the frame k groups above the block's.
+        let ws = self.load_sr(sr::WINDOWSTART);
+        let twice = self.b.ins().ishl_imm_u(ws, i64::from(self.spec.groups));
+        let twice = self.b.ins().bor(ws, twice);
+        let base = self.b.ins().load(types::I32, flags(), self.ctx, off::BASE);
+        let wb = self.b.ins().ushr_imm_u(base, 2);
+        let rel = self.b.ins().ushr(twice, wb);
+        let free = inc + self.spec.groups_named(callee);
+        let own = u32::from(d == 0);
+        let mask = ((1u32 << free) - 1) << (d + 1) | own;
+        let m = self.b.ins().band_imm_u(rel, i64::from(mask));
+        let taken = self.b.ins().icmp_imm_u(IntCC::NotEqual, m, i64::from(own));
+        bad = self.b.ins().bor(bad, taken);
+        let caller_s = self.a(s);
+        let sp = self.b.ins().iadd_imm_s(caller_s, -i64::from(frame as i32));
+        if s == 1 {
+            if self.spec.stack_limit {
+                let ksl = self.load_sr(sr::KSL);
+                let limit = self.b.ins().band_imm_u(ksl, i64::from(!0xfu32));
+                let below = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
+                bad = self.b.ins().bor(bad, below);
+            }
+            let lo = self.ctx_load(types::I32, off::STACK_LO);
+            let span = self.ctx_load(types::I32, off::STACK_SPAN);
+            let into = self.b.ins().isub(sp, lo);
+            let out = self.b.ins().icmp(IntCC::UnsignedGreaterThan, into, span);
+            bad = self.b.ins().bor(bad, out);
+        }
+        let here = self.imm(pc);
+        self.exit_if(bad, here, EXIT_INTERPRET);
+        if s == 1 {
+            let at = self.ctx_load(self.ptr, off::LOWEST_SP);
+            let lowest = self.b.ins().load(types::I32, flags(), at, 0);
+            let lowest = self.b.ins().umin(lowest, sp);
+            self.b.ins().store(flags(), lowest, at, 0);
+        }
+        self.frames = callee;
+        self.set(s, sp);
+        // The interpreter's ENTRY forgets the pending results (they name the old window).
+        self.pending = [None, None];
+    }
+
+    /// A followed callee's RETW at `pc`: back into the block's code after the call it returns
+    /// from when a0 holds that call's return value (window increment and address), in the
+    /// caller's window; for any other a0 the block leaves before the RETW for the interpreter.
+    fn return_from_callee(&mut self, pc: u32) {
+        let a0 = self.a(0);
+        let caller = self.frames & !(1 << depth(self.frames));
+        for c in self.spec.returns(self.index) {
+            let value = (c.inc << 30) | (c.ret & 0x3fff_ffff);
+            let hit = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::Equal, a0, i64::from(value as i32));
+            let back = self.b.create_block();
+            let on = self.b.create_block();
+            self.b.ins().brif(hit, back, &[], on, &[]);
+            self.b.switch_to_block(back);
+            let saved = (self.pending, self.at, self.frames);
+            // The interpreter's RETW forgets the pending results (they name the old window).
+            self.pending = [None, None];
+            self.frames = caller;
+            self.complete_taken();
+            self.go_to(c.ret);
+            (self.pending, self.at, self.frames) = saved;
+            self.b.switch_to_block(on);
+        }
+        let here = self.imm(pc);
+        self.exit(here, EXIT_INTERPRET);
     }
 
     /// A taken transfer's completion: issue and taken-branch cycles, one instruction.
@@ -2128,12 +2480,17 @@ impl<'a, 's> Tr<'a, 's> {
     /// Control to the fixed address `target`: on inside the block when it is the start or a
     /// label ([`Tr::join`]), else out.
     fn go_to(&mut self, target: u32) {
+        let from = self.spec.ops[self.index].0;
         let at = self
             .spec
-            .ops
-            .binary_search_by_key(&target, |&(pc, _)| pc)
-            .ok()
-            .filter(|&j| self.labels[j].is_some());
+            .index(target)
+            .filter(|&j| self.labels[j].is_some())
+            // Code of this window; a callee's ENTRY only from its calls.
+            .filter(|&j| self.spec.arrival(j) == self.frames)
+            .filter(|&j| {
+                self.spec.callee_entry(j).is_none()
+                    || self.spec.call_at(from).is_some_and(|c| c.entry == target)
+            });
         match at {
             Some(j) => self.join(j),
             None => {
@@ -2208,9 +2565,9 @@ impl<'a, 's> Tr<'a, 's> {
                 }
             }
         }
-        if back {
+        if back || self.spec.passes_at(self.index, target) {
             let now = self.b.use_var(self.cycles);
-            let reach = self.b.ins().iadd_imm_s(now, self.bound as i64);
+            let reach = self.b.ins().iadd_imm_s(now, self.passes[j] as i64);
             let poll = self.ctx_load(types::I64, off::POLL);
             let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, reach, poll);
             ok = Some(match ok {
@@ -2473,7 +2830,7 @@ impl<'a, 's> Tr<'a, 's> {
                 };
                 let x = self.a(o[1]);
                 let addr = self.b.ins().iadd_imm_s(x, i64::from(o[2] as i32));
-                let site = self.spec.site(self.known, o[1], o[2], size);
+                let site = self.spec.site(&self.known, self.rot() + o[1], o[2], size);
                 let mut v = match self.frame_host(pc, o[2]) {
                     Some(host) => self.host_load(host, size),
                     None => self.load(addr, size, pc, site, o[1] == 1),
@@ -2511,7 +2868,7 @@ impl<'a, 's> Tr<'a, 's> {
                 let x = self.a(o[1]);
                 let addr = self.b.ins().iadd_imm_s(x, i64::from(o[2] as i32));
                 let v = self.a(o[0]);
-                let site = self.spec.site(self.known, o[1], o[2], size);
+                let site = self.spec.site(&self.known, self.rot() + o[1], o[2], size);
                 match self.frame_host(pc, o[2]) {
                     Some(host) => self.host_write(host, size, v),
                     None => self.store(addr, size, v, pc, site, o[1] == 1),
@@ -2629,6 +2986,17 @@ impl<'a, 's> Tr<'a, 's> {
                     _ => 3,
                 };
                 let t = matches!(opcode, Callx4 | Callx8 | Callx12).then(|| self.a(o[0]));
+                let follow = self.spec.call_at(pc).copied();
+                if let (Some(c), Some(t)) = (follow, t) {
+                    // The callee followed is the one the register held when the block was
+                    // compiled: for another, the interpreter's call.
+                    let other =
+                        self.b
+                            .ins()
+                            .icmp_imm_s(IntCC::NotEqual, t, i64::from(c.entry as i32));
+                    let here = self.imm(pc);
+                    self.exit_if(other, here, EXIT_INTERPRET);
+                }
                 let psv = self.load_sr(sr::PS);
                 let psv = self.b.ins().band_imm_u(psv, i64::from(!ps::CALLINC));
                 let psv = self
@@ -2638,9 +3006,10 @@ impl<'a, 's> Tr<'a, 's> {
                 self.store_sr(sr::PS, psv);
                 let ret = self.imm((n << 30) | (next & 0x3fff_ffff));
                 self.set(n * 4, ret);
-                return match t {
-                    Some(t) => Flow::Dynamic(t),
-                    None => Flow::To(o[0]),
+                return match (follow, t) {
+                    (Some(c), _) => Flow::To(c.entry),
+                    (None, Some(t)) => Flow::Dynamic(t),
+                    (None, None) => Flow::To(o[0]),
                 };
             }
             Rfwo | Rfwu => {
@@ -2649,6 +3018,17 @@ impl<'a, 's> Tr<'a, 's> {
                 let answer = self.window_return(self.spec.helpers.rfw, overflow, pc);
                 self.charge_latency(answer);
                 return Flow::Dynamic(self.b.ins().ireduce(types::I32, answer));
+            }
+            Retw | RetwN if self.frames != 1 => {
+                self.return_from_callee(pc);
+                return Flow::Gone;
+            }
+            Entry => {
+                let inc = self
+                    .spec
+                    .callee_entry(self.index)
+                    .expect("a followed callee's ENTRY");
+                self.enter_callee(pc, op, inc);
             }
             Retw | RetwN => {
                 // Reads a0 and rotates the window back.
@@ -2693,10 +3073,13 @@ enum Flow {
     /// LOOP*: to the fixed target (past the loop) when the condition holds, else on; either
     /// way the block ends (LEND changed).
     Skip(Value, u32),
+    /// Control has gone on (inside the block or out) and cycles are charged: a followed
+    /// callee's RETW.
+    Gone,
 }
 
 /// The logical registers `op` reads and writes, as masks.
-fn registers(op: &Op) -> (u16, u16) {
+pub(crate) fn registers(op: &Op) -> (u16, u16) {
     use Opcode::*;
     let o = op.insn.operands;
     let reads = op.src_mask;
