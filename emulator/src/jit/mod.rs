@@ -7,8 +7,9 @@
 //! `translate::supported`, ending before the first other one, at an unconditional jump, call,
 //! return or LOOP, or after [`MAX_BLOCK`] instructions. Conditional branches leave the block when
 //! taken; a taken branch or zero-overhead loop-back to the block's own start loops inside it.
-//! Windowed calls, a leading ENTRY, RETW and the window handlers' RFWO/RFWU run through helpers
-//! (the interpreter's own routines). Everything else — exceptions, devices, special-register
+//! A windowed call to hot code is followed into its callee and back (docs/jit.md "Calls");
+//! other calls leave the block, and a leading ENTRY, a RETW of the block's own code and the
+//! window handlers' RFWO/RFWU run through helpers (the interpreter's own routines). Everything else — exceptions, devices, special-register
 //! access, faults — exits to the interpreter at the instruction, which then executes it
 //! exactly.
 //!
