@@ -1388,9 +1388,9 @@ mod tests {
         // 50 CALL8s, each with the SP 16 bytes lower, of a function whose ENTRY allocates a frame
         // inside the watched stack region (and above KSL, where the core has it) and whose RETW
         // returns, with a live frame 4 groups up (so that inside the function one group is
-        // free); the last call exits from inside the function. Compiled (ENTRY and RETW through
-        // their helpers, docs/jit.md "Tier-up"): at the exit, and at budgets that stop the run
-        // anywhere in later rounds, WINDOWBASE, WINDOWSTART, the gate bits, the window limit,
+        // free); the last call exits from inside the function. Compiled (the call followed
+        // into the function and back, docs/jit.md "Calls"; the exit leaves the block inside
+        // it): at the exit, and at budgets that stop the run anywhere in later rounds, WINDOWBASE, WINDOWSTART, the gate bits, the window limit,
         // the lowest SP, the registers and every counter are the interpreter's.
         let f = CODE + 24;
         let ret = f + 18;
@@ -1413,39 +1413,17 @@ mod tests {
             (J, vec![end]),
             (Retw, vec![]),
         ];
+        let setup = |core: &mut crate::core::Core<super::super::testing::TestBus>| {
+            core.state.set_sr(q7_isa::sreg::sr::WINDOWSTART, 1 | 1 << 4);
+            core.stack_region = Some(crate::core::StackRegion {
+                bottom: 0x7000,
+                top: 0x8000,
+            });
+            core.state.set_sr(q7_isa::sreg::sr::KSL, 0x7800);
+        };
         for config in [&DC233C, &q7_isa::NCORE2GP] {
-            let run = |jit: bool, budget: u64| {
-                let mut core = core_exiting(config, &code, 3);
-                core.prepare_call(CODE, 0x8000, &[]);
-                core.state.set_sr(q7_isa::sreg::sr::WINDOWSTART, 1 | 1 << 4);
-                core.refresh();
-                core.stack_region = Some(crate::core::StackRegion {
-                    bottom: 0x7000,
-                    top: 0x8000,
-                });
-                core.state.set_sr(q7_isa::sreg::sr::KSL, 0x7800);
-                core.set_jit(jit);
-                core.set_jit_tier_up(2);
-                let stop = core.run(budget, &mut NoTrace);
-                let window = (
-                    core.state.windowbase(),
-                    core.state.windowstart(),
-                    core.traps,
-                    core.window_limit,
-                    core.lowest_sp,
-                );
-                (
-                    stop,
-                    core.stats.clone(),
-                    core.state.ar,
-                    window,
-                    core.jit_stats(),
-                )
-            };
-            let (stop, stats, ar, window, jit) = run(true, 10_000_000);
-            let (stop1, stats1, ar1, window1, _) = run(false, 10_000_000);
+            let ((stop, _, _, window), jit) = calls_alike(config, &code, setup, 10_000_000);
             assert!(matches!(stop, Stop::Exited(_)), "{stop:?}");
-            assert_eq!((stop, stats, ar, window), (stop1, stats1, ar1, window1));
             assert_eq!(
                 window,
                 (2, 1 | 1 << 2 | 1 << 4, 0xcc, 1, 0x8000 - 50 * 16 - 32),
@@ -1453,13 +1431,7 @@ mod tests {
             );
             assert!(jit.executed > 50 * 8, "{jit:?}");
             for budget in 500..540 {
-                let (stop, stats, ar, window, _) = run(true, budget);
-                let (stop1, stats1, ar1, window1, _) = run(false, budget);
-                assert_eq!(
-                    (stop, stats, ar, window),
-                    (stop1, stats1, ar1, window1),
-                    "budget {budget}"
-                );
+                calls_alike(config, &code, setup, budget);
             }
         }
     }
