@@ -17,8 +17,13 @@ impl<B: Bus> Core<B> {
     /// live frame above WINDOWBASE within `g` groups.
     #[inline]
     pub(super) fn overflow_needed(&self, g: u32) -> Option<u32> {
+        // WINDOWSTART from the group above WINDOWBASE up (its groups twice over, shifted down):
+        // the lowest set bit among the first `g` is the first live frame.
         let s = &self.state;
-        (1..=g).find(|&k| s.ws_bit(s.windowbase() + k))
+        let ws = s.windowstart() & ((1u32 << s.groups()) - 1);
+        let twice = u64::from(ws) | u64::from(ws) << s.groups();
+        let above = (twice >> (s.windowbase() + 1)) as u32 & ((1u32 << g) - 1);
+        (above != 0).then(|| above.trailing_zeros() + 1)
     }
 
     /// Register groups above WINDOWBASE an instruction may name without a window overflow:
