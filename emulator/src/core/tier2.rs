@@ -177,13 +177,7 @@ impl<B: Bus> Core<B> {
             let slot = self.decoded(ops, at);
             let op = *ops.get(slot);
             let opcode = op.insn.opcode;
-            // ENTRY only as a block's first instruction (it moves the window) or a followed
-            // callee's; nothing privileged or moving the window otherwise in a callee.
-            let entry_here = at == pc || (!own && at == home);
-            if !translate::supported(&op)
-                || (opcode == Opcode::Entry && !entry_here)
-                || (!own && (op.gate.index() >= 4 || matches!(opcode, Opcode::Rfwo | Opcode::Rfwu)))
-            {
+            if !region_takes(&op, own, at == pc || (!own && at == home)) {
                 continue;
             }
             let next = at.wrapping_add(u32::from(op.insn.len));
@@ -197,7 +191,6 @@ impl<B: Bus> Core<B> {
             if next == lend && !is_loop {
                 lend_at = Some(lend);
             }
-            let o = op.insn.operands;
             let jit = self.jit.as_deref().expect("tier 2 is on");
             if let Some(t) = translate::edge_target(&op) {
                 // A branch's target once it has been taken; a jump's when it goes back into the
@@ -216,17 +209,7 @@ impl<B: Bus> Core<B> {
                     work.push((t, frames, home, lits));
                 }
             }
-            let call = match opcode {
-                Opcode::Call4 | Opcode::Call8 | Opcode::Call12 => Some(o[0]),
-                Opcode::Callx4 | Opcode::Callx8 | Opcode::Callx12 => lits[o[0] as usize],
-                _ => None,
-            };
-            if let Some(t) = call {
-                let inc = match opcode {
-                    Opcode::Call4 | Opcode::Callx4 => 1,
-                    Opcode::Call8 | Opcode::Callx8 => 2,
-                    _ => 3,
-                };
+            if let Some((t, inc)) = windowed_call(&op, &lits) {
                 let known = calls.iter().any(|c| c.entry == t);
                 let size = if known || counted.contains(&at) {
                     Some(0)
@@ -381,11 +364,7 @@ impl<B: Bus> Core<B> {
             let slot = self.decoded(ops, at);
             let op = *ops.get(slot);
             let opcode = op.insn.opcode;
-            if !translate::supported(&op)
-                || (opcode == Opcode::Entry && at != entry)
-                || op.gate.index() >= 4
-                || matches!(opcode, Opcode::Rfwo | Opcode::Rfwu)
-            {
+            if !region_takes(&op, false, at == entry) {
                 continue;
             }
             if total == most {
@@ -400,12 +379,7 @@ impl<B: Bus> Core<B> {
                     work.push((t, lits));
                 }
             }
-            let o = op.insn.operands;
-            let call = match opcode {
-                Opcode::Call4 | Opcode::Call8 | Opcode::Call12 => Some(o[0]),
-                Opcode::Callx4 | Opcode::Callx8 | Opcode::Callx12 => lits[o[0] as usize],
-                _ => None,
-            };
+            let call = windowed_call(&op, &lits).map(|(t, _)| t);
             if let Some(t) = call {
                 if jit.arrived(t) && counted.len() < 16 {
                     counted.push(at);
@@ -617,6 +591,29 @@ impl<B: Bus> Core<B> {
             && ctx.cycles.saturating_add(b.bound) < poll;
         fits.then_some(b.entry)
     }
+}
+
+/// Whether a region may hold `op` (docs/jit.md "Tier-up", "Calls"): an instruction compiled
+/// code executes; an ENTRY only where it starts the block or a followed callee (`entry`, it
+/// moves the window); in a followed callee's code (not `own`), nothing privileged and no
+/// RFWO or RFWU.
+fn region_takes(op: &crate::predecode::Op, own: bool, entry: bool) -> bool {
+    let opcode = op.insn.opcode;
+    translate::supported(op)
+        && (opcode != Opcode::Entry || entry)
+        && (own || (op.gate.index() < 4 && !matches!(opcode, Opcode::Rfwo | Opcode::Rfwu)))
+}
+
+/// The callee and window increment of a windowed call `op` when its target is known: a
+/// CALLn's, or a CALLXn's whose register holds an L32R's literal (`lits`).
+fn windowed_call(op: &crate::predecode::Op, lits: &[Option<u32>; 16]) -> Option<(u32, u32)> {
+    let inc = translate::call_increment(op.insn.opcode)?;
+    let o = op.insn.operands;
+    let target = match op.insn.opcode {
+        Opcode::Call4 | Opcode::Call8 | Opcode::Call12 => Some(o[0]),
+        _ => lits[o[0] as usize],
+    };
+    target.map(|t| (t, inc))
 }
 
 /// A pending result as blocks are keyed on it: its registers and kind while it can still

@@ -495,6 +495,17 @@ pub(crate) fn edge_target(op: &Op) -> Option<u32> {
     }
 }
 
+/// The window increment of a windowed call (CALL4/8/12, CALLX4/8/12), in register groups.
+pub(crate) fn call_increment(opcode: Opcode) -> Option<u32> {
+    use Opcode::*;
+    match opcode {
+        Call4 | Callx4 => Some(1),
+        Call8 | Callx8 => Some(2),
+        Call12 | Callx12 => Some(3),
+        _ => None,
+    }
+}
+
 /// Whether `op` ends a block (control goes elsewhere unconditionally, or LEND changes).
 pub(crate) fn ends_block(op: &Op) -> bool {
     use Opcode::*;
@@ -2980,11 +2991,7 @@ impl<'a, 's> Tr<'a, 's> {
             }
             Ret | RetN => return Flow::Dynamic(self.a(0)),
             Call4 | Call8 | Call12 | Callx4 | Callx8 | Callx12 => {
-                let n: u32 = match opcode {
-                    Call4 | Callx4 => 1,
-                    Call8 | Callx8 => 2,
-                    _ => 3,
-                };
+                let n = call_increment(opcode).expect("a windowed call");
                 let t = matches!(opcode, Callx4 | Callx8 | Callx12).then(|| self.a(o[0]));
                 let follow = self.spec.call_at(pc).copied();
                 if let (Some(c), Some(t)) = (follow, t) {
