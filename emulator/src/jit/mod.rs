@@ -647,7 +647,7 @@ impl Jit {
         let module = self.module.as_mut()?;
         let name = format!("b{}", self.next_name);
         self.next_name += 1;
-        let (entry, bytes) = translate::compile(module, &mut self.work, &name, spec)?;
+        let (entry, bytes, bound) = translate::compile(module, &mut self.work, &name, spec)?;
         self.held += bytes;
         let (low, end) = spec.range();
         let start = spec.start;
@@ -668,7 +668,7 @@ impl Jit {
             } else {
                 spec.own_gates()
             },
-            bound: spec.bound(),
+            bound,
             entry,
             dead: false,
         };

@@ -212,10 +212,15 @@ impl Spec<'_> {
             || (self.frames[i] != 1 && matches!(op.insn.opcode, Opcode::Retw | Opcode::RetwN))
     }
 
-    /// By instruction, whether an edge of the block goes there (a *label*: reached other
-    /// than by falling through from the instruction before).
-    pub fn labels(&self) -> Vec<bool> {
-        let mut to: Vec<u32> = (0..self.ops.len()).flat_map(|i| self.edges(i)).collect();
+    /// [`Spec::edges`] of every instruction, worked out once per translation.
+    pub fn all_edges(&self) -> Vec<Vec<u32>> {
+        (0..self.ops.len()).map(|i| self.edges(i)).collect()
+    }
+
+    /// By instruction, whether an edge of the block (`edges`, [`Spec::all_edges`]) goes
+    /// there (a *label*: reached other than by falling through from the instruction before).
+    pub fn labels(&self, edges: &[Vec<u32>]) -> Vec<bool> {
+        let mut to: Vec<u32> = edges.iter().flatten().copied().collect();
         to.sort_unstable();
         self.ops
             .iter()
@@ -358,22 +363,22 @@ impl Spec<'_> {
         }
     }
 
-    /// The most cycles the pass from the block's entry can take ([`Spec::passes`]).
-    pub fn bound(&self) -> u64 {
-        self.passes()[self.entry()]
-    }
-
     /// By instruction, the most cycles a pass from there can take: every instruction's
     /// fetch miss, interlock, memory latency, issue and taken branch at their largest, along
     /// the costliest path on to the next edge that begins a pass ([`Spec::passes_at`]). A
     /// pass is the code between two looks at the poll cycle (the entry's, and each such
     /// edge's), so its instructions are in address order and it runs each at most once.
-    pub fn passes(&self) -> Vec<u64> {
+    /// (`known`, `edges` and `labels` are [`Spec::known`], [`Spec::all_edges`] and
+    /// [`Spec::labels`]; the block's bound is the entry's.)
+    pub fn passes(
+        &self,
+        known: &[Option<u32>; REGISTERS],
+        edges: &[Vec<u32>],
+        labels: &[bool],
+    ) -> Vec<u64> {
         let t = self.timing;
         let mem = self.access_cycles;
         let delay = u64::from(t.load_use.max(t.mul_use).max(t.mul_high_use)) + u64::from(t.issue);
-        let known = self.known();
-        let labels = self.labels();
         let n = self.ops.len();
         let mut cost = vec![0u64; n];
         let mut line = None;
@@ -390,7 +395,7 @@ impl Spec<'_> {
                 *c += delay;
             }
             if is_access(op) {
-                let (site, settled, store) = self.access(&known, i);
+                let (site, settled, store) = self.access(known, i);
                 if !self.local(site, settled, store) {
                     *c += mem;
                 }
@@ -404,7 +409,7 @@ impl Spec<'_> {
         let mut on = vec![0u64; n];
         for i in (0..n).rev() {
             let mut most = on.get(i + 1).copied().unwrap_or(0);
-            for to in self.edges(i) {
+            for &to in &edges[i] {
                 match self.index(to) {
                     Some(j) if j > i && !self.passes_at(i, to) => most = most.max(on[j]),
                     _ => {}
@@ -539,13 +544,14 @@ pub(crate) struct Workspace {
     fctx: FunctionBuilderContext,
 }
 
-/// Compiles `spec` into `module` as function `name` in `work`: its entry and code size.
+/// Compiles `spec` into `module` as function `name` in `work`: its entry, code size and
+/// bound (the most cycles its first pass can take, [`Spec::passes`]).
 pub(crate) fn compile(
     module: &mut JITModule,
     work: &mut Workspace,
     name: &str,
     spec: &Spec<'_>,
-) -> Option<(Entry, u64)> {
+) -> Option<(Entry, u64, u64)> {
     let ptr = module.target_config().pointer_type();
     let call_conv = module.isa().default_call_conv();
     let sig = block_signature(ptr);
@@ -555,9 +561,11 @@ pub(crate) fn compile(
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
     let frontend = module.target_config();
+    let bound;
     {
         let b = FunctionBuilder::new(&mut ctx.func, &mut work.fctx);
         let mut t = Tr::new(b, ptr, call_conv, spec);
+        bound = t.passes[spec.entry()];
         t.body();
         t.emit_exits();
         let mut b = t.b;
@@ -570,7 +578,7 @@ pub(crate) fn compile(
         .map(|c| c.code_info().total_size)
         .unwrap_or(0);
     module.finalize_definitions().ok()?;
-    Some((module.get_finalized_function(id), u64::from(bytes)))
+    Some((module.get_finalized_function(id), u64::from(bytes), bound))
 }
 
 /// A block's signature: the context in, the exit kind out, in Cranelift's `tail` calling
@@ -695,6 +703,8 @@ struct Tr<'a, 's> {
     index: usize,
     /// [`Spec::passes`], worked out once: every edge that begins a pass checks its own.
     passes: Vec<u64>,
+    /// [`Spec::all_edges`], worked out once.
+    edges: Vec<Vec<u32>>,
     /// [`Spec::known`], worked out once.
     known: [Option<u32>; REGISTERS],
     /// Set by a store whose helper reported changed code: leave after the instruction.
@@ -892,10 +902,12 @@ impl<'a, 's> Tr<'a, 's> {
             written |= w;
         }
         let known = spec.known();
+        let edges = spec.all_edges();
+        let is_label = spec.labels(&edges);
+        let passes = spec.passes(&known, &edges, &is_label);
         // The start is entered with the key's pending results; a label with those of the
         // first jump there.
-        let mut labels: Vec<Option<Label>> = spec
-            .labels()
+        let mut labels: Vec<Option<Label>> = is_label
             .into_iter()
             .map(|label| {
                 label.then(|| Label {
@@ -926,7 +938,8 @@ impl<'a, 's> Tr<'a, 's> {
             touched: Vec::new(),
             labels,
             index: 0,
-            passes: spec.passes(),
+            passes,
+            edges,
             known,
             code_changed: None,
             regs_loaded: false,
@@ -2244,7 +2257,7 @@ impl<'a, 's> Tr<'a, 's> {
             return None;
         }
         (0..self.spec.ops.len())
-            .filter(|&j| self.spec.edges(j).contains(&pc))
+            .filter(|&j| self.edges[j].contains(&pc))
             .all(|j| self.spec.ops[j].0 >> shift == line)
             .then_some(line)
     }
@@ -2262,7 +2275,7 @@ impl<'a, 's> Tr<'a, 's> {
     /// Whether an instruction at or after index `i` jumps or branches to instruction `i`.
     fn reached_from_later(&self, i: usize) -> bool {
         let pc = self.spec.ops[i].0;
-        (i..self.spec.ops.len()).any(|j| self.spec.edges(j).contains(&pc))
+        (i..self.spec.ops.len()).any(|j| self.edges[j].contains(&pc))
     }
 
     /// The block's leading ENTRY, done by its helper (which checks and raises nothing: the
