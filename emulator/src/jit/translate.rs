@@ -4,8 +4,12 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, InstBuilder, MemFlagsData as MemFlags, Signature, UserFuncName, Value,
+    types, AbiParam, Inst, InstBuilder, InstructionData, MemFlagsData as MemFlags, Signature,
+    UserFuncName, Value,
 };
+use std::collections::HashSet;
+
+use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::JITModule;
@@ -568,6 +572,7 @@ pub(crate) fn compile(
         bound = t.passes[spec.entry()];
         t.body();
         t.emit_exits();
+        t.sink_leaving();
         let mut b = t.b;
         b.seal_all_blocks();
         b.finalize(frontend);
@@ -679,6 +684,8 @@ struct Tr<'a, 's> {
     ctx: Value,
     /// Register index ([`REGISTERS`]) → its variable, for the registers the block names.
     regs: [Option<Variable>; REGISTERS],
+    /// By register index, the value loaded into it at the start ([`Tr::load_registers`]).
+    loaded: [Option<Value>; REGISTERS],
     /// Register indices the block writes (stored back at every exit).
     written: u64,
     /// The frames live here ([`Spec::frames`]): the window of the instruction translated.
@@ -695,6 +702,9 @@ struct Tr<'a, 's> {
     at: Timing,
     /// The counters some instruction of the block adds to (the exits store only these).
     touched: Vec<Variable>,
+    /// By counter, the last constant added to it while nothing has read it since, in the
+    /// Cranelift block being filled ([`Tr::add_imm`]).
+    unread: Vec<(Variable, Inst)>,
     /// By instruction index, the labels ([`Spec::is_label`]) and the start (unless it is a
     /// leading ENTRY): their Cranelift blocks and the pending results they are
     /// compiled for (`None` until the first jump there fixes them).
@@ -715,6 +725,8 @@ struct Tr<'a, 's> {
     used: u64,
     /// The shared exits made so far, by the state they store and the exit kind.
     exits: Vec<(ExitKey, cranelift_codegen::ir::Block)>,
+    /// The labels a jump back reaches: the heads of the block's loops ([`Tr::sink_leaving`]).
+    loop_heads: Vec<cranelift_codegen::ir::Block>,
     /// The stack frame's accesses checked once at the block's start ([`Frame`]).
     frame: Option<Frame>,
 }
@@ -936,6 +948,7 @@ impl<'a, 's> Tr<'a, 's> {
             pending: spec.key.pending,
             at: Timing::UNKNOWN,
             touched: Vec::new(),
+            unread: Vec::new(),
             labels,
             index: 0,
             passes,
@@ -946,7 +959,9 @@ impl<'a, 's> Tr<'a, 's> {
             used,
             frames: 1,
             regs: [None; REGISTERS],
+            loaded: [None; REGISTERS],
             exits: Vec::new(),
+            loop_heads: Vec::new(),
             frame: None,
         }
     }
@@ -1188,6 +1203,7 @@ impl<'a, 's> Tr<'a, 's> {
             let var = self.b.declare_var(types::I32);
             self.b.def_var(var, v);
             self.regs[r as usize] = Some(var);
+            self.loaded[r as usize] = Some(v);
         }
         self.regs_loaded = true;
     }
@@ -1207,6 +1223,10 @@ impl<'a, 's> Tr<'a, 's> {
                 let v = self
                     .b
                     .use_var(self.regs[r as usize].expect("written register"));
+                // Still the value loaded (no way here writes it): the core's already.
+                if Some(v) == self.loaded[r as usize] {
+                    continue;
+                }
                 let a = self.reg_address(window, r);
                 self.b.ins().store(flags(), v, a, 0);
             }
@@ -1261,9 +1281,15 @@ impl<'a, 's> Tr<'a, 's> {
             self.at.now = None;
         }
         self.touch(var);
-        let x = self.b.use_var(var);
+        let x = self.counter(var);
         let y = self.b.ins().iadd(x, v);
         self.b.def_var(var, y);
+    }
+
+    /// Counter `var`'s value here, for a use (so a later constant added is added anew).
+    fn counter(&mut self, var: Variable) -> Value {
+        self.unread.retain(|&(v, _)| v != var);
+        self.b.use_var(var)
     }
 
     fn add_imm(&mut self, var: Variable, v: u64) {
@@ -1275,12 +1301,33 @@ impl<'a, 's> Tr<'a, 's> {
                 *b -= v as i64;
             }
         }
-        if v != 0 {
-            self.touch(var);
-            let x = self.b.use_var(var);
-            let y = self.b.ins().iadd_imm_s(x, v as i64);
-            self.b.def_var(var, y);
+        if v == 0 {
+            return;
         }
+        self.touch(var);
+        // A run of instructions adds one constant, not one each: while nothing has read the
+        // counter since the last constant added to it in this Cranelift block, that constant
+        // grows (less IR to compile; Cranelift would fold the additions itself, at a cost).
+        let here = self.b.current_block();
+        let dfg = &self.b.func.dfg;
+        let last = self
+            .unread
+            .iter()
+            .find(|&&(v, _)| v == var)
+            .map(|&(_, k)| k);
+        if let Some(k) = last.filter(|&k| self.b.func.layout.inst_block(k) == here) {
+            if let InstructionData::UnaryImm { imm, .. } = dfg.insts[k] {
+                let sum = imm.bits().wrapping_add(v as i64);
+                self.b.func.replace(k).iconst(types::I64, sum);
+                return;
+            }
+        }
+        let x = self.counter(var);
+        let k = self.b.ins().iconst(types::I64, v as i64);
+        let y = self.b.ins().iadd(x, k);
+        self.b.def_var(var, y);
+        let k = self.b.func.dfg.value_def(k).unwrap_inst();
+        self.unread.push((var, k));
     }
 
     /// Notes that the block adds to counter `var`.
@@ -1328,6 +1375,9 @@ impl<'a, 's> Tr<'a, 's> {
     /// the PC goes on to the block there when that one fits ([`Tr::link`]), and any other
     /// returns its exit kind. Emitted after the body, once every jump to them is made.
     fn emit_exits(&mut self) {
+        // Every jump inside the block is made: sealed, a register no way to an exit writes
+        // reads there as the value loaded (`store_registers` leaves it).
+        self.b.seal_all_blocks();
         let exits = std::mem::take(&mut self.exits);
         for ((loaded, pending, code, frames), out) in exits {
             self.b.switch_to_block(out);
@@ -1335,6 +1385,10 @@ impl<'a, 's> Tr<'a, 's> {
             self.pending = pending;
             let pc = self.b.block_params(out)[0];
             let ctx = self.ctx;
+            // The PC first: a store, after which Cranelift cannot stand the entry's loads of
+            // the window in for `store_registers`' (which would keep them in host registers
+            // through every loop of the block).
+            self.b.ins().store(flags(), pc, ctx, off::PC);
             self.store_registers();
             if frames != 1 {
                 // Inside followed calls: their frames made live and the window moved to the
@@ -1352,7 +1406,7 @@ impl<'a, 's> Tr<'a, 's> {
                 // A counter no instruction adds to is the context's already (and its load at
                 // the start is dropped as unused).
                 if self.touched.contains(&var) {
-                    let v = self.b.use_var(var);
+                    let v = self.counter(var);
                     self.b.ins().store(flags(), v, ctx, o);
                 }
             }
@@ -1377,12 +1431,42 @@ impl<'a, 's> Tr<'a, 's> {
                     .ins()
                     .store(flags(), w, ctx, off::WAITS + 4 * i as i32);
             }
-            self.b.ins().store(flags(), pc, ctx, off::PC);
             if code == EXIT_CONTINUE {
                 self.link(pc);
             }
             let code = self.b.ins().iconst(types::I32, i64::from(code));
             self.b.ins().return_(&[code]);
+        }
+    }
+
+    /// Marks cold the code from which no loop of the block can be reached — the ways out, and
+    /// what runs once after the last loop — so that Cranelift lays it out after the rest and
+    /// each loop runs as one straight line with a single jump back (with the way out first,
+    /// a loop took three jumps a pass). The entry stays first; a block without loops is laid
+    /// out as written.
+    fn sink_leaving(&mut self) {
+        if self.loop_heads.is_empty() {
+            return;
+        }
+        let func = &*self.b.func;
+        let cfg = ControlFlowGraph::with_function(func);
+        let mut reaches: HashSet<_> = self.loop_heads.iter().copied().collect();
+        let mut work = self.loop_heads.clone();
+        while let Some(block) = work.pop() {
+            for pred in cfg.pred_iter(block) {
+                if reaches.insert(pred.block) {
+                    work.push(pred.block);
+                }
+            }
+        }
+        let entry = func.layout.entry_block();
+        let leaving: Vec<_> = func
+            .layout
+            .blocks()
+            .filter(|b| !reaches.contains(b) && Some(*b) != entry)
+            .collect();
+        for block in leaving {
+            self.b.set_cold_block(block);
         }
     }
 
@@ -1407,7 +1491,7 @@ impl<'a, 's> Tr<'a, 's> {
         self.b.ins().brif(hit, check, &[], miss, &[]);
         self.b.switch_to_block(check);
         // The pending key here: each slot's registers while its result can still stall.
-        let now = self.b.use_var(self.cycles);
+        let now = self.counter(self.cycles);
         let mut live = self.b.ins().iconst(types::I64, 0);
         for i in 0..2 {
             if let Some(p) = self.pending[i] {
@@ -1631,7 +1715,7 @@ impl<'a, 's> Tr<'a, 's> {
             self.prune();
             return;
         }
-        let now = self.b.use_var(self.cycles);
+        let now = self.counter(self.cycles);
         let zero = self.b.ins().iconst(types::I64, 0);
         let mut stall = zero;
         // 1 when the winning slot waits on a multiply.
@@ -1709,7 +1793,7 @@ impl<'a, 's> Tr<'a, 's> {
         let (epoch, since) = match self.at.now {
             Some(now) => now,
             None => {
-                let now = (self.b.use_var(self.cycles), 0);
+                let now = (self.counter(self.cycles), 0);
                 self.at.now = Some(now);
                 now
             }
@@ -2575,7 +2659,7 @@ impl<'a, 's> Tr<'a, 's> {
                 (Some(_), None) => past[i] = true,
                 (None, Some(_)) if self.at.lead(i).is_none() => {
                     // Droppable only when it can no longer stall.
-                    let now = self.b.use_var(self.cycles);
+                    let now = self.counter(self.cycles);
                     let r = self.ready_value(i);
                     let past = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, r, now);
                     ok = Some(match ok {
@@ -2590,7 +2674,7 @@ impl<'a, 's> Tr<'a, 's> {
             }
         }
         if back || self.spec.passes_at(self.index, target) {
-            let now = self.b.use_var(self.cycles);
+            let now = self.counter(self.cycles);
             let reach = self.b.ins().iadd_imm_s(now, self.passes[j] as i64);
             let poll = self.ctx_load(types::I64, off::POLL);
             let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, reach, poll);
@@ -2601,6 +2685,9 @@ impl<'a, 's> Tr<'a, 's> {
         }
         if let Some(ok) = ok {
             self.exit_if_not(ok, s);
+        }
+        if back && !self.loop_heads.contains(&label.block) {
+            self.loop_heads.push(label.block);
         }
         // The label reads the ready cycles of the slots it was compiled with from their
         // variables.
