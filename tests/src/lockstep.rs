@@ -198,17 +198,19 @@ pub struct DefaultsRun {
 /// stops both tiers at budgets that end mid-run — inside blocks — and asserts they stop at the
 /// same cycle, PC and state.
 pub fn run_with_defaults(elf: &Path) -> DefaultsRun {
-    let (run, cycles) = run_tier(elf, true, q7_emulator::baremetal::DEFAULT_MAX_CYCLES);
-    let (reference, _) = run_tier(elf, false, q7_emulator::baremetal::DEFAULT_MAX_CYCLES);
+    let whole = q7_emulator::baremetal::DEFAULT_MAX_CYCLES;
+    let (run, cycles) = run_tier(elf, Some(Addresses::Fixed), whole);
+    let (reference, _) = run_tier(elf, None, whole);
     assert_same_run(elf, "the whole run", &run, &reference);
     // Budgets that end at odd points: a third of the way, half way plus a prime, and 3 cycles
-    // before the end.
+    // before the end; compiled with addresses relative to each block's start, as for the
+    // cores of a cluster (docs/jit.md "Code shared by cores").
     for budget in [cycles / 3, cycles / 2 + 7, cycles.saturating_sub(3)] {
         if budget == 0 {
             continue;
         }
-        let (a, _) = run_tier(elf, true, budget);
-        let (b, _) = run_tier(elf, false, budget);
+        let (a, _) = run_tier(elf, Some(Addresses::Relative), budget);
+        let (b, _) = run_tier(elf, None, budget);
         assert_same_run(elf, &format!("a budget of {budget} cycles"), &a, &b);
     }
     run.run
@@ -221,9 +223,21 @@ struct TierRun {
     state: String,
 }
 
-fn run_tier(elf: &Path, jit: bool, max_cycles: u64) -> (TierRun, u64) {
+/// How tier 2 compiles code addresses: as constants (a core alone), or relative to each
+/// block's start (a core sharing host code with the others of its cluster).
+#[derive(Clone, Copy)]
+enum Addresses {
+    Fixed,
+    Relative,
+}
+
+/// `jit`: tier 2 on, compiling addresses so; `None`: the interpreter alone.
+fn run_tier(elf: &Path, jit: Option<Addresses>, max_cycles: u64) -> (TierRun, u64) {
     let mut core = crate::load_elf(elf, &q7_isa::DC233C);
-    core.set_jit(jit);
+    core.set_jit(jit.is_some());
+    if let Some(Addresses::Relative) = jit {
+        core.share_jit_code(&std::sync::Arc::default());
+    }
     // Compile at the second arrival: as much of the program as can run compiled does.
     core.set_jit_tier_up(2);
     let out = capture_console(&mut core);

@@ -39,6 +39,14 @@ impl<B: Bus> Core<B> {
         }
     }
 
+    /// Shares compiled host code with the other cores of a cluster through `shared`, when
+    /// tier 2 is on (docs/jit.md "Code shared by cores").
+    pub fn share_jit_code(&mut self, shared: &std::sync::Arc<crate::jit::SharedCode>) {
+        if let Some(j) = &mut self.jit {
+            j.share(shared.clone());
+        }
+    }
+
     /// What tier 2 did on this core so far (zeros when it is off).
     pub fn jit_stats(&self) -> crate::jit::JitStats {
         self.jit.as_ref().map(|j| j.stats).unwrap_or_default()
@@ -132,7 +140,7 @@ impl<B: Bus> Core<B> {
         let entry = b.entry;
         let run = jit.run().expect("a block was compiled");
         let links = jit.links();
-        self.call_block(run, entry, links, poll)
+        self.call_block(run, entry, links, pc, poll)
     }
 
     /// Compiles a block at `pc` for the state now, and runs it.
@@ -262,6 +270,7 @@ impl<B: Bus> Core<B> {
             None
         };
         let windows = self.bus.window_view();
+        let relative = self.jit.as_deref().is_some_and(|j| j.relative());
         let spec = Spec {
             icache,
             windows,
@@ -291,6 +300,7 @@ impl<B: Bus> Core<B> {
                 rfw: rfw_helper::<B> as *const () as usize,
                 frames: frames_helper::<B> as *const () as usize,
             },
+            relative,
         };
         let jit = self.jit.as_deref_mut().expect("tier 2 is on");
         match jit.compile(&spec) {
@@ -430,13 +440,14 @@ impl<B: Bus> Core<B> {
             && op.insn.opcode != q7_isa::Opcode::Entry
     }
 
-    /// Calls compiled code at `entry` through `run` with the core's state (and the block
-    /// table, `links`), and takes its results back.
+    /// Calls compiled code at `entry`, the block at `pc`, through `run` with the core's state
+    /// (and the block table, `links`), and takes its results back.
     fn call_block(
         &mut self,
         run: crate::jit::Run,
         entry: crate::jit::Entry,
         links: *const crate::jit::Link,
+        pc: u32,
         poll: u64,
     ) -> Tier2 {
         let direct = self.bus.direct().map_or(std::ptr::null_mut(), |d| d.ptr);
@@ -473,7 +484,9 @@ impl<B: Bus> Core<B> {
             code_bits: self.cache.code_bits(),
             base: self.state.phys(0) as u32,
             amask: (self.state.num_aregs - 1) & 63,
-            pc: self.state.pc,
+            // The block's start: compiled code takes its addresses from it (translate.rs,
+            // `Tr::code`).
+            pc,
             _pad: 0,
             cycles: self.stats.cycles,
             instructions: self.stats.instructions,

@@ -23,6 +23,7 @@
 pub(crate) mod translate;
 
 use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use cranelift_jit::{JITBuilder, JITModule};
@@ -270,7 +271,8 @@ pub(crate) struct Ctx {
     pub base: u32,
     /// Physical register count − 1.
     pub amask: u32,
-    /// The PC to go on at (out).
+    /// In: the start of the block entered (compiled code's addresses are relative to it);
+    /// out: the PC to go on at.
     pub pc: u32,
     /// Padding.
     pub _pad: u32,
@@ -382,6 +384,9 @@ pub struct JitStats {
     pub invalidated: u64,
     /// Guest instructions that ran in compiled code.
     pub executed: u64,
+    /// Of the blocks, those whose host code another core of the cluster had compiled from
+    /// the same IR, copied instead of compiled ([`SharedCode`]).
+    pub copied: u64,
 }
 
 impl JitStats {
@@ -395,6 +400,7 @@ impl JitStats {
             flushes: self.flushes - before.flushes,
             invalidated: self.invalidated - before.invalidated,
             executed: self.executed - before.executed,
+            copied: self.copied - before.copied,
         }
     }
 
@@ -407,6 +413,7 @@ impl JitStats {
         self.flushes += other.flushes;
         self.invalidated += other.invalidated;
         self.executed += other.executed;
+        self.copied += other.copied;
     }
 }
 
@@ -440,6 +447,114 @@ pub struct Jit {
     next_name: u64,
     /// Cranelift's working memory between compiles.
     work: translate::Workspace,
+    /// The host code the cores of the core's cluster share, when it has more than one: its
+    /// blocks are then compiled with addresses relative to their start.
+    shared: Option<Arc<SharedCode>>,
+}
+
+/// Host code compiled by the cores of a cluster, by the IR it was compiled from (docs/jit.md
+/// "Code shared by cores"). Each core runs its own copy of a library at its own address, so
+/// its blocks take their code addresses from the block's start (translate.rs, `Tr::code`);
+/// then a core makes the same IR for the same code as another, and Cranelift the same host
+/// code from the same IR, which the core copies instead of compiling. Each core still builds
+/// its own IR from its own code and state, so a block is shared only where every fact it was
+/// compiled from agrees. Which core compiles and which copies depends on which gets there
+/// first, so only compile times and the `copied` count vary; blocks, code and counters do not.
+#[derive(Debug, Default)]
+pub struct SharedCode {
+    code: Mutex<SharedMap>,
+    /// Signalled when a block being compiled is done (or given up).
+    done: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct SharedMap {
+    by_ir: HashMap<String, Shared>,
+    bytes: u64,
+}
+
+/// A block's host code in the store, or the mark of a core compiling it now.
+#[derive(Debug)]
+enum Shared {
+    Compiling,
+    Done(Arc<HostCode>),
+}
+
+/// A block's host code and its alignment, position-independent (no relocations).
+#[derive(Debug)]
+pub(crate) struct HostCode {
+    pub bytes: Vec<u8>,
+    pub align: u64,
+}
+
+/// What the store answers a core about to compile a block's IR.
+pub(crate) enum Claim<'a> {
+    /// Another core compiled it: its host code.
+    Copy(Arc<HostCode>),
+    /// Compile it; the claim marks it as being compiled until [`Compiling::done`] or drop.
+    Compile(Compiling<'a>),
+}
+
+/// A core's claim to compile a block's IR (others wait for it rather than compile it too).
+pub(crate) struct Compiling<'a> {
+    store: &'a SharedCode,
+    ir: Option<String>,
+}
+
+impl Compiling<'_> {
+    /// Keeps `code`, compiled from the IR, for the other cores (and wakes those waiting).
+    pub(crate) fn done(mut self, code: HostCode) {
+        if let Some(ir) = self.ir.take() {
+            let mut map = self.store.lock();
+            map.bytes += code.bytes.len() as u64 + ir.len() as u64;
+            map.by_ir.insert(ir, Shared::Done(Arc::new(code)));
+            self.store.done.notify_all();
+        }
+    }
+}
+
+impl Drop for Compiling<'_> {
+    /// A claim given up (the code is not shareable, or compiling failed): the IR is free
+    /// for the next core to compile.
+    fn drop(&mut self) {
+        if let Some(ir) = self.ir.take() {
+            self.store.lock().by_ir.remove(&ir);
+            self.store.done.notify_all();
+        }
+    }
+}
+
+impl SharedCode {
+    fn lock(&self) -> std::sync::MutexGuard<'_, SharedMap> {
+        self.code.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The host code compiled from IR `ir` when a core compiled it; else a claim to compile
+    /// it. A core compiling it now is waited for (it always finishes: compiling waits on
+    /// nothing). The store is emptied first when it holds [`DEFAULT_CODE_LIMIT`] bytes (a
+    /// core's code cache bound).
+    pub(crate) fn claim(&self, ir: String) -> Claim<'_> {
+        let mut map = self.lock();
+        loop {
+            match map.by_ir.get(&ir) {
+                Some(Shared::Done(code)) => return Claim::Copy(code.clone()),
+                Some(Shared::Compiling) => {
+                    map = self.done.wait(map).unwrap_or_else(|e| e.into_inner());
+                }
+                None => break,
+            }
+        }
+        if map.bytes >= DEFAULT_CODE_LIMIT {
+            // Claims in flight keep their marks; their code is kept when done.
+            map.by_ir.retain(|_, s| matches!(s, Shared::Compiling));
+            map.bytes = 0;
+        }
+        map.by_ir.insert(ir.clone(), Shared::Compiling);
+        Claim::Compile(Compiling {
+            store: self,
+            ir: Some(ir),
+        })
+    }
 }
 
 impl std::fmt::Debug for Jit {
@@ -490,7 +605,22 @@ impl Jit {
             calls: 0,
             next_name: 0,
             work: translate::Workspace::default(),
+            shared: None,
         }
+    }
+
+    /// Shares host code with the other cores of a cluster through `shared` (their blocks'
+    /// addresses relative to their starts from now on), unless it shares already.
+    pub(crate) fn share(&mut self, shared: Arc<SharedCode>) {
+        // A core sharing already keeps its store (a library kept loaded calls again).
+        if self.shared.is_none() {
+            self.shared = Some(shared);
+        }
+    }
+
+    /// Whether blocks take their code addresses from their start ([`SharedCode`]).
+    pub(crate) fn relative(&self) -> bool {
+        self.shared.is_some()
     }
 
     /// The block in the table for `pc`, if any.
@@ -647,8 +777,11 @@ impl Jit {
         let module = self.module.as_mut()?;
         let name = format!("b{}", self.next_name);
         self.next_name += 1;
-        let (entry, bytes, bound) = translate::compile(module, &mut self.work, &name, spec)?;
+        let shared = self.shared.as_deref();
+        let (entry, bytes, bound, copied) =
+            translate::compile(module, &mut self.work, &name, spec, shared)?;
         self.held += bytes;
+        self.stats.copied += u64::from(copied);
         let (low, end) = spec.range();
         let start = spec.start;
         let block = Block {

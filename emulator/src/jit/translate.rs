@@ -17,7 +17,10 @@ use cranelift_module::{Linkage, Module};
 use q7_isa::sreg::sr;
 use q7_isa::{Family, Opcode};
 
-use super::{Ctx, Entry, Key, Link, Run, Slot, Waits, EXIT_CONTINUE, EXIT_INTERPRET, SLOTS};
+use super::{
+    Claim, Ctx, Entry, HostCode, Key, Link, Run, SharedCode, Slot, Waits, EXIT_CONTINUE,
+    EXIT_INTERPRET, SLOTS,
+};
 use crate::predecode::Op;
 use crate::state::ps;
 use crate::timing::{Latency, TimingModel};
@@ -100,6 +103,9 @@ pub(crate) struct Spec<'a> {
     pub litbase: u32,
     /// The helpers.
     pub helpers: Helpers,
+    /// Whether code addresses are compiled relative to the start ([`Tr::code`]): so when
+    /// the core shares host code with the other cores of its cluster.
+    pub relative: bool,
 }
 
 /// A windowed call a block follows into its callee, and back from the callee's RETW
@@ -548,14 +554,17 @@ pub(crate) struct Workspace {
     fctx: FunctionBuilderContext,
 }
 
-/// Compiles `spec` into `module` as function `name` in `work`: its entry, code size and
-/// bound (the most cycles its first pass can take, [`Spec::passes`]).
+/// Compiles `spec` into `module` as function `name` in `work`: its entry, code size, bound
+/// (the most cycles its first pass can take, [`Spec::passes`]) and whether its host code was
+/// copied from `shared` (compiled by another core from the same IR) rather than compiled,
+/// which then gets the host code compiled here.
 pub(crate) fn compile(
     module: &mut JITModule,
     work: &mut Workspace,
     name: &str,
     spec: &Spec<'_>,
-) -> Option<(Entry, u64, u64)> {
+    shared: Option<&SharedCode>,
+) -> Option<(Entry, u64, u64, bool)> {
     let ptr = module.target_config().pointer_type();
     let call_conv = module.isa().default_call_conv();
     let sig = block_signature(ptr);
@@ -577,13 +586,44 @@ pub(crate) fn compile(
         b.seal_all_blocks();
         b.finalize(frontend);
     }
+    // The IR as text without the function's name (which differs from core to core).
+    let claim = shared.map(|share| {
+        let text = ctx.func.display().to_string();
+        let ir = text
+            .split_once('\n')
+            .map_or(text.clone(), |(_, body)| body.to_owned());
+        share.claim(ir)
+    });
+    let claim = match claim {
+        Some(Claim::Copy(code)) => {
+            module
+                .define_function_bytes(id, code.align, &code.bytes, &[])
+                .ok()?;
+            module.finalize_definitions().ok()?;
+            let bytes = code.bytes.len() as u64;
+            return Some((module.get_finalized_function(id), bytes, bound, true));
+        }
+        Some(Claim::Compile(c)) => Some(c),
+        None => None,
+    };
     module.define_function(id, ctx).ok()?;
-    let bytes = ctx
-        .compiled_code()
-        .map(|c| c.code_info().total_size)
-        .unwrap_or(0);
+    let compiled = ctx.compiled_code()?;
+    let bytes = compiled.code_info().total_size;
+    // Host code that names no address outside itself (no relocations) fits any core; a
+    // claim dropped otherwise lets the next core compile its own.
+    if let Some(c) = claim.filter(|_| compiled.buffer.relocs().is_empty()) {
+        c.done(HostCode {
+            bytes: compiled.code_buffer().to_vec(),
+            align: u64::from(compiled.buffer.alignment),
+        });
+    }
     module.finalize_definitions().ok()?;
-    Some((module.get_finalized_function(id), u64::from(bytes), bound))
+    Some((
+        module.get_finalized_function(id),
+        u64::from(bytes),
+        bound,
+        false,
+    ))
 }
 
 /// A block's signature: the context in, the exit kind out, in Cranelift's `tail` calling
@@ -1094,7 +1134,7 @@ impl<'a, 's> Tr<'a, 's> {
         }
         if let Some(ok) = ok {
             let bad = self.b.ins().icmp_imm_u(IntCC::Equal, ok, 0);
-            let here = self.imm(pc);
+            let here = self.code(pc);
             self.exit_if(bad, here, EXIT_INTERPRET);
         }
         let mem = self.ctx_load(self.ptr, at);
@@ -1264,6 +1304,33 @@ impl<'a, 's> Tr<'a, 's> {
     fn set_at(&mut self, i: u32, v: Value) {
         let var = self.regs[i as usize].expect("register named by the block");
         self.b.def_var(var, v);
+    }
+
+    /// Code address `pc`; for code shared by cores ([`Spec::relative`]) as the start's address
+    /// plus its distance from it: the start's is
+    /// the context's PC, which is the block's start whenever a block is entered
+    /// (`Core::call_block`, and exits store the PC before linking). So compiled code names
+    /// no address of the copy of the code it was compiled from, and the cores of a cluster,
+    /// each running its own copy of a library, make the same IR for the same code (docs/jit.md
+    /// "Code shared by cores"). Not used after an exit stores the PC.
+    fn code(&mut self, pc: u32) -> Value {
+        if !self.spec.relative {
+            return self.imm(pc);
+        }
+        let start = self.ctx_load(types::I32, off::PC);
+        let d = pc.wrapping_sub(self.spec.start) as i32;
+        if d == 0 {
+            return start;
+        }
+        self.b.ins().iadd_imm_s(start, i64::from(d))
+    }
+
+    /// The return address a windowed call by `inc` groups leaves for `ret` (its increment
+    /// in the top two bits).
+    fn return_address(&mut self, inc: u32, ret: u32) -> Value {
+        let r = self.code(ret);
+        let r = self.b.ins().band_imm_u(r, 0x3fff_ffff);
+        self.b.ins().bor_imm_u(r, i64::from(inc << 30))
     }
 
     fn imm(&mut self, v: u32) -> Value {
@@ -1587,7 +1654,9 @@ impl<'a, 's> Tr<'a, 's> {
         let ctx = self.ctx;
         let ilast = self.b.ins().load(self.ptr, fixed(), ctx, off::ILAST);
         let last = self.b.ins().load(types::I32, flags(), ilast, 0);
-        let same = self.b.ins().icmp_imm_u(IntCC::Equal, last, i64::from(line));
+        let here = self.code(pc);
+        let l = self.b.ins().ushr_imm_u(here, i64::from(view.line_shift));
+        let same = self.b.ins().icmp(IntCC::Equal, last, l);
         self.b.ins().brif(same, done, &[], probe, &[]);
         self.b.switch_to_block(probe);
         let tags = self.b.ins().load(self.ptr, fixed(), ctx, off::ITAGS);
@@ -1603,7 +1672,6 @@ impl<'a, 's> Tr<'a, 's> {
         let counted = self.b.create_block();
         let probed = view.ways.min(PROBED_WAYS);
         let mut seen: Vec<Value> = Vec::new();
-        let l = self.imm(line);
         for way in 0..probed {
             let tag = self
                 .b
@@ -1615,7 +1683,7 @@ impl<'a, 's> Tr<'a, 's> {
             } else {
                 self.b.create_block()
             };
-            let is = self.b.ins().icmp_imm_u(IntCC::Equal, tag, i64::from(line));
+            let is = self.b.ins().icmp(IntCC::Equal, tag, l);
             self.b.ins().brif(is, hit, &[], next, &[]);
             self.b.switch_to_block(hit);
             for (w, &t) in seen.iter().enumerate() {
@@ -1655,7 +1723,7 @@ impl<'a, 's> Tr<'a, 's> {
 
     /// The fetch helper's answer for `pc`, charged to the cycles.
     fn fetch_helper(&mut self, pc: u32) {
-        let p = self.imm(pc);
+        let p = self.code(pc);
         let c = self.call(self.spec.helpers.fetch, &[p], &[types::I32]);
         self.add_to(self.cycles, c);
     }
@@ -1936,7 +2004,7 @@ impl<'a, 's> Tr<'a, 's> {
     fn memory_helper(&mut self, addr: usize, args: &[Value], pc: u32) -> Value {
         let answer = self.call(addr, args, &vec![types::I32; args.len()]);
         let not_done = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, answer, 0);
-        let here = self.imm(pc);
+        let here = self.code(pc);
         self.exit_if(not_done, here, EXIT_INTERPRET);
         self.charge_latency(answer);
         answer
@@ -1953,7 +2021,7 @@ impl<'a, 's> Tr<'a, 's> {
         }
         let here = self.b.current_block().expect("a path to end");
         self.b.set_cold_block(here);
-        let pc = self.imm(pc);
+        let pc = self.code(pc);
         self.exit(pc, EXIT_INTERPRET);
         true
     }
@@ -1978,7 +2046,7 @@ impl<'a, 's> Tr<'a, 's> {
                 // the helper would refuse it. Leaving at once keeps a call (and the registers
                 // it clobbers) out of the block's loops.
                 self.b.set_cold_block(slow);
-                let here = self.imm(pc);
+                let here = self.code(pc);
                 self.exit(here, EXIT_INTERPRET);
                 self.b.switch_to_block(out);
                 return self.b.block_params(out)[0];
@@ -2189,7 +2257,7 @@ impl<'a, 's> Tr<'a, 's> {
                 self.b.ins().jump(on, &[]);
                 after_lead = Some((on, self.pending, self.at, prev_line));
             } else {
-                let n = self.imm(next);
+                let n = self.code(next);
                 self.exit(n, EXIT_CONTINUE);
             }
         } else {
@@ -2252,7 +2320,7 @@ impl<'a, 's> Tr<'a, 's> {
                 && self.spec.key.lend == Some(next)
             {
                 // A zero-overhead loop-back inside a followed callee: the interpreter's.
-                let here = self.imm(pc);
+                let here = self.code(pc);
                 self.exit(here, EXIT_INTERPRET);
                 live = false;
                 continue;
@@ -2310,12 +2378,12 @@ impl<'a, 's> Tr<'a, 's> {
                     self.b.ins().brif(cond, taken, &[], on, &[]);
                     self.b.switch_to_block(taken);
                     self.complete_taken();
-                    let t = self.imm(target);
+                    let t = self.code(target);
                     self.exit(t, EXIT_CONTINUE);
                     self.b.switch_to_block(on);
                     self.add_imm(self.cycles, u64::from(self.spec.timing.issue));
                     self.add_imm(self.insns, 1);
-                    let n = self.imm(next);
+                    let n = self.code(next);
                     self.exit(n, EXIT_CONTINUE);
                 }
             }
@@ -2350,7 +2418,7 @@ impl<'a, 's> Tr<'a, 's> {
     /// next instruction (`falls_in`: it is at `next`); else the block leaves for `next`.
     fn fall_through(&mut self, falls_in: bool, next: u32) -> bool {
         if !falls_in {
-            let n = self.imm(next);
+            let n = self.code(next);
             self.exit(n, EXIT_CONTINUE);
         }
         falls_in
@@ -2374,7 +2442,7 @@ impl<'a, 's> Tr<'a, 's> {
         if op.src_mask != 0 {
             self.interlock(op.src_mask);
         }
-        let here = self.imm(pc);
+        let here = self.code(pc);
         let s = self.imm(op.insn.operands[0]);
         let frame = self.imm(op.insn.operands[1]);
         let answer = self.call(
@@ -2392,7 +2460,7 @@ impl<'a, 's> Tr<'a, 's> {
         self.load_registers();
         if self.spec.key.lend == Some(next) {
             // A loop ending at the ENTRY: the interpreter's to take.
-            let n = self.imm(next);
+            let n = self.code(next);
             self.exit(n, EXIT_INTERPRET);
             let dead = self.b.create_block();
             self.b.switch_to_block(dead);
@@ -2400,7 +2468,7 @@ impl<'a, 's> Tr<'a, 's> {
         }
         let gates = self.spec.own_gates();
         let trips = self.b.ins().band_imm_u(answer, i64::from(gates));
-        let n = self.imm(next);
+        let n = self.code(next);
         self.exit_if(trips, n, EXIT_INTERPRET);
         self.check_frame(next);
     }
@@ -2414,7 +2482,7 @@ impl<'a, 's> Tr<'a, 's> {
         self.regs_loaded = false;
         let answer = self.call(addr, &[arg], &[types::I32]);
         let not_done = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, answer, 0);
-        let here = self.imm(pc);
+        let here = self.code(pc);
         self.exit_if(not_done, here, EXIT_INTERPRET);
         // The window's refresh forgot the pending results.
         self.pending = [None, None];
@@ -2470,7 +2538,7 @@ impl<'a, 's> Tr<'a, 's> {
             let out = self.b.ins().icmp(IntCC::UnsignedGreaterThan, into, span);
             bad = self.b.ins().bor(bad, out);
         }
-        let here = self.imm(pc);
+        let here = self.code(pc);
         self.exit_if(bad, here, EXIT_INTERPRET);
         if s == 1 {
             let at = self.ctx_load(self.ptr, off::LOWEST_SP);
@@ -2491,11 +2559,8 @@ impl<'a, 's> Tr<'a, 's> {
         let a0 = self.a(0);
         let caller = self.frames & !(1 << depth(self.frames));
         for c in self.spec.returns(self.index) {
-            let value = (c.inc << 30) | (c.ret & 0x3fff_ffff);
-            let hit = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::Equal, a0, i64::from(value as i32));
+            let value = self.return_address(c.inc, c.ret);
+            let hit = self.b.ins().icmp(IntCC::Equal, a0, value);
             let back = self.b.create_block();
             let on = self.b.create_block();
             self.b.ins().brif(hit, back, &[], on, &[]);
@@ -2509,7 +2574,7 @@ impl<'a, 's> Tr<'a, 's> {
             (self.pending, self.at, self.frames) = saved;
             self.b.switch_to_block(on);
         }
-        let here = self.imm(pc);
+        let here = self.code(pc);
         self.exit(here, EXIT_INTERPRET);
     }
 
@@ -2532,7 +2597,7 @@ impl<'a, 's> Tr<'a, 's> {
         let changed = self.code_changed.take();
         if self.spec.key.lend != Some(next) {
             if let Some(c) = changed {
-                let n = self.imm(next);
+                let n = self.code(next);
                 self.exit_if(c, n, EXIT_CONTINUE);
             }
         } else {
@@ -2557,18 +2622,15 @@ impl<'a, 's> Tr<'a, 's> {
             if let Some(c) = changed {
                 self.exit_if(c, lbeg, EXIT_CONTINUE);
             }
-            let start = self.spec.start;
-            let home = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::Equal, lbeg, i64::from(start as i32));
+            let start = self.code(self.spec.start);
+            let home = self.b.ins().icmp(IntCC::Equal, lbeg, start);
             let saved = (self.pending, self.at);
             self.exit_if_not(home, lbeg);
             self.back_edge();
             (self.pending, self.at) = saved;
             self.b.switch_to_block(on);
             if let Some(c) = changed {
-                let n = self.imm(next);
+                let n = self.code(next);
                 self.exit_if(c, n, EXIT_CONTINUE);
             }
         }
@@ -2602,7 +2664,7 @@ impl<'a, 's> Tr<'a, 's> {
         match at {
             Some(j) => self.join(j),
             None => {
-                let t = self.imm(target);
+                let t = self.code(target);
                 self.exit(t, EXIT_CONTINUE);
             }
         }
@@ -2615,7 +2677,7 @@ impl<'a, 's> Tr<'a, 's> {
         if self.labels[e].is_some() {
             self.join(e);
         } else {
-            let s = self.imm(self.spec.start);
+            let s = self.code(self.spec.start);
             self.exit(s, EXIT_CONTINUE);
         }
     }
@@ -2631,7 +2693,7 @@ impl<'a, 's> Tr<'a, 's> {
         let label = self.labels[j].expect("a label");
         let target = self.spec.ops[j].0;
         let back = j <= self.index;
-        let s = self.imm(target);
+        let s = self.code(target);
         self.prune();
         debug_assert!(self.regs_loaded, "jumps inside a block keep its registers");
         let key = match label.pending {
@@ -2961,10 +3023,10 @@ impl<'a, 's> Tr<'a, 's> {
                     self.b
                         .ins()
                         .icmp_imm_u(IntCC::NotEqual, litbase, i64::from(self.spec.litbase));
-                let here = self.imm(pc);
+                let here = self.code(pc);
                 self.exit_if(moved, here, EXIT_INTERPRET);
                 let at = q7_isa::sreg::litbase::literal_address(self.spec.litbase, pc, o[1]);
-                let addr = self.imm(at);
+                let addr = self.code(at);
                 let site = self.spec.class_of(at, 4);
                 let v = self.load(addr, 4, pc, site, true);
                 self.set(o[0], v);
@@ -3079,13 +3141,13 @@ impl<'a, 's> Tr<'a, 's> {
             J => return Flow::To(o[0]),
             Jx => return Flow::Dynamic(self.a(o[0])),
             Call0 => {
-                let n = self.imm(next);
+                let n = self.code(next);
                 self.set(0, n);
                 return Flow::To(o[0]);
             }
             Callx0 => {
                 let t = self.a(o[0]);
-                let n = self.imm(next);
+                let n = self.code(next);
                 self.set(0, n);
                 return Flow::Dynamic(t);
             }
@@ -3097,11 +3159,9 @@ impl<'a, 's> Tr<'a, 's> {
                 if let (Some(c), Some(t)) = (follow, t) {
                     // The callee followed is the one the register held when the block was
                     // compiled: for another, the interpreter's call.
-                    let other =
-                        self.b
-                            .ins()
-                            .icmp_imm_s(IntCC::NotEqual, t, i64::from(c.entry as i32));
-                    let here = self.imm(pc);
+                    let entry = self.code(c.entry);
+                    let other = self.b.ins().icmp(IntCC::NotEqual, t, entry);
+                    let here = self.code(pc);
                     self.exit_if(other, here, EXIT_INTERPRET);
                 }
                 let psv = self.load_sr(sr::PS);
@@ -3111,7 +3171,7 @@ impl<'a, 's> Tr<'a, 's> {
                     .ins()
                     .bor_imm_u(psv, i64::from(n << ps::CALLINC_SHIFT));
                 self.store_sr(sr::PS, psv);
-                let ret = self.imm((n << 30) | (next & 0x3fff_ffff));
+                let ret = self.return_address(n, next);
                 self.set(n * 4, ret);
                 return match (follow, t) {
                     (Some(c), _) => Flow::To(c.entry),
@@ -3139,7 +3199,7 @@ impl<'a, 's> Tr<'a, 's> {
             }
             Retw | RetwN => {
                 // Reads a0 and rotates the window back.
-                let here = self.imm(pc);
+                let here = self.code(pc);
                 let answer = self.window_return(self.spec.helpers.retw, here, pc);
                 return Flow::Dynamic(self.b.ins().ireduce(types::I32, answer));
             }
@@ -3147,9 +3207,9 @@ impl<'a, 's> Tr<'a, 's> {
                 let count = self.a(o[0]);
                 let c1 = self.b.ins().iadd_imm_s(count, -1);
                 self.store_sr(sr::LCOUNT, c1);
-                let n = self.imm(next);
+                let n = self.code(next);
                 self.store_sr(sr::LBEG, n);
-                let e = self.imm(o[1]);
+                let e = self.code(o[1]);
                 self.store_sr(sr::LEND, e);
                 let skip = match opcode {
                     Loopnez => self.b.ins().icmp_imm_s(IntCC::Equal, count, 0),

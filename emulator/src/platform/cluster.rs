@@ -235,6 +235,19 @@ impl Cluster {
         Ok(())
     }
 
+    /// Turns tier 2 on or off on every core; on, the cores share the host code they compile
+    /// (docs/jit.md "Code shared by cores") when there are several.
+    pub fn set_jit(&mut self, on: bool) {
+        let shared = std::sync::Arc::new(crate::jit::SharedCode::default());
+        let several = self.cores.len() > 1;
+        for c in &mut self.cores {
+            c.set_jit(on);
+            if several {
+                c.share_jit_code(&shared);
+            }
+        }
+    }
+
     /// What tier 2 did on every core together (docs/jit.md).
     pub fn jit_stats(&self) -> crate::jit::JitStats {
         let mut all = crate::jit::JitStats::default();

@@ -995,9 +995,7 @@ fn dispatch(
         });
         c.set_tensors(checked);
     }
-    for core in &mut ctx.device.cluster.cores {
-        core.set_jit(req.jit);
-    }
+    ctx.device.cluster.set_jit(req.jit);
     let jit_before = ctx.device.cluster.jit_stats();
     let engine = q7_emulator::jit::engine(
         ctx.device.observer.is_none() && ctx.device.cluster.cores.iter().any(|c| c.jit_enabled()),
