@@ -469,7 +469,7 @@ pub struct SharedCode {
 
 #[derive(Debug, Default)]
 struct SharedMap {
-    by_ir: HashMap<String, Shared>,
+    by_ir: HashMap<Vec<u8>, Shared>,
     bytes: u64,
 }
 
@@ -498,7 +498,7 @@ pub(crate) enum Claim<'a> {
 /// A core's claim to compile a block's IR (others wait for it rather than compile it too).
 pub(crate) struct Compiling<'a> {
     store: &'a SharedCode,
-    ir: Option<String>,
+    ir: Option<Vec<u8>>,
 }
 
 impl Compiling<'_> {
@@ -529,11 +529,12 @@ impl SharedCode {
         self.code.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The host code compiled from IR `ir` when a core compiled it; else a claim to compile
+    /// The host code compiled from IR `ir` (as `translate::fingerprint` writes it) when a
+    /// core compiled it; else a claim to compile
     /// it. A core compiling it now is waited for (it always finishes: compiling waits on
     /// nothing). The store is emptied first when it holds [`DEFAULT_CODE_LIMIT`] bytes (a
     /// core's code cache bound).
-    pub(crate) fn claim(&self, ir: String) -> Claim<'_> {
+    pub(crate) fn claim(&self, ir: Vec<u8>) -> Claim<'_> {
         let mut map = self.lock();
         loop {
             match map.by_ir.get(&ir) {
