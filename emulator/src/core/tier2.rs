@@ -1223,6 +1223,51 @@ mod tests {
     }
 
     #[test]
+    fn an_entry_led_block_leaves_at_the_first_instruction_naming_an_overflowing_group_on_each_path()
+    {
+        // f is called through CALLX8 from a register no L32R loaded, so it is not followed: it
+        // is a block of its own from its ENTRY. After the call of round 8 a WSR makes the
+        // frame three groups up live, so in round 7 f's a4..a7 are that frame's. Round 7
+        // takes f's BEQI past the ADDI naming a4 to L, whose ADDI names a5: the interpreter
+        // raises the overflow at L. The block checks each group on each path from a label
+        // (docs/jit.md "Tier-up"), so it leaves before L too, and the run faults at the same
+        // instruction and cycle; the rounds before ran compiled up to their RETW.
+        let f = CODE + 44;
+        let l = f + 9;
+        let mut code = vec![
+            (Movi, vec![2, 40]),
+            (J, vec![CODE + 6]),
+            (Or, vec![10, 2, 2]),
+            (Movi, vec![8, f >> 2]),
+            (Slli, vec![8, 8, 2]),
+            (Callx8, vec![8]),
+            (Add, vec![3, 3, 10]),
+            (Bnei, vec![2, 8, CODE + 30]),
+            (Movi, vec![9, 1 | 1 << 3]),
+            (Wsr, vec![9, special_row(q7_isa::sreg::sr::WINDOWSTART)]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, CODE + 6]),
+            (J, vec![f + 18]),
+            (Movi, vec![8, 0]),
+            (NopN, vec![]),
+        ];
+        code.extend([
+            (Entry, vec![1, 32]),
+            (Beqi, vec![2, 7, l]),
+            (Addi, vec![4, 2, 1]),
+            (Addi, vec![5, 4, 2]),
+            (Or, vec![2, 5, 5]),
+            (Retw, vec![]),
+        ]);
+        let ((stop, ..), jit) = calls_alike(&DC233C, &code, |_| {}, 1 << 20);
+        assert!(
+            matches!(&stop, Stop::Fault(r) if r.pc == l && r.windowbase == 2),
+            "an overflow at L's ADDI (its vector holds no handler): {stop:?}"
+        );
+        assert!(jit.executed > 30 * 5, "rounds before ran compiled: {jit:?}");
+    }
+
+    #[test]
     fn an_unwatched_run_looks_early_rather_than_interpreting_up_to_its_looks() {
         // 2000 rounds of 50 ADDs and a taken branch back, some 108,000 cycles: a look at the
         // stop request passes (every 65,536 cycles, the stack unwatched). Before it the block

@@ -820,6 +820,12 @@ struct Tr<'a, 's> {
     used: u64,
     /// The shared exits made so far, by the state they store and the exit kind.
     exits: Vec<(ExitKey, cranelift_codegen::ir::Block)>,
+    /// After a leading ENTRY: its helper's gate bits that trap now, of the groups the block's
+    /// own instructions name ([`Tr::gate_check`]).
+    entry_trips: Option<Value>,
+    /// The gate bits checked against `entry_trips` on the way to the instruction translated
+    /// (since the last label).
+    gates_checked: u8,
     /// The labels a jump back reaches: the heads of the block's loops ([`Tr::sink_leaving`]).
     loop_heads: Vec<cranelift_codegen::ir::Block>,
     /// The stack frame's accesses checked once at the block's start ([`Frame`]).
@@ -1057,6 +1063,8 @@ impl<'a, 's> Tr<'a, 's> {
             loaded: [None; REGISTERS],
             exits: Vec::new(),
             loop_heads: Vec::new(),
+            entry_trips: None,
+            gates_checked: 0,
             frame: None,
         }
     }
@@ -2334,6 +2342,7 @@ impl<'a, 's> Tr<'a, 's> {
                     (self.pending, self.at, prev_line) = (pending, at, line);
                     self.frames = 1;
                     self.regs_loaded = true;
+                    self.gates_checked = 0;
                     live = true;
                 }
             }
@@ -2365,6 +2374,7 @@ impl<'a, 's> Tr<'a, 's> {
                 self.at = Timing::UNKNOWN;
                 self.regs_loaded = true;
                 self.frames = self.spec.arrival(i);
+                self.gates_checked = 0;
                 prev_line = self.line_at_label(i, was_live);
             } else if !live {
                 continue;
@@ -2380,6 +2390,7 @@ impl<'a, 's> Tr<'a, 's> {
                 live = false;
                 continue;
             }
+            self.gate_check(pc, &op);
             if let Some(shift) = self.spec.fetch_line {
                 if prev_line != Some(pc >> shift) {
                     self.fetch(pc);
@@ -2521,11 +2532,32 @@ impl<'a, 's> Tr<'a, 's> {
             self.b.switch_to_block(dead);
             return;
         }
+        // The groups the block's instructions name that would overflow now: each instruction
+        // naming one leaves before it ([`Tr::gate_check`]), for the interpreter's exception
+        // there; code before it runs compiled.
         let gates = self.spec.own_gates();
-        let trips = self.b.ins().band_imm_u(answer, i64::from(gates));
-        let n = self.code(next);
-        self.exit_if(trips, n, EXIT_INTERPRET);
+        if gates != 0 {
+            self.entry_trips = Some(self.b.ins().band_imm_u(answer, i64::from(gates)));
+        }
         self.check_frame(next);
+    }
+
+    /// Before instruction `op` at `pc` of the block's own window, after a leading ENTRY: leaves
+    /// for the interpreter when a group it names would overflow (its gate bit among the
+    /// ENTRY's trips), as the interpreter raises the overflow at the first instruction naming
+    /// one; checked once for each gate bit on the way from the last label.
+    fn gate_check(&mut self, pc: u32, op: &Op) {
+        let Some(trips) = self.entry_trips else {
+            return;
+        };
+        let need = op.gate.bit() & !self.gates_checked;
+        if self.frames != 1 || need == 0 {
+            return;
+        }
+        self.gates_checked |= need;
+        let trip = self.b.ins().band_imm_u(trips, i64::from(need));
+        let here = self.code(pc);
+        self.exit_if(trip, here, EXIT_INTERPRET);
     }
 
     /// A return that moves the window (RETW, RFWO, RFWU) by helper `addr` called with `arg`:
