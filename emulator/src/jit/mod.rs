@@ -530,10 +530,9 @@ impl SharedCode {
     }
 
     /// The host code compiled from IR `ir` (as `translate::fingerprint` writes it) when a
-    /// core compiled it; else a claim to compile
-    /// it. A core compiling it now is waited for (it always finishes: compiling waits on
-    /// nothing). The store is emptied first when it holds [`DEFAULT_CODE_LIMIT`] bytes (a
-    /// core's code cache bound).
+    /// core compiled it; else a claim to compile it. A core compiling it now is waited for
+    /// (it always finishes: compiling waits on nothing). The store is emptied first when it
+    /// holds [`DEFAULT_CODE_LIMIT`] bytes (a core's code cache bound).
     pub(crate) fn claim(&self, ir: Vec<u8>) -> Claim<'_> {
         let mut map = self.lock();
         loop {

@@ -2,14 +2,13 @@
 //! model — fetch, interlocks, memory latency, issue, taken branches and loop-backs — applied
 //! in the same order to the same counters (docs/jit.md "Cycles").
 
-use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{
-    types, AbiParam, Inst, InstBuilder, InstructionData, MemFlagsData as MemFlags, Signature,
-    UserFuncName, Value,
-};
 use std::collections::HashSet;
 
 use cranelift_codegen::flowgraph::ControlFlowGraph;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    types, AbiParam, Inst, InstBuilder, MemFlagsData as MemFlags, Signature, UserFuncName, Value,
+};
 use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::JITModule;
@@ -797,9 +796,9 @@ struct Tr<'a, 's> {
     at: Timing,
     /// The counters some instruction of the block adds to (the exits store only these).
     touched: Vec<Variable>,
-    /// By counter, the last constant added to it while nothing has read it since, in the
-    /// Cranelift block being filled ([`Tr::add_imm`]).
-    unread: Vec<(Variable, Inst)>,
+    /// By counter, the last constant added to it while nothing has read it since (its
+    /// `iconst` and value), in the Cranelift block it was added in ([`Tr::add_imm`]).
+    unread: Vec<(Variable, Inst, u64)>,
     /// By instruction index, the labels ([`Spec::is_label`]) and the start (unless it is a
     /// leading ENTRY): their Cranelift blocks and the pending results they are
     /// compiled for (`None` until the first jump there fixes them).
@@ -1370,12 +1369,12 @@ impl<'a, 's> Tr<'a, 's> {
     }
 
     /// Code address `pc`; for code shared by cores ([`Spec::relative`]) as the start's address
-    /// plus its distance from it: the start's is
-    /// the context's PC, which is the block's start whenever a block is entered
-    /// (`Core::call_block`, and exits store the PC before linking). So compiled code names
-    /// no address of the copy of the code it was compiled from, and the cores of a cluster,
-    /// each running its own copy of a library, make the same IR for the same code (docs/jit.md
-    /// "Code shared by cores"). Not used after an exit stores the PC.
+    /// plus its distance from it. The start's is the context's PC, which is the block's start
+    /// whenever a block is entered (`Core::call_block`, and exits store the PC before
+    /// linking), so compiled code names no address of the copy of the code it was compiled
+    /// from, and the cores of a cluster, each running its own copy of a library, make the
+    /// same IR for the same code (docs/jit.md "Code shared by cores"). Not used after an exit
+    /// stores the PC.
     fn code(&mut self, pc: u32) -> Value {
         if !self.spec.relative {
             return self.imm(pc);
@@ -1418,7 +1417,7 @@ impl<'a, 's> Tr<'a, 's> {
 
     /// Counter `var`'s value here, for a use (so a later constant added is added anew).
     fn counter(&mut self, var: Variable) -> Value {
-        self.unread.retain(|&(v, _)| v != var);
+        self.unread.retain(|&(v, ..)| v != var);
         self.b.use_var(var)
     }
 
@@ -1439,25 +1438,23 @@ impl<'a, 's> Tr<'a, 's> {
         // counter since the last constant added to it in this Cranelift block, that constant
         // grows (less IR to compile; Cranelift would fold the additions itself, at a cost).
         let here = self.b.current_block();
-        let dfg = &self.b.func.dfg;
+        let layout = &self.b.func.layout;
         let last = self
             .unread
-            .iter()
-            .find(|&&(v, _)| v == var)
-            .map(|&(_, k)| k);
-        if let Some(k) = last.filter(|&k| self.b.func.layout.inst_block(k) == here) {
-            if let InstructionData::UnaryImm { imm, .. } = dfg.insts[k] {
-                let sum = imm.bits().wrapping_add(v as i64);
-                self.b.func.replace(k).iconst(types::I64, sum);
-                return;
-            }
+            .iter_mut()
+            .find(|(v, k, _)| *v == var && layout.inst_block(*k) == here);
+        if let Some((_, k, sum)) = last {
+            *sum = sum.wrapping_add(v);
+            let (k, sum) = (*k, *sum);
+            self.b.func.replace(k).iconst(types::I64, sum as i64);
+            return;
         }
         let x = self.counter(var);
         let k = self.b.ins().iconst(types::I64, v as i64);
         let y = self.b.ins().iadd(x, k);
         self.b.def_var(var, y);
         let k = self.b.func.dfg.value_def(k).unwrap_inst();
-        self.unread.push((var, k));
+        self.unread.push((var, k, v));
     }
 
     /// Notes that the block adds to counter `var`.
