@@ -298,27 +298,13 @@ impl<B: Bus> Core<B> {
         let ps = self.state.ps();
         let (vector, target) = match t {
             Trap::Window { trap, n } => {
-                let frame = self.window_frame(trap, n);
-                let vector = Vector::window_trap(trap, frame);
-                let target = self.vector_address(vector);
-                let stop = overflow.or_else(|| {
-                    (!self.installed(target)).then_some(FaultKind::WindowException {
-                        kind: trap.name(),
-                        frame,
-                        vector: target,
-                    })
-                });
-                if let Some(kind) = stop {
-                    return Some(Stop::Fault(Box::new(self.report_op(pc, op, kind, None))));
-                }
-                let wb = self.state.windowbase();
-                self.state
-                    .set_sr(sr::PS, (ps & !ps::OWB) | (wb << ps::OWB_SHIFT) | ps::EXCM);
-                self.rotate(match trap {
-                    WindowTrap::Overflow => n as i32,
-                    WindowTrap::Underflow => -(n as i32),
-                });
-                self.state.set_sr(sr::EPC1, pc);
+                let (vector, target) = match self.window_vector(trap, n, overflow) {
+                    Ok(to) => to,
+                    Err(kind) => {
+                        return Some(Stop::Fault(Box::new(self.report_op(pc, op, kind, None))))
+                    }
+                };
+                self.window_entry(pc, trap, n);
                 (vector, target)
             }
             Trap::General(reason) => {
@@ -381,12 +367,80 @@ impl<B: Bus> Core<B> {
         }
     }
 
-    fn enter<T: Tracer>(&mut self, target: u32, vector: Vector, tracer: &mut T) -> Option<Stop> {
+    /// The window vector trap `trap` of `n` groups goes to and its address; or the fault
+    /// that stops the core instead: `overflow` (the stack outside its region, as
+    /// [`Core::stack_overflow`] found), else no handler installed there. Changes nothing.
+    fn window_vector(
+        &self,
+        trap: WindowTrap,
+        n: u32,
+        overflow: Option<FaultKind>,
+    ) -> Result<(Vector, u32), FaultKind> {
+        let frame = self.window_frame(trap, n);
+        let vector = Vector::window_trap(trap, frame);
+        let target = self.vector_address(vector);
+        if let Some(kind) = overflow {
+            return Err(kind);
+        }
+        if !self.installed(target) {
+            return Err(FaultKind::WindowException {
+                kind: trap.name(),
+                frame,
+                vector: target,
+            });
+        }
+        Ok((vector, target))
+    }
+
+    /// A window trap's state change, raised by the instruction at `pc`: PS.OWB and PS.EXCM
+    /// set, the window rotated `n` groups up (overflow) or down, EPC1 `pc`.
+    fn window_entry(&mut self, pc: u32, trap: WindowTrap, n: u32) {
+        let ps = self.state.ps();
+        let wb = self.state.windowbase();
+        self.state
+            .set_sr(sr::PS, (ps & !ps::OWB) | (wb << ps::OWB_SHIFT) | ps::EXCM);
+        self.rotate(match trap {
+            WindowTrap::Overflow => n as i32,
+            WindowTrap::Underflow => -(n as i32),
+        });
+        self.state.set_sr(sr::EPC1, pc);
+    }
+
+    /// Exception `e`, raised in compiled code by the instruction at `pc` (docs/jit.md
+    /// "Window traps"), taken as the interpreter's step takes it when it is a window trap
+    /// that does not stop the core: that instruction's fetch first (compiled code has not
+    /// fetched it, or fetched its line last, which costs nothing again), then the trap's
+    /// entry. The vector and the cycles for compiled code to add to its count (the fetch and
+    /// exception stalls are charged here); `None`, with nothing changed, otherwise (the block
+    /// leaves for the interpreter, which raises `e`).
+    pub(super) fn window_trap_compiled(&mut self, pc: u32, e: &Exc) -> Option<(u32, u64)> {
+        let Exc::Trap(Trap::Window { trap, n }) = *e else {
+            return None;
+        };
+        let overflow = self.stack_overflow();
+        let (_, target) = self.window_vector(trap, n, overflow).ok()?;
+        let mut cycles = 0;
+        if B::FETCH_TIMING {
+            let c = self.bus.fetch_cycles(pc);
+            self.stats.stalls.fetch += u64::from(c);
+            cycles += u64::from(c);
+        }
+        self.window_entry(pc, trap, n);
+        Some((target, cycles + self.entered()))
+    }
+
+    /// An exception's entry: the gates refreshed, the exception counted and its stalls
+    /// charged; the cycles it takes (issue and entry), for the caller to add.
+    fn entered(&mut self) -> u64 {
         self.refresh();
         self.stats.exceptions += 1;
-        let cost = u64::from(self.timing.issue) + u64::from(self.timing.exception_entry);
-        self.stats.cycles += cost;
         self.stats.stalls.exception += u64::from(self.timing.exception_entry);
+        u64::from(self.timing.issue) + u64::from(self.timing.exception_entry)
+    }
+
+    fn enter<T: Tracer>(&mut self, target: u32, vector: Vector, tracer: &mut T) -> Option<Stop> {
+        let cost = self.entered();
+        self.stats.cycles += cost;
         if T::ENABLED {
             tracer.event(Event::Exception {
                 vector,

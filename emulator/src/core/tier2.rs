@@ -5,7 +5,7 @@
 use super::{Core, Pending, StallKind};
 use crate::bus::Bus;
 use crate::bus::DataLatency;
-use crate::jit::translate::{self, depth, Helpers, Inline, Spec, CODE_CHANGED, NOT_DONE};
+use crate::jit::translate::{self, depth, Helpers, Inline, Spec, CODE_CHANGED, NOT_DONE, TRAPPED};
 use crate::jit::{Ctx, Key, Waits, EXIT_INTERPRET, MAX_BLOCK, MAX_FOLLOWED};
 use crate::predecode::DecodedOps;
 use q7_isa::sreg::sr;
@@ -257,7 +257,10 @@ impl<B: Bus> Core<B> {
         let jit = self.jit.as_deref_mut().expect("tier 2 is on");
         let loops = list.iter().any(|(_, op)| translate::target(op) == Some(pc))
             || (lend_at.is_some() && self.state.lbeg() == pc);
-        if list.is_empty() || (list.len() < crate::jit::MIN_BLOCK && !loops) {
+        // A lone RETW is compiled: a window handler's return (RFWU) re-executes one, and
+        // linked there it returns to the caller's block in compiled code.
+        let returns = matches!(&list[..], [(_, op)] if matches!(op.insn.opcode, Opcode::Retw | Opcode::RetwN));
+        if list.is_empty() || (list.len() < crate::jit::MIN_BLOCK && !loops && !returns) {
             jit.refuse(pc);
             return Tier2::Interpret;
         }
@@ -297,6 +300,7 @@ impl<B: Bus> Core<B> {
                 fetch: fetch_helper::<B> as *const () as usize,
                 entry: entry_helper::<B> as *const () as usize,
                 retw: retw_helper::<B> as *const () as usize,
+                overflow: overflow_helper::<B> as *const () as usize,
                 rfw: rfw_helper::<B> as *const () as usize,
                 frames: frames_helper::<B> as *const () as usize,
             },
@@ -697,36 +701,63 @@ extern "C" fn store_helper<B: Bus>(ctx: *mut Ctx, addr: u32, size: u32, value: u
 }
 
 /// Compiled code's leading ENTRY at `pc` (`entry a<s>, frame`): the gate bits that trap in
-/// the new window, or [`NOT_DONE`] when it would raise anything (nothing changed that the
-/// interpreter's ENTRY would not change the same way again).
+/// the new window; or a window overflow it raises, taken ([`trapped`]); or [`NOT_DONE`] when
+/// it would raise anything else (nothing changed that the interpreter's ENTRY would not
+/// change the same way again).
 extern "C" fn entry_helper<B: Bus>(ctx: *mut Ctx, pc: u32, s: u32, frame: u32) -> u64 {
     // SAFETY: called only by compiled code with the context it was given (`core_of`).
     let core = unsafe { core_of::<B>(ctx) };
     core.state.pc = pc;
-    match core.entry(s, frame) {
-        Ok(()) => {
-            // SAFETY: `ctx` is the live context of the calling block (`core_of`); the core
-            // borrow above does not cover it.
-            unsafe { (*ctx).base = core.state.phys(0) as u32 };
-            u64::from(core.traps)
-        }
-        Err(_) => NOT_DONE,
-    }
+    let answer = match core.entry(s, frame) {
+        Ok(()) => u64::from(core.traps),
+        Err(e) => trapped(core, pc, &e),
+    };
+    // SAFETY: `ctx` is the live context of the calling block (`core_of`); the core borrow
+    // above does not cover it.
+    unsafe { (*ctx).base = core.state.phys(0) as u32 };
+    answer
 }
 
 /// Compiled code's RETW at `pc` (the block's registers already back in the core): the return
-/// address, the window moved back; or [`NOT_DONE`] when it would raise anything.
+/// address, the window moved back; or a window underflow it raises, taken ([`trapped`]); or
+/// [`NOT_DONE`] when it would raise anything else.
 extern "C" fn retw_helper<B: Bus>(ctx: *mut Ctx, pc: u32) -> u64 {
     // SAFETY: called only by compiled code with the context it was given (`core_of`).
     let core = unsafe { core_of::<B>(ctx) };
     core.state.pc = pc;
-    match core.retw() {
-        Ok(ret) => {
-            // SAFETY: as in `entry_helper`.
-            unsafe { (*ctx).base = core.state.phys(0) as u32 };
-            u64::from(ret)
-        }
-        Err(_) => NOT_DONE,
+    let answer = match core.retw() {
+        Ok(ret) => u64::from(ret),
+        Err(e) => trapped(core, pc, &e),
+    };
+    // SAFETY: as in `entry_helper`.
+    unsafe { (*ctx).base = core.state.phys(0) as u32 };
+    answer
+}
+
+/// Compiled code's instruction at `pc` naming register group `group`, which trips its gate
+/// after a leading ENTRY (the block's registers already back in the core): the window
+/// overflow the interpreter's gate raises there, taken ([`trapped`]); or [`NOT_DONE`] when it
+/// would not be taken (the privilege exception, a core that stops).
+extern "C" fn overflow_helper<B: Bus>(ctx: *mut Ctx, pc: u32, group: u32) -> u64 {
+    // SAFETY: called only by compiled code with the context it was given (`core_of`).
+    let core = unsafe { core_of::<B>(ctx) };
+    if group <= u32::from(core.window_limit) {
+        return NOT_DONE;
+    }
+    let e = super::exception::Exc::overflow(u32::from(core.window_limit) + 1);
+    let answer = trapped(core, pc, &e);
+    // SAFETY: as in `entry_helper`.
+    unsafe { (*ctx).base = core.state.phys(0) as u32 };
+    answer
+}
+
+/// A helper's answer for exception `e` raised by the instruction at `pc`: a window trap
+/// taken (`Core::window_trap_compiled`) as [`TRAPPED`] with the vector and, in bits 32..62,
+/// the cycles to charge; anything else [`NOT_DONE`], nothing changed.
+fn trapped<B: Bus>(core: &mut Core<B>, pc: u32, e: &super::exception::Exc) -> u64 {
+    match core.window_trap_compiled(pc, e) {
+        Some((vector, cycles)) => TRAPPED | cycles << 32 | u64::from(vector),
+        None => NOT_DONE,
     }
 }
 
@@ -1265,6 +1296,108 @@ mod tests {
             "an overflow at L's ADDI (its vector holds no handler): {stop:?}"
         );
         assert!(jit.executed > 30 * 5, "rounds before ran compiled: {jit:?}");
+    }
+
+    /// Writes window handlers at their vectors (VECBASE 0) as the bare-metal runtime's are
+    /// written (examples/bare-metal/rt/vectors.S): an overflow spills the frame's a0..a3 below
+    /// the SP of the frame above it and the rest of a 8- or 12-register frame below its
+    /// caller's SP, then RFWO; an underflow loads them back, then RFWU.
+    fn install_window_handlers(core: &mut crate::core::Core<super::super::testing::TestBus>) {
+        let mut write = |addr: u32, code: &[(Opcode, Vec<u32>)]| {
+            let mut pc = addr;
+            for (opcode, operands) in code {
+                let bytes = opcode
+                    .encode(operands, pc)
+                    .expect("a valid handler instruction");
+                core.bus.write(pc, bytes.as_bytes());
+                pc += bytes.as_bytes().len() as u32;
+            }
+        };
+        let off = |k: i32| k as u32;
+        for (vector, n) in [(0x00, 4u32), (0x80, 8), (0x100, 12)] {
+            let above = n + 1;
+            let rest = |r: u32| off(4 * (r as i32 - 4) - 4 * (n as i32 - 4) - 16);
+            let mut spill = vec![(S32e, vec![0, above, off(-16)])];
+            let mut fill = vec![
+                (L32e, vec![0, above, off(-16)]),
+                (L32e, vec![1, above, off(-12)]),
+                (L32e, vec![2, above, off(-8)]),
+            ];
+            if n > 4 {
+                spill.push((L32e, vec![0, 1, off(-12)]));
+                fill.push((L32e, vec![n - 1, 1, off(-12)]));
+            }
+            spill.extend([
+                (S32e, vec![1, above, off(-12)]),
+                (S32e, vec![2, above, off(-8)]),
+                (S32e, vec![3, above, off(-4)]),
+            ]);
+            fill.push((L32e, vec![3, above, off(-4)]));
+            for r in 4..n {
+                spill.push((S32e, vec![r, 0, rest(r)]));
+                fill.push((L32e, vec![r, n - 1, rest(r)]));
+            }
+            spill.push((Rfwo, vec![]));
+            fill.push((Rfwu, vec![]));
+            write(vector, &spill);
+            write(vector + 0x40, &fill);
+        }
+        core.handler_code = std::iter::once(0..0x180).collect();
+    }
+
+    #[test]
+    fn window_traps_raised_in_compiled_code_are_taken_there_as_the_interpreter_takes_them() {
+        // fib(14) by recursion through CALL8: the register file holds four frames, so calls
+        // overflow (at the ENTRY, or at the first instruction naming a4) and returns underflow.
+        // Compiled code takes these traps itself and goes on to the handler's block (docs/jit.md
+        // "Window traps"): the same results, counters and stops as the interpreter's, under
+        // budgets that end anywhere, and nothing interpreted after the blocks are hot.
+        let fib = CODE + 12;
+        let ret = fib + 27;
+        let code = vec![
+            (Movi, vec![10, 14]),
+            (Call8, vec![fib]),
+            (Or, vec![3, 10, 10]),
+            (J, vec![ret + 3]),
+            (Entry, vec![1, 32]),
+            (Movi, vec![4, 1]),
+            (Bgeu, vec![4, 2, ret]),
+            (Addi, vec![10, 2, (-1i32) as u32]),
+            (Call8, vec![fib]),
+            (Or, vec![5, 10, 10]),
+            (Addi, vec![10, 2, (-2i32) as u32]),
+            (Call8, vec![fib]),
+            (Add, vec![2, 5, 10]),
+            (Retw, vec![]),
+        ];
+        // The first frame's caller's SP, read when that frame spills its a4..a7.
+        let setup = |core: &mut crate::core::Core<super::super::testing::TestBus>| {
+            install_window_handlers(core);
+            core.bus.write(0x8000 - 12, &0x9000u32.to_le_bytes());
+        };
+        let ((stop, stats, ar, _), _) = calls_alike(&DC233C, &code, setup, 1 << 24);
+        assert!(matches!(stop, Stop::Exited(_)), "{stop:?}");
+        assert_eq!(ar[3], 377, "fib(14)");
+        assert!(stats.exceptions > 400, "traps taken: {}", stats.exceptions);
+        // The run again, to see how often compiled code was entered from the interpreter's
+        // loop: a trap left to the interpreter costs two entries (the handler's block, and
+        // the code it returns to), one taken in compiled code none (it links on).
+        let mut core = core_exiting(&DC233C, &code, 3);
+        core.prepare_call(CODE, 0x8000, &[]);
+        setup(&mut core);
+        core.refresh();
+        core.set_jit(true);
+        core.set_jit_tier_up(2);
+        core.run(1 << 24, &mut NoTrace);
+        let entered = core.jit.as_ref().expect("tier 2 is on").calls;
+        assert!(
+            entered < 40,
+            "compiled code entered {entered} times for {} traps",
+            stats.exceptions
+        );
+        for budget in (1000..20_000).step_by(997) {
+            calls_alike(&DC233C, &code, setup, budget);
+        }
     }
 
     #[test]

@@ -9,9 +9,10 @@
 //! taken; a taken branch or zero-overhead loop-back to the block's own start loops inside it.
 //! A windowed call to hot code is followed into its callee and back (docs/jit.md "Calls");
 //! other calls leave the block, and a leading ENTRY, a RETW of the block's own code and the
-//! window handlers' RFWO/RFWU run through helpers (the interpreter's own routines). Everything else — exceptions, devices, special-register
-//! access, faults — exits to the interpreter at the instruction, which then executes it
-//! exactly.
+//! window handlers' RFWO/RFWU run through helpers (the interpreter's own routines), which also
+//! take the window traps raised there (docs/jit.md "Window traps"). Everything else — other
+//! exceptions, devices, special-register access, faults — exits to the interpreter at the
+//! instruction, which then executes it exactly.
 //!
 //! A block is compiled for the state it is entered in (its key): the long-latency results still
 //! pending, and whether LEND falls on one of its instruction boundaries. It is entered only when

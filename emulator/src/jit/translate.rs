@@ -34,10 +34,15 @@ pub(crate) struct Helpers {
     pub store: usize,
     /// `(ctx, pc) -> fetch cycles`.
     pub fetch: usize,
-    /// `(ctx, pc, s, frame) -> the gate bits that trap now`, or [`NOT_DONE`]: ENTRY.
+    /// `(ctx, pc, s, frame) -> the gate bits that trap now`, a window trap taken
+    /// ([`TRAPPED`]) or [`NOT_DONE`]: ENTRY.
     pub entry: usize,
-    /// `(ctx, pc) -> the return address`, or [`NOT_DONE`]: RETW.
+    /// `(ctx, pc) -> the return address`, a window trap taken ([`TRAPPED`]) or [`NOT_DONE`]:
+    /// RETW.
     pub retw: usize,
+    /// `(ctx, pc, group)`: the window overflow of an instruction naming `group` whose gate
+    /// trips after a leading ENTRY, taken ([`TRAPPED`]) or [`NOT_DONE`].
+    pub overflow: usize,
     /// `rfw_helper`.
     pub rfw: usize,
     /// `(ctx, frames)`: the window state of a block leaving inside followed calls, the frames
@@ -54,6 +59,10 @@ const PROBED_WAYS: u32 = 2;
 pub(crate) const NOT_DONE: u64 = 1 << 63;
 /// Bit of the store helper's answer: the store changed compiled code (leave the block).
 pub(crate) const CODE_CHANGED: u64 = 1 << 62;
+/// Bit of a window helper's answer (ENTRY, RETW, the overflow helper): the instruction raised
+/// a window trap, taken as the interpreter takes it (docs/jit.md "Window traps"); the answer
+/// holds the vector in bits 0..32 and the cycles to charge in bits 32..62.
+pub(crate) const TRAPPED: u64 = 1 << 62;
 
 /// What a block is compiled from.
 #[derive(Debug)]
@@ -2515,6 +2524,7 @@ impl<'a, 's> Tr<'a, 's> {
         );
         let not_done = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, answer, 0);
         self.exit_if(not_done, here, EXIT_INTERPRET);
+        self.trap_if(answer);
         // ENTRY's refresh forgot the pending results.
         self.pending = [None, None];
         let next = pc.wrapping_add(u32::from(op.insn.len));
@@ -2553,8 +2563,52 @@ impl<'a, 's> Tr<'a, 's> {
         }
         self.gates_checked |= need;
         let trip = self.b.ins().band_imm_u(trips, i64::from(need));
+        let out = self.b.create_block();
+        let on = self.b.create_block();
+        self.b.set_cold_block(out);
+        self.b.ins().brif(trip, out, &[], on, &[]);
+        self.b.switch_to_block(out);
+        let saved = (self.pending, self.at, self.regs_loaded);
+        // The overflow, taken by the helper where the interpreter would take it.
+        self.store_registers();
+        self.regs_loaded = false;
         let here = self.code(pc);
-        self.exit_if(trip, here, EXIT_INTERPRET);
+        let group = self.imm(u32::from(op.gate.group()));
+        let answer = self.call(
+            self.spec.helpers.overflow,
+            &[here, group],
+            &[types::I32, types::I32],
+        );
+        let not_done = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, answer, 0);
+        self.exit_if(not_done, here, EXIT_INTERPRET);
+        self.take_trap(answer);
+        (self.pending, self.at, self.regs_loaded) = saved;
+        self.b.switch_to_block(on);
+    }
+
+    /// After a window helper that took a trap ([`TRAPPED`] in `answer`): the entry's cycles
+    /// charged, the pending results forgotten (the trap's refresh did), and the block leaves
+    /// for the vector. The instruction that raised it does not count.
+    fn take_trap(&mut self, answer: Value) {
+        self.charge_latency(answer);
+        self.pending = [None, None];
+        let vector = self.b.ins().ireduce(types::I32, answer);
+        self.exit(vector, EXIT_CONTINUE);
+    }
+
+    /// When `answer`, a window helper's, says it took a trap ([`TRAPPED`]): [`Tr::take_trap`],
+    /// in a cold path; else goes on.
+    fn trap_if(&mut self, answer: Value) {
+        let bit = self.b.ins().band_imm_u(answer, TRAPPED as i64);
+        let out = self.b.create_block();
+        let on = self.b.create_block();
+        self.b.set_cold_block(out);
+        self.b.ins().brif(bit, out, &[], on, &[]);
+        self.b.switch_to_block(out);
+        let saved = (self.pending, self.at);
+        self.take_trap(answer);
+        (self.pending, self.at) = saved;
+        self.b.switch_to_block(on);
     }
 
     /// A return that moves the window (RETW, RFWO, RFWU) by helper `addr` called with `arg`:
@@ -3285,6 +3339,7 @@ impl<'a, 's> Tr<'a, 's> {
                 // Reads a0 and rotates the window back.
                 let here = self.code(pc);
                 let answer = self.window_return(self.spec.helpers.retw, here, pc);
+                self.trap_if(answer);
                 return Flow::Dynamic(self.b.ins().ireduce(types::I32, answer));
             }
             Loop | Loopnez | Loopgtz => {
