@@ -180,3 +180,81 @@ pub fn load_limited(
 pub fn run<T: Tracer>(core: &mut Core<FlatMemory>, max_cycles: u64, tracer: &mut T) -> Stop {
     core.run(max_cycles, tracer)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::NoTrace;
+    use q7_isa::Opcode::*;
+    use q7_isa::DC233C;
+
+    /// Where the test program is loaded and starts.
+    const CODE: u32 = 0x1000;
+
+    #[test]
+    fn compiled_stores_into_bare_metal_memory_count_each_new_granule_as_the_interpreters_do() {
+        // A loop storing once into each of 40 successive 64 KiB granules of the bare-metal
+        // memory, then into the same ones again, under a memory limit of 24 granules: a store
+        // into a granule no store touched yet is counted and, at the limit, refused (a fault at
+        // that store). Compiled code stores directly only into a touched granule holding no
+        // code (docs/jit.md "Memory") and leaves every other store to the bus, so the run
+        // faults at the same store and cycle in both tiers.
+        let code = [
+            (Movi, vec![5, 1]),
+            (Slli, vec![5, 5, 16]),
+            (Movi, vec![6, 2]),
+            (Movi, vec![2, 0x20]),
+            (Slli, vec![2, 2, 16]),
+            (Movi, vec![4, 40]),
+            (S32i, vec![4, 2, 0]),
+            (Add, vec![2, 2, 5]),
+            (Addi, vec![4, 4, (-1i32) as u32]),
+            (Bnez, vec![4, CODE + 18]),
+            (Addi, vec![6, 6, (-1i32) as u32]),
+            (Movi, vec![2, 0x20]),
+            (Slli, vec![2, 2, 16]),
+            (Movi, vec![4, 40]),
+            (Bnez, vec![6, CODE + 18]),
+            (Or, vec![3, 4, 4]),
+            (Movi, vec![2, 1]),
+            (Simcall, vec![]),
+        ];
+        let mut bytes = Vec::new();
+        let mut pc = CODE;
+        for (opcode, operands) in &code {
+            let e = opcode
+                .encode(operands, pc)
+                .expect("a valid test instruction");
+            bytes.extend_from_slice(e.as_bytes());
+            pc += e.as_bytes().len() as u32;
+        }
+        let run = |jit: bool, granules: u64| {
+            let segment = LoadSegment {
+                addr: CODE,
+                data: &bytes,
+                memsz: bytes.len() as u32,
+                exec: true,
+            };
+            let limit = granules * u64::from(crate::bus::TOUCH_GRANULE);
+            let mut core =
+                load_limited(&DC233C, &[segment], CODE, limit).expect("the program loads");
+            core.set_jit(jit);
+            core.set_jit_tier_up(2);
+            let stop = core.run(1 << 20, &mut NoTrace);
+            (stop, core.stats.clone(), core.jit_stats().executed)
+        };
+        let (stop, stats, executed) = run(true, 24);
+        let (stop1, stats1, _) = run(false, 24);
+        assert_eq!((&stop, &stats), (&stop1, &stats1));
+        assert!(
+            matches!(&stop, Stop::Fault(r) if matches!(r.kind, crate::fault::FaultKind::MemoryLimit { .. })),
+            "the store into a new granule past the limit is refused: {stop:?}"
+        );
+        assert!(executed > 20, "the loop ran compiled: {executed}");
+        // With room for all 40, both passes run to the exit; the second stores compiled.
+        let (stop, stats, executed) = run(true, 64);
+        assert_eq!((&stop, &stats), (&run(false, 64).0, &run(false, 64).1));
+        assert!(matches!(stop, Stop::Exited(40)), "{stop:?}");
+        assert!(executed > 300, "both passes ran compiled: {executed}");
+    }
+}

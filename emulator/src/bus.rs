@@ -167,6 +167,13 @@ pub struct Direct {
     pub ptr: *mut u8,
     /// Whether stores may go there directly too.
     pub stores: bool,
+    /// Null, or (memory that may hold code, whose stores are counted per [`TOUCH_GRANULE`],
+    /// with `stores` false) one bit per granule, set once a store has touched it: compiled
+    /// code stores there itself only into a touched granule (nothing left to count or
+    /// refuse) whose 64 bytes hold no decoded instruction (`DecodeCache::code_bits`), and
+    /// leaves every other store to [`Bus::plain_store`] (docs/jit.md "Memory"). The bitmap
+    /// stays where it is while the bus lives.
+    pub touched: *const u64,
 }
 
 impl Direct {
@@ -179,6 +186,7 @@ impl Direct {
             len: u64::from(len),
             ptr: mem.as_mut_ptr(),
             stores: true,
+            touched: std::ptr::null(),
         }
     }
 }
@@ -453,12 +461,14 @@ impl Bus for FlatMemory {
     }
 
     fn direct(&mut self) -> Option<Direct> {
-        // Loads only: a store may touch a new granule (counted, maybe refused) or code.
+        // Loads; a store only into a granule already touched (a new one is counted, maybe
+        // refused) and holding no code.
         Some(Direct {
             base: 0,
             len: SPACE as u64,
             ptr: self.map.as_mut_ptr(),
             stores: false,
+            touched: self.touched.as_ptr(),
         })
     }
 

@@ -87,6 +87,7 @@ impl Bus for TestBus {
             len: self.0.len() as u64,
             ptr: self.0.as_mut_ptr(),
             stores: true,
+            touched: std::ptr::null(),
         })
     }
 }

@@ -266,6 +266,7 @@ impl<B: Bus> Core<B> {
         }
         let fetch_line = B::FETCH_TIMING.then(|| self.timing.icache_line.max(1).trailing_zeros());
         let direct = self.bus.direct().map(|d| (d.base, d.len, d.stores));
+        let guarded_stores = self.bus.direct().is_some_and(|d| !d.touched.is_null());
         let direct_code = self.bus.direct_code().map(|d| (d.base, d.len, d.stores));
         let icache = if B::FETCH_TIMING {
             self.bus.fetch_view()
@@ -291,6 +292,7 @@ impl<B: Bus> Core<B> {
             timing: &self.timing,
             fetch_line,
             direct,
+            guarded_stores,
             direct_code,
             access_cycles: u64::from(self.bus.most_access_cycles()),
             litbase: self.state.sr(q7_isa::sreg::sr::LITBASE),
@@ -454,7 +456,12 @@ impl<B: Bus> Core<B> {
         pc: u32,
         poll: u64,
     ) -> Tier2 {
-        let direct = self.bus.direct().map_or(std::ptr::null_mut(), |d| d.ptr);
+        let (direct, touched) = self
+            .bus
+            .direct()
+            .map_or((std::ptr::null_mut(), std::ptr::null()), |d| {
+                (d.ptr, d.touched)
+            });
         let direct_code = self
             .bus
             .direct_code()
@@ -516,6 +523,7 @@ impl<B: Bus> Core<B> {
             stack_span: self
                 .stack_region
                 .map_or(u32::MAX, |r| r.top.wrapping_sub(r.bottom)),
+            touched,
         };
         let mut entry = entry;
         let exit = loop {
@@ -527,7 +535,9 @@ impl<B: Bus> Core<B> {
             // core's registers (`ar`, 64 words; `sr`, 256 words), the bus's direct memories
             // (`Bus::direct`, `Bus::direct_code`) within the bounds it was compiled with, the
             // decode cache's code bitmap (reads of the word of an address's granule, within
-            // its 2^20 words), the I-cache's tags (reads within the
+            // its 2^20 words), the direct memory's touched-granule bitmap where it has one
+            // (`Direct::touched`: reads of the word of an address's granule, within its
+            // 2^32 / TOUCH_GRANULE bits, which stay put while the bus lives), the I-cache's tags (reads within the
             // layout it was compiled with), last line and lookup count (`Bus::fetch_view`,
             // whose pointers live as long as the bus, which is not moved while the core runs),
             // the translate windows' registers, access counters and HBM within the bounds the

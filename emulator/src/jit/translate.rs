@@ -104,6 +104,9 @@ pub(crate) struct Spec<'a> {
     /// Directly reachable memory that may hold code ([`crate::bus::Bus::direct_code`]): first
     /// address, length, whether stores may go there (into granules holding no decoded code).
     pub direct_code: Option<(u32, u64, bool)>,
+    /// Whether compiled code stores into [`Spec::direct`]'s memory itself where its granule is
+    /// touched and holds no code ([`crate::bus::Direct::touched`]).
+    pub guarded_stores: bool,
     /// The most cycles one data access or fetch miss can cost on the bus.
     pub access_cycles: u64,
     /// LITBASE when the block is compiled: its L32Rs load from the addresses it gives, and
@@ -766,6 +769,7 @@ mod off {
     pub const LOWEST_SP: i32 = offset_of!(Ctx, lowest_sp) as i32;
     pub const STACK_LO: i32 = offset_of!(Ctx, stack_lo) as i32;
     pub const STACK_SPAN: i32 = offset_of!(Ctx, stack_span) as i32;
+    pub const TOUCHED: i32 = offset_of!(Ctx, touched) as i32;
     pub const LINK_SIZE: i64 = std::mem::size_of::<Link>() as i64;
     pub const LINK_PC: i32 = offset_of!(Link, pc) as i32;
     pub const LINK_LEND_LO: i32 = offset_of!(Link, lend_lo) as i32;
@@ -2046,6 +2050,48 @@ impl<'a, 's> Tr<'a, 's> {
         Some(host)
     }
 
+    /// Branches to a new fast block, switched to, when a store at `addr` may go into
+    /// [`Spec::direct`]'s memory directly ([`Spec::guarded_stores`]): it is aligned, in the
+    /// memory, in a granule a store has touched and in 64 bytes that hold no decoded code; its
+    /// host address returned. Else to `slow`.
+    fn enter_guarded(
+        &mut self,
+        addr: Value,
+        size: u32,
+        slow: cranelift_codegen::ir::Block,
+    ) -> Option<Value> {
+        let (host, within) = self.direct_addr(addr, size)?;
+        let check = self.b.create_block();
+        match within {
+            Some(w) => self.b.ins().brif(w, check, &[], slow, &[]),
+            None => self.b.ins().jump(check, &[]),
+        };
+        self.b.switch_to_block(check);
+        let bits = self.code_bits_at(addr);
+        let code = self.b.ins().band_imm_u(bits, 1);
+        let touched = self.b.create_block();
+        self.b.ins().brif(code, slow, &[], touched, &[]);
+        self.b.switch_to_block(touched);
+        let g = self
+            .b
+            .ins()
+            .ushr_imm_u(addr, i64::from(crate::bus::TOUCH_GRANULE.trailing_zeros()));
+        let word = self.b.ins().ushr_imm_u(g, 6);
+        let word = self.b.ins().uextend(types::I64, word);
+        let word = self.b.ins().ishl_imm_u(word, 3);
+        let map = self.ctx_load(self.ptr, off::TOUCHED);
+        let at = self.b.ins().iadd(map, word);
+        let bits = self.b.ins().load(types::I64, flags(), at, 0);
+        let bit = self.b.ins().band_imm_u(g, 63);
+        let bit = self.b.ins().uextend(types::I64, bit);
+        let bits = self.b.ins().ushr(bits, bit);
+        let set = self.b.ins().band_imm_u(bits, 1);
+        let fast = self.b.create_block();
+        self.b.ins().brif(set, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        Some(host)
+    }
+
     /// Branches to a new fast block, switched to and its host address returned, when `direct`
     /// (from [`Tr::direct_addr`]) reaches the access, else to `slow`; `None` (having jumped
     /// to `slow`) when nothing is directly reachable.
@@ -2285,6 +2331,13 @@ impl<'a, 's> Tr<'a, 's> {
                 self.host_store(host, size, v, out);
             }
             self.b.switch_to_block(slow);
+            if self.spec.guarded_stores {
+                let slow = self.b.create_block();
+                if let Some(host) = self.enter_guarded(addr, size, slow) {
+                    self.host_store(host, size, v, out);
+                }
+                self.b.switch_to_block(slow);
+            }
         }
         if site.tries(Site::DirectCode) {
             let slow = self.b.create_block();
