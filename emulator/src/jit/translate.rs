@@ -385,11 +385,15 @@ impl Spec<'_> {
     }
 
     /// By instruction, the most cycles a pass from there can take: every instruction's
-    /// fetch miss, interlock, memory latency, issue and taken branch at their largest, along
-    /// the costliest path on to the next edge that begins a pass ([`Spec::passes_at`]). A
-    /// pass is the code between two looks at the poll cycle (the entry's, and each such
-    /// edge's), so its instructions are in address order and it runs each at most once.
-    /// (`known`, `edges` and `labels` are [`Spec::known`], [`Spec::all_edges`] and
+    /// fetch miss, memory latency, issue and (where it can transfer control or loop back)
+    /// taken branch at their largest, and the interlocks, along the costliest path on to the
+    /// next edge that begins a pass ([`Spec::passes_at`]). A pass is the code between two
+    /// looks at the poll cycle (the entry's, and each such edge's), so its instructions are in
+    /// address order and it runs each at most once. An interlock waits for one pending result
+    /// and no longer than its latency, after which the result is ready for every later reader:
+    /// so the interlocks of a pass take at most the latency of each load or multiply on its
+    /// path and of the two results that may be pending where it begins (docs/jit.md "Exact
+    /// stops"). (`known`, `edges` and `labels` are [`Spec::known`], [`Spec::all_edges`] and
     /// [`Spec::labels`]; the block's bound is the entry's.)
     pub fn passes(
         &self,
@@ -399,7 +403,6 @@ impl Spec<'_> {
     ) -> Vec<u64> {
         let t = self.timing;
         let mem = self.access_cycles;
-        let delay = u64::from(t.load_use.max(t.mul_use).max(t.mul_high_use)) + u64::from(t.issue);
         let n = self.ops.len();
         let mut cost = vec![0u64; n];
         let mut line = None;
@@ -412,9 +415,8 @@ impl Spec<'_> {
                     line = Some(pc >> shift);
                 }
             }
-            if op.src_mask != 0 {
-                *c += delay;
-            }
+            // A result is ready its class's delay after the next instruction could start.
+            *c += u64::from(t.result_delay(op.insn.opcode.latency()));
             if is_access(op) {
                 let (site, settled, store) = self.access(known, i);
                 if !self.local(site, settled, store) {
@@ -424,7 +426,14 @@ impl Spec<'_> {
             if matches!(op.insn.opcode, Opcode::Rfwo | Opcode::Rfwu) {
                 *c += u64::from(t.exception_return);
             }
-            *c += u64::from(t.issue) + u64::from(t.taken_branch.max(t.loop_back));
+            *c += u64::from(t.issue);
+            let next = pc.wrapping_add(u32::from(op.insn.len));
+            if op.insn.opcode.family() == Family::Branch
+                || ends_block(op)
+                || self.key.lend == Some(next)
+            {
+                *c += u64::from(t.taken_branch.max(t.loop_back));
+            }
         }
         // The costliest path on from each instruction within its pass, last first.
         let mut on = vec![0u64; n];
@@ -437,6 +446,11 @@ impl Spec<'_> {
                 }
             }
             on[i] = cost[i] + most;
+        }
+        // The results pending where a pass begins (two slots at most).
+        let pending = u64::from(t.load_use.max(t.mul_use).max(t.mul_high_use));
+        for bound in &mut on {
+            *bound += 2 * pending;
         }
         on
     }
