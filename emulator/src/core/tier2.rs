@@ -1411,6 +1411,57 @@ mod tests {
     }
 
     #[test]
+    fn a_pass_bound_charges_each_interlock_once_and_taken_branches_only_where_control_can_go() {
+        // The LCG loop of tests/programs/bench/lcg.c: MULL, MEMW, a volatile load from the
+        // stack, ADDI, ADD and BLTU back; a pass takes 8 cycles on dc233c. With the stack
+        // watched the run looks every POLL_CYCLES (4096) cycles, and a pass is compiled code's
+        // only when its bound ends before the look: near each look the interpreter runs the
+        // passes of one bound's worth of cycles, and then up to the next loop-back. The bound
+        // (docs/jit.md "Exact stops") charges the loop's one taken branch (2), its multiply's
+        // and load's latencies once (1 each), the two results that may be pending at the
+        // start (2 each) and one issue cycle each (the loop's 6 and the way out's 2): 17
+        // cycles, about two passes. (Charging every instruction a taken branch and the largest
+        // interlock made it 36 cycles, four and a half passes.)
+        let head = CODE + 21;
+        let code = vec![
+            (Movi, vec![1, 0x700]),
+            (Movi, vec![9, 0x100]),
+            (Slli, vec![9, 9, 8]),
+            (S32i, vec![9, 1, 0]),
+            (Movi, vec![11, 77]),
+            (Movi, vec![10, 5]),
+            (Movi, vec![8, 0]),
+            (Mull, vec![2, 2, 11]),
+            (Memw, vec![]),
+            (L32i, vec![9, 1, 0]),
+            (Addi, vec![8, 8, 1]),
+            (Add, vec![2, 2, 10]),
+            (Bltu, vec![8, 9, head]),
+            (Or, vec![3, 2, 2]),
+        ];
+        let run = |jit: bool| {
+            let mut core = core_exiting(&DC233C, &code, 3);
+            core.stack_region = Some(crate::core::StackRegion {
+                bottom: 0x400,
+                top: 0x800,
+            });
+            core.set_jit(jit);
+            core.set_jit_tier_up(16);
+            let stop = core.run(10_000_000, &mut NoTrace);
+            (stop, core.stats.clone(), core.jit_stats().executed)
+        };
+        let (stop, stats, executed) = run(true);
+        let (stop1, stats1, _) = run(false);
+        assert_eq!((&stop, &stats), (&stop1, &stats1));
+        let looks = stats.cycles / crate::stop_request::POLL_CYCLES;
+        let per_look = (stats.instructions - executed) as f64 / looks as f64;
+        assert!(
+            per_look < 4.0 * 6.0,
+            "{per_look:.1} instructions interpreted per look ({looks} looks)"
+        );
+    }
+
+    #[test]
     fn an_unwatched_run_looks_early_rather_than_interpreting_up_to_its_looks() {
         // 2000 rounds of 50 ADDs and a taken branch back, some 108,000 cycles: a look at the
         // stop request passes (every 65,536 cycles, the stack unwatched). Before it the block
