@@ -1237,11 +1237,17 @@ impl<'a, 's> Tr<'a, 's> {
     /// (`DecodeCache::code_bits`), shifted so that bit 0 is that granule's: set when it holds
     /// decoded code.
     fn code_bits_at(&mut self, addr: Value) -> Value {
-        let g = self.b.ins().ushr_imm_u(addr, 6);
+        self.granule_bits(addr, 6, off::CODE_BITS)
+    }
+
+    /// The word of the bitmap at `map` in the context (a bit per granule of 2^`shift` bytes)
+    /// that holds the bit of `addr`'s granule, shifted so that bit 0 is that bit.
+    fn granule_bits(&mut self, addr: Value, shift: u32, map: i32) -> Value {
+        let g = self.b.ins().ushr_imm_u(addr, i64::from(shift));
         let word = self.b.ins().ushr_imm_u(g, 6);
         let word = self.b.ins().uextend(types::I64, word);
         let word = self.b.ins().ishl_imm_u(word, 3);
-        let bits = self.ctx_load(self.ptr, off::CODE_BITS);
+        let bits = self.ctx_load(self.ptr, map);
         let at = self.b.ins().iadd(bits, word);
         let bits = self.b.ins().load(types::I64, flags(), at, 0);
         let bit = self.b.ins().band_imm_u(g, 63);
@@ -2042,26 +2048,33 @@ impl<'a, 's> Tr<'a, 's> {
             return None;
         };
         let (host, within) = self.region_addr(region, off::DIRECT_CODE, addr, size);
-        let fast = self.b.create_block();
         if store {
-            // Natural alignment keeps the access inside one 64-byte granule.
-            let check = self.b.create_block();
-            match within {
-                Some(w) => self.b.ins().brif(w, check, &[], slow, &[]),
-                None => self.b.ins().jump(check, &[]),
-            };
-            self.b.switch_to_block(check);
-            let bits = self.code_bits_at(addr);
-            let code = self.b.ins().band_imm_u(bits, 1);
-            self.b.ins().brif(code, slow, &[], fast, &[]);
-        } else {
-            match within {
-                Some(w) => self.b.ins().brif(w, fast, &[], slow, &[]),
-                None => self.b.ins().jump(fast, &[]),
-            };
+            self.require_no_code(addr, within, slow);
+            return Some(host);
         }
-        self.b.switch_to_block(fast);
-        Some(host)
+        self.enter_direct(Some((host, within)), slow)
+    }
+
+    /// Goes on, in a new block switched to, when `within` holds (`None`: always) and the 64
+    /// bytes of a store at `addr` hold no decoded code (natural alignment keeps the store in
+    /// them); else to `slow`.
+    fn require_no_code(
+        &mut self,
+        addr: Value,
+        within: Option<Value>,
+        slow: cranelift_codegen::ir::Block,
+    ) {
+        let check = self.b.create_block();
+        match within {
+            Some(w) => self.b.ins().brif(w, check, &[], slow, &[]),
+            None => self.b.ins().jump(check, &[]),
+        };
+        self.b.switch_to_block(check);
+        let bits = self.code_bits_at(addr);
+        let code = self.b.ins().band_imm_u(bits, 1);
+        let on = self.b.create_block();
+        self.b.ins().brif(code, slow, &[], on, &[]);
+        self.b.switch_to_block(on);
     }
 
     /// Branches to a new fast block, switched to, when a store at `addr` may go into
@@ -2075,30 +2088,9 @@ impl<'a, 's> Tr<'a, 's> {
         slow: cranelift_codegen::ir::Block,
     ) -> Option<Value> {
         let (host, within) = self.direct_addr(addr, size)?;
-        let check = self.b.create_block();
-        match within {
-            Some(w) => self.b.ins().brif(w, check, &[], slow, &[]),
-            None => self.b.ins().jump(check, &[]),
-        };
-        self.b.switch_to_block(check);
-        let bits = self.code_bits_at(addr);
-        let code = self.b.ins().band_imm_u(bits, 1);
-        let touched = self.b.create_block();
-        self.b.ins().brif(code, slow, &[], touched, &[]);
-        self.b.switch_to_block(touched);
-        let g = self
-            .b
-            .ins()
-            .ushr_imm_u(addr, i64::from(crate::bus::TOUCH_GRANULE.trailing_zeros()));
-        let word = self.b.ins().ushr_imm_u(g, 6);
-        let word = self.b.ins().uextend(types::I64, word);
-        let word = self.b.ins().ishl_imm_u(word, 3);
-        let map = self.ctx_load(self.ptr, off::TOUCHED);
-        let at = self.b.ins().iadd(map, word);
-        let bits = self.b.ins().load(types::I64, flags(), at, 0);
-        let bit = self.b.ins().band_imm_u(g, 63);
-        let bit = self.b.ins().uextend(types::I64, bit);
-        let bits = self.b.ins().ushr(bits, bit);
+        self.require_no_code(addr, within, slow);
+        let shift = crate::bus::TOUCH_GRANULE.trailing_zeros();
+        let bits = self.granule_bits(addr, shift, off::TOUCHED);
         let set = self.b.ins().band_imm_u(bits, 1);
         let fast = self.b.create_block();
         self.b.ins().brif(set, fast, &[], slow, &[]);
