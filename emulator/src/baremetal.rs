@@ -247,7 +247,10 @@ mod tests {
         let (stop1, stats1, _) = run(false, 24);
         assert_eq!((&stop, &stats), (&stop1, &stats1));
         assert!(
-            matches!(&stop, Stop::Fault(r) if matches!(r.kind, crate::fault::FaultKind::MemoryLimit { .. })),
+            matches!(
+                &stop,
+                Stop::Fault(r) if matches!(r.kind, crate::fault::FaultKind::MemoryLimit { .. })
+            ),
             "the store into a new granule past the limit is refused: {stop:?}"
         );
         assert!(executed > 20, "the loop ran compiled: {executed}");

@@ -259,7 +259,10 @@ impl<B: Bus> Core<B> {
             || (lend_at.is_some() && self.state.lbeg() == pc);
         // A lone RETW is compiled: a window handler's return (RFWU) re-executes one, and
         // linked there it returns to the caller's block in compiled code.
-        let returns = matches!(&list[..], [(_, op)] if matches!(op.insn.opcode, Opcode::Retw | Opcode::RetwN));
+        let returns = matches!(
+            &list[..],
+            [(_, op)] if matches!(op.insn.opcode, Opcode::Retw | Opcode::RetwN)
+        );
         if list.is_empty() || (list.len() < crate::jit::MIN_BLOCK && !loops && !returns) {
             jit.refuse(pc);
             return Tier2::Interpret;
@@ -537,8 +540,9 @@ impl<B: Bus> Core<B> {
             // decode cache's code bitmap (reads of the word of an address's granule, within
             // its 2^20 words), the direct memory's touched-granule bitmap where it has one
             // (`Direct::touched`: reads of the word of an address's granule, within its
-            // 2^32 / TOUCH_GRANULE bits, which stay put while the bus lives), the I-cache's tags (reads within the
-            // layout it was compiled with), last line and lookup count (`Bus::fetch_view`,
+            // 2^32 / TOUCH_GRANULE bits, which stay put while the bus lives), the I-cache's
+            // tags (reads within the layout it was compiled with), last line and lookup
+            // count (`Bus::fetch_view`,
             // whose pointers live as long as the bus, which is not moved while the core runs),
             // the translate windows' registers, access counters and HBM within the bounds the
             // view gives (`Bus::window_view`, as long-lived; HBM is read with aligned plain
@@ -1639,8 +1643,9 @@ mod tests {
         // returns, with a live frame 4 groups up (so that inside the function one group is
         // free); the last call exits from inside the function. Compiled (the call followed
         // into the function and back, docs/jit.md "Calls"; the exit leaves the block inside
-        // it): at the exit, and at budgets that stop the run anywhere in later rounds, WINDOWBASE, WINDOWSTART, the gate bits, the window limit,
-        // the lowest SP, the registers and every counter are the interpreter's.
+        // it): at the exit, and at budgets that stop the run anywhere in later rounds,
+        // WINDOWBASE, WINDOWSTART, the gate bits, the window limit, the lowest SP, the
+        // registers and every counter are the interpreter's.
         let f = CODE + 24;
         let ret = f + 18;
         let end = f + 21;
