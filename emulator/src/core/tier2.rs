@@ -268,8 +268,9 @@ impl<B: Bus> Core<B> {
             return Tier2::Interpret;
         }
         let fetch_line = B::FETCH_TIMING.then(|| self.timing.icache_line.max(1).trailing_zeros());
-        let direct = self.bus.direct().map(|d| (d.base, d.len, d.stores));
-        let guarded_stores = self.bus.direct().is_some_and(|d| !d.touched.is_null());
+        let offered = self.bus.direct();
+        let direct = offered.map(|d| (d.base, d.len, d.stores));
+        let guarded_stores = offered.is_some_and(|d| !d.touched.is_null());
         let direct_code = self.bus.direct_code().map(|d| (d.base, d.len, d.stores));
         let icache = if B::FETCH_TIMING {
             self.bus.fetch_view()
