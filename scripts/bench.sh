@@ -5,8 +5,8 @@
 # qemu-xtensa (linux-user build of the same source), checks that the exit codes agree, and
 # prints MIPS and the q7emu/QEMU ratios. QEMU's MIPS use q7emu's instruction count for the same
 # program (QEMU does not count instructions). Times are whole-process wall times, each the best
-# of Q7EMU_BENCH_REPEAT runs (default 3) for q7emu and qemu-system alike, as shared hosts add noise
-# in one direction only.
+# of Q7EMU_BENCH_REPEAT runs (default 5) for q7emu and qemu-system alike, taken in turns, as
+# shared hosts add noise in one direction only.
 #
 # Then runs the main job, the committed 8-core ReLU kernel, through `q7emu run` on 1 and on 2
 # host threads and prints their wall times, aggregate MIPS and the 2-thread / 1-thread ratio;
@@ -35,7 +35,7 @@ RT=examples/bare-metal/rt
 H=examples/sdk/rt/helpers
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-REPEAT=${Q7EMU_BENCH_REPEAT:-3}
+REPEAT=${Q7EMU_BENCH_REPEAT:-5}
 declare -A RATIO_FLOOR=([fib]=0.7 [lcg]=0.8 [array]=1.0)
 status=0
 now() { date +%s.%N; }
@@ -56,45 +56,42 @@ for p in fib lcg array; do
   urc=$?
   set -e
   usec=$(echo "$(now) - $t0" | bc -l)
-  qsec=
+  # qemu-system and q7emu (both profiles, tier 2 and the interpreter alone) take turns, one
+  # run of each per round, so that a noisy spell of the shared host falls on all of them.
+  declare -A best=() code=()
   for _ in $(seq "$REPEAT"); do
-    t0=$(now)
-    set +e
-    timeout 600 qemu-system-xtensa -M sim -cpu dc233c -semihosting -display none -serial none \
-      -monitor none -kernel "$OUT/$p.elf" >/dev/null 2>&1
-    qrc=$?
-    set -e
-    s=$(echo "$(now) - $t0" | bc -l)
-    if [ -z "$qsec" ] || [ "$(echo "$s < $qsec" | bc -l)" = 1 ]; then qsec=$s; fi
+    for run in qemu dc233c dc233c-t1 ncore2gp ncore2gp-t1; do
+      case $run in
+        qemu) cmd=(timeout 600 qemu-system-xtensa -M sim -cpu dc233c -semihosting -display none
+          -serial none -monitor none -kernel "$OUT/$p.elf") ;;
+        *-t1) cmd=(./target/release/q7emu run-elf --jit off --profile "${run%-t1}"
+          --json-file "$OUT/$p-$run.json" "$OUT/$p.elf") ;;
+        *) cmd=(./target/release/q7emu run-elf --profile "$run" --json-file "$OUT/$p-$run.json"
+          "$OUT/$p.elf") ;;
+      esac
+      t0=$(now)
+      set +e
+      "${cmd[@]}" >/dev/null 2>&1
+      code[$run]=$?
+      set -e
+      s=$(echo "$(now) - $t0" | bc -l)
+      if [ -z "${best[$run]:-}" ] || [ "$(echo "$s < ${best[$run]}" | bc -l)" = 1 ]; then best[$run]=$s; fi
+    done
   done
+  qsec=${best[qemu]}
+  qrc=${code[qemu]}
   for profile in dc233c ncore2gp; do
-    sec=
-    for _ in $(seq "$REPEAT"); do
-      t0=$(now)
-      set +e
-      ./target/release/q7emu run-elf --profile $profile --json-file "$OUT/$p.json" "$OUT/$p.elf" >/dev/null 2>&1
-      rc=$?
-      set -e
-      s=$(echo "$(now) - $t0" | bc -l)
-      if [ -z "$sec" ] || [ "$(echo "$s < $sec" | bc -l)" = 1 ]; then sec=$s; fi
-    done
-    sec1=
-    for _ in $(seq "$REPEAT"); do
-      t0=$(now)
-      set +e
-      ./target/release/q7emu run-elf --jit off --profile $profile --json-file "$OUT/$p-t1.json" "$OUT/$p.elf" >/dev/null 2>&1
-      set -e
-      s=$(echo "$(now) - $t0" | bc -l)
-      if [ -z "$sec1" ] || [ "$(echo "$s < $sec1" | bc -l)" = 1 ]; then sec1=$s; fi
-    done
+    sec=${best[$profile]}
+    sec1=${best[$profile-t1]}
+    rc=${code[$profile]}
     same=$(python3 -c "
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
-print(all(a[k] == b[k] for k in ('instructions', 'cycles', 'exit_code', 'stats', 'fault')))" "$OUT/$p.json" "$OUT/$p-t1.json")
-    insns=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['instructions'])" "$OUT/$p.json")
+print(all(a[k] == b[k] for k in ('instructions', 'cycles', 'exit_code', 'stats', 'fault')))" "$OUT/$p-$profile.json" "$OUT/$p-$profile-t1.json")
+    insns=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['instructions'])" "$OUT/$p-$profile.json")
     # The guest's own exit status (run-elf maps a status over 127 to exit code 128, README
     # "Exit codes"); QEMU's process status is the guest's mod 256.
-    guest=$(python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['exit_code']; print('fault' if c is None else c % 256)" "$OUT/$p.json")
+    guest=$(python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['exit_code']; print('fault' if c is None else c % 256)" "$OUT/$p-$profile.json")
     mips=$(echo "$insns / $sec / 1000000" | bc -l)
     qmips=$(echo "$insns / $qsec / 1000000" | bc -l)
     umips=$(echo "$insns / $usec / 1000000" | bc -l)
