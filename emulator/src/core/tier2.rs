@@ -60,6 +60,15 @@ impl<B: Bus> Core<B> {
         }
     }
 
+    /// Sets the arrivals after which a block is compiled ahead (docs/jit.md "Compiling ahead";
+    /// [`crate::jit::AHEAD`] by default, never under [`crate::jit::with_tier_up`]): tests
+    /// compile ahead at low counts this way.
+    pub fn set_jit_ahead(&mut self, arrivals: u16) {
+        if let Some(j) = &mut self.jit {
+            j.ahead = arrivals.max(1);
+        }
+    }
+
     /// Sets the most bytes of compiled code the core keeps before emptying its code cache.
     pub fn set_jit_code_limit(&mut self, bytes: u64) {
         if let Some(j) = &mut self.jit {
@@ -90,14 +99,28 @@ impl<B: Bus> Core<B> {
         let id = match jit.lookup(pc) {
             Some(crate::jit::REFUSED) => return Tier2::Interpret,
             Some(id) => id,
-            None => {
-                if !jit.heat(pc) {
-                    return Tier2::Interpret;
-                }
-                return self.tier_up(ops, pc, poll);
-            }
+            None => return self.heated(ops, pc, poll),
         };
         self.enter_block(ops, id, pc, poll)
+    }
+
+    /// One more arrival at `pc`, where no block fits: a block compiled when that makes `pc`
+    /// hot, and run; built and sent to be compiled ahead when it makes it hot enough for that
+    /// (docs/jit.md "Compiling ahead").
+    fn heated(&mut self, ops: &mut DecodedOps, pc: u32, poll: u64) -> Tier2 {
+        let Some(jit) = self.jit.as_deref_mut() else {
+            return Tier2::Interpret;
+        };
+        match jit.heat(pc) {
+            crate::jit::Heat::Cold => Tier2::Interpret,
+            crate::jit::Heat::Ahead => {
+                if !jit.refuses(pc) {
+                    self.with_region(ops, pc, |jit, spec| jit.compile_ahead(spec));
+                }
+                Tier2::Interpret
+            }
+            crate::jit::Heat::Hot => self.tier_up(ops, pc, poll),
+        }
     }
 
     /// Runs block `id` (in the table at `pc`) when its guards pass; else another version or a
@@ -117,12 +140,7 @@ impl<B: Bus> Core<B> {
         } else {
             match jit.find_version(pc, fits) {
                 Some(id) => id,
-                None => {
-                    if !jit.heat(pc) {
-                        return Tier2::Interpret;
-                    }
-                    return self.tier_up(ops, pc, poll);
-                }
+                None => return self.heated(ops, pc, poll),
             }
         };
         let b = &jit.blocks[id as usize];
@@ -143,7 +161,8 @@ impl<B: Bus> Core<B> {
         self.call_block(run, entry, links, pc, poll)
     }
 
-    /// Compiles a block at `pc` for the state now, and runs it.
+    /// Compiles a block at `pc` for the state now (or puts in the one compiled ahead there),
+    /// and runs it.
     #[cold]
     #[inline(never)]
     fn tier_up(&mut self, ops: &mut DecodedOps, pc: u32, poll: u64) -> Tier2 {
@@ -152,6 +171,27 @@ impl<B: Bus> Core<B> {
         if jit.refuses(pc) {
             return Tier2::Interpret;
         }
+        if let Some(id) = jit.take_ahead(pc) {
+            return self.enter_block(ops, id, pc, poll);
+        }
+        let compiled = self.with_region(ops, pc, |jit, spec| jit.compile(spec));
+        match compiled {
+            Some(Some(id)) => self.enter_block(ops, id, pc, poll),
+            _ => {
+                self.jit.as_deref_mut().expect("tier 2 is on").refuse(pc);
+                Tier2::Interpret
+            }
+        }
+    }
+
+    /// The region at `pc` (docs/jit.md "Tier-up") for the state now, given to `f` with the
+    /// core's tier 2 as the block to compile; `None` when it is too short to compile.
+    fn with_region<R>(
+        &mut self,
+        ops: &mut DecodedOps,
+        pc: u32,
+        f: impl FnOnce(&mut crate::jit::Jit, &Spec<'_>) -> R,
+    ) -> Option<R> {
         // The region (docs/jit.md "Tier-up"): from `pc`, the instructions control reaches by
         // falling through, by jumps and by branches whose target the interpreter has arrived
         // at, up to MAX_BLOCK, the fall-through first; none before a leading ENTRY. Code
@@ -254,7 +294,6 @@ impl<B: Bus> Core<B> {
         });
         let frames: Vec<u16> = list.iter().map(|x| x.2).collect();
         let list: Vec<(u32, crate::predecode::Op)> = list.iter().map(|x| (x.0, x.1)).collect();
-        let jit = self.jit.as_deref_mut().expect("tier 2 is on");
         let loops = list.iter().any(|(_, op)| translate::target(op) == Some(pc))
             || (lend_at.is_some() && self.state.lbeg() == pc);
         // A lone RETW is compiled: a window handler's return (RFWU) re-executes one, and
@@ -264,8 +303,7 @@ impl<B: Bus> Core<B> {
             [(_, op)] if matches!(op.insn.opcode, Opcode::Retw | Opcode::RetwN)
         );
         if list.is_empty() || (list.len() < crate::jit::MIN_BLOCK && !loops && !returns) {
-            jit.refuse(pc);
-            return Tier2::Interpret;
+            return None;
         }
         let fetch_line = B::FETCH_TIMING.then(|| self.timing.icache_line.max(1).trailing_zeros());
         let offered = self.bus.direct();
@@ -313,13 +351,7 @@ impl<B: Bus> Core<B> {
             relative,
         };
         let jit = self.jit.as_deref_mut().expect("tier 2 is on");
-        match jit.compile(&spec) {
-            Some(id) => self.enter_block(ops, id, pc, poll),
-            None => {
-                jit.refuse(pc);
-                Tier2::Interpret
-            }
-        }
+        Some(f(jit, &spec))
     }
 
     /// The frames a windowed call from code running in `frames` to `target`, moving the
@@ -1719,6 +1751,92 @@ mod tests {
         // Rounds a2 = 40..=16 add 1 (the store comes after the ADDI), a2 = 15..=1 add 2.
         assert_eq!(a3, 25 + 2 * 15);
         assert!(jit.invalidated >= 1, "{jit:?}");
+    }
+
+    /// Runs `code` (then exit with a3) interpreted, with tier 2 compiling at the 16th arrival,
+    /// and the same compiling ahead from the 4th (docs/jit.md "Compiling ahead"): the stops,
+    /// counters, registers and the memory at 0x700 must be the same in all three; a3 and
+    /// tier 2's counters without and with compiling ahead.
+    fn ahead_alike(
+        code: &[(Opcode, Vec<u32>)],
+    ) -> (u32, crate::jit::JitStats, crate::jit::JitStats) {
+        let run = |jit: bool, ahead: u16| {
+            let mut core = core_exiting(&DC233C, code, 3);
+            core.set_jit(jit);
+            core.set_jit_tier_up(16);
+            core.set_jit_ahead(ahead);
+            let stop = core.run(10_000_000, &mut NoTrace);
+            let seen = (
+                stop,
+                core.stats.clone(),
+                core.state.ar,
+                core.bus.read(0x700, 16),
+            );
+            (seen, core.jit_stats())
+        };
+        let (interpreted, _) = run(false, u16::MAX);
+        let (at_tier_up, sync) = run(true, u16::MAX);
+        let (ahead, early) = run(true, 4);
+        assert_eq!(at_tier_up, interpreted);
+        assert_eq!(ahead, interpreted);
+        (ahead.2[3], sync, early)
+    }
+
+    #[test]
+    fn a_block_compiled_ahead_is_first_entered_at_the_tier_up_count_as_one_compiled_there() {
+        // The hot loop above (100 rounds): its block is built at the 4th arrival, compiled on
+        // the compiling thread, put in at the 16th.
+        let body = CODE + 9;
+        let code = [
+            (Movi, vec![2, 100]),
+            (Movi, vec![3, 0]),
+            (Movi, vec![6, 0x700]),
+            (Addi, vec![3, 3, 3]),
+            (Mull, vec![4, 3, 3]),
+            (Add, vec![5, 4, 3]),
+            (S32i, vec![5, 6, 0]),
+            (L32i, vec![7, 6, 0]),
+            (Add, vec![3, 3, 7]),
+            (Extui, vec![3, 3, 0, 16]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, body]),
+        ];
+        let (_, sync, early) = ahead_alike(&code);
+        assert_eq!((sync.blocks, sync.ahead), (1, 0));
+        assert_eq!((early.blocks, early.ahead), (1, 1), "{early:?}");
+        // Entered at the same arrival: the same instructions ran compiled.
+        assert_eq!(early.executed, sync.executed);
+        assert_eq!(early.code_bytes, sync.code_bytes);
+    }
+
+    #[test]
+    fn a_store_into_code_being_compiled_ahead_gives_it_up_and_the_changed_code_runs() {
+        // 40 rounds of `addi a3, a3, 1` and an S8I of 2 whose address a MOVEQZ makes the
+        // ADDI's immediate (byte 2) in the round where a2 = 32, and 0x700 in the others: no
+        // taken branch but the loop's own, so the loop's start is the one address counted.
+        // The store comes after the block was built ahead (4th arrival) and before it is put
+        // in (16th): it must be built again from the changed code.
+        let body = CODE + 18;
+        let code = [
+            (Movi, vec![2, 40]),
+            (Movi, vec![3, 0]),
+            (Movi, vec![8, 2]),
+            (Movi, vec![9, CODE >> 2]),
+            (Slli, vec![9, 9, 2]),
+            (Addi, vec![9, 9, 18 + 2]),
+            (Addi, vec![3, 3, 1]),
+            (Addi, vec![10, 2, (-32i32) as u32]),
+            (Movi, vec![11, 0x700]),
+            (Moveqz, vec![11, 9, 10]),
+            (S8i, vec![8, 11, 0]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, body]),
+        ];
+        let (a3, sync, early) = ahead_alike(&code);
+        // Rounds a2 = 40..=32 add 1 (the store comes after the ADDI), a2 = 31..=1 add 2.
+        assert_eq!(a3, 9 + 2 * 31);
+        assert_eq!((early.blocks, early.ahead), (1, 0), "{early:?}");
+        assert_eq!(early.executed, sync.executed);
     }
 
     #[test]

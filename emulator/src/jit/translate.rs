@@ -579,6 +579,33 @@ pub(crate) struct Workspace {
     fctx: FunctionBuilderContext,
 }
 
+/// Builds `spec`'s IR into `work`'s function (named as function 0 until [`compile`] names
+/// it): the block's bound (the most cycles its first pass can take, [`Spec::passes`]).
+pub(crate) fn build(module: &JITModule, work: &mut Workspace, spec: &Spec<'_>) -> u64 {
+    let ptr = module.target_config().pointer_type();
+    let call_conv = module.isa().default_call_conv();
+    let ctx = work.ctx.get_or_insert_with(|| module.make_context());
+    module.clear_context(ctx);
+    ctx.func.signature = block_signature(ptr);
+    ctx.func.name = UserFuncName::user(0, 0);
+    let frontend = module.target_config();
+    let b = FunctionBuilder::new(&mut ctx.func, &mut work.fctx);
+    let mut t = Tr::new(b, ptr, call_conv, spec);
+    let bound = t.passes[spec.entry()];
+    t.body();
+    t.emit_exits();
+    t.sink_leaving();
+    let mut b = t.b;
+    b.seal_all_blocks();
+    b.finalize(frontend);
+    bound
+}
+
+/// The IR [`build`] left in `work`, for compiling elsewhere ([`super::ahead`]).
+pub(crate) fn built(work: &Workspace) -> Option<cranelift_codegen::ir::Function> {
+    work.ctx.as_ref().map(|c| c.func.clone())
+}
+
 /// Compiles `spec` into `module` as function `name` in `work`: its entry, code size, bound
 /// (the most cycles its first pass can take, [`Spec::passes`]) and whether its host code was
 /// copied from `shared` (compiled by another core from the same IR) rather than compiled,
@@ -590,36 +617,18 @@ pub(crate) fn compile(
     spec: &Spec<'_>,
     shared: Option<&SharedCode>,
 ) -> Option<(Entry, u64, u64, bool)> {
+    let bound = build(module, work, spec);
     let ptr = module.target_config().pointer_type();
-    let call_conv = module.isa().default_call_conv();
-    let sig = block_signature(ptr);
-    let id = module.declare_function(name, Linkage::Local, &sig).ok()?;
-    let ctx = work.ctx.get_or_insert_with(|| module.make_context());
-    module.clear_context(ctx);
-    ctx.func.signature = sig;
+    let id = module
+        .declare_function(name, Linkage::Local, &block_signature(ptr))
+        .ok()?;
+    let ctx = work.ctx.as_mut()?;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
-    let frontend = module.target_config();
-    let bound;
-    {
-        let b = FunctionBuilder::new(&mut ctx.func, &mut work.fctx);
-        let mut t = Tr::new(b, ptr, call_conv, spec);
-        bound = t.passes[spec.entry()];
-        t.body();
-        t.emit_exits();
-        t.sink_leaving();
-        let mut b = t.b;
-        b.seal_all_blocks();
-        b.finalize(frontend);
-    }
     let claim = shared.map(|share| share.claim(fingerprint(&mut ctx.func)));
     let claim = match claim {
         Some(Claim::Copy(code)) => {
-            module
-                .define_function_bytes(id, code.align, &code.bytes, &[])
-                .ok()?;
-            module.finalize_definitions().ok()?;
-            let bytes = code.bytes.len() as u64;
-            return Some((module.get_finalized_function(id), bytes, bound, true));
+            let entry = define(module, name, &code)?;
+            return Some((entry, code.bytes.len() as u64, bound, true));
         }
         Some(Claim::Compile(c)) => Some(c),
         None => None,
@@ -642,6 +651,20 @@ pub(crate) fn compile(
         bound,
         false,
     ))
+}
+
+/// Puts host code compiled elsewhere (by another core, or ahead: it has no relocations) into
+/// `module` as function `name`: its entry.
+pub(crate) fn define(module: &mut JITModule, name: &str, code: &HostCode) -> Option<Entry> {
+    let ptr = module.target_config().pointer_type();
+    let id = module
+        .declare_function(name, Linkage::Local, &block_signature(ptr))
+        .ok()?;
+    module
+        .define_function_bytes(id, code.align, &code.bytes, &[])
+        .ok()?;
+    module.finalize_definitions().ok()?;
+    Some(module.get_finalized_function(id))
 }
 
 /// The IR of `func` written out exactly, but for the function's name (which differs from

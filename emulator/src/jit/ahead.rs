@@ -1,0 +1,106 @@
+//! Compiling ahead (docs/jit.md "Compiling ahead"): the IR of a block, built by its core when
+//! the block's start has been arrived at [`super::AHEAD`] times, is compiled on a host thread
+//! of its own while the core goes on interpreting. The core puts the host code in at the
+//! [`super::TIER_UP`]-th arrival, waiting for it there if it is not done yet, so a block is
+//! built from the same state and first entered at the same arrival in every run, whatever the
+//! host's speed; only the host time a run takes depends on how much compiling the thread
+//! could do alongside.
+
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, OnceLock, Weak};
+use std::time::Instant;
+
+use cranelift_codegen::control::ControlPlane;
+use cranelift_codegen::ir::Function;
+use cranelift_codegen::isa::TargetIsa;
+use cranelift_codegen::Context;
+
+use super::HostCode;
+
+/// A request's answer: the host code with the host time its compiling took (µs), or `None`
+/// when Cranelift refused the IR or the code names an address outside itself (the block is
+/// then compiled where it is put in, as without compiling ahead).
+pub(crate) type Done = Option<(HostCode, u64)>;
+
+/// One request: the IR, where its answer goes, and whether the core still wants it.
+struct Job {
+    func: Function,
+    reply: Sender<Done>,
+    wanted: Weak<()>,
+}
+
+/// Where a request's answer comes; dropping it withdraws the request.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    answer: Receiver<Done>,
+    _wanted: Arc<()>,
+}
+
+impl Answer {
+    /// The answer, waited for.
+    pub(crate) fn wait(self) -> Done {
+        self.answer.recv().ok().flatten()
+    }
+}
+
+/// The compiling thread's queue, made at the first request (`None` when the thread could not
+/// be started: blocks are then compiled where they are put in).
+static QUEUE: OnceLock<Option<Sender<Job>>> = OnceLock::new();
+
+/// Sends `func` (a block's IR, `translate::build`) to the compiling thread: where its answer
+/// will come, or `None` when there is no thread.
+pub(crate) fn request(func: Function) -> Option<Answer> {
+    let queue = QUEUE.get_or_init(start).as_ref()?;
+    let (reply, answer) = mpsc::channel();
+    let wanted = Arc::new(());
+    queue
+        .send(Job {
+            func,
+            reply,
+            wanted: Arc::downgrade(&wanted),
+        })
+        .ok()?;
+    Some(Answer {
+        answer,
+        _wanted: wanted,
+    })
+}
+
+/// Starts the compiling thread: one for the process, taking requests in the order they come,
+/// with the same Cranelift settings as the cores' modules ([`super::new_isa`]), so that its
+/// host code is the code a core would have compiled from the same IR.
+fn start() -> Option<Sender<Job>> {
+    let isa = super::new_isa()?;
+    let (queue, jobs) = mpsc::channel::<Job>();
+    std::thread::Builder::new()
+        .name("q7-jit".into())
+        .spawn(move || {
+            let mut ctrl = ControlPlane::default();
+            for job in jobs {
+                if job.wanted.strong_count() == 0 {
+                    continue;
+                }
+                let started = Instant::now();
+                let code = compile(&*isa, job.func, &mut ctrl)
+                    .map(|code| (code, super::duration_us(started.elapsed())));
+                // A core that dropped the request (its code changed) no longer listens.
+                let _ = job.reply.send(code);
+            }
+        })
+        .ok()?;
+    Some(queue)
+}
+
+/// Host code of `func`, when it has no relocations (every block's has none: helpers are
+/// called through constants) and Cranelift takes it.
+fn compile(isa: &dyn TargetIsa, func: Function, ctrl: &mut ControlPlane) -> Option<HostCode> {
+    let mut ctx = Context::for_function(func);
+    let compiled = ctx.compile(isa, ctrl).ok()?;
+    if !compiled.buffer.relocs().is_empty() {
+        return None;
+    }
+    Some(HostCode {
+        bytes: compiled.code_buffer().to_vec(),
+        align: u64::from(compiled.buffer.alignment),
+    })
+}
