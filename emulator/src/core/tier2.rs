@@ -1093,12 +1093,11 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_hot_loop_runs_compiled_with_the_interpreters_results_and_counters() {
-        // 100 rounds of: a multiply and a load each used at once (a multiply and a load-use
-        // stall), a store and a taken back-edge.
+    /// 100 rounds of: a multiply and a load each used at once (a multiply and a load-use
+    /// stall), a store and a taken back-edge.
+    fn hot_loop() -> Vec<(Opcode, Vec<u32>)> {
         let body = CODE + 9;
-        let code = [
+        vec![
             (Movi, vec![2, 100]),
             (Movi, vec![3, 0]),
             (Movi, vec![6, 0x700]),
@@ -1111,8 +1110,12 @@ mod tests {
             (Extui, vec![3, 3, 0, 16]),
             (Addi, vec![2, 2, (-1i32) as u32]),
             (Bnez, vec![2, body]),
-        ];
-        let (stop, a3, jit) = both_tiers(&code);
+        ]
+    }
+
+    #[test]
+    fn a_hot_loop_runs_compiled_with_the_interpreters_results_and_counters() {
+        let (stop, a3, jit) = both_tiers(&hot_loop());
         assert!(matches!(stop, Stop::Exited(_)));
         assert_ne!(a3, 0);
         assert_eq!(jit.blocks, 1, "the loop body, compiled once");
@@ -1723,12 +1726,11 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_store_into_a_compiled_loop_drops_it_and_the_changed_code_runs() {
-        // 40 rounds of `addi a3, a3, 1`; in the round where a2 = 16 an S8I rewrites the
-        // immediate to 2 (byte 2 of the ADDI), after the block holding it was compiled.
-        let body = CODE + 18;
-        let code = [
+    /// The start of a loop of 40 rounds (a2 counting down) whose first instruction, at
+    /// `CODE + 18`, is `addi a3, a3, 1`, with a8 = 2 and a9 the address of that ADDI's
+    /// immediate (its byte 2): a store of a8 there makes it add 2.
+    fn rewritten_loop() -> Vec<(Opcode, Vec<u32>)> {
+        vec![
             (Movi, vec![2, 40]),
             (Movi, vec![3, 0]),
             (Movi, vec![8, 2]),
@@ -1736,6 +1738,16 @@ mod tests {
             (Slli, vec![9, 9, 2]),
             (Addi, vec![9, 9, 18 + 2]),
             (Addi, vec![3, 3, 1]),
+        ]
+    }
+
+    #[test]
+    fn a_store_into_a_compiled_loop_drops_it_and_the_changed_code_runs() {
+        // 40 rounds of `addi a3, a3, 1`; in the round where a2 = 16 an S8I rewrites the
+        // immediate to 2 (byte 2 of the ADDI), after the block holding it was compiled.
+        let body = CODE + 18;
+        let mut code = rewritten_loop();
+        code.extend([
             (Addi, vec![4, 4, 1]),
             (Addi, vec![5, 5, 1]),
             (Addi, vec![6, 6, 1]),
@@ -1746,7 +1758,7 @@ mod tests {
             (S8i, vec![8, 9, 0]),
             (Addi, vec![2, 2, (-1i32) as u32]),
             (Bnez, vec![2, body]),
-        ];
+        ]);
         let (_, a3, jit) = both_tiers(&code);
         // Rounds a2 = 40..=16 add 1 (the store comes after the ADDI), a2 = 15..=1 add 2.
         assert_eq!(a3, 25 + 2 * 15);
@@ -1784,24 +1796,9 @@ mod tests {
 
     #[test]
     fn a_block_compiled_ahead_is_first_entered_at_the_tier_up_count_as_one_compiled_there() {
-        // The hot loop above (100 rounds): its block is built at the 4th arrival, compiled on
-        // the compiling thread, put in at the 16th.
-        let body = CODE + 9;
-        let code = [
-            (Movi, vec![2, 100]),
-            (Movi, vec![3, 0]),
-            (Movi, vec![6, 0x700]),
-            (Addi, vec![3, 3, 3]),
-            (Mull, vec![4, 3, 3]),
-            (Add, vec![5, 4, 3]),
-            (S32i, vec![5, 6, 0]),
-            (L32i, vec![7, 6, 0]),
-            (Add, vec![3, 3, 7]),
-            (Extui, vec![3, 3, 0, 16]),
-            (Addi, vec![2, 2, (-1i32) as u32]),
-            (Bnez, vec![2, body]),
-        ];
-        let (_, sync, early) = ahead_alike(&code);
+        // The hot loop (100 rounds): its block is built at the 4th arrival, compiled on the
+        // compiling thread, put in at the 16th.
+        let (_, sync, early) = ahead_alike(&hot_loop());
         assert_eq!((sync.blocks, sync.ahead), (1, 0));
         assert_eq!((early.blocks, early.ahead), (1, 1), "{early:?}");
         // Entered at the same arrival: the same instructions ran compiled.
@@ -1817,21 +1814,15 @@ mod tests {
         // The store comes after the block was built ahead (4th arrival) and before it is put
         // in (16th): it must be built again from the changed code.
         let body = CODE + 18;
-        let code = [
-            (Movi, vec![2, 40]),
-            (Movi, vec![3, 0]),
-            (Movi, vec![8, 2]),
-            (Movi, vec![9, CODE >> 2]),
-            (Slli, vec![9, 9, 2]),
-            (Addi, vec![9, 9, 18 + 2]),
-            (Addi, vec![3, 3, 1]),
+        let mut code = rewritten_loop();
+        code.extend([
             (Addi, vec![10, 2, (-32i32) as u32]),
             (Movi, vec![11, 0x700]),
             (Moveqz, vec![11, 9, 10]),
             (S8i, vec![8, 11, 0]),
             (Addi, vec![2, 2, (-1i32) as u32]),
             (Bnez, vec![2, body]),
-        ];
+        ]);
         let (a3, sync, early) = ahead_alike(&code);
         // Rounds a2 = 40..=32 add 1 (the store comes after the ADDI), a2 = 31..=1 add 2.
         assert_eq!(a3, 9 + 2 * 31);
