@@ -2,6 +2,8 @@
 ``q7emu.torch.options`` runs the interpreter alone; outputs and every core's counters are the
 same either way, and the report says which engine ran."""
 
+import multiprocessing
+
 import numpy as np
 import pytest
 from conftest import ROOT
@@ -53,3 +55,27 @@ def test_jit_takes_a_bool():
         lib.relu_forward.run(_input(), jit="off")  # pyright: ignore[reportArgumentType]
     with pytest.raises(q7emu.BadInputError, match="jit: a bool, not str"):
         q7emu.load_library(RELU_ELEMENT / "build", jit="off")  # pyright: ignore[reportArgumentType]
+
+
+def _hot_call_in(queue: "multiprocessing.Queue[dict]") -> None:
+    run = q7emu.load_library(RELU_ELEMENT / "build").relu_forward.run(_hot_input())
+    queue.put(run.report["jit"])
+
+
+def test_a_process_forked_after_compiling_ahead_compiles_ahead_itself():
+    # The compiling thread (docs/jit.md "Compiling ahead") is not in a forked child; the
+    # child starts its own rather than wait on its parent's queue for ever.
+    lib = q7emu.load_library(RELU_ELEMENT / "build")
+    parent = lib.relu_forward.run(_hot_input()[:, :1024].copy()).report["jit"]
+    assert parent["ahead"] > 0
+    fork = multiprocessing.get_context("fork")
+    queue: multiprocessing.Queue[dict] = fork.Queue()
+    child = fork.Process(target=_hot_call_in, args=(queue,))
+    child.start()
+    child.join(120)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+    assert not alive, "the forked child hung"
+    assert child.exitcode == 0
+    assert queue.get(timeout=10)["ahead"] > 0

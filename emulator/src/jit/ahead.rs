@@ -7,7 +7,7 @@
 //! could do alongside.
 
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
 use cranelift_codegen::control::ControlPlane;
@@ -34,23 +34,39 @@ struct Job {
 pub(crate) struct Answer {
     answer: Receiver<Done>,
     _wanted: Arc<()>,
+    /// The process that asked: a child forked after the request has no compiling thread.
+    pid: u32,
 }
 
 impl Answer {
-    /// The answer, waited for.
+    /// The answer, waited for (`None` in a process forked after the request, whose copy of
+    /// the compiling thread's queue nobody serves: the block is compiled where it is put in).
     pub(crate) fn wait(self) -> Done {
+        if self.pid != std::process::id() {
+            return None;
+        }
         self.answer.recv().ok().flatten()
     }
 }
 
-/// The compiling thread's queue, made at the first request (`None` when the thread could not
-/// be started: blocks are then compiled where they are put in).
-static QUEUE: OnceLock<Option<Sender<Job>>> = OnceLock::new();
+/// The compiling thread's queue and the process it serves, made at the process's first
+/// request (a child forked from a process that had one has none of its own until it asks);
+/// no queue when the thread could not be started: blocks are then compiled where they are put in.
+static QUEUE: Mutex<Option<(u32, Option<Sender<Job>>)>> = Mutex::new(None);
 
 /// Sends `func` (a block's IR, `translate::build`) to the compiling thread: where its answer
 /// will come, or `None` when there is no thread.
 pub(crate) fn request(func: Function) -> Option<Answer> {
-    let queue = QUEUE.get_or_init(start).as_ref()?;
+    let pid = std::process::id();
+    let mut queue = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
+    if queue.as_ref().is_none_or(|(owner, _)| *owner != pid) {
+        // A forked child's copy of its parent's queue is left alone, never dropped: the
+        // channel's state may be mid-change from a thread the child does not have.
+        if let Some(inherited) = queue.replace((pid, start())) {
+            std::mem::forget(inherited);
+        }
+    }
+    let queue = queue.as_ref()?.1.as_ref()?;
     let (reply, answer) = mpsc::channel();
     let wanted = Arc::new(());
     queue
@@ -63,6 +79,7 @@ pub(crate) fn request(func: Function) -> Option<Answer> {
     Some(Answer {
         answer,
         _wanted: wanted,
+        pid,
     })
 }
 
