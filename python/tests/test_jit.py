@@ -2,7 +2,8 @@
 ``q7emu.torch.options`` runs the interpreter alone; outputs and every core's counters are the
 same either way, and the report says which engine ran."""
 
-import multiprocessing
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -57,25 +58,44 @@ def test_jit_takes_a_bool():
         q7emu.load_library(RELU_ELEMENT / "build", jit="off")  # pyright: ignore[reportArgumentType]
 
 
-def _hot_call_in(queue: "multiprocessing.Queue[dict]") -> None:
-    run = q7emu.load_library(RELU_ELEMENT / "build").relu_forward.run(_hot_input())
-    queue.put(run.report["jit"])
+# Run in a process of its own: a pytest worker (torch loaded, xdist) may be too large to fork.
+_FORKED = """
+import multiprocessing, sys
+import numpy as np
+import q7emu
+
+build, data = sys.argv[1], sys.argv[2]
+x = np.load(data)
+
+
+def hot(queue):
+    queue.put(q7emu.load_library(build).relu_forward.run(x).report["jit"]["ahead"])
+
+
+parent = q7emu.load_library(build).relu_forward.run(x[:, :1024].copy()).report["jit"]
+assert parent["ahead"] > 0, parent
+fork = multiprocessing.get_context("fork")
+queue = fork.Queue()
+child = fork.Process(target=hot, args=(queue,))
+child.start()
+child.join(120)
+if child.is_alive():
+    child.kill()
+    sys.exit("the forked child hung")
+assert child.exitcode == 0, child.exitcode
+print(queue.get(timeout=10))
+"""
 
 
 def test_a_process_forked_after_compiling_ahead_compiles_ahead_itself():
     # The compiling thread (docs/jit.md "Compiling ahead") is not in a forked child; the
     # child starts its own rather than wait on its parent's queue for ever.
-    lib = q7emu.load_library(RELU_ELEMENT / "build")
-    parent = lib.relu_forward.run(_hot_input()[:, :1024].copy()).report["jit"]
-    assert parent["ahead"] > 0
-    fork = multiprocessing.get_context("fork")
-    queue: multiprocessing.Queue[dict] = fork.Queue()
-    child = fork.Process(target=_hot_call_in, args=(queue,))
-    child.start()
-    child.join(120)
-    alive = child.is_alive()
-    if alive:
-        child.kill()
-    assert not alive, "the forked child hung"
-    assert child.exitcode == 0
-    assert queue.get(timeout=10)["ahead"] > 0
+    data = ROOT / "examples" / "kernels" / "relu_multicore" / "input.npy"
+    done = subprocess.run(
+        [sys.executable, "-c", _FORKED, str(RELU_ELEMENT / "build"), str(data)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 0, "blocks compiled ahead in the child"
