@@ -112,12 +112,5 @@ fn start() -> Option<Sender<Job>> {
 /// called through constants) and Cranelift takes it.
 fn compile(isa: &dyn TargetIsa, func: Function, ctrl: &mut ControlPlane) -> Option<HostCode> {
     let mut ctx = Context::for_function(func);
-    let compiled = ctx.compile(isa, ctrl).ok()?;
-    if !compiled.buffer.relocs().is_empty() {
-        return None;
-    }
-    Some(HostCode {
-        bytes: compiled.code_buffer().to_vec(),
-        align: u64::from(compiled.buffer.alignment),
-    })
+    HostCode::of(ctx.compile(isa, ctrl).ok()?)
 }

@@ -602,6 +602,17 @@ pub(crate) struct HostCode {
     pub align: u64,
 }
 
+impl HostCode {
+    /// `compiled`'s host code, when it names no address outside itself (no relocations), so
+    /// that it runs wherever it is copied.
+    pub(crate) fn of(compiled: &cranelift_codegen::CompiledCode) -> Option<HostCode> {
+        compiled.buffer.relocs().is_empty().then(|| HostCode {
+            bytes: compiled.code_buffer().to_vec(),
+            align: u64::from(compiled.buffer.alignment),
+        })
+    }
+}
+
 /// What the store answers a core about to compile a block's IR.
 pub(crate) enum Claim<'a> {
     /// Another core compiled it: its host code.

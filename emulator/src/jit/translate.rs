@@ -638,11 +638,8 @@ pub(crate) fn compile(
     let bytes = compiled.code_info().total_size;
     // Host code that names no address outside itself (no relocations) fits any core; a
     // claim dropped otherwise lets the next core compile its own.
-    if let Some(c) = claim.filter(|_| compiled.buffer.relocs().is_empty()) {
-        c.done(HostCode {
-            bytes: compiled.code_buffer().to_vec(),
-            align: u64::from(compiled.buffer.alignment),
-        });
+    if let (Some(c), Some(code)) = (claim, HostCode::of(compiled)) {
+        c.done(code);
     }
     module.finalize_definitions().ok()?;
     Some((
