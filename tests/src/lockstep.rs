@@ -236,7 +236,7 @@ fn run_tier(elf: &Path, jit: Option<Addresses>, max_cycles: u64) -> (TierRun, u6
     let mut core = crate::load_elf(elf, &q7_isa::DC233C);
     core.set_jit(jit.is_some());
     if let Some(Addresses::Relative) = jit {
-        core.share_jit_code(&std::sync::Arc::default());
+        core.share_jit_code(&std::sync::Arc::default(), 1);
     }
     // Compile at the second arrival: as much of the program as can run compiled does.
     core.set_jit_tier_up(2);

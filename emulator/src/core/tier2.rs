@@ -39,11 +39,16 @@ impl<B: Bus> Core<B> {
         }
     }
 
-    /// Shares compiled host code with the other cores of a cluster through `shared`, when
-    /// tier 2 is on (docs/jit.md "Code shared by cores").
-    pub fn share_jit_code(&mut self, shared: &std::sync::Arc<crate::jit::SharedCode>) {
+    /// Shares compiled host code with the other cores of a cluster of `cores` through
+    /// `shared`, when tier 2 is on, and counts arrivals against them all once the run is long
+    /// ([`crate::jit::LONG_RUN`]; docs/jit.md "Code shared by cores").
+    pub fn share_jit_code(
+        &mut self,
+        shared: &std::sync::Arc<crate::jit::SharedCode>,
+        cores: usize,
+    ) {
         if let Some(j) = &mut self.jit {
-            j.share(shared.clone());
+            j.share(shared.clone(), cores);
         }
     }
 
@@ -56,7 +61,7 @@ impl<B: Bus> Core<B> {
     /// [`crate::jit::TIER_UP`] by default): tests compile early to test compiled code more.
     pub fn set_jit_tier_up(&mut self, arrivals: u16) {
         if let Some(j) = &mut self.jit {
-            j.tier_up = arrivals.max(1);
+            j.set_tier_up(arrivals);
         }
     }
 
@@ -108,10 +113,11 @@ impl<B: Bus> Core<B> {
     /// hot, and run; built and sent to be compiled ahead when it makes it hot enough for that
     /// (docs/jit.md "Compiling ahead").
     fn heated(&mut self, ops: &mut DecodedOps, pc: u32, poll: u64) -> Tier2 {
+        let retired = self.stats.instructions;
         let Some(jit) = self.jit.as_deref_mut() else {
             return Tier2::Interpret;
         };
-        match jit.heat(pc) {
+        match jit.heat(pc, retired) {
             crate::jit::Heat::Cold => Tier2::Interpret,
             crate::jit::Heat::Ahead => {
                 if !jit.refuses(pc) {

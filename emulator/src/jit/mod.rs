@@ -43,6 +43,13 @@ pub const TIER_UP: u16 = 32768;
 /// block is put in and first entered at the [`TIER_UP`]-th arrival, as without compiling ahead.
 pub const AHEAD: u16 = TIER_UP / 4;
 
+/// Instructions a core of a cluster sharing its code (docs/jit.md "Code shared by cores")
+/// retires before its count falls from [`TIER_UP`] to [`TIER_UP`] over the cluster's cores:
+/// one compile then serves every core, so the count weighs it against all their arrivals,
+/// once the run has shown it is long enough for compiling to pay (the committed 8-core ReLU,
+/// 652 K instructions a core, is over before it would).
+pub const LONG_RUN: u64 = 1 << 21;
+
 /// The most instructions of its own code one block holds.
 pub const MAX_BLOCK: usize = 64;
 
@@ -451,6 +458,9 @@ pub struct Jit {
     /// Arrivals at an address after which a block is compiled there ([`TIER_UP`] by default;
     /// tests lower it to compile everything they can).
     pub tier_up: u16,
+    /// The count once the core has retired [`LONG_RUN`] instructions: `tier_up` over the
+    /// cores sharing code ([`Jit::share`]), `tier_up` for a core alone.
+    pub(crate) tier_up_long: u16,
     /// Arrivals after which a block is compiled ahead ([`AHEAD`]; at or above `tier_up`,
     /// never: it is compiled at `tier_up`).
     pub ahead: u16,
@@ -721,6 +731,7 @@ impl Jit {
             held: 0,
             limit: DEFAULT_CODE_LIMIT,
             tier_up: SCOPED_TIER_UP.with(|s| s.get()).unwrap_or(TIER_UP),
+            tier_up_long: SCOPED_TIER_UP.with(|s| s.get()).unwrap_or(TIER_UP),
             // The oracle tests' low counts compile where they count.
             ahead: SCOPED_TIER_UP.with(|s| s.get()).map_or(AHEAD, |_| u16::MAX),
             prepared: HashMap::new(),
@@ -738,13 +749,22 @@ impl Jit {
         }
     }
 
-    /// Shares host code with the other cores of a cluster through `shared` (their blocks'
-    /// addresses relative to their starts from now on), unless it shares already.
-    pub(crate) fn share(&mut self, shared: Arc<SharedCode>) {
+    /// Shares host code with the other cores of a cluster of `cores` through `shared` (their
+    /// blocks' addresses relative to their starts from now on, and its count `tier_up / cores`
+    /// after [`LONG_RUN`] instructions), unless it shares already.
+    pub(crate) fn share(&mut self, shared: Arc<SharedCode>, cores: usize) {
         // A core sharing already keeps its store (a library kept loaded calls again).
         if self.shared.is_none() {
             self.shared = Some(shared);
+            let cores = u16::try_from(cores).unwrap_or(u16::MAX).max(1);
+            self.tier_up_long = (self.tier_up / cores).max(1);
         }
+    }
+
+    /// Sets the arrivals after which a block is compiled, however long the run.
+    pub(crate) fn set_tier_up(&mut self, arrivals: u16) {
+        self.tier_up = arrivals.max(1);
+        self.tier_up_long = self.tier_up;
     }
 
     /// Whether blocks take their code addresses from their start ([`SharedCode`]).
@@ -774,16 +794,22 @@ impl Jit {
         self.links[slot_of(pc)] = Link::of(pc, id, &self.blocks[id as usize]);
     }
 
-    /// Counts one interpreted start of the instruction at `pc`: whether it is now hot enough to
-    /// compile from, or to compile ahead from (at exactly [`Jit::ahead`] arrivals).
+    /// Counts one interpreted start of the instruction at `pc`, on a core that has retired
+    /// `retired` instructions: whether it is now hot enough to compile from, or to compile
+    /// ahead from (at exactly [`Jit::ahead`] arrivals).
     #[inline(always)]
-    pub(crate) fn heat(&mut self, pc: u32) -> Heat {
+    pub(crate) fn heat(&mut self, pc: u32, retired: u64) -> Heat {
+        let tier_up = if retired >= LONG_RUN {
+            self.tier_up_long
+        } else {
+            self.tier_up
+        };
         let h = &mut self.heat[slot_of(pc)];
         if h.0 != pc {
             *h = (pc, 0);
         }
         h.1 = h.1.saturating_add(1);
-        if h.1 >= self.tier_up {
+        if h.1 >= tier_up {
             Heat::Hot
         } else if h.1 == self.ahead {
             Heat::Ahead
@@ -1070,4 +1096,37 @@ fn new_isa() -> Option<cranelift_codegen::isa::OwnedTargetIsa> {
         .ok()?
         .finish(settings::Flags::new(flags))
         .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Heat, Jit, LONG_RUN, TIER_UP};
+
+    /// The arrival at which `pc` first counts as hot on `jit`, whose core has retired
+    /// `retired` instructions.
+    fn hot_at(jit: &mut Jit, pc: u32, retired: u64) -> u32 {
+        (1..=u32::from(u16::MAX))
+            .find(|_| jit.heat(pc, retired) == Heat::Hot)
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn a_core_sharing_code_with_seven_others_counts_an_eighth_of_tier_up_once_its_run_is_long() {
+        // docs/jit.md "Code shared by cores": one compile serves the eight cores, so after
+        // LONG_RUN retired instructions the count is TIER_UP / 8; before, TIER_UP.
+        let mut shared = Jit::new();
+        shared.share(std::sync::Arc::default(), 8);
+        assert_eq!(hot_at(&mut shared, 0x100, LONG_RUN - 1), 32768);
+        assert_eq!(hot_at(&mut shared, 0x200, LONG_RUN), 4096);
+        // Arrivals counted before the run got long count towards the lower count.
+        for _ in 0..4000 {
+            assert_eq!(shared.heat(0x300, LONG_RUN - 1), Heat::Cold);
+        }
+        assert_eq!(hot_at(&mut shared, 0x300, LONG_RUN), 96);
+        // A core alone, and a count a test sets, are the same however long the run.
+        let mut alone = Jit::new();
+        assert_eq!(hot_at(&mut alone, 0x100, LONG_RUN), u32::from(TIER_UP));
+        shared.set_tier_up(16);
+        assert_eq!(hot_at(&mut shared, 0x400, LONG_RUN), 16);
+    }
 }

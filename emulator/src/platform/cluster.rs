@@ -239,11 +239,11 @@ impl Cluster {
     /// (docs/jit.md "Code shared by cores") when there are several.
     pub fn set_jit(&mut self, on: bool) {
         let shared = std::sync::Arc::new(crate::jit::SharedCode::default());
-        let several = self.cores.len() > 1;
+        let cores = self.cores.len();
         for c in &mut self.cores {
             c.set_jit(on);
-            if several {
-                c.share_jit_code(&shared);
+            if cores > 1 {
+                c.share_jit_code(&shared, cores);
             }
         }
     }
