@@ -546,6 +546,7 @@ impl<B: Bus> Core<B> {
             load_use: self.stats.stalls.load_use,
             multiply: self.stats.stalls.multiply,
             taken_branch: self.stats.stalls.taken_branch,
+            divide: self.stats.stalls.divide,
             poll,
             ready: [self.pending[0].ready, self.pending[1].ready],
             mask: [0; 2],
@@ -614,6 +615,7 @@ impl<B: Bus> Core<B> {
         self.stats.stalls.load_use = ctx.load_use;
         self.stats.stalls.multiply = ctx.multiply;
         self.stats.stalls.taken_branch = ctx.taken_branch;
+        self.stats.stalls.divide = ctx.divide;
         let mut until = 0;
         for i in 0..2 {
             self.pending[i] = if ctx.mask[i] == 0 {
@@ -1125,6 +1127,74 @@ mod tests {
         assert!(matches!(stop, Stop::Exited(_)));
         assert_ne!(a3, 0);
         assert_eq!(jit.blocks, 1, "the loop body, compiled once");
+    }
+
+    /// 100 rounds (a2 = 100 down to 1) adding to a3 the unsigned and signed quotients and
+    /// remainders of 1000 and -999 by a2 and of i32::MIN by -1; each round then divides a3 by
+    /// a2 - 1, which is zero in the last.
+    fn divide_loop() -> Vec<(Opcode, Vec<u32>)> {
+        let body = CODE + 21;
+        let mut code = vec![
+            (Movi, vec![2, 100]),
+            (Movi, vec![3, 0]),
+            (Movi, vec![8, 1]),
+            (Slli, vec![8, 8, 31]),
+            (Movi, vec![9, (-1i32) as u32]),
+            (Movi, vec![10, 1000]),
+            (Movi, vec![11, (-999i32) as u32]),
+            (Addi, vec![13, 2, (-1i32) as u32]),
+        ];
+        for (opcode, x, y) in [
+            (Quou, 10, 2),
+            (Remu, 10, 2),
+            (Quos, 11, 2),
+            (Rems, 11, 2),
+            (Quos, 8, 9),
+            (Rems, 8, 9),
+        ] {
+            code.extend([(opcode, vec![4, x, y]), (Add, vec![3, 3, 4])]);
+        }
+        code.extend([
+            (Quou, vec![12, 3, 13]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, body]),
+        ]);
+        code
+    }
+
+    #[test]
+    fn divides_run_compiled_with_the_interpreters_results_stalls_and_divide_by_zero() {
+        // docs/jit.md "Tier-up": QUOS, QUOU, REMS and REMU run in compiled code (i32::MIN / -1
+        // wraps as the interpreter's does), each blocking for `divide` - `issue` cycles
+        // (31 by default) counted as `divide` stalls; by zero the block leaves before the
+        // divide and the interpreter raises IntegerDivideByZero there.
+        let code = divide_loop();
+        let (stop, a3, jit) = both_tiers(&code);
+        let Stop::Fault(r) = &stop else {
+            panic!("expected the divide by zero to fault, got {stop:?}");
+        };
+        assert_eq!(r.pc, CODE + 21 + 13 * 3, "{r}");
+        assert_eq!(r.disassembly, "quou\ta12, a3, a13");
+        let expected = (1..=100u32).rev().fold(0u32, |s, d| {
+            let n = -999i32;
+            s.wrapping_add(1000 / d)
+                .wrapping_add(1000 % d)
+                .wrapping_add((n / d as i32) as u32)
+                .wrapping_add((n % d as i32) as u32)
+                .wrapping_add(i32::MIN as u32)
+        });
+        assert_eq!(a3, expected);
+        assert!(jit.executed > 80 * 16, "the rounds ran compiled: {jit:?}");
+        let mut core = core_exiting(&DC233C, &code, 3);
+        core.set_jit(true);
+        core.set_jit_tier_up(16);
+        core.run(10_000_000, &mut NoTrace);
+        assert_eq!(core.stats.stalls.divide, (99 * 7 + 6) * 31);
+        // A budget ending anywhere in a round stops where the interpreter does (the pass bound
+        // counts the divides' blocking, "Exact stops").
+        for budget in (6_000..6_500).step_by(7) {
+            alike_over_code_memory_within(&code, budget);
+        }
     }
 
     #[test]

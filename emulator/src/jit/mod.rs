@@ -303,6 +303,8 @@ pub(crate) struct Ctx {
     pub multiply: u64,
     /// `taken-branch` stall cycles.
     pub taken_branch: u64,
+    /// `divide` stall cycles.
+    pub divide: u64,
     /// The cycle at which the run must look (poll or deadline): a block may not reach it.
     pub poll: u64,
     /// Ready cycle of each pending slot.

@@ -415,8 +415,12 @@ impl Spec<'_> {
                     line = Some(pc >> shift);
                 }
             }
-            // A result is ready its class's delay after the next instruction could start.
+            // A result is ready its class's delay after the next instruction could start; the
+            // divider blocks for its latency.
             *c += u64::from(t.result_delay(op.insn.opcode.latency()));
+            if op.insn.opcode.latency() == Latency::Divide {
+                *c += u64::from(t.divide.saturating_sub(t.issue));
+            }
             if is_access(op) {
                 let (site, settled, store) = self.access(known, i);
                 if !self.local(site, settled, store) {
@@ -468,6 +472,8 @@ pub(crate) fn supported(op: &Op) -> bool {
         | Salt | Saltu | Const16 | Nop | NopN | Extui | Slli | Srli | Srai | Sll | Srl | Sra
         | Src | Ssr | Ssl | Ssa8l | Ssa8b | Ssai | Mul16u | Mul16s | Mull | Muluh | Mulsh | Nsa
         | Nsau | Min | Max | Minu | Maxu | Sext | Clamps => true,
+        // A divide by zero leaves before the divide, for the interpreter to raise.
+        Quos | Quou | Rems | Remu => true,
         L8ui | L16ui | L16si | L32i | L32iN | L32ai | L32e | L32r | S8i | S16i | S32i | S32iN
         | S32ri | S32nb | S32e | Memw | Extw | Isync | Rsync | Esync | Dsync => true,
         Beq | Bne | Blt | Bge | Bltu | Bgeu | Bany | Bnone | Ball | Bnall | Bbc | Bbs | Bbci
@@ -786,6 +792,7 @@ mod off {
     pub const LOAD_USE: i32 = offset_of!(Ctx, load_use) as i32;
     pub const MULTIPLY: i32 = offset_of!(Ctx, multiply) as i32;
     pub const TAKEN: i32 = offset_of!(Ctx, taken_branch) as i32;
+    pub const DIVIDE: i32 = offset_of!(Ctx, divide) as i32;
     pub const POLL: i32 = offset_of!(Ctx, poll) as i32;
     pub const READY: i32 = offset_of!(Ctx, ready) as i32;
     pub const MASK: i32 = offset_of!(Ctx, mask) as i32;
@@ -836,6 +843,7 @@ struct Tr<'a, 's> {
     load_use: Variable,
     multiply: Variable,
     taken: Variable,
+    divide: Variable,
     ready: [Variable; 2],
     /// The pending results' registers and kinds here, and where their ready cycles are.
     pending: [Slot; 2],
@@ -1051,6 +1059,7 @@ impl<'a, 's> Tr<'a, 's> {
         let load_use = v(&mut b, off::LOAD_USE);
         let multiply = v(&mut b, off::MULTIPLY);
         let taken = v(&mut b, off::TAKEN);
+        let divide = v(&mut b, off::DIVIDE);
         let ready = [v(&mut b, off::READY), v(&mut b, off::READY + 8)];
         // The registers the block names: loaded once, stored back at every exit.
         let mut used = 0u64;
@@ -1091,6 +1100,7 @@ impl<'a, 's> Tr<'a, 's> {
             load_use,
             multiply,
             taken,
+            divide,
             ready,
             pending: spec.key.pending,
             at: Timing::UNKNOWN,
@@ -1582,6 +1592,7 @@ impl<'a, 's> Tr<'a, 's> {
                 (self.load_use, off::LOAD_USE),
                 (self.multiply, off::MULTIPLY),
                 (self.taken, off::TAKEN),
+                (self.divide, off::DIVIDE),
             ] {
                 // A counter no instruction adds to is the context's already (and its load at
                 // the start is dropped as unused).
@@ -3179,6 +3190,38 @@ impl<'a, 's> Tr<'a, 's> {
                 };
                 self.set(o[0], v);
                 self.late_result(opcode, o[0]);
+            }
+            Quos | Quou | Rems | Remu => {
+                // The interpreter's `divide`: by zero it raises, so the block leaves before
+                // the instruction; the divider blocks the pipeline for its latency.
+                let (x, y) = (self.a(o[1]), self.a(o[2]));
+                let by_zero = self.b.ins().icmp_imm_u(IntCC::Equal, y, 0);
+                let here = self.code(pc);
+                self.exit_if(by_zero, here, EXIT_INTERPRET);
+                let v = match opcode {
+                    Quou => self.b.ins().udiv(x, y),
+                    Remu => self.b.ins().urem(x, y),
+                    _ => {
+                        // i32::MIN / -1 wraps (the host's divide would trap): -x, remainder 0.
+                        let minus_one = self.b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+                        let one = self.imm(1);
+                        let safe = self.b.ins().select(minus_one, one, y);
+                        if opcode == Quos {
+                            let q = self.b.ins().sdiv(x, safe);
+                            let neg = self.b.ins().ineg(x);
+                            self.b.ins().select(minus_one, neg, q)
+                        } else {
+                            let r = self.b.ins().srem(x, safe);
+                            let zero = self.imm(0);
+                            self.b.ins().select(minus_one, zero, r)
+                        }
+                    }
+                };
+                self.set(o[0], v);
+                let t = &self.spec.timing;
+                let extra = u64::from(t.divide.saturating_sub(t.issue));
+                self.add_imm(self.cycles, extra);
+                self.add_imm(self.divide, extra);
             }
             Nsa => {
                 let x = self.a(o[1]);
