@@ -1630,6 +1630,61 @@ mod tests {
     }
 
     #[test]
+    fn a_recursive_callee_branching_into_the_blocks_own_code_leaves_there() {
+        // f(n) loops n, n - 2, ... calling f(n - 1) while n >= 2, and returns n & 1. The block
+        // at the return address of f's call follows that call into f itself (f is 7
+        // instructions, so its recursive walk fits MAX_FOLLOWED): f's BLTUI, in the callee's
+        // frame, targets `out`, the block's own RETW, into which its own code otherwise only
+        // falls. A label is code of its own window, so the BLTUI leaves, and `out` is compiled
+        // for what the fall-through brings. That label's code was once never placed (its
+        // results were fixed by the fall-through's own jump there), and Cranelift aborted
+        // the process on the jump into it.
+        let head = CODE + 6;
+        let f = CODE + 24;
+        let (lp, out) = (f + 6, f + 18);
+        let code = [
+            (Movi, vec![2, 40]),
+            (Movi, vec![3, 0]),
+            (Movi, vec![10, 5]),
+            (Call8, vec![f]),
+            (Add, vec![3, 3, 10]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, head]),
+            (J, vec![out + 3]),
+            (Entry, vec![1, 32]),
+            (Bltui, vec![2, 2, out]),
+            (Addi, vec![10, 2, (-1i32) as u32]),
+            (Call8, vec![f]),
+            (Addi, vec![2, 2, (-2i32) as u32]),
+            (Bgeui, vec![2, 2, lp]),
+            (Retw, vec![]),
+        ];
+        // (ncore2gp: 64 registers, so the six frames fit without a window overflow.) Which
+        // block gets hot first, and so which regions are built, depends on the count.
+        let run = |tier_up: Option<u16>| {
+            let mut core = core_exiting(&q7_isa::NCORE2GP, &code, 3);
+            core.prepare_call(CODE, 0x8000, &[]);
+            core.refresh();
+            core.set_jit(tier_up.is_some());
+            core.set_jit_tier_up(tier_up.unwrap_or(1));
+            let stop = core.run(1 << 20, &mut NoTrace);
+            ((stop, core.stats.clone(), core.state.ar), core.jit_stats())
+        };
+        let (interpreted, _) = run(None);
+        assert!(
+            matches!(interpreted.0, Stop::Exited(_)),
+            "{:?}",
+            interpreted.0
+        );
+        assert_eq!(interpreted.2[3], 40, "f(5) = 1, 40 times");
+        for tier_up in [2, 3, 4, 6, 8, 12, 16, 24, 32] {
+            let (compiled, jit) = run(Some(tier_up));
+            assert_eq!(compiled, interpreted, "tier-up at {tier_up}");
+            assert!(jit.executed > 0, "{jit:?}");
+        }
+    }
+
+    #[test]
     fn a_callee_naming_a_live_frames_registers_leaves_before_its_entry_for_the_interpreters_overflow(
     ) {
         // After the call of round 33 (a2 = 8, the loop's block compiled by then) a WSR makes

@@ -986,7 +986,9 @@ impl Jit {
         let Some(module) = self.module.as_ref() else {
             return;
         };
-        let bound = translate::build(module, &mut self.work, spec);
+        let Some(bound) = translate::build(module, &mut self.work, spec) else {
+            return;
+        };
         let Some(answer) = translate::built(&self.work).and_then(ahead::request) else {
             return;
         };

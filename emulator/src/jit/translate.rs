@@ -586,8 +586,9 @@ pub(crate) struct Workspace {
 }
 
 /// Builds `spec`'s IR into `work`'s function (named as function 0 until [`compile`] names
-/// it): the block's bound (the most cycles its first pass can take, [`Spec::passes`]).
-pub(crate) fn build(module: &JITModule, work: &mut Workspace, spec: &Spec<'_>) -> u64 {
+/// it): the block's bound (the most cycles its first pass can take, [`Spec::passes`]);
+/// `None` when a branch of it goes nowhere ([`branches_land`]).
+pub(crate) fn build(module: &JITModule, work: &mut Workspace, spec: &Spec<'_>) -> Option<u64> {
     let ptr = module.target_config().pointer_type();
     let call_conv = module.isa().default_call_conv();
     let ctx = work.ctx.get_or_insert_with(|| module.make_context());
@@ -604,7 +605,31 @@ pub(crate) fn build(module: &JITModule, work: &mut Workspace, spec: &Spec<'_>) -
     let mut b = t.b;
     b.seal_all_blocks();
     b.finalize(frontend);
-    bound
+    let whole = branches_land(&ctx.func);
+    debug_assert!(
+        whole,
+        "a branch of the IR at {:#x} goes to a block not placed",
+        spec.start
+    );
+    whole.then_some(bound)
+}
+
+/// Whether every branch of `func` goes to a block placed in its layout, with code: the
+/// translator places every label it jumps to, and Cranelift (its verifier off) would abort
+/// the process on one it did not. A block whose IR fails this is not compiled.
+fn branches_land(func: &cranelift_codegen::ir::Function) -> bool {
+    let dfg = &func.dfg;
+    func.layout.blocks().all(|block| {
+        func.layout.block_insts(block).all(|inst| {
+            dfg.insts[inst]
+                .branch_destination(&dfg.jump_tables, &dfg.exception_tables)
+                .iter()
+                .all(|d| {
+                    let to = d.block(&dfg.value_lists);
+                    func.layout.is_block_inserted(to) && func.layout.first_inst(to).is_some()
+                })
+        })
+    })
 }
 
 /// The IR [`build`] left in `work`, for compiling elsewhere ([`super::ahead`]).
@@ -623,7 +648,7 @@ pub(crate) fn compile(
     spec: &Spec<'_>,
     shared: Option<&SharedCode>,
 ) -> Option<(Entry, u64, u64, bool)> {
-    let bound = build(module, work, spec);
+    let bound = build(module, work, spec)?;
     let ptr = module.target_config().pointer_type();
     let id = module
         .declare_function(name, Linkage::Local, &block_signature(ptr))
@@ -2443,10 +2468,13 @@ impl<'a, 's> Tr<'a, 's> {
                 }
             }
             let was_live = live;
-            if let Some(label) = self.labels[i] {
+            if self.labels[i].is_some() {
                 if live {
                     self.join(i);
                 }
+                // (After the join: control falling in may have fixed the label's pending
+                // results, when no jump there had; its code is then compiled for them.)
+                let label = self.labels[i].expect("a label");
                 self.index = i;
                 let pending = match label.pending {
                     Some(p) => p,
@@ -3578,5 +3606,23 @@ mod tests {
         assert_ne!(f(1, 7, 8, false), f(1, 6, 8, false));
         assert_ne!(f(1, 7, 8, false), f(1, 7, 12, false));
         assert_ne!(f(1, 7, 8, false), f(1, 7, 8, true));
+    }
+
+    /// A branch to a block that was never placed (Cranelift, its verifier off, aborts on it)
+    /// makes the IR one not to compile.
+    #[test]
+    fn ir_branching_to_a_block_never_placed_is_not_compiled() {
+        let mut func = store_of(1, 7, 8, false);
+        assert!(super::branches_land(&func));
+        let entry = func.layout.entry_block().expect("an entry");
+        let jump = func.layout.last_inst(entry).expect("its jump");
+        let nowhere = func.dfg.make_block();
+        func.layout.remove_inst(jump);
+        use cranelift_codegen::cursor::{Cursor, FuncCursor};
+        FuncCursor::new(&mut func)
+            .at_bottom(entry)
+            .ins()
+            .jump(nowhere, &[]);
+        assert!(!super::branches_land(&func));
     }
 }
