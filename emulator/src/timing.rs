@@ -306,6 +306,13 @@ impl TimingModel {
             Latency::MultiplyHigh => self.mul_high_use,
         }
     }
+
+    /// Cycles a divide blocks the pipeline beyond its issue cycle (`divide` − `issue`),
+    /// counted as `divide` stalls.
+    #[inline(always)]
+    pub fn divide_block(&self) -> u32 {
+        self.divide.saturating_sub(self.issue)
+    }
 }
 
 macro_rules! stall_categories {

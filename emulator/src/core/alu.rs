@@ -201,7 +201,7 @@ impl<B: Bus> Core<B> {
             _ => x % y,
         };
         self.set(o[0], v);
-        let extra = self.timing.divide.saturating_sub(self.timing.issue);
+        let extra = self.timing.divide_block();
         self.stats.stalls.divide += u64::from(extra);
         Ok(Flow {
             target: None,

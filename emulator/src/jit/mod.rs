@@ -727,13 +727,14 @@ impl Default for Jit {
 impl Jit {
     /// An empty tier 2 with the default code limit.
     pub fn new() -> Jit {
+        let tier_up = SCOPED_TIER_UP.with(|s| s.get()).unwrap_or(TIER_UP);
         Jit {
             module: None,
             run: None,
             held: 0,
             limit: DEFAULT_CODE_LIMIT,
-            tier_up: SCOPED_TIER_UP.with(|s| s.get()).unwrap_or(TIER_UP),
-            tier_up_long: SCOPED_TIER_UP.with(|s| s.get()).unwrap_or(TIER_UP),
+            tier_up,
+            tier_up_long: tier_up,
             // The oracle tests' low counts compile where they count.
             ahead: SCOPED_TIER_UP.with(|s| s.get()).map_or(AHEAD, |_| u16::MAX),
             prepared: HashMap::new(),

@@ -419,7 +419,7 @@ impl Spec<'_> {
             // divider blocks for its latency.
             *c += u64::from(t.result_delay(op.insn.opcode.latency()));
             if op.insn.opcode.latency() == Latency::Divide {
-                *c += u64::from(t.divide.saturating_sub(t.issue));
+                *c += u64::from(t.divide_block());
             }
             if is_access(op) {
                 let (site, settled, store) = self.access(known, i);
@@ -3246,8 +3246,7 @@ impl<'a, 's> Tr<'a, 's> {
                     }
                 };
                 self.set(o[0], v);
-                let t = &self.spec.timing;
-                let extra = u64::from(t.divide.saturating_sub(t.issue));
+                let extra = u64::from(self.spec.timing.divide_block());
                 self.add_imm(self.cycles, extra);
                 self.add_imm(self.divide, extra);
             }
