@@ -1938,6 +1938,29 @@ mod tests {
     }
 
     #[test]
+    fn the_compiling_thread_builds_from_its_copy_of_a_block_the_ir_the_core_builds() {
+        // docs/jit.md "Compiling ahead": the thread translates a copy of the core's block
+        // (`OwnedSpec`); the IR and bound must be the core's, or code compiled ahead would
+        // differ from code compiled at the tier-up count. The loop of `hot_loop` with its
+        // branch back arrived at, as a run makes it.
+        let mut core = core_exiting(&DC233C, &hot_loop(), 3);
+        core.set_jit(true);
+        core.set_jit_tier_up(u16::MAX);
+        core.run(200, &mut NoTrace);
+        let mut ops = core.take_ops();
+        let irs = core.with_region(&mut ops, CODE + 9, |_, spec| {
+            let copy = crate::jit::translate::OwnedSpec::of(spec);
+            (
+                crate::jit::translate::ir_of(spec),
+                crate::jit::translate::ir_of(&copy.spec()),
+            )
+        });
+        let (core_ir, thread_ir) = irs.expect("the loop is a region");
+        let (bound, ir) = core_ir.expect("the core builds it");
+        assert_eq!(thread_ir, Some((bound, ir)));
+    }
+
+    #[test]
     fn a_store_into_code_being_compiled_ahead_gives_it_up_and_the_changed_code_runs() {
         // 40 rounds of `addi a3, a3, 1` and an S8I of 2 whose address a MOVEQZ makes the
         // ADDI's immediate (byte 2) in the round where a2 = 32, and 0x700 in the others: no

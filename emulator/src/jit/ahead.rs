@@ -1,6 +1,6 @@
-//! Compiling ahead (docs/jit.md "Compiling ahead"): the IR of a block, built by its core when
-//! the block's start has been arrived at [`super::AHEAD`] times, is compiled on a host thread
-//! of its own while the core goes on interpreting. The core puts the host code in at the
+//! Compiling ahead (docs/jit.md "Compiling ahead"): a block, made by its core when its start
+//! has been arrived at [`super::AHEAD`] times, is translated to IR and compiled on a host
+//! thread of its own while the core goes on interpreting. The core puts the host code in at the
 //! [`super::TIER_UP`]-th arrival, waiting for it there if it is not done yet, so a block is
 //! built from the same state and first entered at the same arrival in every run, whatever the
 //! host's speed; only the host time a run takes depends on how much compiling the thread
@@ -11,20 +11,20 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
 use cranelift_codegen::control::ControlPlane;
-use cranelift_codegen::ir::Function;
 use cranelift_codegen::isa::TargetIsa;
-use cranelift_codegen::Context;
 
+use super::translate::{self, OwnedSpec, Workspace};
 use super::HostCode;
 
-/// A request's answer: the host code with the host time its compiling took (µs), or `None`
-/// when Cranelift refused the IR or the code names an address outside itself (the block is
-/// then compiled where it is put in, as without compiling ahead).
-pub(crate) type Done = Option<(HostCode, u64)>;
+/// A request's answer: the host code, the host time its translating and compiling took (µs)
+/// and the block's bound (`translate::build`), or `None` when the translator or Cranelift
+/// refused it or the code names an address outside itself (the block is then compiled where
+/// it is put in, as without compiling ahead).
+pub(crate) type Done = Option<(HostCode, u64, u64)>;
 
-/// One request: the IR, where its answer goes, and whether the core still wants it.
+/// One request: the block, where its answer goes, and whether the core still wants it.
 struct Job {
-    func: Function,
+    spec: OwnedSpec,
     reply: Sender<Done>,
     wanted: Weak<()>,
 }
@@ -54,9 +54,9 @@ impl Answer {
 /// no queue when the thread could not be started: blocks are then compiled where they are put in.
 static QUEUE: Mutex<Option<(u32, Option<Sender<Job>>)>> = Mutex::new(None);
 
-/// Sends `func` (a block's IR, `translate::build`) to the compiling thread: where its answer
+/// Sends `spec` (a block, copied from the core's) to the compiling thread: where its answer
 /// will come, or `None` when there is no thread.
-pub(crate) fn request(func: Function) -> Option<Answer> {
+pub(crate) fn request(spec: OwnedSpec) -> Option<Answer> {
     let pid = std::process::id();
     let mut queue = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
     if queue.as_ref().is_none_or(|(owner, _)| *owner != pid) {
@@ -71,7 +71,7 @@ pub(crate) fn request(func: Function) -> Option<Answer> {
     let wanted = Arc::new(());
     queue
         .send(Job {
-            func,
+            spec,
             reply,
             wanted: Arc::downgrade(&wanted),
         })
@@ -85,7 +85,7 @@ pub(crate) fn request(func: Function) -> Option<Answer> {
 
 /// Starts the compiling thread: one for the process, taking requests in the order they come,
 /// with the same Cranelift settings as the cores' modules ([`super::new_isa`]), so that its
-/// host code is the code a core would have compiled from the same IR.
+/// IR and host code are what a core would have made from the same block.
 fn start() -> Option<Sender<Job>> {
     let isa = super::new_isa()?;
     let (queue, jobs) = mpsc::channel::<Job>();
@@ -93,13 +93,14 @@ fn start() -> Option<Sender<Job>> {
         .name("q7-jit".into())
         .spawn(move || {
             let mut ctrl = ControlPlane::default();
+            let mut work = Workspace::default();
             for job in jobs {
                 if job.wanted.strong_count() == 0 {
                     continue;
                 }
                 let started = Instant::now();
-                let code = compile(&*isa, job.func, &mut ctrl)
-                    .map(|code| (code, super::duration_us(started.elapsed())));
+                let code = compile(&*isa, &mut work, &job.spec, &mut ctrl)
+                    .map(|(code, bound)| (code, super::duration_us(started.elapsed()), bound));
                 // A core that dropped the request (its code changed) no longer listens.
                 let _ = job.reply.send(code);
             }
@@ -108,9 +109,15 @@ fn start() -> Option<Sender<Job>> {
     Some(queue)
 }
 
-/// Host code of `func`, when it has no relocations (every block's has none: helpers are
-/// called through constants) and Cranelift takes it.
-fn compile(isa: &dyn TargetIsa, func: Function, ctrl: &mut ControlPlane) -> Option<HostCode> {
-    let mut ctx = Context::for_function(func);
-    HostCode::of(ctx.compile(isa, ctrl).ok()?)
+/// Host code of `spec`'s block with its bound, when the translator and Cranelift take it and
+/// the code has no relocations (every block's has none: helpers are called through constants).
+fn compile(
+    isa: &dyn TargetIsa,
+    work: &mut Workspace,
+    spec: &OwnedSpec,
+    ctrl: &mut ControlPlane,
+) -> Option<(HostCode, u64)> {
+    let bound = translate::build_for(isa, work, &spec.spec())?;
+    let code = HostCode::of(work.context()?.compile(isa, ctrl).ok()?)?;
+    Some((code, bound))
 }

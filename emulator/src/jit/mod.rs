@@ -965,7 +965,7 @@ impl Jit {
         Some(id)
     }
 
-    /// Builds `spec`'s block and sends it to be compiled ahead (docs/jit.md "Compiling
+    /// Sends `spec`'s block to be translated and compiled ahead (docs/jit.md "Compiling
     /// ahead"), unless one is being compiled there already, the core shares code with a
     /// cluster's other cores (they compile with it, [`SharedCode`]) or there is no compiling
     /// thread: the block is then compiled at [`Jit::tier_up`] as usual.
@@ -981,19 +981,11 @@ impl Jit {
         {
             return;
         }
-        if self.module().is_none() {
-            return;
-        }
-        let Some(module) = self.module.as_ref() else {
+        let Some(answer) = ahead::request(translate::OwnedSpec::of(spec)) else {
             return;
         };
-        let Some(bound) = translate::build(module, &mut self.work, spec) else {
-            return;
-        };
-        let Some(answer) = translate::built(&self.work).and_then(ahead::request) else {
-            return;
-        };
-        let plan = Plan::of(spec, bound);
+        // Its bound comes with its code.
+        let plan = Plan::of(spec, 0);
         self.prepared.insert(spec.start, Prepared { plan, answer });
     }
 
@@ -1008,10 +1000,14 @@ impl Jit {
         let started = Instant::now();
         let answer = prepared.answer.wait();
         self.stats.waited_us += duration_us(started.elapsed());
-        let (code, us) = answer?;
+        let (code, us, bound) = answer?;
         let name = self.next_name();
         let entry = translate::define(self.module()?, &name, &code)?;
-        let id = self.install(prepared.plan, entry, code.bytes.len() as u64);
+        let plan = Plan {
+            bound,
+            ..prepared.plan
+        };
+        let id = self.install(plan, entry, code.bytes.len() as u64);
         self.stats.ahead += 1;
         self.stats.compile_us += us;
         Some(id)

@@ -139,6 +139,73 @@ pub(crate) fn depth(frames: u16) -> u32 {
     15 - frames.leading_zeros()
 }
 
+/// A [`Spec`] that owns what it holds, for building the block's IR on another thread (docs/jit.md
+/// "Compiling ahead"): [`OwnedSpec::spec`] gives back the same spec, so the IR is the one the
+/// core would have built.
+#[derive(Debug)]
+pub(crate) struct OwnedSpec {
+    ops: Vec<(u32, Op)>,
+    frames: Vec<u16>,
+    calls: Vec<Inline>,
+    timing: TimingModel,
+    /// The spec's other fields, its slices and timing model left empty.
+    rest: Spec<'static>,
+}
+
+// SAFETY: the only fields that are not plain data are the pointers of the I-cache and
+// translate-window views, which `OwnedSpec::of` sets to null: translation reads only the
+// views' layout (compiled code takes the pointers from the context at run time), so nothing
+// is ever reached through them, from this thread or another.
+unsafe impl Send for OwnedSpec {}
+
+/// The empty timing model an [`OwnedSpec`]'s `rest` borrows until [`OwnedSpec::spec`] puts the
+/// owned one in.
+static NO_TIMING: std::sync::OnceLock<TimingModel> = std::sync::OnceLock::new();
+
+impl OwnedSpec {
+    /// A copy of `spec`, its views' pointers null.
+    pub(crate) fn of(spec: &Spec<'_>) -> OwnedSpec {
+        let icache = spec.icache.map(|v| crate::bus::FetchView {
+            tags: std::ptr::null_mut(),
+            last_line: std::ptr::null_mut(),
+            lookups: std::ptr::null_mut(),
+            ..v
+        });
+        let windows = spec.windows.map(|v| crate::bus::WindowView {
+            windows: std::ptr::null(),
+            hbm: std::ptr::null_mut(),
+            counted: [std::ptr::null_mut(); 2],
+            ..v
+        });
+        OwnedSpec {
+            ops: spec.ops.to_vec(),
+            frames: spec.frames.to_vec(),
+            calls: spec.calls.to_vec(),
+            timing: spec.timing.clone(),
+            rest: Spec {
+                ops: &[],
+                frames: &[],
+                calls: &[],
+                timing: NO_TIMING.get_or_init(TimingModel::default),
+                icache,
+                windows,
+                ..*spec
+            },
+        }
+    }
+
+    /// The spec it copies.
+    pub(crate) fn spec(&self) -> Spec<'_> {
+        Spec {
+            ops: &self.ops,
+            frames: &self.frames,
+            calls: &self.calls,
+            timing: &self.timing,
+            ..self.rest
+        }
+    }
+}
+
 /// Register indices of a block: `4 × depth + r` for logical register `r` of an instruction
 /// whose window is `depth` groups above the block's own.
 pub(crate) const REGISTERS: usize = 64;
@@ -589,13 +656,22 @@ pub(crate) struct Workspace {
 /// it): the block's bound (the most cycles its first pass can take, [`Spec::passes`]);
 /// `None` when a branch of it goes nowhere ([`branches_land`]).
 pub(crate) fn build(module: &JITModule, work: &mut Workspace, spec: &Spec<'_>) -> Option<u64> {
-    let ptr = module.target_config().pointer_type();
-    let call_conv = module.isa().default_call_conv();
-    let ctx = work.ctx.get_or_insert_with(|| module.make_context());
-    module.clear_context(ctx);
+    build_for(module.isa(), work, spec)
+}
+
+/// [`build`] for `isa` (the compiling thread's, with the cores' settings: the same IR).
+pub(crate) fn build_for(
+    isa: &dyn cranelift_codegen::isa::TargetIsa,
+    work: &mut Workspace,
+    spec: &Spec<'_>,
+) -> Option<u64> {
+    let frontend = isa.frontend_config();
+    let ptr = frontend.pointer_type();
+    let call_conv = isa.default_call_conv();
+    let ctx = work.ctx.get_or_insert_with(Context::new);
+    ctx.clear();
     ctx.func.signature = block_signature(ptr);
     ctx.func.name = UserFuncName::user(0, 0);
-    let frontend = module.target_config();
     let b = FunctionBuilder::new(&mut ctx.func, &mut work.fctx);
     let mut t = Tr::new(b, ptr, call_conv, spec);
     let bound = t.passes[spec.entry()];
@@ -632,9 +708,20 @@ fn branches_land(func: &cranelift_codegen::ir::Function) -> bool {
     })
 }
 
-/// The IR [`build`] left in `work`, for compiling elsewhere ([`super::ahead`]).
-pub(crate) fn built(work: &Workspace) -> Option<cranelift_codegen::ir::Function> {
-    work.ctx.as_ref().map(|c| c.func.clone())
+impl Workspace {
+    /// The context holding the IR [`build_for`] last built.
+    pub(crate) fn context(&mut self) -> Option<&mut Context> {
+        self.ctx.as_mut()
+    }
+}
+
+/// The bound and exact fingerprint ([`fingerprint`]) of the IR `spec` builds, for tests.
+#[cfg(test)]
+pub(crate) fn ir_of(spec: &Spec<'_>) -> Option<(u64, Vec<u8>)> {
+    let isa = super::new_isa()?;
+    let mut work = Workspace::default();
+    let bound = build_for(&*isa, &mut work, spec)?;
+    Some((bound, fingerprint(&mut work.context()?.func)))
 }
 
 /// Compiles `spec` into `module` as function `name` in `work`: its entry, code size, bound
