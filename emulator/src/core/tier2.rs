@@ -1938,6 +1938,31 @@ mod tests {
     }
 
     #[test]
+    fn a_panic_while_compiling_leaves_the_code_to_the_interpreter() {
+        // docs/jit.md "Code cache": a translator or Cranelift bug panicking while the hot
+        // loop's block is compiled (at its 16th arrival) is caught where the build unwinds;
+        // the code cache is emptied and the interpreter runs the loop, with its results.
+        let run = |jit: bool| {
+            let mut core = core_exiting(&DC233C, &hot_loop(), 3);
+            core.set_jit(jit);
+            core.set_jit_tier_up(16);
+            crate::jit::translate::PANIC_IN_COMPILE.with(|p| p.set(jit));
+            let stop = core.run(10_000_000, &mut NoTrace);
+            let seen = (stop, core.stats.clone(), core.state.ar);
+            (seen, core.jit_stats())
+        };
+        let (interpreted, _) = run(false);
+        let (caught, jit) = run(true);
+        assert_eq!(caught, interpreted);
+        assert_eq!(
+            (jit.blocks, jit.executed, jit.flushes),
+            (0, 0, 0),
+            "{jit:?}"
+        );
+        assert!(!crate::jit::translate::PANIC_IN_COMPILE.with(|p| p.get()));
+    }
+
+    #[test]
     fn the_compiling_thread_builds_from_its_copy_of_a_block_the_ir_the_core_builds() {
         // docs/jit.md "Compiling ahead": the thread translates a copy of the core's block
         // (`OwnedSpec`); the IR and bound must be the core's, or code compiled ahead would

@@ -99,8 +99,17 @@ fn start() -> Option<Sender<Job>> {
                     continue;
                 }
                 let started = Instant::now();
-                let code = compile(&*isa, &mut work, &job.spec, &mut ctrl)
-                    .map(|(code, bound)| (code, super::duration_us(started.elapsed()), bound));
+                // A panic (a translator or Cranelift bug) is caught where the build unwinds:
+                // no answer, so the core compiles the block where it is put in (and catches
+                // the panic there, `Jit::compile`), and the thread goes on.
+                let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    compile(&*isa, &mut work, &job.spec, &mut ctrl)
+                }))
+                .unwrap_or_else(|_| {
+                    work = Workspace::default();
+                    None
+                })
+                .map(|(code, bound)| (code, super::duration_us(started.elapsed()), bound));
                 // A core that dropped the request (its code changed) no longer listens.
                 let _ = job.reply.send(code);
             }

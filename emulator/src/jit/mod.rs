@@ -957,8 +957,25 @@ impl Jit {
         self.module()?;
         let module = self.module.as_mut()?;
         let shared = self.shared.as_deref();
-        let (entry, bytes, bound, copied) =
-            translate::compile(module, &mut self.work, &name, spec, shared)?;
+        let work = &mut self.work;
+        // A panic while translating or compiling (a bug of the translator's or Cranelift's)
+        // is caught where the build unwinds (the Python extension, tests): the module and the
+        // workspace may be half-way through a change, so the code cache is emptied and the
+        // address left to the interpreter (docs/jit.md "Code cache"). The CLI's release
+        // build aborts instead.
+        let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            translate::compile(module, work, &name, spec, shared)
+        }));
+        let Ok(compiled) = compiled else {
+            tracing::warn!(
+                start = spec.start,
+                "tier 2: compiling a block panicked; its code is left to the interpreter"
+            );
+            self.work = translate::Workspace::default();
+            self.drop_code();
+            return None;
+        };
+        let (entry, bytes, bound, copied) = compiled?;
         self.stats.copied += u64::from(copied);
         let id = self.install(Plan::of(spec, bound), entry, bytes);
         self.stats.compile_us += duration_us(started.elapsed());
@@ -1040,8 +1057,14 @@ impl Jit {
         id
     }
 
-    /// Empties the code cache: every block is forgotten and its code freed.
+    /// Empties the code cache at its limit ([`Jit::drop_code`], counted).
     fn flush(&mut self) {
+        self.drop_code();
+        self.stats.flushes += 1;
+    }
+
+    /// Empties the code cache: every block is forgotten and its code freed.
+    fn drop_code(&mut self) {
         self.clear();
         self.blocks.clear();
         self.run = None;
@@ -1053,7 +1076,6 @@ impl Jit {
             unsafe { m.free_memory() };
         }
         self.held = 0;
-        self.stats.flushes += 1;
     }
 }
 

@@ -735,6 +735,10 @@ pub(crate) fn compile(
     spec: &Spec<'_>,
     shared: Option<&SharedCode>,
 ) -> Option<(Entry, u64, u64, bool)> {
+    #[cfg(test)]
+    if PANIC_IN_COMPILE.with(|p| p.replace(false)) {
+        panic!("a panic a test put into the next compile on this thread");
+    }
     let bound = build(module, work, spec)?;
     let ptr = module.target_config().pointer_type();
     let id = module
@@ -766,6 +770,13 @@ pub(crate) fn compile(
         bound,
         false,
     ))
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set by a test: the next [`compile`] on this thread panics, as a translator or
+    /// Cranelift bug would.
+    pub(crate) static PANIC_IN_COMPILE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Puts host code compiled elsewhere (by another core, or ahead: it has no relocations) into
