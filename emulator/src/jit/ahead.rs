@@ -126,7 +126,7 @@ fn compile(
     spec: &OwnedSpec,
     ctrl: &mut ControlPlane,
 ) -> Option<(HostCode, u64)> {
-    let bound = translate::build_for(isa, work, &spec.spec())?;
+    let bound = translate::build(isa, work, &spec.spec())?;
     let code = HostCode::of(work.context()?.compile(isa, ctrl).ok()?)?;
     Some((code, bound))
 }

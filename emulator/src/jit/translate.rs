@@ -652,15 +652,11 @@ pub(crate) struct Workspace {
     fctx: FunctionBuilderContext,
 }
 
-/// Builds `spec`'s IR into `work`'s function (named as function 0 until [`compile`] names
-/// it): the block's bound (the most cycles its first pass can take, [`Spec::passes`]);
+/// Builds `spec`'s IR for `isa` (a core's module's, or the compiling thread's with the same
+/// settings: the same IR) into `work`'s function (named as function 0 until [`compile`]
+/// names it): the block's bound (the most cycles its first pass can take, [`Spec::passes`]);
 /// `None` when a branch of it goes nowhere ([`branches_land`]).
-pub(crate) fn build(module: &JITModule, work: &mut Workspace, spec: &Spec<'_>) -> Option<u64> {
-    build_for(module.isa(), work, spec)
-}
-
-/// [`build`] for `isa` (the compiling thread's, with the cores' settings: the same IR).
-pub(crate) fn build_for(
+pub(crate) fn build(
     isa: &dyn cranelift_codegen::isa::TargetIsa,
     work: &mut Workspace,
     spec: &Spec<'_>,
@@ -709,7 +705,7 @@ fn branches_land(func: &cranelift_codegen::ir::Function) -> bool {
 }
 
 impl Workspace {
-    /// The context holding the IR [`build_for`] last built.
+    /// The context holding the IR [`build`] last built.
     pub(crate) fn context(&mut self) -> Option<&mut Context> {
         self.ctx.as_mut()
     }
@@ -720,7 +716,7 @@ impl Workspace {
 pub(crate) fn ir_of(spec: &Spec<'_>) -> Option<(u64, Vec<u8>)> {
     let isa = super::new_isa()?;
     let mut work = Workspace::default();
-    let bound = build_for(&*isa, &mut work, spec)?;
+    let bound = build(&*isa, &mut work, spec)?;
     Some((bound, fingerprint(&mut work.context()?.func)))
 }
 
@@ -739,7 +735,7 @@ pub(crate) fn compile(
     if PANIC_IN_COMPILE.with(|p| p.replace(false)) {
         panic!("a panic a test put into the next compile on this thread");
     }
-    let bound = build(module, work, spec)?;
+    let bound = build(module.isa(), work, spec)?;
     let ptr = module.target_config().pointer_type();
     let id = module
         .declare_function(name, Linkage::Local, &block_signature(ptr))
