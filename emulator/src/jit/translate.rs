@@ -1764,7 +1764,7 @@ impl<'a, 's> Tr<'a, 's> {
             if self.touched.contains(&self.counts) {
                 let packed = self.counter(self.counts);
                 let insns = self.b.ins().band_imm_u(packed, 0xffff_ffff);
-                let taken = self.b.ins().ushr_imm(packed, 32);
+                let taken = self.b.ins().ushr_imm_u(packed, 32);
                 for (v, o) in [(insns, off::INSTRUCTIONS), (taken, off::TAKEN)] {
                     let total = self.b.ins().load(types::I64, flags(), ctx, o);
                     let total = self.b.ins().iadd(total, v);
