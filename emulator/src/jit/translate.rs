@@ -1785,6 +1785,13 @@ impl<'a, 's> Tr<'a, 's> {
                 }
             }
             for (i, slot) in self.pending.iter().enumerate() {
+                // A slot empty here and where the block was entered needs no store: the
+                // context's is empty too, or holds a result that was ready before the block
+                // began (the entry key has the slots that can still stall), which the
+                // dispatcher and the link check read as empty as well.
+                if slot.is_none() && self.spec.key.pending[i].is_none() {
+                    continue;
+                }
                 // A slot's ready cycle means nothing without its registers.
                 let (mask, waits) = match slot {
                     Some((m, w)) => {
