@@ -345,6 +345,13 @@ pub struct DecodeCache {
     /// clear costs what was cached, not 8 MiB (a cluster clears each core's cache several
     /// times while it loads a library).
     code_words: Vec<u32>,
+    /// One bit per 64-byte granule, as `code`: set ([`DecodeCache::mark_store_ok`]) once a
+    /// store there went into a memory that counts the granules stores touch and found no
+    /// cached code, cleared when code is cached there; compiled code stores into such a
+    /// granule itself after one test of this bitmap (docs/jit.md "Memory").
+    store_ok: Box<[u64]>,
+    /// The words of `store_ok` that are not zero ([`DecodeCache::forget_store_ok`]).
+    store_ok_words: Vec<u32>,
 }
 
 impl DecodeCache {
@@ -355,6 +362,8 @@ impl DecodeCache {
             lens: boxed_array(0),
             code: vec![0u64; (1usize << (32 - GRANULE_SHIFT)) / 64].into_boxed_slice(),
             code_words: Vec::new(),
+            store_ok: vec![0u64; (1usize << (32 - GRANULE_SHIFT)) / 64].into_boxed_slice(),
+            store_ok_words: Vec::new(),
         };
         cache.clear();
         cache
@@ -390,8 +399,43 @@ impl DecodeCache {
                 self.code_words.push(g / 64);
             }
             *word |= 1 << (g % 64);
+            self.store_ok[(g / 64) as usize] &= !(1 << (g % 64));
         }
         s
+    }
+
+    /// Notes that a store at `addr` went into a memory that counts the granules stores touch
+    /// (so `addr`'s is touched now): its 64-byte granule becomes one compiled code may store
+    /// into directly unless it holds cached code ([`DecodeCache::store_ok_bits`]).
+    pub fn mark_store_ok(&mut self, addr: u32) {
+        let g = addr >> GRANULE_SHIFT;
+        let (w, bit) = ((g / 64) as usize, 1u64 << (g % 64));
+        if self.code[w] & bit == 0 {
+            if self.store_ok[w] == 0 {
+                self.store_ok_words.push(g / 64);
+            }
+            self.store_ok[w] |= bit;
+        }
+    }
+
+    /// Whether `addr`'s 64-byte granule is marked ([`DecodeCache::mark_store_ok`]).
+    pub fn store_ok(&self, addr: u32) -> bool {
+        let g = addr >> GRANULE_SHIFT;
+        self.store_ok[(g / 64) as usize] >> (g % 64) & 1 != 0
+    }
+
+    /// Forgets every granule [`DecodeCache::mark_store_ok`] marked (the memory they were
+    /// touched in was put back to an earlier state).
+    pub fn forget_store_ok(&mut self) {
+        for w in self.store_ok_words.drain(..) {
+            self.store_ok[w as usize] = 0;
+        }
+    }
+
+    /// The bitmap of [`DecodeCache::mark_store_ok`]'s granules, laid out as
+    /// [`DecodeCache::code_bits`]'s. It stays where it is while the cache lives.
+    pub fn store_ok_bits(&self) -> *const u64 {
+        self.store_ok.as_ptr()
     }
 
     /// The bitmap of granules holding cached code, one bit per 64-byte granule of the address
@@ -475,6 +519,31 @@ mod tests {
         let (mut cache, mut ops) = (DecodeCache::new(), DecodedOps::new());
         cache.insert(&mut ops, pc, op);
         (cache, ops)
+    }
+
+    #[test]
+    fn granules_marked_for_compiled_stores_lose_the_mark_when_code_is_cached_there() {
+        // docs/jit.md "Memory": compiled code stores into bare-metal memory itself only in 64
+        // bytes a store through the helper marked (touched, no decoded code there).
+        let (mut cache, mut ops) = cache_with_movi_at(0x2000);
+        cache.mark_store_ok(0x2000); // holds the movi: not marked
+        cache.mark_store_ok(0x2044);
+        cache.mark_store_ok(0x2080);
+        assert!(!cache.store_ok(0x2000));
+        assert!(cache.store_ok(0x2040) && cache.store_ok(0x207c));
+        assert!(cache.store_ok(0x2080));
+        assert!(!cache.store_ok(0x20c0));
+        // A 3-byte instruction at 0x207f lies in both 0x2040 and 0x2080's granules.
+        let bytes = Opcode::Movi.encode(&[2, 7], 0x207f).unwrap();
+        cache.insert(
+            &mut ops,
+            0x207f,
+            Op::decode(bytes.as_bytes(), 0x207f, &DC233C),
+        );
+        assert!(!cache.store_ok(0x2040) && !cache.store_ok(0x2080));
+        cache.mark_store_ok(0x3000);
+        cache.forget_store_ok();
+        assert!(!cache.store_ok(0x3000));
     }
 
     #[test]

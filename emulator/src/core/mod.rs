@@ -261,6 +261,9 @@ impl<B: Bus + Clone> Core<B> {
         self.window_limit = c.window_limit;
         self.traps = c.traps;
         self.accesses.clear();
+        // The memory's touched granules may be fewer now: compiled stores go through the
+        // helper again, which counts them.
+        self.cache.forget_store_ok();
     }
 }
 

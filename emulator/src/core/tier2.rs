@@ -498,12 +498,7 @@ impl<B: Bus> Core<B> {
         pc: u32,
         poll: u64,
     ) -> Tier2 {
-        let (direct, touched) = self
-            .bus
-            .direct()
-            .map_or((std::ptr::null_mut(), std::ptr::null()), |d| {
-                (d.ptr, d.touched)
-            });
+        let direct = self.bus.direct().map_or(std::ptr::null_mut(), |d| d.ptr);
         let direct_code = self
             .bus
             .direct_code()
@@ -566,7 +561,7 @@ impl<B: Bus> Core<B> {
             stack_span: self
                 .stack_region
                 .map_or(u32::MAX, |r| r.top.wrapping_sub(r.bottom)),
-            touched,
+            store_ok: self.cache.store_ok_bits(),
         };
         let mut entry = entry;
         let exit = loop {
@@ -577,10 +572,9 @@ impl<B: Bus> Core<B> {
             // while blocks run). A block reads and writes only what `ctx` points at: the
             // core's registers (`ar`, 64 words; `sr`, 256 words), the bus's direct memories
             // (`Bus::direct`, `Bus::direct_code`) within the bounds it was compiled with, the
-            // decode cache's code bitmap (reads of the word of an address's granule, within
-            // its 2^20 words), the direct memory's touched-granule bitmap where it has one
-            // (`Direct::touched`: reads of the word of an address's granule, within its
-            // 2^32 / TOUCH_GRANULE bits, which stay put while the bus lives), the I-cache's
+            // decode cache's code and store-ok bitmaps (reads of the word of an address's
+            // granule, within their 2^20 words, which stay put while the cache lives), the
+            // I-cache's
             // tags (reads within the layout it was compiled with), last line and lookup
             // count (`Bus::fetch_view`,
             // whose pointers live as long as the bus, which is not moved while the core runs),
@@ -751,6 +745,14 @@ extern "C" fn store_helper<B: Bus>(ctx: *mut Ctx, addr: u32, size: u32, value: u
     let mut answer = latency(core, addr) << 32;
     if core.bus.may_hold_code(addr) && core.code_stored(addr, size) {
         answer |= CODE_CHANGED;
+    } else if core
+        .bus
+        .direct()
+        .is_some_and(|d| !d.touched.is_null() && u64::from(addr.wrapping_sub(d.base)) < d.len)
+    {
+        // The store touched its granule of a memory that counts them: compiled code may
+        // store into its 64 bytes itself from now on, unless they hold code.
+        core.cache.mark_store_ok(addr);
     }
     answer
 }

@@ -342,9 +342,9 @@ pub(crate) struct Ctx {
     /// Its top less its lowest address (`u32::MAX` when there is none): a followed callee's
     /// ENTRY that would take the SP out of it is the interpreter's.
     pub stack_span: u32,
-    /// The touched-granule bitmap of the memory of `direct` ([`crate::bus::Direct::touched`]),
-    /// or null.
-    pub touched: *const u64,
+    /// [`crate::predecode::DecodeCache::store_ok_bits`]: granules of a memory that counts
+    /// touched granules (`Direct::touched`) that compiled code may store into directly.
+    pub store_ok: *const u64,
 }
 
 /// A compiled block.

@@ -978,7 +978,7 @@ mod off {
     pub const LOWEST_SP: i32 = offset_of!(Ctx, lowest_sp) as i32;
     pub const STACK_LO: i32 = offset_of!(Ctx, stack_lo) as i32;
     pub const STACK_SPAN: i32 = offset_of!(Ctx, stack_span) as i32;
-    pub const TOUCHED: i32 = offset_of!(Ctx, touched) as i32;
+    pub const STORE_OK: i32 = offset_of!(Ctx, store_ok) as i32;
     pub const LINK_SIZE: i64 = std::mem::size_of::<Link>() as i64;
     pub const LINK_PC: i32 = offset_of!(Link, pc) as i32;
     pub const LINK_LEND_LO: i32 = offset_of!(Link, lend_lo) as i32;
@@ -2300,8 +2300,8 @@ impl<'a, 's> Tr<'a, 's> {
 
     /// Branches to a new fast block, switched to, when a store at `addr` may go into
     /// [`Spec::direct`]'s memory directly ([`Spec::guarded_stores`]): it is aligned, in the
-    /// memory, in a granule a store has touched and in 64 bytes that hold no decoded code; its
-    /// host address returned. Else to `slow`.
+    /// memory, and in 64 bytes a store through the helper has marked (touched, no decoded
+    /// code: `DecodeCache::store_ok_bits`); its host address returned. Else to `slow`.
     fn enter_guarded(
         &mut self,
         addr: Value,
@@ -2309,9 +2309,14 @@ impl<'a, 's> Tr<'a, 's> {
         slow: cranelift_codegen::ir::Block,
     ) -> Option<Value> {
         let (host, within) = self.direct_addr(addr, size)?;
-        self.require_no_code(addr, within, slow);
-        let shift = crate::bus::TOUCH_GRANULE.trailing_zeros();
-        let bits = self.granule_bits(addr, shift, off::TOUCHED);
+        let check = self.b.create_block();
+        match within {
+            Some(w) => self.b.ins().brif(w, check, &[], slow, &[]),
+            None => self.b.ins().jump(check, &[]),
+        };
+        self.b.switch_to_block(check);
+        // One bit says both: the granule is touched and its 64 bytes hold no decoded code.
+        let bits = self.granule_bits(addr, 6, off::STORE_OK);
         let set = self.b.ins().band_imm_u(bits, 1);
         let fast = self.b.create_block();
         self.b.ins().brif(set, fast, &[], slow, &[]);
