@@ -74,6 +74,12 @@ impl CoreState {
         }
     }
 
+    /// WINDOWBASE × 4 as kept for the register accesses ([`State::phys`]), for compiled code
+    /// that moves the window (it sets WINDOWBASE's word too).
+    pub(crate) fn base_word(&mut self) -> *mut u32 {
+        &mut self.base
+    }
+
     /// The special registers' words, for compiled code (256 words, indexed by number).
     pub(crate) fn sr_words(&mut self) -> *mut u32 {
         self.sr.as_mut_ptr()

@@ -521,7 +521,9 @@ impl<B: Bus> Core<B> {
             ),
         };
         let wstall: [*mut u64; 2] = [&mut self.stats.stalls.sram, &mut self.stats.stalls.hbm];
-        let traps: *const u8 = &self.traps;
+        let traps: *mut u8 = &mut self.traps;
+        let window_limit: *mut u8 = &mut self.window_limit;
+        let state_base = self.state.base_word();
         let core: *mut Self = self;
         let mut ctx = Ctx {
             ar: self.state.ar.as_mut_ptr(),
@@ -556,6 +558,8 @@ impl<B: Bus> Core<B> {
             wstall,
             links,
             traps,
+            window_limit,
+            state_base,
             lowest_sp: &mut self.lowest_sp,
             stack_lo: self.stack_region.map_or(0, |r| r.bottom),
             stack_span: self
@@ -582,8 +586,9 @@ impl<B: Bus> Core<B> {
             // view gives (`Bus::window_view`, as long-lived; HBM is read with aligned plain
             // loads, atomic on the host as the other cores' atomic accesses are), the core's
             // SRAM and HBM stall counters, the block table (`links`, reads within its
-            // `SLOTS` entries), the core's gate bits (a read), the core's lowest SP (`lowest_sp`,
-            // read and written), and `ctx` itself; it calls only
+            // `SLOTS` entries), the core's gate bits and window limit and the state's window
+            // base (`traps`, `window_limit`, `state_base`: read, and written by a RETW compiled
+            // in line), the core's lowest SP (`lowest_sp`, read and written), and `ctx` itself; it calls only
             // the helpers below, passing `ctx` on, and tail-calls only blocks the table holds.
             // Nothing else touches the core while it runs (this thread owns it).
             let exit = unsafe { run(&mut ctx, entry) };
@@ -1424,6 +1429,49 @@ mod tests {
             "an overflow at L's ADDI (its vector holds no handler): {stop:?}"
         );
         assert!(jit.executed > 30 * 5, "rounds before ran compiled: {jit:?}");
+    }
+
+    #[test]
+    fn a_retw_compiled_in_line_leaves_the_gates_the_interpreters_refresh_does() {
+        // f is called through CALLX8 (not followed), so its RETW is compiled in line (docs/jit.md
+        // "Window traps"). After the call of round 8 a WSR makes the frame three groups up
+        // live. In round 7 f runs two groups up and returns: the window limit is then 2, so
+        // the interpreter raises the overflow at the caller's ADDI naming a12. The RETW's gate
+        // bits keep the return site's block (which names a12) from being entered, so the
+        // interpreter reaches that ADDI too and the run faults at the same instruction, cycle
+        // and window; a RETW that left the gates open would run it compiled.
+        let f = CODE + 48;
+        let code = vec![
+            (Movi, vec![2, 40]),
+            (J, vec![CODE + 6]),
+            (Or, vec![10, 2, 2]),
+            (Movi, vec![8, f >> 2]),
+            (Slli, vec![8, 8, 2]),
+            (Callx8, vec![8]),
+            (Add, vec![3, 3, 10]),
+            (Bnei, vec![2, 8, CODE + 30]),
+            (Movi, vec![9, 1 | 1 << 3]),
+            (Wsr, vec![9, special_row(q7_isa::sreg::sr::WINDOWSTART)]),
+            (Bnei, vec![2, 7, CODE + 36]),
+            (Addi, vec![12, 2, 0]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, CODE + 6]),
+            (J, vec![f + 9]),
+            (Movi, vec![8, 0]),
+            (Entry, vec![1, 32]),
+            (Addi, vec![2, 2, 1]),
+            (Retw, vec![]),
+        ];
+        let ((stop, ..), jit) = calls_alike(&DC233C, &code, |_| {}, 1 << 20);
+        assert!(
+            matches!(&stop, Stop::Fault(r) if r.pc == CODE + 33 && r.windowbase == 0
+                && r.windowstart == 1 | 1 << 3),
+            "an overflow at the caller's ADDI naming a12 (no handler): {stop:?}"
+        );
+        assert!(
+            jit.executed > 30 * 10,
+            "rounds before ran compiled: {jit:?}"
+        );
     }
 
     /// Writes window handlers at their vectors (VECBASE 0) as the bare-metal runtime's are

@@ -975,6 +975,8 @@ mod off {
     pub const WSTALL: i32 = offset_of!(Ctx, wstall) as i32;
     pub const LINKS: i32 = offset_of!(Ctx, links) as i32;
     pub const TRAPS: i32 = offset_of!(Ctx, traps) as i32;
+    pub const WINDOW_LIMIT: i32 = offset_of!(Ctx, window_limit) as i32;
+    pub const STATE_BASE: i32 = offset_of!(Ctx, state_base) as i32;
     pub const LOWEST_SP: i32 = offset_of!(Ctx, lowest_sp) as i32;
     pub const STACK_LO: i32 = offset_of!(Ctx, stack_lo) as i32;
     pub const STACK_SPAN: i32 = offset_of!(Ctx, stack_span) as i32;
@@ -2915,6 +2917,91 @@ impl<'a, 's> Tr<'a, 's> {
         answer
     }
 
+    /// RETW at `here` with `a0`, the block's registers already back in the core, in compiled
+    /// code when the interpreter's would return without an exception: window checks on
+    /// (PS.WOE set, PS.EXCM clear), a0's increment n not 0, and the first live frame below
+    /// WINDOWBASE n groups down. Then WINDOWSTART loses WINDOWBASE's bit, WINDOWBASE goes
+    /// back n groups and the window limit and gate bits are worked out as `Core::refresh`
+    /// does; the return address. Anything else goes to `slow` first, nothing changed.
+    fn retw_in_line(
+        &mut self,
+        a0: Value,
+        here: Value,
+        slow: cranelift_codegen::ir::Block,
+    ) -> Value {
+        let groups = self.spec.groups;
+        let psv = self.load_sr(sr::PS);
+        let ws = self.load_sr(sr::WINDOWSTART);
+        let wb = self.load_sr(sr::WINDOWBASE);
+        let woe = self.b.ins().band_imm_u(psv, i64::from(ps::WOE | ps::EXCM));
+        let on = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::Equal, woe, i64::from(ps::WOE));
+        let n = self.b.ins().ushr_imm_u(a0, 30);
+        // WINDOWSTART's groups twice over: bits 2, 1, 0 of `below` are the groups 1, 2 and 3
+        // below WINDOWBASE; the first live one must be n down (none of n = 0 is).
+        let mask = (1i64 << groups) - 1;
+        let live_ws = self.b.ins().band_imm_u(ws, mask);
+        let twice = self.b.ins().ishl_imm_u(live_ws, i64::from(groups));
+        let twice = self.b.ins().bor(live_ws, twice);
+        let from = self.b.ins().iadd_imm_s(wb, i64::from(groups) - 3);
+        let below = self.b.ins().ushr(twice, from);
+        let below = self.b.ins().band_imm_u(below, 7);
+        let three = self.imm(3);
+        let down = self.b.ins().isub(three, n);
+        let first = self.b.ins().ushr(below, down);
+        let live = self.b.ins().icmp_imm_u(IntCC::Equal, first, 1);
+        let nonzero = self.b.ins().icmp_imm_u(IntCC::NotEqual, n, 0);
+        let ok = self.b.ins().band(on, live);
+        let ok = self.b.ins().band(ok, nonzero);
+        let fast = self.b.create_block();
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        let high = self.b.ins().band_imm_u(here, 0xc000_0000u32 as i64);
+        let low = self.b.ins().band_imm_u(a0, 0x3fff_ffff);
+        let ret = self.b.ins().bor(high, low);
+        let one = self.imm(1);
+        let bit = self.b.ins().ishl(one, wb);
+        let ws = self.b.ins().band_not(ws, bit);
+        self.store_sr(sr::WINDOWSTART, ws);
+        let wb = self.b.ins().isub(wb, n);
+        let wb = self.b.ins().band_imm_u(wb, i64::from(groups - 1));
+        self.store_sr(sr::WINDOWBASE, wb);
+        let base = self.b.ins().ishl_imm_u(wb, 2);
+        let ctx = self.ctx;
+        self.b.ins().store(flags(), base, ctx, off::BASE);
+        let state_base = self.ctx_load(self.ptr, off::STATE_BASE);
+        self.b.ins().store(flags(), base, state_base, 0);
+        // `Core::refresh`: the free groups above the window before the next live frame (at
+        // most 3), and the gates beyond them and, outside ring 0, every privileged one.
+        let live_ws = self.b.ins().band_imm_u(ws, mask);
+        let twice = self.b.ins().ishl_imm_u(live_ws, i64::from(groups));
+        let twice = self.b.ins().bor(live_ws, twice);
+        let next = self.b.ins().iadd_imm_s(wb, 1);
+        let above = self.b.ins().ushr(twice, next);
+        let above = self.b.ins().band_imm_u(above, 7);
+        let free = self.b.ins().ctz(above);
+        let limit = self.b.ins().umin(free, three);
+        let shift = self.b.ins().iadd_imm_s(limit, 1);
+        let f = self.imm(0xf);
+        let beyond = self.b.ins().ishl(f, shift);
+        let beyond = self.b.ins().band_imm_u(beyond, 0xf);
+        let ring = self.b.ins().band_imm_u(psv, i64::from(ps::RING));
+        let user = self.b.ins().icmp_imm_u(IntCC::NotEqual, ring, 0);
+        let all = self.imm(0xf0);
+        let gated = self.b.ins().ishl_imm_u(beyond, 4);
+        let privileged = self.b.ins().select(user, all, gated);
+        let traps = self.b.ins().bor(beyond, privileged);
+        let traps8 = self.b.ins().ireduce(types::I8, traps);
+        let at = self.ctx_load(self.ptr, off::TRAPS);
+        self.b.ins().store(flags(), traps8, at, 0);
+        let limit8 = self.b.ins().ireduce(types::I8, limit);
+        let at = self.ctx_load(self.ptr, off::WINDOW_LIMIT);
+        self.b.ins().store(flags(), limit8, at, 0);
+        ret
+    }
+
     /// A followed callee's ENTRY at `pc` (`entry as, frame`; the call moves the window by
     /// `inc` groups), reached in its caller's window (docs/jit.md "Calls"). The checks the
     /// interpreter's ENTRY makes, and the overflow check of the groups the callee's
@@ -3654,12 +3741,38 @@ impl<'a, 's> Tr<'a, 's> {
                     .expect("a followed callee's ENTRY");
                 self.enter_callee(pc, op, inc);
             }
-            Retw | RetwN => {
-                // Reads a0 and rotates the window back.
+            Retw | RetwN if self.spec.groups < 4 => {
                 let here = self.code(pc);
                 let answer = self.window_return(self.spec.helpers.retw, here, pc);
                 self.trap_if(answer);
                 return Flow::Dynamic(self.b.ins().ireduce(types::I32, answer));
+            }
+            Retw | RetwN => {
+                // Reads a0 and rotates the window back: in line when it returns to a live
+                // frame as the interpreter's would, else by the helper.
+                let here = self.code(pc);
+                self.store_registers();
+                self.regs_loaded = false;
+                // a0 as the core holds it now (the block need not name it).
+                let window = self.window();
+                let at = self.reg_address(window, 0);
+                let a0 = self.b.ins().load(types::I32, flags(), at, 0);
+                let slow = self.b.create_block();
+                let done = self.b.create_block();
+                self.b.append_block_param(done, types::I32);
+                self.b.set_cold_block(slow);
+                let ret = self.retw_in_line(a0, here, slow);
+                self.b.ins().jump(done, &[ret.into()]);
+                self.b.switch_to_block(slow);
+                let saved = (self.pending, self.at);
+                let answer = self.window_return(self.spec.helpers.retw, here, pc);
+                self.trap_if(answer);
+                let ret = self.b.ins().ireduce(types::I32, answer);
+                self.b.ins().jump(done, &[ret.into()]);
+                (self.pending, self.at) = saved;
+                self.b.switch_to_block(done);
+                self.pending = [None, None];
+                return Flow::Dynamic(self.b.block_params(done)[0]);
             }
             Loop | Loopnez | Loopgtz => {
                 let count = self.a(o[0]);
