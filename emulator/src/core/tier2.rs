@@ -1474,6 +1474,53 @@ mod tests {
         );
     }
 
+    #[test]
+    fn an_entry_compiled_in_line_raises_the_overflow_of_a_live_frame_within_callinc_groups() {
+        // f is reached by JX with PS.CALLINC set to 2 by a WSR and its return address built
+        // in a8, as a CALL8 would leave them: so the caller names no register of group 2 after
+        // making it live (a CALL8 would, and its own gate would raise the overflow first).
+        // Round 7 makes the frame two groups up live (WINDOWSTART 0b101) just before the
+        // jump: f's ENTRY, compiled in line since round 2 (docs/jit.md "Window traps"), must
+        // find it and leave for the interpreter, which raises the overflow at the ENTRY.
+        let (f, ret) = (CODE + 0x44, CODE + 0x38);
+        let ps = special_row(q7_isa::sreg::sr::PS);
+        let code = vec![
+            (Movi, vec![2, 40]),
+            (J, vec![CODE + 6]),
+            (Movi, vec![5, f >> 2]),
+            (Slli, vec![5, 5, 2]),
+            (Movi, vec![8, ret >> 2]),
+            (Slli, vec![8, 8, 2]),
+            (Movi, vec![9, 2]),
+            (Slli, vec![9, 9, 30]),
+            (Or, vec![8, 8, 9]),
+            (Rsr, vec![9, ps]),
+            (Movi, vec![11, 2]),
+            (Slli, vec![11, 11, 16]),
+            (Or, vec![9, 9, 11]),
+            (Wsr, vec![9, ps]),
+            (Bnei, vec![2, 7, CODE + 0x33]),
+            (Movi, vec![3, 1 | 1 << 2]),
+            (Wsr, vec![3, special_row(q7_isa::sreg::sr::WINDOWSTART)]),
+            (Jx, vec![5]),
+            (NopN, vec![]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, CODE + 6]),
+            (J, vec![f + 9]),
+            (Movi, vec![8, 0]),
+            (Entry, vec![1, 32]),
+            (Addi, vec![2, 2, 1]),
+            (Retw, vec![]),
+        ];
+        let ((stop, ..), jit) = calls_alike(&DC233C, &code, |_| {}, 1 << 20);
+        assert!(
+            matches!(&stop, Stop::Fault(r) if r.pc == f && r.windowbase == 0
+                && r.windowstart == 1 | 1 << 2),
+            "an overflow at f's ENTRY (no handler): {stop:?}"
+        );
+        assert!(jit.executed > 30 * 3, "rounds before ran compiled: {jit:?}");
+    }
+
     /// Writes window handlers at their vectors (VECBASE 0) as the bare-metal runtime's are
     /// written (examples/bare-metal/rt/vectors.S): an overflow spills the frame's a0..a3 below
     /// the SP of the frame above it and the rest of a 8- or 12-register frame below its

@@ -2792,8 +2792,9 @@ impl<'a, 's> Tr<'a, 's> {
         (i..self.spec.ops.len()).any(|j| self.edges[j].contains(&pc))
     }
 
-    /// The block's leading ENTRY, done by its helper (which checks and raises nothing: the
-    /// interpreter executes an ENTRY that would fault); then the registers of the new window,
+    /// The block's leading ENTRY, in line when it raises nothing ([`Tr::entry_in_line`]), else
+    /// by its helper (which takes a window overflow; the interpreter executes an ENTRY that
+    /// would raise anything else); then the registers of the new window,
     /// and the gates of the rest of the block, which the rotation may have changed.
     fn leading_entry(&mut self, e: usize, prev_line: &mut Option<u32>) {
         let (pc, op) = self.spec.ops[e];
@@ -2805,16 +2806,36 @@ impl<'a, 's> Tr<'a, 's> {
             self.interlock(op.src_mask);
         }
         let here = self.code(pc);
-        let s = self.imm(op.insn.operands[0]);
-        let frame = self.imm(op.insn.operands[1]);
+        let (s, frame) = (op.insn.operands[0], op.insn.operands[1]);
+        // The gate bits that trap after the ENTRY: worked out in line when the ENTRY raises
+        // nothing, else by the helper.
+        let done = self.b.create_block();
+        self.b.append_block_param(done, types::I32);
+        let slow = self.b.create_block();
+        self.b.set_cold_block(slow);
+        if s <= 3 && self.spec.groups >= 4 {
+            let traps = self.entry_in_line(s, frame, slow);
+            self.b.ins().jump(done, &[traps.into()]);
+        } else {
+            self.b.ins().jump(slow, &[]);
+        }
+        self.b.switch_to_block(slow);
+        let saved = (self.pending, self.at);
+        let sv = self.imm(s);
+        let fv = self.imm(frame);
         let answer = self.call(
             self.spec.helpers.entry,
-            &[here, s, frame],
+            &[here, sv, fv],
             &[types::I32, types::I32, types::I32],
         );
         let not_done = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, answer, 0);
         self.exit_if(not_done, here, EXIT_INTERPRET);
         self.trap_if(answer);
+        let traps = self.b.ins().ireduce(types::I32, answer);
+        self.b.ins().jump(done, &[traps.into()]);
+        (self.pending, self.at) = saved;
+        self.b.switch_to_block(done);
+        let answer = self.b.block_params(done)[0];
         // ENTRY's refresh forgot the pending results.
         self.pending = [None, None];
         let next = pc.wrapping_add(u32::from(op.insn.len));
@@ -2837,6 +2858,88 @@ impl<'a, 's> Tr<'a, 's> {
             self.entry_trips = Some(self.b.ins().band_imm_u(answer, i64::from(gates)));
         }
         self.check_frame(next);
+    }
+
+    /// A leading ENTRY (`entry a<s>, frame`, s ≤ 3) in compiled code when the interpreter's
+    /// would raise nothing: window checks on (PS.WOE set, PS.EXCM clear), no live frame among
+    /// the PS.CALLINC groups above WINDOWBASE, and for a1 the new SP not below KSL (where the
+    /// core has it) and inside the stack region (conservatively: an SP that stays outside it
+    /// is the helper's too). Then the lowest SP, the new frame's SP, WINDOWBASE moved up by
+    /// CALLINC with its WINDOWSTART bit set, and the gates and window limit as `Core::refresh`
+    /// works them out; the gate bits. Anything else goes to `slow` first, nothing changed.
+    fn entry_in_line(&mut self, s: u32, frame: u32, slow: cranelift_codegen::ir::Block) -> Value {
+        let groups = self.spec.groups;
+        let mask = (1i64 << groups) - 1;
+        let psv = self.load_sr(sr::PS);
+        let ws = self.load_sr(sr::WINDOWSTART);
+        let wb = self.load_sr(sr::WINDOWBASE);
+        let woe = self.b.ins().band_imm_u(psv, i64::from(ps::WOE | ps::EXCM));
+        let mut bad = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::NotEqual, woe, i64::from(ps::WOE));
+        let callinc = self.b.ins().ushr_imm_u(psv, i64::from(ps::CALLINC_SHIFT));
+        let callinc = self.b.ins().band_imm_u(callinc, 3);
+        // WINDOWSTART's groups twice over, from the one above WINDOWBASE up.
+        let live_ws = self.b.ins().band_imm_u(ws, mask);
+        let twice = self.b.ins().ishl_imm_u(live_ws, i64::from(groups));
+        let twice = self.b.ins().bor(live_ws, twice);
+        let next = self.b.ins().iadd_imm_s(wb, 1);
+        let above = self.b.ins().ushr(twice, next);
+        let one = self.imm(1);
+        let need = self.b.ins().ishl(one, callinc);
+        let need = self.b.ins().iadd_imm_s(need, -1);
+        let live = self.b.ins().band(above, need);
+        let over = self.b.ins().icmp_imm_u(IntCC::NotEqual, live, 0);
+        bad = self.b.ins().bor(bad, over);
+        let window = self.window();
+        let at = self.reg_address(window, s);
+        let caller_s = self.b.ins().load(types::I32, flags(), at, 0);
+        let sp = self.b.ins().iadd_imm_s(caller_s, -i64::from(frame as i32));
+        if s == 1 {
+            if self.spec.stack_limit {
+                let ksl = self.load_sr(sr::KSL);
+                let limit = self.b.ins().band_imm_u(ksl, i64::from(!0xfu32));
+                let below = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
+                bad = self.b.ins().bor(bad, below);
+            }
+            let lo = self.ctx_load(types::I32, off::STACK_LO);
+            let span = self.ctx_load(types::I32, off::STACK_SPAN);
+            let into = self.b.ins().isub(sp, lo);
+            let out = self.b.ins().icmp(IntCC::UnsignedGreaterThan, into, span);
+            bad = self.b.ins().bor(bad, out);
+        }
+        let fast = self.b.create_block();
+        self.b.ins().brif(bad, slow, &[], fast, &[]);
+        self.b.switch_to_block(fast);
+        if s == 1 {
+            let at = self.ctx_load(self.ptr, off::LOWEST_SP);
+            let lowest = self.b.ins().load(types::I32, flags(), at, 0);
+            let lowest = self.b.ins().umin(lowest, sp);
+            self.b.ins().store(flags(), lowest, at, 0);
+        }
+        // a(4 × CALLINC + s) of the window now: the new window's a<s>.
+        let (base, amask, ar) = self.window();
+        let up = self.b.ins().ishl_imm_u(callinc, 2);
+        let i = self.b.ins().iadd(base, up);
+        let i = self.b.ins().iadd_imm_s(i, i64::from(s));
+        let i = self.b.ins().band(i, amask);
+        let i = self.b.ins().uextend(self.ptr, i);
+        let i = self.b.ins().ishl_imm_u(i, 2);
+        let at = self.b.ins().iadd(ar, i);
+        self.b.ins().store(flags(), sp, at, 0);
+        let wb = self.b.ins().iadd(wb, callinc);
+        let wb = self.b.ins().band_imm_u(wb, i64::from(groups - 1));
+        self.store_sr(sr::WINDOWBASE, wb);
+        let base = self.b.ins().ishl_imm_u(wb, 2);
+        let ctx = self.ctx;
+        self.b.ins().store(flags(), base, ctx, off::BASE);
+        let state_base = self.ctx_load(self.ptr, off::STATE_BASE);
+        self.b.ins().store(flags(), base, state_base, 0);
+        let bit = self.b.ins().ishl(one, wb);
+        let ws = self.b.ins().bor(ws, bit);
+        self.store_sr(sr::WINDOWSTART, ws);
+        self.refresh_in_line(ws, wb, psv)
     }
 
     /// Before instruction `op` at `pc` of the block's own window, after a leading ENTRY: leaves
@@ -2973,8 +3076,19 @@ impl<'a, 's> Tr<'a, 's> {
         self.b.ins().store(flags(), base, ctx, off::BASE);
         let state_base = self.ctx_load(self.ptr, off::STATE_BASE);
         self.b.ins().store(flags(), base, state_base, 0);
-        // `Core::refresh`: the free groups above the window before the next live frame (at
-        // most 3), and the gates beyond them and, outside ring 0, every privileged one.
+        self.refresh_in_line(ws, wb, psv);
+        ret
+    }
+
+    /// `Core::refresh` after a window move compiled in line (window checks on: PS.WOE set,
+    /// PS.EXCM clear), from the new WINDOWSTART `ws`, WINDOWBASE `wb` and PS `psv`: the free
+    /// groups above the window before the next live frame (at most 3) as the window limit,
+    /// and the gates beyond them and, outside ring 0, every privileged one, both stored into
+    /// the core; the gate bits.
+    fn refresh_in_line(&mut self, ws: Value, wb: Value, psv: Value) -> Value {
+        let groups = self.spec.groups;
+        let mask = (1i64 << groups) - 1;
+        let three = self.imm(3);
         let live_ws = self.b.ins().band_imm_u(ws, mask);
         let twice = self.b.ins().ishl_imm_u(live_ws, i64::from(groups));
         let twice = self.b.ins().bor(live_ws, twice);
@@ -2999,7 +3113,7 @@ impl<'a, 's> Tr<'a, 's> {
         let limit8 = self.b.ins().ireduce(types::I8, limit);
         let at = self.ctx_load(self.ptr, off::WINDOW_LIMIT);
         self.b.ins().store(flags(), limit8, at, 0);
-        ret
+        traps
     }
 
     /// A followed callee's ENTRY at `pc` (`entry as, frame`; the call moves the window by
