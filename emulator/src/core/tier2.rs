@@ -1347,6 +1347,40 @@ mod tests {
         (seen, jit)
     }
 
+    /// The start of the tests calling `f` through CALLX8 from a register no L32R loaded (so
+    /// it is not followed): a loop of rounds from CODE + 6, a2 counting down from 40, that
+    /// passes a2 in a10, adds f's result to a3 and, after the call of round 8, makes the
+    /// frame three groups up live (WINDOWSTART 0b1001); the caller's code goes on at
+    /// CODE + 30.
+    fn callx8_rounds(f: u32) -> Vec<(Opcode, Vec<u32>)> {
+        vec![
+            (Movi, vec![2, 40]),
+            (J, vec![CODE + 6]),
+            (Or, vec![10, 2, 2]),
+            (Movi, vec![8, f >> 2]),
+            (Slli, vec![8, 8, 2]),
+            (Callx8, vec![8]),
+            (Add, vec![3, 3, 10]),
+            (Bnei, vec![2, 8, CODE + 30]),
+            (Movi, vec![9, 1 | 1 << 3]),
+            (Wsr, vec![9, special_row(q7_isa::sreg::sr::WINDOWSTART)]),
+        ]
+    }
+
+    /// The end of those rounds (a2 down by one, back to CODE + 6 while not zero, then past f)
+    /// and `f` at its 4-byte aligned address after them: `entry a1, 32`, a2 + 1, RETW.
+    fn rounds_end_and_f(f: u32) -> Vec<(Opcode, Vec<u32>)> {
+        vec![
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, CODE + 6]),
+            (J, vec![f + 9]),
+            (Movi, vec![8, 0]),
+            (Entry, vec![1, 32]),
+            (Addi, vec![2, 2, 1]),
+            (Retw, vec![]),
+        ]
+    }
+
     /// A loop of 40 rounds that calls `f` with CALL8 (its argument a10, the round's count,
     /// its result back in a10) and sums the results into a3, entered by a jump (so that the
     /// loop's head gets hot before `f` does); `pre` runs before each call, `post` after the
@@ -1398,23 +1432,14 @@ mod tests {
         // instruction and cycle; the rounds before ran compiled up to their RETW.
         let f = CODE + 44;
         let l = f + 9;
-        let mut code = vec![
-            (Movi, vec![2, 40]),
-            (J, vec![CODE + 6]),
-            (Or, vec![10, 2, 2]),
-            (Movi, vec![8, f >> 2]),
-            (Slli, vec![8, 8, 2]),
-            (Callx8, vec![8]),
-            (Add, vec![3, 3, 10]),
-            (Bnei, vec![2, 8, CODE + 30]),
-            (Movi, vec![9, 1 | 1 << 3]),
-            (Wsr, vec![9, special_row(q7_isa::sreg::sr::WINDOWSTART)]),
+        let mut code = callx8_rounds(f);
+        code.extend([
             (Addi, vec![2, 2, (-1i32) as u32]),
             (Bnez, vec![2, CODE + 6]),
             (J, vec![f + 18]),
             (Movi, vec![8, 0]),
             (NopN, vec![]),
-        ];
+        ]);
         code.extend([
             (Entry, vec![1, 32]),
             (Beqi, vec![2, 7, l]),
@@ -1441,27 +1466,9 @@ mod tests {
         // interpreter reaches that ADDI too and the run faults at the same instruction, cycle
         // and window; a RETW that left the gates open would run it compiled.
         let f = CODE + 48;
-        let code = vec![
-            (Movi, vec![2, 40]),
-            (J, vec![CODE + 6]),
-            (Or, vec![10, 2, 2]),
-            (Movi, vec![8, f >> 2]),
-            (Slli, vec![8, 8, 2]),
-            (Callx8, vec![8]),
-            (Add, vec![3, 3, 10]),
-            (Bnei, vec![2, 8, CODE + 30]),
-            (Movi, vec![9, 1 | 1 << 3]),
-            (Wsr, vec![9, special_row(q7_isa::sreg::sr::WINDOWSTART)]),
-            (Bnei, vec![2, 7, CODE + 36]),
-            (Addi, vec![12, 2, 0]),
-            (Addi, vec![2, 2, (-1i32) as u32]),
-            (Bnez, vec![2, CODE + 6]),
-            (J, vec![f + 9]),
-            (Movi, vec![8, 0]),
-            (Entry, vec![1, 32]),
-            (Addi, vec![2, 2, 1]),
-            (Retw, vec![]),
-        ];
+        let mut code = callx8_rounds(f);
+        code.extend([(Bnei, vec![2, 7, CODE + 36]), (Addi, vec![12, 2, 0])]);
+        code.extend(rounds_end_and_f(f));
         let ((stop, ..), jit) = calls_alike(&DC233C, &code, |_| {}, 1 << 20);
         assert!(
             matches!(&stop, Stop::Fault(r) if r.pc == CODE + 33 && r.windowbase == 0
@@ -1484,7 +1491,7 @@ mod tests {
         // find it and leave for the interpreter, which raises the overflow at the ENTRY.
         let (f, ret) = (CODE + 0x44, CODE + 0x38);
         let ps = special_row(q7_isa::sreg::sr::PS);
-        let code = vec![
+        let mut code = vec![
             (Movi, vec![2, 40]),
             (J, vec![CODE + 6]),
             (Movi, vec![5, f >> 2]),
@@ -1504,14 +1511,8 @@ mod tests {
             (Wsr, vec![3, special_row(q7_isa::sreg::sr::WINDOWSTART)]),
             (Jx, vec![5]),
             (NopN, vec![]),
-            (Addi, vec![2, 2, (-1i32) as u32]),
-            (Bnez, vec![2, CODE + 6]),
-            (J, vec![f + 9]),
-            (Movi, vec![8, 0]),
-            (Entry, vec![1, 32]),
-            (Addi, vec![2, 2, 1]),
-            (Retw, vec![]),
         ];
+        code.extend(rounds_end_and_f(f));
         let ((stop, ..), jit) = calls_alike(&DC233C, &code, |_| {}, 1 << 20);
         assert!(
             matches!(&stop, Stop::Fault(r) if r.pc == f && r.windowbase == 0

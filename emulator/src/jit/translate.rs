@@ -2897,17 +2897,8 @@ impl<'a, 's> Tr<'a, 's> {
         let caller_s = self.b.ins().load(types::I32, flags(), at, 0);
         let sp = self.b.ins().iadd_imm_s(caller_s, -i64::from(frame as i32));
         if s == 1 {
-            if self.spec.stack_limit {
-                let ksl = self.load_sr(sr::KSL);
-                let limit = self.b.ins().band_imm_u(ksl, i64::from(!0xfu32));
-                let below = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
-                bad = self.b.ins().bor(bad, below);
-            }
-            let lo = self.ctx_load(types::I32, off::STACK_LO);
-            let span = self.ctx_load(types::I32, off::STACK_SPAN);
-            let into = self.b.ins().isub(sp, lo);
-            let out = self.b.ins().icmp(IntCC::UnsignedGreaterThan, into, span);
-            bad = self.b.ins().bor(bad, out);
+            let outside = self.sp_refused(sp);
+            bad = self.b.ins().bor(bad, outside);
         }
         let fast = self.b.create_block();
         self.b.ins().brif(bad, slow, &[], fast, &[]);
@@ -2929,17 +2920,27 @@ impl<'a, 's> Tr<'a, 's> {
         let at = self.b.ins().iadd(ar, i);
         self.b.ins().store(flags(), sp, at, 0);
         let wb = self.b.ins().iadd(wb, callinc);
-        let wb = self.b.ins().band_imm_u(wb, i64::from(groups - 1));
-        self.store_sr(sr::WINDOWBASE, wb);
-        let base = self.b.ins().ishl_imm_u(wb, 2);
-        let ctx = self.ctx;
-        self.b.ins().store(flags(), base, ctx, off::BASE);
-        let state_base = self.ctx_load(self.ptr, off::STATE_BASE);
-        self.b.ins().store(flags(), base, state_base, 0);
+        let wb = self.set_windowbase(wb);
         let bit = self.b.ins().ishl(one, wb);
         let ws = self.b.ins().bor(ws, bit);
         self.store_sr(sr::WINDOWSTART, ws);
         self.refresh_in_line(ws, wb, psv)
+    }
+
+    /// Whether an ENTRY's new SP `sp` is one compiled code leaves to the interpreter or the
+    /// helper: below KSL (where the core has the stack limit) or outside the stack region.
+    fn sp_refused(&mut self, sp: Value) -> Value {
+        let lo = self.ctx_load(types::I32, off::STACK_LO);
+        let span = self.ctx_load(types::I32, off::STACK_SPAN);
+        let into = self.b.ins().isub(sp, lo);
+        let mut out = self.b.ins().icmp(IntCC::UnsignedGreaterThan, into, span);
+        if self.spec.stack_limit {
+            let ksl = self.load_sr(sr::KSL);
+            let limit = self.b.ins().band_imm_u(ksl, i64::from(!0xfu32));
+            let below = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
+            out = self.b.ins().bor(out, below);
+        }
+        out
     }
 
     /// Before instruction `op` at `pc` of the block's own window, after a leading ENTRY: leaves
@@ -3069,15 +3070,22 @@ impl<'a, 's> Tr<'a, 's> {
         let ws = self.b.ins().band_not(ws, bit);
         self.store_sr(sr::WINDOWSTART, ws);
         let wb = self.b.ins().isub(wb, n);
-        let wb = self.b.ins().band_imm_u(wb, i64::from(groups - 1));
+        let wb = self.set_windowbase(wb);
+        self.refresh_in_line(ws, wb, psv);
+        ret
+    }
+
+    /// WINDOWBASE set to `wb` modulo the group count, as `State::set_windowbase` does, with
+    /// the window base the context and the state keep (WINDOWBASE × 4); the value set.
+    fn set_windowbase(&mut self, wb: Value) -> Value {
+        let wb = self.b.ins().band_imm_u(wb, i64::from(self.spec.groups - 1));
         self.store_sr(sr::WINDOWBASE, wb);
         let base = self.b.ins().ishl_imm_u(wb, 2);
         let ctx = self.ctx;
         self.b.ins().store(flags(), base, ctx, off::BASE);
         let state_base = self.ctx_load(self.ptr, off::STATE_BASE);
         self.b.ins().store(flags(), base, state_base, 0);
-        self.refresh_in_line(ws, wb, psv);
-        ret
+        wb
     }
 
     /// `Core::refresh` after a window move compiled in line (window checks on: PS.WOE set,
@@ -3153,17 +3161,8 @@ impl<'a, 's> Tr<'a, 's> {
         let caller_s = self.a(s);
         let sp = self.b.ins().iadd_imm_s(caller_s, -i64::from(frame as i32));
         if s == 1 {
-            if self.spec.stack_limit {
-                let ksl = self.load_sr(sr::KSL);
-                let limit = self.b.ins().band_imm_u(ksl, i64::from(!0xfu32));
-                let below = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
-                bad = self.b.ins().bor(bad, below);
-            }
-            let lo = self.ctx_load(types::I32, off::STACK_LO);
-            let span = self.ctx_load(types::I32, off::STACK_SPAN);
-            let into = self.b.ins().isub(sp, lo);
-            let out = self.b.ins().icmp(IntCC::UnsignedGreaterThan, into, span);
-            bad = self.b.ins().bor(bad, out);
+            let outside = self.sp_refused(sp);
+            bad = self.b.ins().bor(bad, outside);
         }
         let here = self.code(pc);
         self.exit_if(bad, here, EXIT_INTERPRET);
