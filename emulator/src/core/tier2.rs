@@ -578,8 +578,7 @@ impl<B: Bus> Core<B> {
             // (`Bus::direct`, `Bus::direct_code`) within the bounds it was compiled with, the
             // decode cache's code and store-ok bitmaps (reads of the word of an address's
             // granule, within their 2^20 words, which stay put while the cache lives), the
-            // I-cache's
-            // tags (reads within the layout it was compiled with), last line and lookup
+            // I-cache's tags (reads within the layout it was compiled with), last line and lookup
             // count (`Bus::fetch_view`,
             // whose pointers live as long as the bus, which is not moved while the core runs),
             // the translate windows' registers, access counters and HBM within the bounds the
@@ -587,9 +586,10 @@ impl<B: Bus> Core<B> {
             // loads, atomic on the host as the other cores' atomic accesses are), the core's
             // SRAM and HBM stall counters, the block table (`links`, reads within its
             // `SLOTS` entries), the core's gate bits and window limit and the state's window
-            // base (`traps`, `window_limit`, `state_base`: read, and written by a RETW compiled
-            // in line), the core's lowest SP (`lowest_sp`, read and written), and `ctx` itself; it calls only
-            // the helpers below, passing `ctx` on, and tail-calls only blocks the table holds.
+            // base (`traps`, `window_limit`, `state_base`: read, and written by an ENTRY or
+            // RETW compiled in line), the core's lowest SP (`lowest_sp`, read and written),
+            // and `ctx` itself; it calls only the helpers below, passing `ctx` on, and
+            // tail-calls only blocks the table holds.
             // Nothing else touches the core while it runs (this thread owns it).
             let exit = unsafe { run(&mut ctx, entry) };
             if let Some(j) = &mut self.jit {

@@ -333,13 +333,14 @@ pub(crate) struct Ctx {
     pub wstall: [*mut u64; 2],
     /// The block table ([`Jit`]'s [`Link`]s, `SLOTS` of them).
     pub links: *const Link,
-    /// The core's gate bits that trap now (helpers that move the window change them, and a
-    /// RETW compiled in line).
+    /// The core's gate bits that trap now (helpers that move the window change them, and an
+    /// ENTRY or RETW compiled in line).
     pub traps: *mut u8,
-    /// The core's window limit (`Core::refresh`), which a RETW compiled in line sets.
+    /// The core's window limit (`Core::refresh`), which an ENTRY or RETW compiled in line
+    /// sets.
     pub window_limit: *mut u8,
     /// The core's WINDOWBASE × 4 as the state keeps it for its register accesses
-    /// (`State::base_word`), which a RETW compiled in line sets.
+    /// (`State::base_word`), which an ENTRY or RETW compiled in line sets.
     pub state_base: *mut u32,
     /// The core's lowest SP (`Core::lowest_sp`), which a followed callee's ENTRY lowers.
     pub lowest_sp: *mut u32,
