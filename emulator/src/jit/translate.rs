@@ -691,7 +691,7 @@ pub(crate) fn build(
 /// entry for paths that never read it): every load the translator makes cannot trap, but
 /// Cranelift emits a load whether or not its value is used.
 fn drop_unused_loads(func: &mut cranelift_codegen::ir::Function) {
-    use cranelift_codegen::ir::Opcode;
+    // Until none is left: a load dropped may leave the load of its address unused.
     loop {
         let mut used = HashSet::new();
         for block in func.layout.blocks() {
@@ -705,19 +705,7 @@ fn drop_unused_loads(func: &mut cranelift_codegen::ir::Function) {
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
                 let data = &func.dfg.insts[inst];
-                if let cranelift_codegen::ir::InstructionData::Load {
-                    opcode:
-                        Opcode::Load
-                        | Opcode::Uload8
-                        | Opcode::Uload16
-                        | Opcode::Sload8
-                        | Opcode::Sload16
-                        | Opcode::Uload32
-                        | Opcode::Sload32,
-                    flags,
-                    ..
-                } = data
-                {
+                if let cranelift_codegen::ir::InstructionData::Load { flags, .. } = data {
                     let notrap = func.dfg.mem_flags[*flags].notrap();
                     let r = func.dfg.first_result(inst);
                     if notrap && !used.contains(&r) {
@@ -2820,7 +2808,6 @@ impl<'a, 's> Tr<'a, 's> {
             self.b.ins().jump(slow, &[]);
         }
         self.b.switch_to_block(slow);
-        let saved = (self.pending, self.at);
         let sv = self.imm(s);
         let fv = self.imm(frame);
         let answer = self.call(
@@ -2833,7 +2820,6 @@ impl<'a, 's> Tr<'a, 's> {
         self.trap_if(answer);
         let traps = self.b.ins().ireduce(types::I32, answer);
         self.b.ins().jump(done, &[traps.into()]);
-        (self.pending, self.at) = saved;
         self.b.switch_to_block(done);
         let answer = self.b.block_params(done)[0];
         // ENTRY's refresh forgot the pending results.
@@ -3854,35 +3840,31 @@ impl<'a, 's> Tr<'a, 's> {
                     .expect("a followed callee's ENTRY");
                 self.enter_callee(pc, op, inc);
             }
-            Retw | RetwN if self.spec.groups < 4 => {
-                let here = self.code(pc);
-                let answer = self.window_return(self.spec.helpers.retw, here, pc);
-                self.trap_if(answer);
-                return Flow::Dynamic(self.b.ins().ireduce(types::I32, answer));
-            }
             Retw | RetwN => {
                 // Reads a0 and rotates the window back: in line when it returns to a live
                 // frame as the interpreter's would, else by the helper.
                 let here = self.code(pc);
                 self.store_registers();
                 self.regs_loaded = false;
-                // a0 as the core holds it now (the block need not name it).
-                let window = self.window();
-                let at = self.reg_address(window, 0);
-                let a0 = self.b.ins().load(types::I32, flags(), at, 0);
                 let slow = self.b.create_block();
                 let done = self.b.create_block();
                 self.b.append_block_param(done, types::I32);
                 self.b.set_cold_block(slow);
-                let ret = self.retw_in_line(a0, here, slow);
-                self.b.ins().jump(done, &[ret.into()]);
+                if self.spec.groups >= 4 {
+                    // a0 as the core holds it now (the block need not name it).
+                    let window = self.window();
+                    let at = self.reg_address(window, 0);
+                    let a0 = self.b.ins().load(types::I32, flags(), at, 0);
+                    let ret = self.retw_in_line(a0, here, slow);
+                    self.b.ins().jump(done, &[ret.into()]);
+                } else {
+                    self.b.ins().jump(slow, &[]);
+                }
                 self.b.switch_to_block(slow);
-                let saved = (self.pending, self.at);
                 let answer = self.window_return(self.spec.helpers.retw, here, pc);
                 self.trap_if(answer);
                 let ret = self.b.ins().ireduce(types::I32, answer);
                 self.b.ins().jump(done, &[ret.into()]);
-                (self.pending, self.at) = saved;
                 self.b.switch_to_block(done);
                 self.pending = [None, None];
                 return Flow::Dynamic(self.b.block_params(done)[0]);
