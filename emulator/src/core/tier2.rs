@@ -566,6 +566,8 @@ impl<B: Bus> Core<B> {
                 .stack_region
                 .map_or(u32::MAX, |r| r.top.wrapping_sub(r.bottom)),
             store_ok: self.cache.store_ok_bits(),
+            spill: [0; crate::jit::translate::REGISTERS],
+            spilled: 0,
         };
         let mut entry = entry;
         let exit = loop {
@@ -606,6 +608,7 @@ impl<B: Bus> Core<B> {
                 None => break exit,
             }
         };
+        ctx.put_spilled(&mut self.state.ar);
         if let Some(j) = &mut self.jit {
             j.stats.executed += ctx.instructions - self.stats.instructions;
         }

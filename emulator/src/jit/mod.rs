@@ -352,6 +352,27 @@ pub(crate) struct Ctx {
     /// [`crate::predecode::DecodeCache::store_ok_bits`]: granules of a memory that counts
     /// touched granules (`Direct::touched`) that compiled code may store into directly.
     pub store_ok: *const u64,
+    /// Registers a block leaving for the interpreter stored here rather than into `ar`
+    /// (docs/jit.md "Registers"): word `i` is register index `i` of the block's window (the
+    /// window `base` selects when it left), for the bits `spilled` sets.
+    pub spill: [u32; translate::REGISTERS],
+    /// The register indices `spill` holds (0 when none).
+    pub spilled: u64,
+}
+
+impl Ctx {
+    /// Puts the registers a block left in [`Ctx::spill`] into the register file, in the
+    /// window [`Ctx::base`] selects, and empties it. Called by the dispatcher once the block
+    /// that stored them has returned.
+    pub(crate) fn put_spilled(&mut self, ar: &mut [u32]) {
+        let mut bits = std::mem::take(&mut self.spilled);
+        while bits != 0 {
+            let i = bits.trailing_zeros();
+            bits &= bits - 1;
+            let at = (self.base.wrapping_add(i) & self.amask) as usize;
+            ar[at] = self.spill[i as usize];
+        }
+    }
 }
 
 /// A compiled block.

@@ -969,6 +969,8 @@ mod off {
     pub const STACK_LO: i32 = offset_of!(Ctx, stack_lo) as i32;
     pub const STACK_SPAN: i32 = offset_of!(Ctx, stack_span) as i32;
     pub const STORE_OK: i32 = offset_of!(Ctx, store_ok) as i32;
+    pub const SPILL: i32 = offset_of!(Ctx, spill) as i32;
+    pub const SPILLED: i32 = offset_of!(Ctx, spilled) as i32;
     pub const LINK_SIZE: i64 = std::mem::size_of::<Link>() as i64;
     pub const LINK_PC: i32 = offset_of!(Link, pc) as i32;
     pub const LINK_LEND_LO: i32 = offset_of!(Link, lend_lo) as i32;
@@ -1047,6 +1049,10 @@ struct Tr<'a, 's> {
     loop_heads: Vec<cranelift_codegen::ir::Block>,
     /// The stack frame's accesses checked once at the block's start ([`Frame`]).
     frame: Option<Frame>,
+    /// Where the bus shows its I-cache: the line of the last fetch (its `last_line`, loaded
+    /// where the block starts and set by each fetch the block makes), so a fetch at a label
+    /// compares with it in a host register rather than loading it again ([`Tr::fetch`]).
+    last_line: Option<Variable>,
 }
 
 /// The block's accesses at a1 plus an offset (its stack frame's, a1 holding its value
@@ -1227,6 +1233,13 @@ impl<'a, 's> Tr<'a, 's> {
         let multiply = v(&mut b, off::MULTIPLY);
         let divide = v(&mut b, off::DIVIDE);
         let ready = [v(&mut b, off::READY), v(&mut b, off::READY + 8)];
+        let last_line = spec.icache.map(|_| {
+            let var = b.declare_var(types::I32);
+            let at = b.ins().load(ptr, fixed(), ctx, off::ILAST);
+            let line = b.ins().load(types::I32, flags(), at, 0);
+            b.def_var(var, line);
+            var
+        });
         // The registers the block names: loaded once, stored back at every exit.
         let mut used = 0u64;
         let mut written = 0u64;
@@ -1287,6 +1300,7 @@ impl<'a, 's> Tr<'a, 's> {
             entry_trips: None,
             gates_checked: 0,
             frame: None,
+            last_line,
         }
     }
 
@@ -1563,6 +1577,38 @@ impl<'a, 's> Tr<'a, 's> {
         }
     }
 
+    /// [`Tr::store_registers`] for an exit to the interpreter outside followed calls: each
+    /// register into its word of the context's spill area (one store at a fixed offset, where
+    /// the register file takes five instructions to address), and their set into
+    /// `spilled`, which the dispatcher puts into the register file once the block has
+    /// returned ([`super::Ctx::put_spilled`]; docs/jit.md "Registers").
+    fn spill_registers(&mut self) {
+        if !self.regs_loaded || self.written == 0 {
+            return;
+        }
+        let mut spilled = 0u64;
+        for r in 0..REGISTERS as u32 {
+            if self.written >> r & 1 != 0 {
+                let v = self
+                    .b
+                    .use_var(self.regs[r as usize].expect("written register"));
+                if Some(v) == self.loaded[r as usize] {
+                    continue;
+                }
+                let ctx = self.ctx;
+                self.b
+                    .ins()
+                    .store(flags(), v, ctx, off::SPILL + 4 * r as i32);
+                spilled |= 1 << r;
+            }
+        }
+        if spilled != 0 {
+            let bits = self.b.ins().iconst(types::I64, spilled as i64);
+            let ctx = self.ctx;
+            self.b.ins().store(flags(), bits, ctx, off::SPILLED);
+        }
+    }
+
     /// The pointer or word at `at` in the context, one that stays the same while the block
     /// runs ([`fixed`]): Cranelift may load it once for several uses.
     fn ctx_load(&mut self, ty: types::Type, at: i32) -> Value {
@@ -1744,7 +1790,11 @@ impl<'a, 's> Tr<'a, 's> {
             // the window in for `store_registers`' (which would keep them in host registers
             // through every loop of the block).
             self.b.ins().store(flags(), pc, ctx, off::PC);
-            self.store_registers();
+            if code == EXIT_INTERPRET && frames == 1 {
+                self.spill_registers();
+            } else {
+                self.store_registers();
+            }
             if frames != 1 {
                 // Inside followed calls: their frames made live and the window moved to the
                 // deepest, as the interpreter's ENTRYs would have left them.
@@ -1936,8 +1986,10 @@ impl<'a, 's> Tr<'a, 's> {
     /// last fetch was in or in any way of its set is looked up here (as
     /// [`crate::bus::FetchView`] says: a hit in a later way moves it to the front); a miss,
     /// and every fetch on a bus that shows no I-cache, goes to the fetch helper, whose cycles
-    /// are charged.
-    fn fetch(&mut self, pc: u32) {
+    /// are charged. Where the translator knows the last line fetched is another
+    /// (`other_last`: straight code crossing into a new line), it is not compared; else it
+    /// is compared with the block's [`Tr::last_line`], in a host register.
+    fn fetch(&mut self, pc: u32, other_last: bool) {
         let Some(view) = self.spec.icache else {
             self.fetch_helper(pc);
             return;
@@ -1949,6 +2001,11 @@ impl<'a, 's> Tr<'a, 's> {
         if line == u32::MAX || view.ways == 0 {
             // The mark of an empty way: never a hit found here.
             self.fetch_helper(pc);
+            if let Some(last) = self.last_line {
+                let ilast = self.ctx_load(self.ptr, off::ILAST);
+                let line = self.b.ins().load(types::I32, flags(), ilast, 0);
+                self.b.def_var(last, line);
+            }
             return;
         }
         let set = line % view.sets.max(1);
@@ -1957,11 +2014,21 @@ impl<'a, 's> Tr<'a, 's> {
         let probe = self.b.create_block();
         let ctx = self.ctx;
         let ilast = self.b.ins().load(self.ptr, fixed(), ctx, off::ILAST);
-        let last = self.b.ins().load(types::I32, flags(), ilast, 0);
         let here = self.code(pc);
         let l = self.b.ins().ushr_imm_u(here, i64::from(view.line_shift));
-        let same = self.b.ins().icmp(IntCC::Equal, last, l);
-        self.b.ins().brif(same, done, &[], probe, &[]);
+        let last = self.last_line.expect("a bus that shows its I-cache");
+        let was = (!other_last).then(|| self.b.use_var(last));
+        // Every way on to `done` leaves `l` the last line (the helper's fetch sets it too).
+        self.b.def_var(last, l);
+        match was {
+            Some(was) => {
+                let same = self.b.ins().icmp(IntCC::Equal, was, l);
+                self.b.ins().brif(same, done, &[], probe, &[]);
+            }
+            None => {
+                self.b.ins().jump(probe, &[]);
+            }
+        }
         self.b.switch_to_block(probe);
         let tags = self.b.ins().load(self.ptr, fixed(), ctx, off::ITAGS);
         let first = i64::from(set) * i64::from(view.ways) * 4;
@@ -2009,6 +2076,13 @@ impl<'a, 's> Tr<'a, 's> {
         self.bump_at(ctx, off::ILOOKUPS, None);
         self.b.ins().jump(done, &[]);
         self.fetch_slow(slow, done, pc);
+    }
+
+    /// Whether a fetch at `pc` is timed by the I-cache the bus shows.
+    fn timed(&self, pc: u32) -> bool {
+        self.spec
+            .icache
+            .is_some_and(|v| pc.wrapping_sub(v.timed.0) < v.timed.1)
     }
 
     /// The fetch helper's call in `slow` (a miss, cold), going on to `done`, switched to.
@@ -2677,7 +2751,13 @@ impl<'a, 's> Tr<'a, 's> {
             self.gate_check(pc, &op);
             if let Some(shift) = self.spec.fetch_line {
                 if prev_line != Some(pc >> shift) {
-                    self.fetch(pc);
+                    // The last line fetched is known here when it is another (`prev_line`)
+                    // timed throughout (an untimed fetch leaves the last line as it was).
+                    let other = prev_line.is_some_and(|p| {
+                        let first = p << shift;
+                        self.timed(first) && self.timed(first | ((1 << shift) - 1))
+                    });
+                    self.fetch(pc, other);
                 }
                 prev_line = Some(pc >> shift);
             }
@@ -2787,7 +2867,7 @@ impl<'a, 's> Tr<'a, 's> {
     fn leading_entry(&mut self, e: usize, prev_line: &mut Option<u32>) {
         let (pc, op) = self.spec.ops[e];
         if let Some(shift) = self.spec.fetch_line {
-            self.fetch(pc);
+            self.fetch(pc, false);
             *prev_line = Some(pc >> shift);
         }
         if op.src_mask != 0 {
