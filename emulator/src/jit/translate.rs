@@ -1555,13 +1555,24 @@ impl<'a, 's> Tr<'a, 's> {
     /// Stores the registers the block writes back into the core (WINDOWBASE has not moved
     /// since they were loaded).
     fn store_registers(&mut self) {
+        self.write_back(false);
+    }
+
+    /// The registers the block writes back into the core: into the register file, or, with
+    /// `spill` (an exit to the interpreter outside followed calls), each into its word of the
+    /// context's spill area (one store at a fixed offset, where the register file takes five
+    /// instructions to address) and their set into `spilled`, which the dispatcher puts into
+    /// the register file once the block has returned ([`super::Ctx::put_spilled`];
+    /// docs/jit.md "Registers").
+    fn write_back(&mut self, spill: bool) {
         if !self.regs_loaded || self.written == 0 {
             return;
         }
         // The window once for all of them (the stores cannot move it). (Stored at fixed offsets
         // where the window does not wrap, as `load_registers` loads, they made more code to
         // compile for no measurable gain.)
-        let window = self.window();
+        let window = (!spill).then(|| self.window());
+        let mut spilled = 0u64;
         for r in 0..REGISTERS as u32 {
             if self.written >> r & 1 != 0 {
                 let v = self
@@ -1571,38 +1582,15 @@ impl<'a, 's> Tr<'a, 's> {
                 if Some(v) == self.loaded[r as usize] {
                     continue;
                 }
-                let a = self.reg_address(window, r);
-                self.b.ins().store(flags(), v, a, 0);
-            }
-        }
-    }
-
-    /// [`Tr::store_registers`] for an exit to the interpreter outside followed calls: each
-    /// register into its word of the context's spill area (one store at a fixed offset, where
-    /// the register file takes five instructions to address), and their set into
-    /// `spilled`, which the dispatcher puts into the register file once the block has
-    /// returned ([`super::Ctx::put_spilled`]; docs/jit.md "Registers").
-    fn spill_registers(&mut self) {
-        if !self.regs_loaded || self.written == 0 {
-            return;
-        }
-        let mut spilled = 0u64;
-        for r in 0..REGISTERS as u32 {
-            if self.written >> r & 1 != 0 {
-                let v = self
-                    .b
-                    .use_var(self.regs[r as usize].expect("written register"));
-                if Some(v) == self.loaded[r as usize] {
-                    continue;
-                }
-                let ctx = self.ctx;
-                self.b
-                    .ins()
-                    .store(flags(), v, ctx, off::SPILL + 4 * r as i32);
+                let (at, offset) = match window {
+                    Some(window) => (self.reg_address(window, r), 0),
+                    None => (self.ctx, off::SPILL + 4 * r as i32),
+                };
+                self.b.ins().store(flags(), v, at, offset);
                 spilled |= 1 << r;
             }
         }
-        if spilled != 0 {
+        if spill && spilled != 0 {
             let bits = self.b.ins().iconst(types::I64, spilled as i64);
             let ctx = self.ctx;
             self.b.ins().store(flags(), bits, ctx, off::SPILLED);
@@ -1790,11 +1778,7 @@ impl<'a, 's> Tr<'a, 's> {
             // the window in for `store_registers`' (which would keep them in host registers
             // through every loop of the block).
             self.b.ins().store(flags(), pc, ctx, off::PC);
-            if code == EXIT_INTERPRET && frames == 1 {
-                self.spill_registers();
-            } else {
-                self.store_registers();
-            }
+            self.write_back(code == EXIT_INTERPRET && frames == 1);
             if frames != 1 {
                 // Inside followed calls: their frames made live and the window moved to the
                 // deepest, as the interpreter's ENTRYs would have left them.
