@@ -14,7 +14,9 @@ busy, the 8-core one about x4.5): the floors, x1.2 and x2, catch a collapse, not
 
 Then tier 2 on a kept library (docs/jit.md "Kept code"): the element-accessor ReLU on the main
 job's 32x4096 input, called on one library kept loaded with ``jit=False`` and on one with tier 2,
-alternating, each the best of REPEAT rounds of 3 calls after a first call that compiles. Gates on
+alternating call by call, each the best of 3 × REPEAT calls after a first call that compiles (as
+the CLI rows of scripts/bench.sh take the best of single runs: a mean over calls keeps the host's
+noisy spells). Gates on
 the same report (engine and ``jit`` aside) and on tier 2 being at least JIT_FLOOR times as fast
 (Q7EMU_BENCH_MIN_KEPT_JIT_RATIO overrides; about x2.1 measured on a shared host).
 """
@@ -63,9 +65,9 @@ def kept_jit():
         op.run(x)  # the load, the checkpoint, and tier 2's compiles
     best = {k: float("inf") for k in ops}
     runs = {}
-    for _ in range(REPEAT):
+    for _ in range(3 * REPEAT):
         for mode, op in ops.items():
-            s, runs[mode] = seconds_per_call(op, x, 3)
+            s, runs[mode] = seconds_per_call(op, x, 1)
             best[mode] = min(best[mode], s)
     ratio = best["interpreter"] / best["tier2"]
     same = {k: v for k, v in device(runs["tier2"]).items() if k != "engine"} == {
