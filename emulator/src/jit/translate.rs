@@ -2918,8 +2918,6 @@ impl<'a, 's> Tr<'a, 's> {
     /// CALLINC with its WINDOWSTART bit set, and the gates and window limit as `Core::refresh`
     /// works them out; the gate bits. Anything else goes to `slow` first, nothing changed.
     fn entry_in_line(&mut self, s: u32, frame: u32, slow: cranelift_codegen::ir::Block) -> Value {
-        let groups = self.spec.groups;
-        let mask = (1i64 << groups) - 1;
         let psv = self.load_sr(sr::PS);
         let ws = self.load_sr(sr::WINDOWSTART);
         let wb = self.load_sr(sr::WINDOWBASE);
@@ -2930,10 +2928,8 @@ impl<'a, 's> Tr<'a, 's> {
             .icmp_imm_u(IntCC::NotEqual, woe, i64::from(ps::WOE));
         let callinc = self.b.ins().ushr_imm_u(psv, i64::from(ps::CALLINC_SHIFT));
         let callinc = self.b.ins().band_imm_u(callinc, 3);
-        // WINDOWSTART's groups twice over, from the one above WINDOWBASE up.
-        let live_ws = self.b.ins().band_imm_u(ws, mask);
-        let twice = self.b.ins().ishl_imm_u(live_ws, i64::from(groups));
-        let twice = self.b.ins().bor(live_ws, twice);
+        // From the group above WINDOWBASE up.
+        let twice = self.ws_twice(ws);
         let next = self.b.ins().iadd_imm_s(wb, 1);
         let above = self.b.ins().ushr(twice, next);
         let one = self.imm(1);
@@ -2962,12 +2958,8 @@ impl<'a, 's> Tr<'a, 's> {
         // a(4 × CALLINC + s) of the window now: the new window's a<s>.
         let (base, amask, ar) = self.window();
         let up = self.b.ins().ishl_imm_u(callinc, 2);
-        let i = self.b.ins().iadd(base, up);
-        let i = self.b.ins().iadd_imm_s(i, i64::from(s));
-        let i = self.b.ins().band(i, amask);
-        let i = self.b.ins().uextend(self.ptr, i);
-        let i = self.b.ins().ishl_imm_u(i, 2);
-        let at = self.b.ins().iadd(ar, i);
+        let new_base = self.b.ins().iadd(base, up);
+        let at = self.reg_address((new_base, amask, ar), s);
         self.b.ins().store(flags(), sp, at, 0);
         let wb = self.b.ins().iadd(wb, callinc);
         let wb = self.set_windowbase(wb);
@@ -3093,12 +3085,9 @@ impl<'a, 's> Tr<'a, 's> {
             .ins()
             .icmp_imm_u(IntCC::Equal, woe, i64::from(ps::WOE));
         let n = self.b.ins().ushr_imm_u(a0, 30);
-        // WINDOWSTART's groups twice over: bits 2, 1, 0 of `below` are the groups 1, 2 and 3
-        // below WINDOWBASE; the first live one must be n down (none of n = 0 is).
-        let mask = (1i64 << groups) - 1;
-        let live_ws = self.b.ins().band_imm_u(ws, mask);
-        let twice = self.b.ins().ishl_imm_u(live_ws, i64::from(groups));
-        let twice = self.b.ins().bor(live_ws, twice);
+        // Bits 2, 1, 0 of `below` are the groups 1, 2 and 3 below WINDOWBASE; the first live
+        // one must be n down (none of n = 0 is).
+        let twice = self.ws_twice(ws);
         let from = self.b.ins().iadd_imm_s(wb, i64::from(groups) - 3);
         let below = self.b.ins().ushr(twice, from);
         let below = self.b.ins().band_imm_u(below, 7);
@@ -3125,6 +3114,15 @@ impl<'a, 's> Tr<'a, 's> {
         ret
     }
 
+    /// WINDOWSTART `ws`'s groups twice over (bit `groups + g` is group g's bit again), so that
+    /// the groups from any WINDOWBASE round the register file are one shift away.
+    fn ws_twice(&mut self, ws: Value) -> Value {
+        let groups = self.spec.groups;
+        let live = self.b.ins().band_imm_u(ws, (1i64 << groups) - 1);
+        let twice = self.b.ins().ishl_imm_u(live, i64::from(groups));
+        self.b.ins().bor(live, twice)
+    }
+
     /// WINDOWBASE set to `wb` modulo the group count, as `State::set_windowbase` does, with
     /// the window base the context and the state keep (WINDOWBASE × 4); the value set.
     fn set_windowbase(&mut self, wb: Value) -> Value {
@@ -3144,12 +3142,8 @@ impl<'a, 's> Tr<'a, 's> {
     /// and the gates beyond them and, outside ring 0, every privileged one, both stored into
     /// the core; the gate bits.
     fn refresh_in_line(&mut self, ws: Value, wb: Value, psv: Value) -> Value {
-        let groups = self.spec.groups;
-        let mask = (1i64 << groups) - 1;
         let three = self.imm(3);
-        let live_ws = self.b.ins().band_imm_u(ws, mask);
-        let twice = self.b.ins().ishl_imm_u(live_ws, i64::from(groups));
-        let twice = self.b.ins().bor(live_ws, twice);
+        let twice = self.ws_twice(ws);
         let next = self.b.ins().iadd_imm_s(wb, 1);
         let above = self.b.ins().ushr(twice, next);
         let above = self.b.ins().band_imm_u(above, 7);
