@@ -689,37 +689,50 @@ pub(crate) fn build(
 
 /// Removes the loads whose value nothing uses (a counter or register loaded at a block's
 /// entry for paths that never read it): every load the translator makes cannot trap, but
-/// Cranelift emits a load whether or not its value is used.
+/// Cranelift emits a load whether or not its value is used. Uses are counted once, by value
+/// number; a load dropped releases its address, whose load may then go too.
 fn drop_unused_loads(func: &mut cranelift_codegen::ir::Function) {
-    // Until none is left: a load dropped may leave the load of its address unused.
-    loop {
-        let mut used = HashSet::new();
-        for block in func.layout.blocks() {
-            for inst in func.layout.block_insts(block) {
-                for v in func.dfg.inst_values(inst) {
-                    used.insert(func.dfg.resolve_aliases(v));
-                }
+    use cranelift_codegen::entity::EntityRef;
+    use cranelift_codegen::ir::{InstructionData, ValueDef};
+    let dfg = &func.dfg;
+    let mut uses = vec![0u32; dfg.num_values()];
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            for v in dfg.inst_values(inst) {
+                uses[dfg.resolve_aliases(v).index()] += 1;
             }
         }
-        let mut dead = Vec::new();
-        for block in func.layout.blocks() {
-            for inst in func.layout.block_insts(block) {
-                let data = &func.dfg.insts[inst];
-                if let cranelift_codegen::ir::InstructionData::Load { flags, .. } = data {
-                    let notrap = func.dfg.mem_flags[*flags].notrap();
-                    let r = func.dfg.first_result(inst);
-                    if notrap && !used.contains(&r) {
-                        dead.push(inst);
+    }
+    // A load that traps never goes; nor does one whose result is used.
+    let droppable = |inst: Inst| match dfg.insts[inst] {
+        InstructionData::Load { flags, .. } => dfg.mem_flags[flags].notrap(),
+        _ => false,
+    };
+    let mut dead: Vec<Inst> = Vec::new();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            if droppable(inst) && uses[dfg.first_result(inst).index()] == 0 {
+                dead.push(inst);
+            }
+        }
+    }
+    let mut gone = Vec::new();
+    while let Some(inst) = dead.pop() {
+        gone.push(inst);
+        for v in dfg.inst_values(inst) {
+            let v = dfg.resolve_aliases(v);
+            uses[v.index()] -= 1;
+            if uses[v.index()] == 0 {
+                if let ValueDef::Result(def, 0) = dfg.value_def(v) {
+                    if droppable(def) && func.layout.inst_block(def).is_some() {
+                        dead.push(def);
                     }
                 }
             }
         }
-        if dead.is_empty() {
-            return;
-        }
-        for inst in dead {
-            func.layout.remove_inst(inst);
-        }
+    }
+    for inst in gone {
+        func.layout.remove_inst(inst);
     }
 }
 
@@ -4041,6 +4054,60 @@ mod tests {
         assert_ne!(f(1, 7, 8, false), f(1, 6, 8, false));
         assert_ne!(f(1, 7, 8, false), f(1, 7, 12, false));
         assert_ne!(f(1, 7, 8, false), f(1, 7, 8, true));
+    }
+
+    /// The opcodes of `func`'s instructions in layout order.
+    fn opcodes(func: &Function) -> Vec<String> {
+        let layout = &func.layout;
+        layout
+            .blocks()
+            .flat_map(|b| layout.block_insts(b))
+            .map(|i| func.dfg.insts[i].opcode().to_string())
+            .collect()
+    }
+
+    /// A load nobody uses goes, and with it the load of its address that only it used; a
+    /// load whose value is stored, one whose address another live load shares, and a load
+    /// that may trap stay.
+    #[test]
+    fn unused_loads_go_and_release_the_loads_of_their_addresses() {
+        let mut func = Function::with_name_signature(
+            cranelift_codegen::ir::UserFuncName::user(0, 0),
+            super::block_signature(types::I64),
+        );
+        let mut fctx = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut func, &mut fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let ctx = b.block_params(entry)[0];
+        let f = MemFlags::trusted();
+        // Dropped: a chain of two loads whose end nobody uses.
+        let p = b.ins().load(types::I64, f, ctx, 8);
+        let _unused = b.ins().load(types::I32, f, p, 0);
+        // Kept: a pointer two loads share, one of them used; a load that may trap.
+        let q = b.ins().load(types::I64, f, ctx, 16);
+        let _also_unused = b.ins().load(types::I32, f, q, 4);
+        let used = b.ins().load(types::I32, f, q, 0);
+        b.ins().store(f, used, ctx, 24);
+        let _may_trap = b.ins().load(types::I32, MemFlags::new(), ctx, 32);
+        let code = b.ins().iconst(types::I32, 0);
+        b.ins().return_(&[code]);
+        b.seal_all_blocks();
+        b.finalize(
+            crate::jit::new_module()
+                .expect("a JIT module")
+                .target_config(),
+        );
+        assert_eq!(
+            opcodes(&func),
+            ["load", "load", "load", "load", "load", "store", "load", "iconst", "return"]
+        );
+        super::drop_unused_loads(&mut func);
+        assert_eq!(
+            opcodes(&func),
+            ["load", "load", "store", "load", "iconst", "return"]
+        );
     }
 
     /// A branch to a block that was never placed (Cranelift, its verifier off, aborts on it)
