@@ -842,8 +842,8 @@ pub(crate) fn define(module: &mut JITModule, name: &str, code: &HostCode) -> Opt
 /// The IR of `func` written out exactly, but for the function's name (which differs from
 /// core to core): every block in layout order with its coldness and parameters, every
 /// instruction with its data (`InstructionData::hash` writes the opcode, immediates, flags and
-/// every argument, value lists included), its values and results with their types, and the
-/// signatures it calls through. Aliases are resolved first. Two functions with the same
+/// every argument, value lists included), its values and results with their types, the
+/// signatures it calls through and the memory flags its loads and stores name (by index). Aliases are resolved first. Two functions with the same
 /// fingerprint are the same IR, which Cranelift compiles to the same host code; the display
 /// text said the same at four times the cost of compiling a block.
 fn fingerprint(func: &mut cranelift_codegen::ir::Function) -> Vec<u8> {
@@ -866,6 +866,8 @@ fn fingerprint(func: &mut cranelift_codegen::ir::Function) -> Vec<u8> {
     for sig in dfg.signatures.values() {
         format!("{sig}").hash(&mut r);
     }
+    // Loads and stores name their flags by index into this table.
+    dfg.mem_flags.hash(&mut r);
     (
         dfg.signatures.len(),
         dfg.ext_funcs.len(),
@@ -1066,6 +1068,10 @@ struct Tr<'a, 's> {
     /// where the block starts and set by each fetch the block makes), so a fetch at a label
     /// compares with it in a host register rather than loading it again ([`Tr::fetch`]).
     last_line: Option<Variable>,
+    /// The helpers' signatures imported so far, by their parameters after the context: one
+    /// each, where every call imported its own (some seventy in a large block, each written
+    /// out again by [`fingerprint`]).
+    signatures: Vec<(Vec<types::Type>, cranelift_codegen::ir::SigRef)>,
 }
 
 /// The block's accesses at a1 plus an offset (its stack frame's, a1 holding its value
@@ -1314,6 +1320,7 @@ impl<'a, 's> Tr<'a, 's> {
             gates_checked: 0,
             frame: None,
             last_line,
+            signatures: Vec::new(),
         }
     }
 
@@ -2105,13 +2112,21 @@ impl<'a, 's> Tr<'a, 's> {
 
     /// Calls helper `addr` with `args` (the context first): its u64 answer.
     fn call(&mut self, addr: usize, args: &[Value], params: &[types::Type]) -> Value {
-        let mut sig = Signature::new(self.call_conv);
-        sig.params.push(AbiParam::new(self.ptr));
-        for &p in params {
-            sig.params.push(AbiParam::new(p));
-        }
-        sig.returns.push(AbiParam::new(types::I64));
-        let sig = self.b.import_signature(sig);
+        let known = self.signatures.iter().find(|(p, _)| p == params);
+        let sig = match known {
+            Some(&(_, sig)) => sig,
+            None => {
+                let mut sig = Signature::new(self.call_conv);
+                sig.params.push(AbiParam::new(self.ptr));
+                for &p in params {
+                    sig.params.push(AbiParam::new(p));
+                }
+                sig.returns.push(AbiParam::new(types::I64));
+                let sig = self.b.import_signature(sig);
+                self.signatures.push((params.to_vec(), sig));
+                sig
+            }
+        };
         let f = self.b.ins().iconst(self.ptr, addr as i64);
         let mut all = vec![self.ctx];
         all.extend_from_slice(args);
@@ -4108,6 +4123,37 @@ mod tests {
             opcodes(&func),
             ["load", "load", "store", "load", "iconst", "return"]
         );
+    }
+
+    /// Two functions alike but for the flags of their one store (readonly or not): the
+    /// store names its flags by index into the function's table, the same index in both, so
+    /// only the table tells them apart.
+    #[test]
+    fn a_fingerprint_tells_memory_flags_apart() {
+        let with = |flags: MemFlags| {
+            let mut func = Function::with_name_signature(
+                cranelift_codegen::ir::UserFuncName::user(0, 0),
+                super::block_signature(types::I64),
+            );
+            let mut fctx = FunctionBuilderContext::new();
+            let mut b = FunctionBuilder::new(&mut func, &mut fctx);
+            let entry = b.create_block();
+            b.append_block_params_for_function_params(entry);
+            b.switch_to_block(entry);
+            let ctx = b.block_params(entry)[0];
+            let v = b.ins().load(types::I32, flags, ctx, 8);
+            b.ins().return_(&[v]);
+            b.seal_all_blocks();
+            b.finalize(
+                crate::jit::new_module()
+                    .expect("a JIT module")
+                    .target_config(),
+            );
+            super::fingerprint(&mut func)
+        };
+        let plain = MemFlags::trusted();
+        assert_eq!(with(plain), with(plain));
+        assert_ne!(with(plain), with(plain.with_readonly()));
     }
 
     /// A branch to a block that was never placed (Cranelift, its verifier off, aborts on it)
