@@ -843,7 +843,8 @@ pub(crate) fn define(module: &mut JITModule, name: &str, code: &HostCode) -> Opt
 /// core to core): every block in layout order with its coldness and parameters, every
 /// instruction with its data (`InstructionData::hash` writes the opcode, immediates, flags and
 /// every argument, value lists included), its values and results with their types, the
-/// signatures it calls through and the memory flags its loads and stores name (by index). Aliases are resolved first. Two functions with the same
+/// signatures it calls through and every other table its instructions name entries of by
+/// index (the memory flags of its loads and stores among them). Aliases are resolved first. Two functions with the same
 /// fingerprint are the same IR, which Cranelift compiles to the same host code; the display
 /// text said the same at four times the cost of compiling a block.
 fn fingerprint(func: &mut cranelift_codegen::ir::Function) -> Vec<u8> {
@@ -868,15 +869,17 @@ fn fingerprint(func: &mut cranelift_codegen::ir::Function) -> Vec<u8> {
     }
     // Loads and stores name their flags by index into this table.
     dfg.mem_flags.hash(&mut r);
+    dfg.signatures.len().hash(&mut r);
+    // The other tables instructions name entries of by index (the translator makes none of
+    // them now), whole.
     (
-        dfg.signatures.len(),
-        dfg.ext_funcs.len(),
-        dfg.constants.len(),
-        dfg.immediates.len(),
-        dfg.jump_tables.len(),
-        func.sized_stack_slots.len(),
-        func.dynamic_stack_slots.len(),
-        func.global_values.len(),
+        &dfg.ext_funcs,
+        &dfg.constants,
+        &dfg.immediates,
+        &dfg.jump_tables,
+        &func.sized_stack_slots,
+        &func.dynamic_stack_slots,
+        &func.global_values,
     )
         .hash(&mut r);
     for block in func.layout.blocks() {
