@@ -4031,12 +4031,13 @@ pub(crate) fn registers(op: &Op) -> (u16, u16) {
 
 #[cfg(test)]
 mod tests {
-    use cranelift_codegen::ir::{types, Function, InstBuilder, MemFlagsData as MemFlags};
+    use cranelift_codegen::ir::{types, Function, InstBuilder, MemFlagsData as MemFlags, Value};
     use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
     use cranelift_module::Module;
 
-    /// A function storing `k` at offset `at` of its parameter, named `name`.
-    fn store_of(name: u32, k: i64, at: i32, cold_exit: bool) -> Function {
+    /// A finished block function named `name`: `body` fills its entry block, given the
+    /// builder and the context parameter, and ends it.
+    fn block_fn(name: u32, body: impl FnOnce(&mut FunctionBuilder, Value)) -> Function {
         let mut func = Function::with_name_signature(
             cranelift_codegen::ir::UserFuncName::user(0, name),
             super::block_signature(types::I64),
@@ -4044,23 +4045,30 @@ mod tests {
         let mut fctx = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut func, &mut fctx);
         let entry = b.create_block();
-        let out = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
         let ctx = b.block_params(entry)[0];
-        let v = b.ins().iconst(types::I32, k);
-        b.ins().store(MemFlags::trusted(), v, ctx, at);
-        b.ins().jump(out, &[]);
-        if cold_exit {
-            b.set_cold_block(out);
-        }
-        b.switch_to_block(out);
-        let code = b.ins().iconst(types::I32, 0);
-        b.ins().return_(&[code]);
+        body(&mut b, ctx);
         b.seal_all_blocks();
         let module = crate::jit::new_module().expect("a JIT module");
         b.finalize(module.target_config());
         func
+    }
+
+    /// A function storing `k` at offset `at` of its parameter, named `name`.
+    fn store_of(name: u32, k: i64, at: i32, cold_exit: bool) -> Function {
+        block_fn(name, |b, ctx| {
+            let out = b.create_block();
+            let v = b.ins().iconst(types::I32, k);
+            b.ins().store(MemFlags::trusted(), v, ctx, at);
+            b.ins().jump(out, &[]);
+            if cold_exit {
+                b.set_cold_block(out);
+            }
+            b.switch_to_block(out);
+            let code = b.ins().iconst(types::I32, 0);
+            b.ins().return_(&[code]);
+        })
     }
 
     /// docs/jit.md "Code shared by cores": the same IR under another name is shared; an
@@ -4089,34 +4097,20 @@ mod tests {
     /// that may trap stay.
     #[test]
     fn unused_loads_go_and_release_the_loads_of_their_addresses() {
-        let mut func = Function::with_name_signature(
-            cranelift_codegen::ir::UserFuncName::user(0, 0),
-            super::block_signature(types::I64),
-        );
-        let mut fctx = FunctionBuilderContext::new();
-        let mut b = FunctionBuilder::new(&mut func, &mut fctx);
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        b.switch_to_block(entry);
-        let ctx = b.block_params(entry)[0];
-        let f = MemFlags::trusted();
-        // Dropped: a chain of two loads whose end nobody uses.
-        let p = b.ins().load(types::I64, f, ctx, 8);
-        let _unused = b.ins().load(types::I32, f, p, 0);
-        // Kept: a pointer two loads share, one of them used; a load that may trap.
-        let q = b.ins().load(types::I64, f, ctx, 16);
-        let _also_unused = b.ins().load(types::I32, f, q, 4);
-        let used = b.ins().load(types::I32, f, q, 0);
-        b.ins().store(f, used, ctx, 24);
-        let _may_trap = b.ins().load(types::I32, MemFlags::new(), ctx, 32);
-        let code = b.ins().iconst(types::I32, 0);
-        b.ins().return_(&[code]);
-        b.seal_all_blocks();
-        b.finalize(
-            crate::jit::new_module()
-                .expect("a JIT module")
-                .target_config(),
-        );
+        let mut func = block_fn(0, |b, ctx| {
+            let f = MemFlags::trusted();
+            // Dropped: a chain of two loads whose end nobody uses.
+            let p = b.ins().load(types::I64, f, ctx, 8);
+            let _unused = b.ins().load(types::I32, f, p, 0);
+            // Kept: a pointer two loads share, one of them used; a load that may trap.
+            let q = b.ins().load(types::I64, f, ctx, 16);
+            let _also_unused = b.ins().load(types::I32, f, q, 4);
+            let used = b.ins().load(types::I32, f, q, 0);
+            b.ins().store(f, used, ctx, 24);
+            let _may_trap = b.ins().load(types::I32, MemFlags::new(), ctx, 32);
+            let code = b.ins().iconst(types::I32, 0);
+            b.ins().return_(&[code]);
+        });
         assert_eq!(
             opcodes(&func),
             ["load", "load", "load", "load", "load", "store", "load", "iconst", "return"]
@@ -4128,30 +4122,16 @@ mod tests {
         );
     }
 
-    /// Two functions alike but for the flags of their one store (readonly or not): the
-    /// store names its flags by index into the function's table, the same index in both, so
+    /// Two functions alike but for the flags of their one load (readonly or not): the
+    /// load names its flags by index into the function's table, the same index in both, so
     /// only the table tells them apart.
     #[test]
     fn a_fingerprint_tells_memory_flags_apart() {
         let with = |flags: MemFlags| {
-            let mut func = Function::with_name_signature(
-                cranelift_codegen::ir::UserFuncName::user(0, 0),
-                super::block_signature(types::I64),
-            );
-            let mut fctx = FunctionBuilderContext::new();
-            let mut b = FunctionBuilder::new(&mut func, &mut fctx);
-            let entry = b.create_block();
-            b.append_block_params_for_function_params(entry);
-            b.switch_to_block(entry);
-            let ctx = b.block_params(entry)[0];
-            let v = b.ins().load(types::I32, flags, ctx, 8);
-            b.ins().return_(&[v]);
-            b.seal_all_blocks();
-            b.finalize(
-                crate::jit::new_module()
-                    .expect("a JIT module")
-                    .target_config(),
-            );
+            let mut func = block_fn(0, |b, ctx| {
+                let v = b.ins().load(types::I32, flags, ctx, 8);
+                b.ins().return_(&[v]);
+            });
             super::fingerprint(&mut func)
         };
         let plain = MemFlags::trusted();
