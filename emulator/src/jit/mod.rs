@@ -22,6 +22,7 @@
 //! would stop.
 
 pub(crate) mod ahead;
+mod perf_map;
 pub(crate) mod translate;
 
 use std::collections::HashMap;
@@ -1064,6 +1065,7 @@ impl Jit {
     /// Makes a block of `plan` with code `entry` (`bytes` long) and puts it in the table.
     fn install(&mut self, plan: Plan, entry: Entry, bytes: u64) -> u32 {
         self.held += bytes;
+        perf_map::record(entry, bytes, plan.start);
         let block = Block {
             start: plan.start,
             low: plan.low,

@@ -65,6 +65,13 @@ pub const JIT: Variable = Variable {
     what: "`off` (or `0`, `false`): the interpreter alone runs every core",
 };
 
+/// Names compiled blocks for a host profiler (docs/jit.md "Profiling the host code").
+pub const PERF_MAP: Variable = Variable {
+    name: "Q7EMU_PERF_MAP",
+    old_name: None,
+    what: "`1`: each compiled block is named in `/tmp/perf-<pid>.map` for Linux `perf`",
+};
+
 /// How long a dispatch runs before its progress line shows.
 pub const PROGRESS_AFTER_MS: Variable = Variable {
     name: "Q7EMU_PROGRESS_AFTER_MS",
@@ -94,11 +101,12 @@ pub const UPDATE_SNAPSHOTS: Variable = Variable {
 };
 
 /// Every variable of the table, in the order docs/cli.md "Environment" lists them.
-pub const ALL: [Variable; 8] = [
+pub const ALL: [Variable; 9] = [
     SDK,
     XTENSA_PREFIX,
     REQUIRE_TOOLCHAIN,
     JIT,
+    PERF_MAP,
     PROGRESS_AFTER_MS,
     CACHE_DIR,
     EXTENSIONS_DIR,

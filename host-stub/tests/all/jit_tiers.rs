@@ -4,7 +4,8 @@
 //! cycles (every I-cache refill and window access charged), run with the interpreter alone and
 //! with tier 2 compiling from an address's second arrival; the output and every core's counters
 //! must be the same (docs/jit.md "Oracle"), and the 8-core ReLU's cores share host code
-//! (docs/jit.md "Code shared by cores"). No toolchain needed.
+//! (docs/jit.md "Code shared by cores"); with `Q7EMU_PERF_MAP=1` a run names each block it
+//! compiled for a host profiler (docs/jit.md "Profiling the host code"). No toolchain needed.
 
 use std::path::Path;
 
@@ -104,4 +105,63 @@ fn every_relu_variant_counts_the_same_cycles_compiled_as_interpreted() {
             }
         }
     }
+}
+
+/// docs/jit.md "Profiling the host code": with `Q7EMU_PERF_MAP=1`, `/tmp/perf-<pid>.map`
+/// names each block the run compiled, one `<host start> <size> q7 0x<guest pc>` line a
+/// block (hex), as many as the run report's `jit.blocks`; without it, no map is written.
+#[test]
+fn a_perf_map_names_every_compiled_block() {
+    let k = crate::support::example("relu_element");
+    let run = |map: Option<&str>| {
+        let mut cmd = crate::support::q7emu();
+        cmd.arg("run")
+            .arg(k.join("build"))
+            .args(["--op", "relu_forward", "--json", "--input"])
+            .arg(crate::support::example("relu_multicore").join("input.npy"))
+            .env_remove("Q7EMU_JIT")
+            .env_remove("Q7EMU_PERF_MAP");
+        if let Some(v) = map {
+            cmd.env("Q7EMU_PERF_MAP", v);
+        }
+        let child = cmd
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("q7emu runs");
+        let path = format!("/tmp/perf-{}.map", child.id());
+        let out = child.wait_with_output().expect("q7emu ends");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let map = std::fs::read_to_string(&path).ok();
+        let _ = std::fs::remove_file(&path);
+        (report["jit"]["blocks"].as_u64().expect("jit.blocks"), map)
+    };
+    let (blocks, map) = run(Some("1"));
+    let map = map.expect("the map is written");
+    assert!(blocks > 0, "the run compiles blocks");
+    let lines: Vec<&str> = map.lines().collect();
+    assert_eq!(lines.len() as u64, blocks, "{map}");
+    let code = 0x8400_0000..0x8600_0000u32;
+    for line in lines {
+        let f: Vec<&str> = line.split(' ').collect();
+        assert_eq!(f.len(), 4, "{line}");
+        assert!(
+            u64::from_str_radix(f[0], 16).is_ok_and(|a| a != 0),
+            "{line}"
+        );
+        assert!(u64::from_str_radix(f[1], 16).is_ok_and(|n| n > 0), "{line}");
+        assert_eq!(f[2], "q7", "{line}");
+        let pc = f[3].strip_prefix("0x").expect("a hex guest pc");
+        assert!(
+            u32::from_str_radix(pc, 16).is_ok_and(|pc| code.contains(&pc)),
+            "{line}"
+        );
+    }
+    let (blocks, map) = run(None);
+    assert!(blocks > 0);
+    assert_eq!(map, None, "no map without the variable");
 }
