@@ -1,7 +1,8 @@
 //! The host-profiler map of compiled blocks (docs/jit.md "Profiling the host code"): with
-//! `Q7EMU_PERF_MAP=1` in the environment ([`q7_environment::PERF_MAP`]), every block put into a code cache is named in
-//! `/tmp/perf-<pid>.map`, one line `<host start> <size> q7 0x<guest pc>` in hex, the format
-//! Linux `perf report` reads to name samples in code it did not load from a file.
+//! `Q7EMU_PERF_MAP=1` in the environment ([`q7_environment::PERF_MAP`]), every block put into
+//! a code cache is named in `/tmp/perf-<pid>.map`, one line `<host start> <size> q7 0x<guest
+//! pc>` in hex, the format Linux `perf report` reads to name samples in code it did not load
+//! from a file.
 
 use std::io::Write;
 use std::sync::{Mutex, OnceLock};
@@ -14,9 +15,13 @@ fn map() -> Option<&'static Mutex<std::fs::File>> {
             return None;
         }
         let path = format!("/tmp/perf-{}.map", std::process::id());
+        // A file a process of the same id left names none of this one's blocks: it goes, and
+        // the map is made new (never opened through a link someone left at its name, whose
+        // target it would overwrite).
+        let _ = std::fs::remove_file(&path);
         match std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
+            .write(true)
+            .create_new(true)
             .open(&path)
         {
             Ok(f) => Some(Mutex::new(f)),
