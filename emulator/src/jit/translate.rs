@@ -2456,7 +2456,16 @@ impl<'a, 's> Tr<'a, 's> {
     /// zero-extended value. `settled`: the address is in the same memory every time the site
     /// runs (an L32R's fixed address; the stack pointer a1's, the stack staying in its
     /// memory), so a miss of the site's memory leaves the block ([`Tr::leaves_when_missed`]).
-    fn load(&mut self, addr: Value, size: u32, pc: u32, site: Site, settled: bool) -> Value {
+    /// `literal`: the address `addr` always holds, an L32R's ([`Tr::window_load`]).
+    fn load(
+        &mut self,
+        addr: Value,
+        size: u32,
+        pc: u32,
+        site: Site,
+        settled: bool,
+        literal: Option<u32>,
+    ) -> Value {
         let out = self.b.create_block();
         self.b.append_block_param(out, types::I32);
         if site.tries(Site::Direct) {
@@ -2488,7 +2497,7 @@ impl<'a, 's> Tr<'a, 's> {
         }
         if site.tries(Site::Window) {
             let helper = self.b.create_block();
-            self.window_load(addr, size, out, helper);
+            self.window_load(addr, size, literal, out, helper);
             self.b.switch_to_block(helper);
         }
         if self.spec.local(site, settled, false) && self.leaves_when_missed(site, pc) {
@@ -2504,11 +2513,15 @@ impl<'a, 's> Tr<'a, 's> {
     }
 
     /// A load through a translate window, done here as [`crate::bus::WindowView`] says: the
-    /// value to `out`; anything the view leaves to the bus to `helper`.
+    /// value to `out`; anything the view leaves to the bus to `helper`. At an address fixed
+    /// when compiled (`literal`, an L32R's: a block compiled relative to its start runs only
+    /// there), the latency class is known then, and its counters are found without computing
+    /// it; a class of no latency adds nothing to the stall counter or the cycles.
     fn window_load(
         &mut self,
         addr: Value,
         size: u32,
+        literal: Option<u32>,
         out: cranelift_codegen::ir::Block,
         helper: cranelift_codegen::ir::Block,
     ) {
@@ -2566,6 +2579,22 @@ impl<'a, 's> Tr<'a, 's> {
         let v = self.host_load(host, size);
         // Class 0 (SRAM) below `pinned`, 1 (HBM) from there: its counter, latency and stall
         // category.
+        let [l0, l1] = view.latency.map(i64::from);
+        if let Some(at) = literal {
+            // An address fixed when compiled (an L32R's literal): its class too, and a stall of
+            // no cycles is not counted.
+            let class = at.wrapping_sub(view.xlate.0) >= view.pinned;
+            let eight = 8 * i32::from(class);
+            self.bump_at(ctx, off::WCOUNT + eight, None);
+            let lat = if class { l1 } else { l0 };
+            if lat != 0 {
+                let lat = self.b.ins().iconst(types::I64, lat);
+                self.bump_at(ctx, off::WSTALL + eight, Some(lat));
+                self.add_to(self.cycles, lat);
+            }
+            self.b.ins().jump(out, &[v.into()]);
+            return;
+        }
         let class = self.b.ins().icmp_imm_u(
             IntCC::UnsignedGreaterThanOrEqual,
             off,
@@ -2575,7 +2604,6 @@ impl<'a, 's> Tr<'a, 's> {
         let eight = self.b.ins().ishl_imm_u(class, 3);
         let slots = self.b.ins().iadd(ctx, eight);
         self.bump_at(slots, off::WCOUNT, None);
-        let [l0, l1] = view.latency.map(i64::from);
         if l0 != 0 || l1 != 0 {
             let l0 = self.b.ins().iconst(types::I64, l0);
             let l1 = self.b.ins().iconst(types::I64, l1);
@@ -3738,7 +3766,7 @@ impl<'a, 's> Tr<'a, 's> {
                 let site = self.spec.site(&self.known, self.rot() + o[1], o[2], size);
                 let mut v = match self.frame_host(pc, o[2]) {
                     Some(host) => self.host_load(host, size),
-                    None => self.load(addr, size, pc, site, o[1] == 1),
+                    None => self.load(addr, size, pc, site, o[1] == 1, None),
                 };
                 if opcode == L16si {
                     let h = self.b.ins().ireduce(types::I16, v);
@@ -3760,7 +3788,7 @@ impl<'a, 's> Tr<'a, 's> {
                 let at = q7_isa::sreg::litbase::literal_address(self.spec.litbase, pc, o[1]);
                 let addr = self.code(at);
                 let site = self.spec.class_of(at, 4);
-                let v = self.load(addr, 4, pc, site, true);
+                let v = self.load(addr, 4, pc, site, true, Some(at));
                 self.set(o[0], v);
                 self.late_result(opcode, o[0]);
             }
