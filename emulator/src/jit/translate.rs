@@ -844,9 +844,9 @@ pub(crate) fn define(module: &mut JITModule, name: &str, code: &HostCode) -> Opt
 /// instruction with its data (`InstructionData::hash` writes the opcode, immediates, flags and
 /// every argument, value lists included), its values and results with their types, the
 /// signatures it calls through and every other table its instructions name entries of by
-/// index (the memory flags of its loads and stores among them). Aliases are resolved first. Two functions with the same
-/// fingerprint are the same IR, which Cranelift compiles to the same host code; the display
-/// text said the same at four times the cost of compiling a block.
+/// index (the memory flags of its loads and stores among them). Aliases are resolved first.
+/// Two functions with the same fingerprint are the same IR, which Cranelift compiles to the
+/// same host code; the display text said the same at four times the cost of compiling a block.
 fn fingerprint(func: &mut cranelift_codegen::ir::Function) -> Vec<u8> {
     use std::hash::{Hash, Hasher};
     /// A `Hasher` that keeps every byte written to it.
