@@ -210,8 +210,15 @@ impl<B: Bus> Core<B> {
         let mut lend_at = None;
         let litbase = self.state.sr(sr::LITBASE);
         // Work: an address, the frames it runs in, its function's first address, and the
-        // values L32Rs on the way there left in registers (a CALLX's callee).
-        let mut work = vec![(pc, 1u16, pc, [None::<u32>; 16])];
+        // values the walk predicts registers hold there (a CALLX's callee, `predict`): at the
+        // start the core's own, unless the start is an ENTRY (which moves the window).
+        let start = self.decoded(ops, pc);
+        let seed = if ops.get(start).insn.opcode == Opcode::Entry {
+            [None; 16]
+        } else {
+            std::array::from_fn(|r| Some(self.state.a(r as u32)))
+        };
+        let mut work = vec![(pc, 1u16, pc, seed)];
         // Whether the start is an ENTRY (nothing before it joins the region).
         let mut after_entry = false;
         let mut followed = 0;
@@ -280,13 +287,15 @@ impl<B: Bus> Core<B> {
                         ret: next,
                         inc,
                     });
-                    work.push((next, frames, home, [None; 16]));
+                    // The callee leaves the caller's registers below its window as they were.
+                    let kept = std::array::from_fn(|r| lits[r].filter(|_| r < 4 * inc as usize));
+                    work.push((next, frames, home, kept));
                     if !known {
                         work.push((t, callee, t, [None; 16]));
                     }
                 }
             }
-            lits = self.literals(&op, at, litbase, lits);
+            lits = self.predict(&op, at, litbase, lits);
             if !translate::ends_block(&op) && next > at {
                 work.push((next, frames, home, lits));
             }
@@ -444,7 +453,7 @@ impl<B: Bus> Core<B> {
                     total += self.callee_size(ops, t, most - total, counted)?;
                 }
             }
-            lits = self.literals(&op, at, litbase, lits);
+            lits = self.predict(&op, at, litbase, lits);
             // (After a call, where a followed callee returns to.)
             if (call.is_some() || !translate::ends_block(&op)) && next > at {
                 work.push((next, lits));
@@ -453,29 +462,47 @@ impl<B: Bus> Core<B> {
         Some(total)
     }
 
-    /// The values L32Rs left in registers, `lits`, after `op` at `pc`: an L32R's literal
-    /// (read as it is now, `litbase` giving its address), no value for a register `op`
-    /// writes otherwise.
-    fn literals(
+    /// The values the region's walk predicts registers hold after `op` at `pc`, from those
+    /// it predicted before (`values`): an L32R's literal (read as it is now, `litbase`
+    /// giving its address), the word an L32I loads from a predicted address (read as memory
+    /// holds it now: a callee's address the code keeps in its stack frame), a moved register's
+    /// or a predicted one plus an immediate; no value for a register `op` writes otherwise.
+    /// A prediction only chooses the callee a CALLX is followed into: compiled code compares
+    /// the register with it and leaves for the interpreter when they differ (docs/jit.md
+    /// "Calls").
+    fn predict(
         &self,
         op: &crate::predecode::Op,
         pc: u32,
         litbase: u32,
-        mut lits: [Option<u32>; 16],
+        mut values: [Option<u32>; 16],
     ) -> [Option<u32>; 16] {
         let o = op.insn.operands;
-        if op.insn.opcode == Opcode::L32r {
-            let addr = q7_isa::sreg::litbase::literal_address(litbase, pc, o[1]);
-            lits[o[0] as usize] = self.bus.peek(addr);
-        } else {
-            let written = translate::registers(op).1;
-            for (r, l) in lits.iter_mut().enumerate() {
-                if written >> r & 1 != 0 {
-                    *l = None;
-                }
+        let value = match op.insn.opcode {
+            Opcode::L32r => self
+                .bus
+                .peek(q7_isa::sreg::litbase::literal_address(litbase, pc, o[1])),
+            Opcode::L32i | Opcode::L32iN => values[o[1] as usize]
+                .map(|base| base.wrapping_add(o[2]))
+                .filter(|a| a % 4 == 0)
+                .and_then(|a| self.bus.peek(a)),
+            Opcode::MovN => values[o[1] as usize],
+            Opcode::Or if o[1] == o[2] => values[o[1] as usize],
+            Opcode::Addi | Opcode::AddiN | Opcode::Addmi => {
+                values[o[1] as usize].map(|v| v.wrapping_add(o[2]))
+            }
+            _ => None,
+        };
+        let written = translate::registers(op).1;
+        for (r, v) in values.iter_mut().enumerate() {
+            if written >> r & 1 != 0 {
+                *v = None;
             }
         }
-        lits
+        if let Some(v) = value {
+            values[o[0] as usize] = Some(v);
+        }
+        values
     }
 
     /// Whether the instruction at `pc` ends a block (`translate::ends_block`) and can be
@@ -678,8 +705,9 @@ fn region_takes(op: &crate::predecode::Op, own: bool, entry: bool) -> bool {
         && (own || (op.gate.index() < 4 && !matches!(opcode, Opcode::Rfwo | Opcode::Rfwu)))
 }
 
-/// The callee and window increment of a windowed call `op` when its target is known: a
-/// CALLn's, or a CALLXn's whose register holds an L32R's literal (`lits`).
+/// The callee and window increment of a windowed call `op` when its target is known or
+/// predicted: a CALLn's, or a CALLXn's whose register's value the region's walk predicts
+/// (`lits`, [`Core::predict`]).
 fn windowed_call(op: &crate::predecode::Op, lits: &[Option<u32>; 16]) -> Option<(u32, u32)> {
     let inc = translate::call_increment(op.insn.opcode)?;
     let o = op.insn.operands;
@@ -1901,6 +1929,50 @@ mod tests {
         assert!(matches!(stop, Stop::Exited(_)), "{stop:?}");
         let sum = (8..=40).map(|n| n + 5).sum::<u32>() + (1..=7).map(|n| 2 * n).sum::<u32>();
         assert_eq!(ar[3], sum);
+        assert!(jit.executed > 30 * 9, "{jit:?}");
+    }
+
+    #[test]
+    fn a_callx_through_a_callee_address_kept_in_the_stack_frame_is_followed_while_it_holds() {
+        // As above, but a5 is loaded from the caller's stack frame (a1 + 8), where the code
+        // keeps the callee's address (as compilers keep a hoisted L32R's): the region's walk
+        // predicts the word memory holds there when it is built, f, so the CALLX8 is
+        // followed into f and the whole loop is one block; from round 33 (a2 = 8) the frame
+        // holds g, and the block leaves before the call for the interpreter's.
+        let (head, f, g) = (CODE + 6, CODE + 36, CODE + 48);
+        let code = [
+            (Movi, vec![2, 40]),
+            (J, vec![head]),
+            (L32i, vec![5, 1, 8]),
+            (Or, vec![10, 2, 2]),
+            (Callx8, vec![5]),
+            (Add, vec![3, 3, 10]),
+            (Bnei, vec![2, 8, CODE + 24]),
+            (S32i, vec![6, 1, 8]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, head]),
+            (J, vec![g + 9]),
+            (Movi, vec![8, 0]),
+            (Entry, vec![1, 32]),
+            (Addi, vec![2, 2, 5]),
+            (Retw, vec![]),
+            (Movi, vec![8, 0]),
+            (Entry, vec![1, 32]),
+            (Add, vec![2, 2, 2]),
+            (Retw, vec![]),
+        ];
+        let kept = |c: &mut crate::core::Core<super::super::testing::TestBus>| {
+            let slot = c.state.a(1) + 8;
+            c.bus.write(slot, &f.to_le_bytes());
+            c.state.set_a(6, g);
+        };
+        let ((stop, _, ar, _), jit) = calls_alike(&DC233C, &code, kept, 1 << 20);
+        assert!(matches!(stop, Stop::Exited(_)), "{stop:?}");
+        let sum = (8..=40).map(|n| n + 5).sum::<u32>() + (1..=7).map(|n| 2 * n).sum::<u32>();
+        assert_eq!(ar[3], sum);
+        // The loop with f in it, and from round 33 the block at the return address, which the
+        // interpreter's call of g arrives at.
+        assert_eq!((jit.blocks, jit.instructions), (2, 24), "{jit:?}");
         assert!(jit.executed > 30 * 9, "{jit:?}");
     }
 
