@@ -49,7 +49,7 @@ pub const AHEAD: u16 = TIER_UP / 4;
 /// one compile then serves every core, so the count weighs it against all their arrivals,
 /// once the run has shown it is long enough for compiling to pay (the committed 8-core ReLU,
 /// 652 K instructions a core, is over before it would).
-pub const LONG_RUN: u64 = 1 << 21;
+pub const LONG_RUN: u64 = 1 << 20;
 
 /// The most instructions of its own code one block holds.
 pub const MAX_BLOCK: usize = 64;
