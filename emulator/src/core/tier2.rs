@@ -1891,23 +1891,25 @@ mod tests {
         assert!(stats.instructions < 2 + 21 * 10 + 2, "{stats:?}");
     }
 
-    #[test]
-    fn a_callx_to_another_callee_than_the_one_followed_is_the_interpreters() {
-        // The loop calls through a5, which an L32R loads from the literal at 0x0ff0: f (its
-        // argument plus 5) until round 33 (a2 = 8) stores g's address there after its call,
-        // g (its argument doubled) after. The CALLX8 is followed into f, the callee the
-        // literal named when the block was compiled, only while a5 holds f; for g the block
-        // leaves before the call for the interpreter.
+    /// A loop of 40 rounds calling through a5, which `load` sets before each CALLX8: f (its
+    /// argument plus 5) until round 33 (a2 = 8), after whose call `store` puts g's address
+    /// (a6) where `load` reads; g (its argument doubled) after. Runs it with tier 2 on and
+    /// off, with `setup` (which puts f's address there), and checks the sum of the results.
+    fn callx_f_then_g(
+        load: (Opcode, Vec<u32>),
+        store: (Opcode, Vec<u32>),
+        setup: impl Fn(&mut crate::core::Core<super::super::testing::TestBus>, u32),
+    ) -> crate::jit::JitStats {
         let (head, f, g) = (CODE + 6, CODE + 36, CODE + 48);
         let code = [
             (Movi, vec![2, 40]),
             (J, vec![head]),
-            (L32r, vec![5, 0x0ff0]),
+            load,
             (Or, vec![10, 2, 2]),
             (Callx8, vec![5]),
             (Add, vec![3, 3, 10]),
             (Bnei, vec![2, 8, CODE + 24]),
-            (S32i, vec![6, 7, 0]),
+            store,
             (Addi, vec![2, 2, (-1i32) as u32]),
             (Bnez, vec![2, head]),
             (J, vec![g + 9]),
@@ -1920,16 +1922,28 @@ mod tests {
             (Add, vec![2, 2, 2]),
             (Retw, vec![]),
         ];
-        let literal = |c: &mut crate::core::Core<super::super::testing::TestBus>| {
-            c.bus.write(0x0ff0, &f.to_le_bytes());
+        let setup = |c: &mut crate::core::Core<super::super::testing::TestBus>| {
             c.state.set_a(6, g);
-            c.state.set_a(7, 0x0ff0);
+            setup(c, f);
         };
-        let ((stop, _, ar, _), jit) = calls_alike(&DC233C, &code, literal, 1 << 20);
+        let ((stop, _, ar, _), jit) = calls_alike(&DC233C, &code, setup, 1 << 20);
         assert!(matches!(stop, Stop::Exited(_)), "{stop:?}");
         let sum = (8..=40).map(|n| n + 5).sum::<u32>() + (1..=7).map(|n| 2 * n).sum::<u32>();
         assert_eq!(ar[3], sum);
         assert!(jit.executed > 30 * 9, "{jit:?}");
+        jit
+    }
+
+    #[test]
+    fn a_callx_to_another_callee_than_the_one_followed_is_the_interpreters() {
+        // The loop calls through a5, which an L32R loads from the literal at 0x0ff0, where g's
+        // address is stored from round 33. The CALLX8 is followed into f, the callee the
+        // literal named when the block was compiled, only while a5 holds f; for g the block
+        // leaves before the call for the interpreter.
+        callx_f_then_g((L32r, vec![5, 0x0ff0]), (S32i, vec![6, 7, 0]), |c, f| {
+            c.bus.write(0x0ff0, &f.to_le_bytes());
+            c.state.set_a(7, 0x0ff0);
+        });
     }
 
     #[test]
@@ -1937,43 +1951,15 @@ mod tests {
         // As above, but a5 is loaded from the caller's stack frame (a1 + 8), where the code
         // keeps the callee's address (as compilers keep a hoisted L32R's): the region's walk
         // predicts the word memory holds there when it is built, f, so the CALLX8 is
-        // followed into f and the whole loop is one block; from round 33 (a2 = 8) the frame
-        // holds g, and the block leaves before the call for the interpreter's.
-        let (head, f, g) = (CODE + 6, CODE + 36, CODE + 48);
-        let code = [
-            (Movi, vec![2, 40]),
-            (J, vec![head]),
-            (L32i, vec![5, 1, 8]),
-            (Or, vec![10, 2, 2]),
-            (Callx8, vec![5]),
-            (Add, vec![3, 3, 10]),
-            (Bnei, vec![2, 8, CODE + 24]),
-            (S32i, vec![6, 1, 8]),
-            (Addi, vec![2, 2, (-1i32) as u32]),
-            (Bnez, vec![2, head]),
-            (J, vec![g + 9]),
-            (Movi, vec![8, 0]),
-            (Entry, vec![1, 32]),
-            (Addi, vec![2, 2, 5]),
-            (Retw, vec![]),
-            (Movi, vec![8, 0]),
-            (Entry, vec![1, 32]),
-            (Add, vec![2, 2, 2]),
-            (Retw, vec![]),
-        ];
-        let kept = |c: &mut crate::core::Core<super::super::testing::TestBus>| {
+        // followed into f and the whole loop is one block; from round 33 the frame holds g,
+        // and the block leaves before the call for the interpreter's.
+        let jit = callx_f_then_g((L32i, vec![5, 1, 8]), (S32i, vec![6, 1, 8]), |c, f| {
             let slot = c.state.a(1) + 8;
             c.bus.write(slot, &f.to_le_bytes());
-            c.state.set_a(6, g);
-        };
-        let ((stop, _, ar, _), jit) = calls_alike(&DC233C, &code, kept, 1 << 20);
-        assert!(matches!(stop, Stop::Exited(_)), "{stop:?}");
-        let sum = (8..=40).map(|n| n + 5).sum::<u32>() + (1..=7).map(|n| 2 * n).sum::<u32>();
-        assert_eq!(ar[3], sum);
+        });
         // The loop with f in it, and from round 33 the block at the return address, which the
         // interpreter's call of g arrives at.
         assert_eq!((jit.blocks, jit.instructions), (2, 24), "{jit:?}");
-        assert!(jit.executed > 30 * 9, "{jit:?}");
     }
 
     #[test]
