@@ -2578,37 +2578,39 @@ impl<'a, 's> Tr<'a, 's> {
         let host = self.b.ins().iadd(hbm, h);
         let v = self.host_load(host, size);
         // Class 0 (SRAM) below `pinned`, 1 (HBM) from there: its counter, latency and stall
-        // category.
+        // category. At an address fixed when compiled (an L32R's literal) its class is known
+        // then, and a stall of no cycles is not counted.
         let [l0, l1] = view.latency.map(i64::from);
-        if let Some(at) = literal {
-            // An address fixed when compiled (an L32R's literal): its class too, and a stall of
-            // no cycles is not counted.
-            let class = at.wrapping_sub(view.xlate.0) >= view.pinned;
-            let eight = 8 * i32::from(class);
-            self.bump_at(ctx, off::WCOUNT + eight, None);
-            let lat = if class { l1 } else { l0 };
-            if lat != 0 {
-                let lat = self.b.ins().iconst(types::I64, lat);
-                self.bump_at(ctx, off::WSTALL + eight, Some(lat));
-                self.add_to(self.cycles, lat);
+        let (slots, eight, class) = match literal {
+            Some(at) => {
+                let hbm = at.wrapping_sub(view.xlate.0) >= view.pinned;
+                (ctx, 8 * i32::from(hbm), None)
             }
-            self.b.ins().jump(out, &[v.into()]);
-            return;
-        }
-        let class = self.b.ins().icmp_imm_u(
-            IntCC::UnsignedGreaterThanOrEqual,
-            off,
-            i64::from(view.pinned),
-        );
-        let class = self.b.ins().uextend(self.ptr, class);
-        let eight = self.b.ins().ishl_imm_u(class, 3);
-        let slots = self.b.ins().iadd(ctx, eight);
-        self.bump_at(slots, off::WCOUNT, None);
-        if l0 != 0 || l1 != 0 {
-            let l0 = self.b.ins().iconst(types::I64, l0);
-            let l1 = self.b.ins().iconst(types::I64, l1);
-            let lat = self.b.ins().select(class, l1, l0);
-            self.bump_at(slots, off::WSTALL, Some(lat));
+            None => {
+                let class = self.b.ins().icmp_imm_u(
+                    IntCC::UnsignedGreaterThanOrEqual,
+                    off,
+                    i64::from(view.pinned),
+                );
+                let class = self.b.ins().uextend(self.ptr, class);
+                let eight = self.b.ins().ishl_imm_u(class, 3);
+                (self.b.ins().iadd(ctx, eight), 0, Some(class))
+            }
+        };
+        self.bump_at(slots, off::WCOUNT + eight, None);
+        let lat = match class {
+            None => {
+                let lat = if eight == 0 { l0 } else { l1 };
+                (lat != 0).then(|| self.b.ins().iconst(types::I64, lat))
+            }
+            Some(class) => (l0 != 0 || l1 != 0).then(|| {
+                let l0 = self.b.ins().iconst(types::I64, l0);
+                let l1 = self.b.ins().iconst(types::I64, l1);
+                self.b.ins().select(class, l1, l0)
+            }),
+        };
+        if let Some(lat) = lat {
+            self.bump_at(slots, off::WSTALL + eight, Some(lat));
             self.add_to(self.cycles, lat);
         }
         self.b.ins().jump(out, &[v.into()]);
