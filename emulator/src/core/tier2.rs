@@ -227,7 +227,7 @@ impl<B: Bus> Core<B> {
         // more than the call).
         let mut reserved = 0;
         let mut counted = Vec::new();
-        while let Some((at, frames, home, mut lits)) = work.pop() {
+        while let Some((at, frames, home, mut predicted)) = work.pop() {
             let own = frames == 1;
             if (own && list.len() - followed >= MAX_BLOCK) || (!own && followed >= MAX_FOLLOWED) {
                 continue;
@@ -267,10 +267,10 @@ impl<B: Bus> Core<B> {
                     jit.arrived(t)
                 };
                 if follow {
-                    work.push((t, frames, home, lits));
+                    work.push((t, frames, home, predicted));
                 }
             }
-            if let Some((t, inc)) = windowed_call(&op, &lits) {
+            if let Some((t, inc)) = windowed_call(&op, &predicted) {
                 let known = calls.iter().any(|c| c.entry == t);
                 let size = if known || counted.contains(&at) {
                     Some(0)
@@ -288,16 +288,17 @@ impl<B: Bus> Core<B> {
                         inc,
                     });
                     // The callee leaves the caller's registers below its window as they were.
-                    let kept = std::array::from_fn(|r| lits[r].filter(|_| r < 4 * inc as usize));
+                    let kept =
+                        std::array::from_fn(|r| predicted[r].filter(|_| r < 4 * inc as usize));
                     work.push((next, frames, home, kept));
                     if !known {
                         work.push((t, callee, t, [None; 16]));
                     }
                 }
             }
-            lits = self.predict(&op, at, litbase, lits);
+            predicted = self.predict(&op, at, litbase, predicted);
             if !translate::ends_block(&op) && next > at {
-                work.push((next, frames, home, lits));
+                work.push((next, frames, home, predicted));
             }
         }
         list.sort_unstable_by_key(|&(at, _, _)| at);
@@ -424,7 +425,7 @@ impl<B: Bus> Core<B> {
         let mut seen: Vec<u32> = Vec::new();
         let mut total = 0;
         let mut work = vec![(entry, [None::<u32>; 16])];
-        while let Some((at, mut lits)) = work.pop() {
+        while let Some((at, mut predicted)) = work.pop() {
             if seen.contains(&at) {
                 continue;
             }
@@ -443,20 +444,20 @@ impl<B: Bus> Core<B> {
             let jit = self.jit.as_deref()?;
             if let Some(t) = translate::edge_target(&op) {
                 if opcode == Opcode::J || jit.arrived(t) {
-                    work.push((t, lits));
+                    work.push((t, predicted));
                 }
             }
-            let call = windowed_call(&op, &lits).map(|(t, _)| t);
+            let call = windowed_call(&op, &predicted).map(|(t, _)| t);
             if let Some(t) = call {
                 if jit.arrived(t) && counted.len() < 16 {
                     counted.push(at);
                     total += self.callee_size(ops, t, most - total, counted)?;
                 }
             }
-            lits = self.predict(&op, at, litbase, lits);
+            predicted = self.predict(&op, at, litbase, predicted);
             // (After a call, where a followed callee returns to.)
             if (call.is_some() || !translate::ends_block(&op)) && next > at {
-                work.push((next, lits));
+                work.push((next, predicted));
             }
         }
         Some(total)
@@ -707,13 +708,13 @@ fn region_takes(op: &crate::predecode::Op, own: bool, entry: bool) -> bool {
 
 /// The callee and window increment of a windowed call `op` when its target is known or
 /// predicted: a CALLn's, or a CALLXn's whose register's value the region's walk predicts
-/// (`lits`, [`Core::predict`]).
-fn windowed_call(op: &crate::predecode::Op, lits: &[Option<u32>; 16]) -> Option<(u32, u32)> {
+/// (`predicted`, [`Core::predict`]).
+fn windowed_call(op: &crate::predecode::Op, predicted: &[Option<u32>; 16]) -> Option<(u32, u32)> {
     let inc = translate::call_increment(op.insn.opcode)?;
     let o = op.insn.operands;
     let target = match op.insn.opcode {
         Opcode::Call4 | Opcode::Call8 | Opcode::Call12 => Some(o[0]),
-        _ => lits[o[0] as usize],
+        _ => predicted[o[0] as usize],
     };
     target.map(|t| (t, inc))
 }
