@@ -190,7 +190,11 @@ impl fmt::Display for FaultKind {
                 write!(f, "waiti with no interrupt source: the core would wait forever")
             }
             FaultKind::BudgetExhausted { max_cycles } => {
-                write!(f, "cycle budget of {max_cycles} exhausted (runaway kernel?)")
+                write!(
+                    f,
+                    "cycle budget of {max_cycles} exhausted (runaway kernel? one that only runs \
+                     long needs a larger budget: --max-cycles, max_cycles= in Python)"
+                )
             }
             FaultKind::StackOverflow {
                 sp,

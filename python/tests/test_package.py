@@ -233,9 +233,9 @@ def test_ctrl_c_stops_the_cores_raises_keyboard_interrupt_and_leaves_the_library
     import signal
     import threading
 
-    # A kernel that never ends for a 1-element input, with a budget it never reaches (the default
-    # one, 2e9 cycles, compiled code spends in well under the timer's 0.3 s): the signal always
-    # comes while it runs.
+    # A kernel that never ends for a 1-element input, with a budget it never reaches (2^60: how
+    # soon compiled code spends the default one, 10^10 cycles, depends on the host's speed): the
+    # signal always comes while it runs.
     src = write(
         tmp_path / "k.cpp",
         """

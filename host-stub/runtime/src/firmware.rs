@@ -39,8 +39,11 @@ pub const STACK_TOP: u32 = map::FWDATA.0 + map::FWDATA.1;
 /// SP of the trampoline's frame: 32 bytes below [`STACK_TOP`], which hold that frame's extra
 /// save area should a deep call chain spill it.
 pub const CALL_SP: u32 = STACK_TOP - 32;
-/// Cycle budget of one firmware call (start symbol or kernel) before it counts as runaway.
-pub const CALL_BUDGET: u64 = 2_000_000_000;
+/// Cycle budget of one firmware call (start symbol or kernel) before it counts as runaway:
+/// a bare-metal run's, 10^10 cycles, about 7 s of the 1.4 GHz core (PLATFORM.md "Cores"), so a
+/// correct kernel of a few seconds on the device is never stopped (an RWKV-5 WKV forward at
+/// (1, 64, 4, 64) takes some 3.1 × 10^9); docs/cli.md "Timing".
+pub const CALL_BUDGET: u64 = q7_emulator::baremetal::DEFAULT_MAX_CYCLES;
 /// ISL for firmware calls: the bottom of the 32 KiB call stack at the top of the firmware band
 /// (PLATFORM.md "Runtime memory").
 pub const STACK_LIMIT: u32 = STACK_TOP - CALL_STACK_BYTES;

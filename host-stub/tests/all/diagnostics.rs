@@ -69,7 +69,10 @@ fn debug_names_the_load_the_dispatch_and_each_core_run_with_its_counters() {
         &err,
         &[
             "record{core=0 direction=Load selector=1}:call{core=0 what=\"start symbol\"",
-            "core{core=0 budget=2000000000}: q7_emulator::platform::cluster: core exited",
+            &format!(
+                "core{{core=0 budget={}}}: q7_emulator::platform::cluster: core exited",
+                q7_runtime::firmware::CALL_BUDGET
+            ),
             "status=0",
         ],
     );
@@ -87,7 +90,10 @@ fn debug_names_the_load_the_dispatch_and_each_core_run_with_its_counters() {
         &err,
         &[
             "dispatch{key=0x85",
-            "}:core{core=0 budget=2000000000}: q7_emulator::platform::cluster: core exited",
+            &format!(
+                "}}:core{{core=0 budget={}}}: q7_emulator::platform::cluster: core exited",
+                q7_runtime::firmware::CALL_BUDGET
+            ),
             &format!("instructions={insns} cycles={cycles} status=0"),
         ],
     );
@@ -119,7 +125,10 @@ fn a_fault_is_a_warning_naming_the_core_and_the_cause() {
         &[
             " WARN ",
             "q7_runtime::firmware: core faulted core=0 what=\"start symbol\" pc=0x",
-            "fault=cycle budget of 1000 exhausted (runaway kernel?)",
+            &format!(
+                "fault={}",
+                q7_emulator::fault::FaultKind::BudgetExhausted { max_cycles: 1000 }
+            ),
         ],
     );
     line_with(

@@ -162,6 +162,27 @@ fn a_runaway_kernel_is_stopped_by_its_cycle_budget() {
         err.contains("core 0 stopped at pc ") && err.contains("cycle budget of 1000 exhausted"),
         "{err}"
     );
+    // A kernel that only runs long is told how to give it more (docs/cli.md "Timing").
+    assert!(
+        err.contains("needs a larger budget: --max-cycles, max_cycles= in Python"),
+        "{err}"
+    );
+}
+
+/// The default budget is a bare-metal run's, 10^10 cycles (about 7 s of the 1.4 GHz core), as
+/// docs/cli.md "Timing" and every subcommand's help state: a correct kernel of a few seconds on
+/// the device (an RWKV-5 forward at (1, 64, 4, 64) takes 3.1 × 10^9) is never stopped by it.
+#[test]
+fn the_default_cycle_budget_is_ten_to_the_tenth_cycles_as_documented() {
+    assert_eq!(q7_runtime::firmware::CALL_BUDGET, 10_000_000_000);
+    assert_eq!(
+        q7_runtime::firmware::CALL_BUDGET,
+        q7_emulator::baremetal::DEFAULT_MAX_CYCLES
+    );
+    let doc = include_str!("../../../docs/cli.md");
+    assert!(doc.contains("by default 10¹⁰\ncycles a call, about 7 s of the 1.4 GHz core"));
+    assert!(!doc.contains("[default: 2000000000]"));
+    assert_eq!(doc.matches("[default: 10000000000]").count(), 4);
 }
 
 /// A kernel that prints 200 numbered lines and then a terminal-title sequence (more than the

@@ -453,7 +453,10 @@ fn a_faulting_run_still_writes_a_valid_timeline_naming_the_fault() {
         assert_eq!(stops.len(), 1, "core {core}");
         assert_eq!(
             stops[0]["name"],
-            "stopped: cycle budget of 100000 exhausted (runaway kernel?)"
+            format!(
+                "stopped: {}",
+                q7_emulator::fault::FaultKind::BudgetExhausted { max_cycles: 100000 }
+            )
         );
     }
 }
