@@ -169,6 +169,42 @@ fn a_runaway_kernel_is_stopped_by_its_cycle_budget() {
     );
 }
 
+/// A call's budget counts that call's own cycles (docs/cli.md "Timing"): a runaway stops when
+/// the call has spent exactly its budget, so the cycle count its report shows (the core's since
+/// the load, the start symbols' included) is the budget plus the same start-up cycles for any
+/// budget.
+#[test]
+fn a_budget_counts_the_calls_own_cycles_and_the_report_the_cores_since_the_load() {
+    let reported = |budget: u64| -> u64 {
+        let (ok, err) = q7emu_run(&[
+            &example("relu_tcm/build"),
+            "--op",
+            "relu_forward",
+            "--input",
+            &example("relu_multicore/input.npy"),
+            "--max-cycles",
+            &budget.to_string(),
+        ]);
+        assert!(
+            !ok && err.contains(&format!("cycle budget of {budget} exhausted")),
+            "{err}"
+        );
+        let line = err
+            .lines()
+            .find(|l| l.trim_start().starts_with("ps "))
+            .expect(&err);
+        let (_, cycles) = line.rsplit_once(" cycles ").expect(line);
+        cycles.trim().parse().expect(line)
+    };
+    let (a, b) = (reported(100_000), reported(200_000));
+    assert!(a > 100_000 && a - 100_000 < 10_000, "{a}");
+    assert_eq!(
+        b - 200_000,
+        a - 100_000,
+        "the same start-up cycles before either call"
+    );
+}
+
 /// The default budget is a bare-metal run's, 10^10 cycles (about 7 s of the 1.4 GHz core), as
 /// docs/cli.md "Timing" and every subcommand's help state: a correct kernel of a few seconds on
 /// the device (an RWKV-5 forward at (1, 64, 4, 64) takes 3.1 × 10^9) is never stopped by it.
