@@ -391,17 +391,23 @@ impl DecodeCache {
         ops.0[s] = op;
         self.tags[s] = pc;
         self.lens[s] = len as u8;
-        let first = pc >> GRANULE_SHIFT;
-        let last = pc.wrapping_add(len.max(1) - 1) >> GRANULE_SHIFT;
-        for g in [first, last] {
-            let word = &mut self.code[(g / 64) as usize];
-            if *word == 0 {
-                self.code_words.push(g / 64);
-            }
-            *word |= 1 << (g % 64);
-            self.store_ok[(g / 64) as usize] &= !(1 << (g % 64));
-        }
+        self.mark_code(pc);
+        self.mark_code(pc.wrapping_add(len.max(1) - 1));
         s
+    }
+
+    /// Marks `addr`'s 64-byte granule as holding code: a store there is a store into code
+    /// ([`DecodeCache::store`] answers `true`, compiled code calls the store helper). Caching
+    /// an instruction marks its granules; compiled code that holds a word of memory as a
+    /// constant (an L32R's literal, docs/jit.md "Literals") marks the word's.
+    pub fn mark_code(&mut self, addr: u32) {
+        let g = addr >> GRANULE_SHIFT;
+        let word = &mut self.code[(g / 64) as usize];
+        if *word == 0 {
+            self.code_words.push(g / 64);
+        }
+        *word |= 1 << (g % 64);
+        self.store_ok[(g / 64) as usize] &= !(1 << (g % 64));
     }
 
     /// Notes that a store at `addr` went into a memory that counts the granules stores touch

@@ -333,6 +333,8 @@ impl<B: Bus> Core<B> {
         };
         let windows = self.bus.window_view();
         let relative = self.jit.as_deref().is_some_and(|j| j.relative());
+        let litbase = self.state.sr(q7_isa::sreg::sr::LITBASE);
+        let literals = self.literals(&list, litbase, windows);
         let spec = Spec {
             icache,
             windows,
@@ -353,7 +355,7 @@ impl<B: Bus> Core<B> {
             guarded_stores,
             direct_code,
             access_cycles: u64::from(self.bus.most_access_cycles()),
-            litbase: self.state.sr(q7_isa::sreg::sr::LITBASE),
+            litbase,
             helpers: Helpers {
                 load: load_helper::<B> as *const () as usize,
                 store: store_helper::<B> as *const () as usize,
@@ -365,9 +367,41 @@ impl<B: Bus> Core<B> {
                 frames: frames_helper::<B> as *const () as usize,
             },
             relative,
+            literals: &literals,
         };
         let jit = self.jit.as_deref_mut().expect("tier 2 is on");
         Some(f(jit, &spec))
+    }
+
+    /// The literals of the L32Rs of `list` that lie in the translate windows' memory
+    /// (`windows`), with LITBASE `litbase`, and the words they hold now, by address: compiled
+    /// in as constants ([`Spec::literals`]), so from now on their 64 bytes count as code, and a
+    /// store there (which reaches the windows' memory only through the bus or the store
+    /// helper, each of which tells the decode cache) drops the blocks that hold them.
+    fn literals(
+        &mut self,
+        list: &[(u32, crate::predecode::Op)],
+        litbase: u32,
+        windows: Option<crate::bus::WindowView>,
+    ) -> Vec<(u32, u32)> {
+        let Some(view) = windows else {
+            return Vec::new();
+        };
+        let mut literals: Vec<(u32, u32)> = list
+            .iter()
+            .filter(|(_, op)| op.insn.opcode == Opcode::L32r)
+            .map(|&(at, op)| {
+                q7_isa::sreg::litbase::literal_address(litbase, at, op.insn.operands[1])
+            })
+            .filter(|a| a.wrapping_sub(view.xlate.0) < view.xlate.1)
+            .filter_map(|a| Some((a, self.bus.peek(a)?)))
+            .collect();
+        literals.sort_unstable();
+        literals.dedup();
+        for &(at, _) in &literals {
+            self.cache.mark_code(at);
+        }
+        literals
     }
 
     /// The frames a windowed call from code running in `frames` to `target`, moving the

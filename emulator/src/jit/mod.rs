@@ -393,10 +393,22 @@ pub(crate) struct Block {
     pub gates: u8,
     /// The most cycles one pass through it can take.
     pub bound: u64,
+    /// The addresses of the L32R literals compiled into it ([`translate::Spec::literals`]).
+    pub literals: Box<[u32]>,
     /// Its code.
     pub entry: Entry,
     /// Dropped (its code was overwritten): never entered again.
     pub dead: bool,
+}
+
+/// Whether a store to `addr..addr + size` changes what a block whose code lies in
+/// `low..end` and that holds the literals at `literals` was compiled from.
+fn stored_into(low: u32, end: u32, literals: &[u32], addr: u32, size: u32) -> bool {
+    let overlaps = |s: u32, e: u64| {
+        let (a, z) = (u64::from(addr), u64::from(addr) + u64::from(size));
+        z > u64::from(s) && a < e
+    };
+    overlaps(low, u64::from(end)) || literals.iter().any(|&l| overlaps(l, u64::from(l) + 4))
 }
 
 impl Block {
@@ -541,8 +553,10 @@ struct Plan {
     key: Key,
     gates: u8,
     bound: u64,
-    /// The 64-byte granules its instructions are in.
+    /// The 64-byte granules its instructions and literals are in.
     granules: Vec<u32>,
+    /// The addresses of its literals ([`Block::literals`]).
+    literals: Box<[u32]>,
     /// Its instructions' addresses, in order.
     addrs: Vec<u32>,
     instructions: u64,
@@ -559,6 +573,7 @@ impl Plan {
                 let last = pc.wrapping_add(u32::from(op.insn.len) - 1);
                 [pc >> GRANULE_SHIFT, last >> GRANULE_SHIFT]
             })
+            .chain(spec.literals.iter().map(|&(at, _)| at >> GRANULE_SHIFT))
             .collect();
         granules.sort_unstable();
         granules.dedup();
@@ -581,6 +596,7 @@ impl Plan {
             },
             bound,
             granules,
+            literals: spec.literals.iter().map(|&(at, _)| at).collect(),
             addrs: spec.ops.iter().map(|&(pc, _)| pc).collect(),
             instructions: spec.ops.len() as u64,
         }
@@ -592,11 +608,9 @@ impl Plan {
         pc != self.start && self.addrs.binary_search(&pc).is_ok()
     }
 
-    /// Whether its code overlaps `addr..addr + size`.
+    /// Whether a store to `addr..addr + size` changes what it is built from ([`stored_into`]).
     fn overlaps(&self, addr: u32, size: u32) -> bool {
-        let (s, e) = (u64::from(self.low), u64::from(self.end));
-        let (a, z) = (u64::from(addr), u64::from(addr) + u64::from(size));
-        z > s && a < e
+        stored_into(self.low, self.end, &self.literals, addr, size)
     }
 }
 
@@ -929,9 +943,7 @@ impl Jit {
             };
             for &id in ids.clone().iter() {
                 let b = &self.blocks[id as usize];
-                let (s, e) = (u64::from(b.low), u64::from(b.end));
-                let (a, z) = (u64::from(addr), u64::from(addr) + u64::from(size));
-                if b.dead || z <= s || a >= e {
+                if b.dead || !stored_into(b.low, b.end, &b.literals, addr, size) {
                     continue;
                 }
                 self.kill(id);
@@ -1074,6 +1086,7 @@ impl Jit {
             key: plan.key,
             gates: plan.gates,
             bound: plan.bound,
+            literals: plan.literals,
             entry,
             dead: false,
         };

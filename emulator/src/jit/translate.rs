@@ -117,6 +117,11 @@ pub(crate) struct Spec<'a> {
     /// Whether code addresses are compiled relative to the start ([`Tr::code`]): so when
     /// the core shares host code with the other cores of its cluster.
     pub relative: bool,
+    /// The L32R literals in the translate windows' memory, compiled in as constants
+    /// (docs/jit.md "Literals"): by the literal's address, the word it holds when the block
+    /// is built. The core marks their 64 bytes as code ([`crate::predecode::DecodeCache::mark_code`])
+    /// and a store there drops the block, as a store into its instructions does.
+    pub literals: &'a [(u32, u32)],
 }
 
 /// A windowed call a block follows into its callee, and back from the callee's RETW
@@ -147,6 +152,7 @@ pub(crate) struct OwnedSpec {
     ops: Vec<(u32, Op)>,
     frames: Vec<u16>,
     calls: Vec<Inline>,
+    literals: Vec<(u32, u32)>,
     timing: TimingModel,
     /// The spec's other fields, its slices and timing model left empty.
     rest: Spec<'static>,
@@ -181,11 +187,13 @@ impl OwnedSpec {
             ops: spec.ops.to_vec(),
             frames: spec.frames.to_vec(),
             calls: spec.calls.to_vec(),
+            literals: spec.literals.to_vec(),
             timing: spec.timing.clone(),
             rest: Spec {
                 ops: &[],
                 frames: &[],
                 calls: &[],
+                literals: &[],
                 timing: NO_TIMING.get_or_init(TimingModel::default),
                 icache,
                 windows,
@@ -200,6 +208,7 @@ impl OwnedSpec {
             ops: &self.ops,
             frames: &self.frames,
             calls: &self.calls,
+            literals: &self.literals,
             timing: &self.timing,
             ..self.rest
         }
@@ -402,6 +411,11 @@ impl Spec<'_> {
             None => Site::Any,
         }
     }
+    /// The word compiled in for the L32R literal at `at` ([`Spec::literals`]), if any.
+    pub fn literal(&self, at: u32) -> Option<u32> {
+        self.literals.iter().find(|l| l.0 == at).map(|l| l.1)
+    }
+
     /// The memory of the access of `size` bytes at `addr`, as compiled code reaches them.
     fn class_of(&self, addr: u32, size: u32) -> Site {
         let inside = |&(base, len, _): &(u32, u64, bool)| {
@@ -2579,14 +2593,11 @@ impl<'a, 's> Tr<'a, 's> {
         let v = self.host_load(host, size);
         // Class 0 (SRAM) below `pinned`, 1 (HBM) from there: its counter, latency and stall
         // category. At an address fixed when compiled (an L32R's literal) its class is known
-        // then, and a stall of no cycles is not counted.
-        let [l0, l1] = view.latency.map(i64::from);
-        let (slots, eight, class) = match literal {
-            Some(at) => {
-                let hbm = at.wrapping_sub(view.xlate.0) >= view.pinned;
-                (ctx, 8 * i32::from(hbm), None)
-            }
+        // then ([`Tr::count_fixed_window_access`]).
+        match literal {
+            Some(at) => self.count_fixed_window_access(view, at),
             None => {
+                let [l0, l1] = view.latency.map(i64::from);
                 let class = self.b.ins().icmp_imm_u(
                     IntCC::UnsignedGreaterThanOrEqual,
                     off,
@@ -2594,26 +2605,51 @@ impl<'a, 's> Tr<'a, 's> {
                 );
                 let class = self.b.ins().uextend(self.ptr, class);
                 let eight = self.b.ins().ishl_imm_u(class, 3);
-                (self.b.ins().iadd(ctx, eight), 0, Some(class))
+                let slots = self.b.ins().iadd(ctx, eight);
+                self.bump_at(slots, off::WCOUNT, None);
+                if l0 != 0 || l1 != 0 {
+                    let l0 = self.b.ins().iconst(types::I64, l0);
+                    let l1 = self.b.ins().iconst(types::I64, l1);
+                    let lat = self.b.ins().select(class, l1, l0);
+                    self.bump_at(slots, off::WSTALL, Some(lat));
+                    self.add_to(self.cycles, lat);
+                }
             }
-        };
-        self.bump_at(slots, off::WCOUNT + eight, None);
-        let lat = match class {
-            None => {
-                let lat = if eight == 0 { l0 } else { l1 };
-                (lat != 0).then(|| self.b.ins().iconst(types::I64, lat))
-            }
-            Some(class) => (l0 != 0 || l1 != 0).then(|| {
-                let l0 = self.b.ins().iconst(types::I64, l0);
-                let l1 = self.b.ins().iconst(types::I64, l1);
-                self.b.ins().select(class, l1, l0)
-            }),
-        };
-        if let Some(lat) = lat {
-            self.bump_at(slots, off::WSTALL + eight, Some(lat));
-            self.add_to(self.cycles, lat);
         }
         self.b.ins().jump(out, &[v.into()]);
+    }
+
+    /// The counters of a load through a translate window at `at`, an address fixed when the
+    /// block is compiled: its class (SRAM below `pinned`, HBM from there) is known then, and
+    /// a class of no latency adds nothing to the stall counter or the cycles.
+    fn count_fixed_window_access(&mut self, view: crate::bus::WindowView, at: u32) {
+        let hbm = at.wrapping_sub(view.xlate.0) >= view.pinned;
+        let eight = 8 * i32::from(hbm);
+        let ctx = self.ctx;
+        self.bump_at(ctx, off::WCOUNT + eight, None);
+        let lat = view.latency[usize::from(hbm)];
+        if lat != 0 {
+            let lat = self.b.ins().iconst(types::I64, i64::from(lat));
+            self.bump_at(ctx, off::WSTALL + eight, Some(lat));
+            self.add_to(self.cycles, lat);
+        }
+    }
+
+    /// An L32R's literal at `at` in a translate window, compiled in as `value`, the word it
+    /// held when the block was built (docs/jit.md "Literals"): counted as the load through the
+    /// window is. Where the cores of a cluster share code, a value in the block's own image
+    /// (the 2 MiB the start is in: an address of the core's copy of the library) is made
+    /// from the start as code addresses are ([`Tr::code`]), so each core's copy makes the
+    /// same IR.
+    fn literal(&mut self, at: u32, value: u32) -> Value {
+        let view = self.spec.windows.expect("a literal in a translate window");
+        self.count_fixed_window_access(view, at);
+        let image = !(q7_layout::IMAGE_WINDOW_SIZE - 1);
+        if self.spec.relative && value & image == self.spec.start & image {
+            self.code(value)
+        } else {
+            self.imm(value)
+        }
     }
 
     /// The `size` bytes at host address `host`, zero-extended (in bounds: checked before).
@@ -3788,9 +3824,14 @@ impl<'a, 's> Tr<'a, 's> {
                 let here = self.code(pc);
                 self.exit_if(moved, here, EXIT_INTERPRET);
                 let at = q7_isa::sreg::litbase::literal_address(self.spec.litbase, pc, o[1]);
-                let addr = self.code(at);
                 let site = self.spec.class_of(at, 4);
-                let v = self.load(addr, 4, pc, site, true, Some(at));
+                let v = match self.spec.literal(at).filter(|_| site == Site::Window) {
+                    Some(value) => self.literal(at, value),
+                    None => {
+                        let addr = self.code(at);
+                        self.load(addr, 4, pc, site, true, Some(at))
+                    }
+                };
                 self.set(o[0], v);
                 self.late_result(opcode, o[0]);
             }

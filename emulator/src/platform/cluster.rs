@@ -579,6 +579,48 @@ mod tests {
         assert_eq!(on.bus.counters().windows.hbm_accesses, 100);
     }
 
+    #[test]
+    fn a_literal_compiled_in_is_dropped_when_the_core_stores_into_it() {
+        use Opcode::*;
+        // LITBASE 0x8600_1001 puts the loop's L32R literal at window 2's first word (5), which
+        // tier 2 compiles in as a constant (docs/jit.md "Literals"); after 100 rounds of
+        // a7 += literal a store writes 9 there and 100 more rounds run. The store is outside
+        // every block's instructions: only the literal's mark drops the loop's block, and
+        // without it the second round adds the 5 compiled in.
+        let window2 = 0x43 << 25;
+        let code = [
+            (Movi, vec![4, 0x43]),
+            (Slli, vec![4, 4, 25]),
+            (Movi, vec![9, 0x43]),
+            (Slli, vec![9, 9, 25]),
+            (Addmi, vec![9, 9, 0x1000]),
+            (Addi, vec![9, 9, 1]),
+            (Wsr, vec![9, u32::from(q7_isa::sreg::sr::LITBASE)]),
+            (Movi, vec![10, 2]),
+            (Movi, vec![7, 0]),
+            (Movi, vec![5, 100]),
+            (L32r, vec![6, 0x20]),
+            (Add, vec![7, 7, 6]),
+            (Addi, vec![5, 5, -1i32 as u32]),
+            (Bnez, vec![5, 0x101e]),
+            (Movi, vec![6, 9]),
+            (S32i, vec![6, 4, 0]),
+            (Addi, vec![10, 10, -1i32 as u32]),
+            (Bnez, vec![10, 0x101b]),
+        ];
+        assert_eq!(
+            q7_isa::sreg::litbase::literal_address(window2 + 0x1001, 0x101e, 0x20),
+            window2
+        );
+        // The zeros after the code.
+        let (on, _) = faulting_alike_in_both_tiers(&code, 0x1036);
+        assert_eq!(on.state.a(7), 100 * 5 + 100 * 9);
+        assert!(on.jit_stats().executed > 150, "{:?}", on.jit_stats());
+        assert!(on.jit_stats().invalidated >= 1, "{:?}", on.jit_stats());
+        // The 200 loads of the literal and the 2 stores.
+        assert_eq!(on.bus.counters().windows.hbm_accesses, 202);
+    }
+
     /// `rounds` rounds of a3 += 1, then a semihosting exit with a3, at 0x1000.
     fn counting_loop(rounds: u32) -> Vec<u8> {
         use Opcode::*;
