@@ -45,17 +45,43 @@ enum Command {
     Profile(crate::commands::profile::ProfileArgs),
 }
 
-/// Diagnostics on stderr, filtered by `RUST_LOG` (tracing-subscriber's `EnvFilter` syntax, e.g.
-/// `RUST_LOG=q7_runtime=debug`); nothing without it. Set up once, before anything runs.
-fn init_diagnostics() {
+/// Crates whose own logs stay at warn unless `RUST_LOG` names them: Cranelift logs the IR of
+/// every block tier 2 compiles at info, and it and its register allocator each pass at debug
+/// and below, thousands of lines a run that would bury q7emu's own (docs/tracing.md
+/// "Diagnostics").
+const QUIET_UNLESS_NAMED: [&str; 2] = ["cranelift", "regalloc2"];
+
+/// The diagnostics filter of `rust_log`, `RUST_LOG`'s value in tracing-subscriber's
+/// `EnvFilter` syntax (e.g. `q7_runtime=debug`): nothing when it is unset or empty, and
+/// [`QUIET_UNLESS_NAMED`]'s crates at warn unless it names them.
+fn diagnostics_filter(
+    rust_log: Option<&str>,
+) -> Result<tracing_subscriber::EnvFilter, tracing_subscriber::filter::ParseError> {
     use tracing_subscriber::filter::{EnvFilter, LevelFilter};
-    let filter = EnvFilter::builder()
+    let log = rust_log.unwrap_or_default();
+    let mut filter = EnvFilter::builder()
         .with_default_directive(LevelFilter::OFF.into())
-        .from_env()
-        .unwrap_or_else(|e| {
-            eprintln!("q7emu: warning: RUST_LOG ignored: {e}");
-            EnvFilter::new("off")
-        });
+        .parse(log)?;
+    for quiet in QUIET_UNLESS_NAMED {
+        if !log.contains(quiet) {
+            filter = filter.add_directive(format!("{quiet}=warn").parse()?);
+        }
+    }
+    Ok(filter)
+}
+
+/// Diagnostics on stderr, filtered by `RUST_LOG` ([`diagnostics_filter`]); nothing without it.
+/// Set up once, before anything runs.
+fn init_diagnostics() {
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(log) => diagnostics_filter(Some(&log)).map_err(|e| e.to_string()),
+        Err(std::env::VarError::NotPresent) => diagnostics_filter(None).map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+    .unwrap_or_else(|e| {
+        eprintln!("q7emu: warning: RUST_LOG ignored: {e}");
+        tracing_subscriber::EnvFilter::new("off")
+    });
     // A host process (Python) may have set a subscriber already: then it keeps it.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -117,5 +143,58 @@ fn run(cli: Cli) -> Result<Exit, Failure> {
         }
         Command::Inspect(args) => crate::commands::inspect::run(args),
         Command::Profile(args) => crate::commands::profile::run(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::diagnostics_filter;
+    use std::sync::{Arc, Mutex};
+
+    /// What a subscriber filtered by `rust_log` ([`diagnostics_filter`]) writes of an info
+    /// event of Cranelift's JIT (the IR of a compiled block), a debug event of regalloc2 and an
+    /// info event of q7emu's own.
+    fn logged(rust_log: &str) -> String {
+        #[derive(Clone, Default)]
+        struct Buffer(Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Buffer {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().expect("not poisoned").extend_from_slice(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let buffer = Buffer::default();
+        let writer = buffer.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_env_filter(diagnostics_filter(Some(rust_log)).expect("a filter"))
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::info!(target: "cranelift_jit::backend", "defining function b7");
+            tracing::debug!(target: "regalloc2::ion::process", "bundle 3");
+            tracing::info!(target: "q7_run::op", "library opened");
+        });
+        let bytes = buffer.0.lock().expect("not poisoned").clone();
+        String::from_utf8(bytes).expect("UTF-8")
+    }
+
+    #[test]
+    fn cranelift_and_regalloc2_log_only_where_rust_log_names_them() {
+        // docs/tracing.md "Diagnostics": `RUST_LOG=debug` shows q7emu's events, not the IR of
+        // every compiled block or the register allocator's passes; naming a crate brings its
+        // events back.
+        let all = logged("debug");
+        assert!(all.contains("library opened"), "{all}");
+        assert!(!all.contains("defining function"), "{all}");
+        assert!(!all.contains("bundle 3"), "{all}");
+        let named = logged("info,cranelift_jit=info,regalloc2=debug");
+        assert!(named.contains("defining function b7"), "{named}");
+        assert!(named.contains("bundle 3"), "{named}");
+        assert!(named.contains("library opened"), "{named}");
+        assert_eq!(logged(""), "", "nothing without RUST_LOG");
     }
 }
