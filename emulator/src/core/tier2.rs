@@ -126,6 +126,22 @@ impl<B: Bus> Core<B> {
                 Tier2::Interpret
             }
             crate::jit::Heat::Hot => self.tier_up(ops, pc, poll),
+            crate::jit::Heat::Copy => self.copy_early(ops, pc, poll),
+        }
+    }
+
+    /// Copies the block another core of the cluster compiled at `pc`'s place in its image,
+    /// when this core's IR for it is the same, and runs it; else goes on interpreting, the
+    /// address still counting to its compile (docs/jit.md "Code shared by cores").
+    #[cold]
+    #[inline(never)]
+    fn copy_early(&mut self, ops: &mut DecodedOps, pc: u32, poll: u64) -> Tier2 {
+        if self.jit.as_deref().is_some_and(|j| j.refuses(pc)) {
+            return Tier2::Interpret;
+        }
+        match self.with_region(ops, pc, |jit, spec| jit.copy(spec)) {
+            Some(Some(id)) => self.enter_block(ops, id, pc, poll),
+            _ => Tier2::Interpret,
         }
     }
 

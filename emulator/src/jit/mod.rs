@@ -25,7 +25,7 @@ pub(crate) mod ahead;
 mod perf_map;
 pub(crate) mod translate;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -43,6 +43,12 @@ pub const TIER_UP: u16 = 32768;
 /// its own, while the interpreter goes on to [`TIER_UP`] (docs/jit.md "Compiling ahead"): the
 /// block is put in and first entered at the [`TIER_UP`]-th arrival, as without compiling ahead.
 pub const AHEAD: u16 = TIER_UP / 4;
+
+/// Arrivals at an address after which a core of a cluster sharing its code copies the block
+/// another core has compiled there, when its own IR for it is the same (docs/jit.md "Code
+/// shared by cores"): a copy costs building the IR, a compile some ten times that, so the
+/// count that weighs a compile against interpreting ([`TIER_UP`]) does not apply.
+pub const COPY_AT: u16 = 64;
 
 /// Instructions a core of a cluster sharing its code (docs/jit.md "Code shared by cores")
 /// retires before its count falls from [`TIER_UP`] to [`TIER_UP`] over the cluster's cores:
@@ -541,6 +547,9 @@ pub(crate) enum Heat {
     Ahead,
     /// Hot enough to run compiled ([`TIER_UP`]).
     Hot,
+    /// [`COPY_AT`] arrivals where another core of the cluster compiled a block: copy it if it
+    /// is this core's IR too.
+    Copy,
 }
 
 /// What a block is, but for its code: made from its [`translate::Spec`] when it is built.
@@ -628,8 +637,10 @@ struct Prepared {
 /// then a core makes the same IR for the same code as another, and Cranelift the same host
 /// code from the same IR, which the core copies instead of compiling. Each core still builds
 /// its own IR from its own code and state, so a block is shared only where every fact it was
-/// compiled from agrees. Which core compiles and which copies depends on which gets there
-/// first, so only compile times and the `copied` count vary; blocks, code and counters do not.
+/// compiled from agrees. A core copies a block another compiled at the same place in its image
+/// at its [`COPY_AT`]-th arrival there. Which core compiles and which copies depends on which
+/// gets there first: so the report's block and copy counts, and how many instructions run
+/// compiled, vary with the thread count; results and counters do not.
 #[derive(Debug, Default)]
 pub struct SharedCode {
     code: Mutex<SharedMap>,
@@ -644,6 +655,15 @@ struct SharedMap {
     /// about as long as the rest of a copy.
     by_ir: HashMap<Vec<u8>, Shared, rustc_hash::FxBuildHasher>,
     bytes: u64,
+    /// Where the blocks compiled into the store start, within their core's image
+    /// ([`image_offset`]).
+    starts: HashSet<u32>,
+}
+
+/// `pc`'s offset within the 2 MiB of the cluster's image windows it is in
+/// (`IMAGE_WINDOW_SIZE`, PLATFORM.md): the same code's on every core.
+fn image_offset(pc: u32) -> u32 {
+    pc & (q7_layout::IMAGE_WINDOW_SIZE - 1)
 }
 
 /// A block's host code in the store, or the mark of a core compiling it now.
@@ -683,6 +703,7 @@ pub(crate) enum Claim<'a> {
 pub(crate) struct Compiling<'a> {
     store: &'a SharedCode,
     ir: Option<Vec<u8>>,
+    start: u32,
 }
 
 impl Compiling<'_> {
@@ -692,6 +713,7 @@ impl Compiling<'_> {
             let mut map = self.store.lock();
             map.bytes += code.bytes.len() as u64 + ir.len() as u64;
             map.by_ir.insert(ir, Shared::Done(Arc::new(code)));
+            map.starts.insert(image_offset(self.start));
             self.store.done.notify_all();
         }
     }
@@ -717,7 +739,22 @@ impl SharedCode {
     /// core compiled it; else a claim to compile it. A core compiling it now is waited for
     /// (it always finishes: compiling waits on nothing). The store is emptied first when it
     /// holds [`DEFAULT_CODE_LIMIT`] bytes (a core's code cache bound).
-    pub(crate) fn claim(&self, ir: Vec<u8>) -> Claim<'_> {
+    /// Whether a block starting at `pc`'s place in its image ([`image_offset`]) was compiled
+    /// into the store.
+    fn compiled_at(&self, pc: u32) -> bool {
+        self.lock().starts.contains(&image_offset(pc))
+    }
+
+    /// The host code compiled from `ir`, when another core has compiled it (no waiting for
+    /// one compiling it now, no claim to compile it).
+    pub(crate) fn copy(&self, ir: &[u8]) -> Option<Arc<HostCode>> {
+        match self.lock().by_ir.get(ir) {
+            Some(Shared::Done(code)) => Some(code.clone()),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn claim(&self, ir: Vec<u8>, start: u32) -> Claim<'_> {
         let mut map = self.lock();
         loop {
             match map.by_ir.get(&ir) {
@@ -732,11 +769,13 @@ impl SharedCode {
             // Claims in flight keep their marks; their code is kept when done.
             map.by_ir.retain(|_, s| matches!(s, Shared::Compiling));
             map.bytes = 0;
+            map.starts.clear();
         }
         map.by_ir.insert(ir.clone(), Shared::Compiling);
         Claim::Compile(Compiling {
             store: self,
             ir: Some(ir),
+            start,
         })
     }
 }
@@ -862,6 +901,8 @@ impl Jit {
             Heat::Hot
         } else if h.1 == self.ahead {
             Heat::Ahead
+        } else if h.1 == COPY_AT && self.shared.as_deref().is_some_and(|s| s.compiled_at(pc)) {
+            Heat::Copy
         } else {
             Heat::Cold
         }
@@ -996,6 +1037,17 @@ impl Jit {
     /// Compiles `ops` (the block at `ops[0].0`) for `key`; the new block's id, or `None` when
     /// Cranelift refused it (the interpreter then keeps the address).
     pub(crate) fn compile(&mut self, spec: &translate::Spec<'_>) -> Option<u32> {
+        self.compile_or_copy(spec, false)
+    }
+
+    /// Copies the block of `spec` from the cluster's store ([`Heat::Copy`]): its id, or `None`
+    /// when no other core has compiled the same IR (the address then stays at its count).
+    pub(crate) fn copy(&mut self, spec: &translate::Spec<'_>) -> Option<u32> {
+        self.compile_or_copy(spec, true)
+    }
+
+    /// [`Jit::compile`], or with `copy_only` [`Jit::copy`].
+    fn compile_or_copy(&mut self, spec: &translate::Spec<'_>, copy_only: bool) -> Option<u32> {
         let started = Instant::now();
         let name = self.next_name();
         self.module()?;
@@ -1008,7 +1060,7 @@ impl Jit {
         // address left to the interpreter (docs/jit.md "Code cache"). The CLI's release
         // build aborts instead.
         let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            translate::compile(module, work, &name, spec, shared)
+            translate::compile(module, work, &name, spec, shared, copy_only)
         }));
         let Ok(compiled) = compiled else {
             tracing::warn!(
@@ -1019,7 +1071,10 @@ impl Jit {
             self.drop_code();
             return None;
         };
-        let (entry, bytes, bound, copied) = compiled?;
+        let Some((entry, bytes, bound, copied)) = compiled else {
+            self.stats.compile_us += duration_us(started.elapsed());
+            return None;
+        };
         self.stats.copied += u64::from(copied);
         let id = self.install(Plan::of(spec, bound), entry, bytes);
         self.stats.compile_us += duration_us(started.elapsed());

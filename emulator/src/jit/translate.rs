@@ -787,26 +787,34 @@ pub(crate) fn ir_of(spec: &Spec<'_>) -> Option<(u64, Vec<u8>)> {
 /// Compiles `spec` into `module` as function `name` in `work`: its entry, code size, bound
 /// (the most cycles its first pass can take, [`Spec::passes`]) and whether its host code was
 /// copied from `shared` (compiled by another core from the same IR) rather than compiled,
-/// which then gets the host code compiled here.
+/// which then gets the host code compiled here. With `copy_only`, only a copy: `None` when
+/// `shared` holds no host code compiled from the same IR.
 pub(crate) fn compile(
     module: &mut JITModule,
     work: &mut Workspace,
     name: &str,
     spec: &Spec<'_>,
     shared: Option<&SharedCode>,
+    copy_only: bool,
 ) -> Option<(Entry, u64, u64, bool)> {
     #[cfg(test)]
     if PANIC_IN_COMPILE.with(|p| p.replace(false)) {
         panic!("a panic a test put into the next compile on this thread");
     }
     let bound = build(module.isa(), work, spec)?;
+    if copy_only {
+        let ir = fingerprint(&mut work.ctx.as_mut()?.func);
+        let code = shared?.copy(&ir)?;
+        let entry = define(module, name, &code)?;
+        return Some((entry, code.bytes.len() as u64, bound, true));
+    }
     let ptr = module.target_config().pointer_type();
     let id = module
         .declare_function(name, Linkage::Local, &block_signature(ptr))
         .ok()?;
     let ctx = work.ctx.as_mut()?;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
-    let claim = shared.map(|share| share.claim(fingerprint(&mut ctx.func)));
+    let claim = shared.map(|share| share.claim(fingerprint(&mut ctx.func), spec.start));
     let claim = match claim {
         Some(Claim::Copy(code)) => {
             let entry = define(module, name, &code)?;

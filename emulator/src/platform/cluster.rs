@@ -686,6 +686,58 @@ mod tests {
     }
 
     #[test]
+    fn a_core_copies_a_block_another_core_compiled_at_its_64th_arrival() {
+        // docs/jit.md "Code shared by cores": two cores run 40,000 rounds of the same loop at
+        // the same place (0x1000), one after the other on one thread. The first compiles the
+        // loop's block at its TIER_UP-th arrival; the second copies it at its COPY_AT-th, so
+        // it runs the rounds after that compiled. Both count the same.
+        use crate::jit::{COPY_AT, TIER_UP};
+        use Opcode::*;
+        let rounds = 40_000u32;
+        let mut bytes = Vec::new();
+        for (op, args) in [
+            (Movi, vec![5, rounds >> 6]),
+            (Slli, vec![5, 5, 6]),
+            (Movi, vec![3, 0]),
+            (Addi, vec![3, 3, 1]),
+            (Addi, vec![5, 5, -1i32 as u32]),
+            (Bnez, vec![5, 0x1009]),
+            (Movi, vec![2, 1]),
+            (Simcall, vec![]),
+        ] {
+            let pc = 0x1000 + bytes.len() as u32;
+            bytes.extend_from_slice(op.encode(&args, pc).unwrap().as_bytes());
+        }
+        assert_eq!(rounds >> 6 << 6, rounds);
+        let mut c = Cluster::new(&ClusterConfig {
+            hbm_bytes: 2 * map::HBM_SCRATCH.1,
+            ..ClusterConfig::default()
+        })
+        .unwrap();
+        c.load_all(0x1000, &bytes).unwrap();
+        c.set_entry(0x1000);
+        c.set_jit(true);
+        let results = c.run_subset::<crate::trace::NoTrace>(&[0, 1], 1, 10_000_000);
+        assert_eq!(results[0].0, Stop::Exited(40_000));
+        assert_eq!(results[1].0, Stop::Exited(40_000));
+        assert_eq!(c.cores[0].stats, c.cores[1].stats);
+        let (a, b) = (c.cores[0].jit_stats(), c.cores[1].jit_stats());
+        let (first, second) = if a.copied == 0 { (a, b) } else { (b, a) };
+        assert_eq!((first.copied, second.copied), (0, 1), "{a:?} {b:?}");
+        // The loop's three instructions a round, compiled from the arrival that made it hot
+        // (the block at the loop's head: its first arrival is the second round's).
+        let compiled_rounds = |arrival: u16| u64::from(rounds - 1 - u32::from(arrival) + 1);
+        assert!(
+            first.executed <= 3 * compiled_rounds(TIER_UP) + 3,
+            "{first:?}"
+        );
+        assert!(
+            second.executed >= 3 * compiled_rounds(COPY_AT),
+            "{second:?}"
+        );
+    }
+
+    #[test]
     fn a_run_uses_at_most_one_thread_per_core() {
         assert_eq!(Cluster::threads_for(1, 8), 1);
         assert_eq!(Cluster::threads_for(2, 8), 2);
