@@ -406,18 +406,10 @@ mod tests {
     /// A cluster whose cores run `movi a2, 1; simcall` at 0x1000 with a3 = PRID: a
     /// semihosting exit with the core's PRID.
     fn exiting_with_prid() -> Cluster {
-        let mut c = Cluster::new(&ClusterConfig {
-            hbm_bytes: 2 * map::HBM_SCRATCH.1,
-            ..ClusterConfig::default()
-        })
-        .unwrap();
-        let mut code = Vec::new();
-        for (op, args) in [(Opcode::Movi, vec![2, 1]), (Opcode::Simcall, vec![])] {
-            let pc = 0x1000 + code.len() as u32;
-            code.extend_from_slice(op.encode(&args, pc).unwrap().as_bytes());
-        }
-        c.load_all(0x1000, &code).unwrap();
-        c.set_entry(0x1000);
+        let mut c = cluster_running(&assemble(&[
+            (Opcode::Movi, vec![2, 1]),
+            (Opcode::Simcall, vec![]),
+        ]));
         for core in &mut c.cores {
             let prid = core.bus.prid();
             core.state.set_a(3, prid);
@@ -465,18 +457,7 @@ mod tests {
         code: &[(Opcode, Vec<u32>)],
         jit: bool,
     ) -> (Stop, Core<PlatformBus>) {
-        let mut c = Cluster::new(&ClusterConfig {
-            hbm_bytes: 2 * map::HBM_SCRATCH.1,
-            ..ClusterConfig::default()
-        })
-        .unwrap();
-        let mut bytes = Vec::new();
-        for (op, args) in code {
-            let pc = 0x1000 + bytes.len() as u32;
-            bytes.extend_from_slice(op.encode(args, pc).unwrap().as_bytes());
-        }
-        c.load_all(0x1000, &bytes).unwrap();
-        c.set_entry(0x1000);
+        let mut c = cluster_running(&assemble(code));
         let core = &mut c.cores[0];
         core.bus.windows.windows[2] = crate::platform::mem_window::Window {
             base: 2 * u64::from(map::WINDOW_SIZE),
@@ -624,31 +605,45 @@ mod tests {
     /// `rounds` rounds of a3 += 1, then a semihosting exit with a3, at 0x1000.
     fn counting_loop(rounds: u32) -> Vec<u8> {
         use Opcode::*;
-        let mut bytes = Vec::new();
-        for (op, args) in [
-            (Movi, vec![5, rounds]),
+        assert!(rounds < 1 << 17, "a count MOVI, SLLI and ADDI make");
+        assemble(&[
+            (Movi, vec![5, rounds >> 6]),
+            (Slli, vec![5, 5, 6]),
+            (Addi, vec![5, 5, rounds & 63]),
             (Movi, vec![3, 0]),
             (Addi, vec![3, 3, 1]),
             (Addi, vec![5, 5, -1i32 as u32]),
-            (Bnez, vec![5, 0x1006]),
+            (Bnez, vec![5, 0x100c]),
             (Movi, vec![2, 1]),
             (Simcall, vec![]),
-        ] {
+        ])
+    }
+
+    /// A cluster (HBM twice its scratch) whose cores run `bytes`, loaded at 0x1000.
+    fn cluster_running(bytes: &[u8]) -> Cluster {
+        let mut c = Cluster::new(&ClusterConfig {
+            hbm_bytes: 2 * map::HBM_SCRATCH.1,
+            ..ClusterConfig::default()
+        })
+        .unwrap();
+        c.load_all(0x1000, bytes).unwrap();
+        c.set_entry(0x1000);
+        c
+    }
+
+    /// `code` (each instruction with its operands) encoded from 0x1000 on.
+    fn assemble(code: &[(Opcode, Vec<u32>)]) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for (op, args) in code {
             let pc = 0x1000 + bytes.len() as u32;
-            bytes.extend_from_slice(op.encode(&args, pc).unwrap().as_bytes());
+            bytes.extend_from_slice(op.encode(args, pc).unwrap().as_bytes());
         }
         bytes
     }
 
     #[test]
     fn a_restore_keeps_the_code_memory_still_holds_and_forgets_code_it_no_longer_holds() {
-        let mut c = Cluster::new(&ClusterConfig {
-            hbm_bytes: 2 * map::HBM_SCRATCH.1,
-            ..ClusterConfig::default()
-        })
-        .unwrap();
-        c.load_all(0x1000, &counting_loop(300)).unwrap();
-        c.set_entry(0x1000);
+        let mut c = cluster_running(&counting_loop(300));
         c.cores[0].set_jit(true);
         c.cores[0].set_jit_tier_up(2);
         let loaded = c.checkpoint();
@@ -692,30 +687,8 @@ mod tests {
         // loop's block at its TIER_UP-th arrival; the second copies it at its COPY_AT-th, so
         // it runs the rounds after that compiled. Both count the same.
         use crate::jit::{COPY_AT, TIER_UP};
-        use Opcode::*;
         let rounds = 40_000u32;
-        let mut bytes = Vec::new();
-        for (op, args) in [
-            (Movi, vec![5, rounds >> 6]),
-            (Slli, vec![5, 5, 6]),
-            (Movi, vec![3, 0]),
-            (Addi, vec![3, 3, 1]),
-            (Addi, vec![5, 5, -1i32 as u32]),
-            (Bnez, vec![5, 0x1009]),
-            (Movi, vec![2, 1]),
-            (Simcall, vec![]),
-        ] {
-            let pc = 0x1000 + bytes.len() as u32;
-            bytes.extend_from_slice(op.encode(&args, pc).unwrap().as_bytes());
-        }
-        assert_eq!(rounds >> 6 << 6, rounds);
-        let mut c = Cluster::new(&ClusterConfig {
-            hbm_bytes: 2 * map::HBM_SCRATCH.1,
-            ..ClusterConfig::default()
-        })
-        .unwrap();
-        c.load_all(0x1000, &bytes).unwrap();
-        c.set_entry(0x1000);
+        let mut c = cluster_running(&counting_loop(rounds));
         c.set_jit(true);
         let results = c.run_subset::<crate::trace::NoTrace>(&[0, 1], 1, 10_000_000);
         assert_eq!(results[0].0, Stop::Exited(40_000));
