@@ -735,10 +735,6 @@ impl SharedCode {
         self.code.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The host code compiled from IR `ir` (as `translate::fingerprint` writes it) when a
-    /// core compiled it; else a claim to compile it. A core compiling it now is waited for
-    /// (it always finishes: compiling waits on nothing). The store is emptied first when it
-    /// holds [`DEFAULT_CODE_LIMIT`] bytes (a core's code cache bound).
     /// Whether a block starting at `pc`'s place in its image ([`image_offset`]) was compiled
     /// into the store.
     fn compiled_at(&self, pc: u32) -> bool {
@@ -754,6 +750,11 @@ impl SharedCode {
         }
     }
 
+    /// The host code compiled from IR `ir` (as `translate::fingerprint` writes it) when a
+    /// core compiled it; else a claim to compile it, for the block starting at `start`. A
+    /// core compiling it now is waited for (it always finishes: compiling waits on nothing).
+    /// The store is emptied first when it holds [`DEFAULT_CODE_LIMIT`] bytes (a core's code
+    /// cache bound).
     pub(crate) fn claim(&self, ir: Vec<u8>, start: u32) -> Claim<'_> {
         let mut map = self.lock();
         loop {
