@@ -251,6 +251,13 @@ pub struct WindowView {
     pub counted: [*mut u64; 2],
 }
 
+impl WindowView {
+    /// Whether core address `addr` is in the windows (`xlate`).
+    pub fn covers(&self, addr: u32) -> bool {
+        addr.wrapping_sub(self.xlate.0) < self.xlate.1
+    }
+}
+
 /// The address ranges loaded images occupy, so that a fetch from anywhere else can be
 /// reported as a jump into nothing ([`Bus::vacant`]).
 #[derive(Debug, Clone, Default)]

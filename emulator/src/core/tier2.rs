@@ -409,7 +409,7 @@ impl<B: Bus> Core<B> {
             .map(|&(at, op)| {
                 q7_isa::sreg::litbase::literal_address(litbase, at, op.insn.operands[1])
             })
-            .filter(|a| a.wrapping_sub(view.xlate.0) < view.xlate.1)
+            .filter(|&a| view.covers(a))
             .filter_map(|a| Some((a, self.bus.peek(a)?)))
             .collect();
         literals.sort_unstable();

@@ -663,7 +663,13 @@ struct SharedMap {
 /// `pc`'s offset within the 2 MiB of the cluster's image windows it is in
 /// (`IMAGE_WINDOW_SIZE`, PLATFORM.md): the same code's on every core.
 fn image_offset(pc: u32) -> u32 {
-    pc & (q7_layout::IMAGE_WINDOW_SIZE - 1)
+    pc - image_base(pc)
+}
+
+/// The first address of the 2 MiB of the cluster's image windows `addr` is in
+/// (`IMAGE_WINDOW_SIZE`, PLATFORM.md): each core's copy of a library lies in its own.
+pub(crate) fn image_base(addr: u32) -> u32 {
+    addr & !(q7_layout::IMAGE_WINDOW_SIZE - 1)
 }
 
 /// A block's host code in the store, or the mark of a core compiling it now.

@@ -425,10 +425,7 @@ impl Spec<'_> {
             Site::Direct
         } else if self.direct_code.as_ref().is_some_and(inside) {
             Site::DirectCode
-        } else if self
-            .windows
-            .is_some_and(|v| addr.wrapping_sub(v.xlate.0) < v.xlate.1)
-        {
+        } else if self.windows.is_some_and(|v| v.covers(addr)) {
             Site::Window
         } else {
             Site::Helper
@@ -2652,8 +2649,7 @@ impl<'a, 's> Tr<'a, 's> {
     fn literal(&mut self, at: u32, value: u32) -> Value {
         let view = self.spec.windows.expect("a literal in a translate window");
         self.count_fixed_window_access(view, at);
-        let image = !(q7_layout::IMAGE_WINDOW_SIZE - 1);
-        if self.spec.relative && value & image == self.spec.start & image {
+        if self.spec.relative && super::image_base(value) == super::image_base(self.spec.start) {
             self.code(value)
         } else {
             self.imm(value)
