@@ -5,6 +5,8 @@
 //! opcode, in which they are constants. Stores into memory that holds decoded code invalidate
 //! the affected entries.
 
+use std::mem::MaybeUninit;
+
 use q7_isa::sreg::SPECIAL_REGISTERS;
 use q7_isa::{decode, CoreConfig, DecodeError, Decoded, Insn, Opcode, OperandKind};
 
@@ -305,8 +307,19 @@ fn vacant(slot: usize) -> u32 {
 /// The decoded instructions of a [`DecodeCache`], one per slot. Kept apart from the tags so
 /// the core can execute an entry in place (no copy) while its own stores invalidate tags; an
 /// entry is only meaningful while its slot's tag names its PC.
+///
+/// The slots are allocated and never filled: only the pages of the slots written are touched,
+/// so a core costs what its code occupies, not 2.6 MB written at start (a cluster builds
+/// eight). A slot never written reads as undecodable bytes, `Op::bad(Undecodable::Fetch)`.
 #[derive(Debug)]
-pub struct DecodedOps(Box<[Op; SLOTS]>);
+pub struct DecodedOps {
+    /// Each slot's op, initialised once its bit in `written` is set.
+    slots: Box<[MaybeUninit<Op>]>,
+    /// One bit per slot: set once the slot has been written.
+    written: Box<[u64; SLOTS / 64]>,
+    /// What a slot never written holds.
+    unwritten: Op,
+}
 
 /// A boxed array of `fill` (built on the heap: it is too large for the stack).
 fn boxed_array<T: Clone, const N: usize>(fill: T) -> Box<[T; N]> {
@@ -317,15 +330,31 @@ fn boxed_array<T: Clone, const N: usize>(fill: T) -> Box<[T; N]> {
 }
 
 impl DecodedOps {
-    /// Storage for every slot.
+    /// Storage for every slot, none written.
     pub fn new() -> Self {
-        DecodedOps(boxed_array(Op::bad(Undecodable::Fetch)))
+        DecodedOps {
+            slots: Box::new_uninit_slice(SLOTS),
+            written: boxed_array(0),
+            unwritten: Op::bad(Undecodable::Fetch),
+        }
     }
 
     /// The entry in `slot` (from [`DecodeCache::slot`]).
     #[inline(always)]
     pub fn get(&self, slot: usize) -> &Op {
-        &self.0[slot]
+        if self.written[slot / 64] >> (slot % 64) & 1 == 0 {
+            return &self.unwritten;
+        }
+        // SAFETY: the slot's bit in `written` is set only by `DecodedOps::set`, after it
+        // wrote an `Op` into the slot, and no slot is ever de-initialised (a later `set`
+        // overwrites one `Op` with another).
+        unsafe { self.slots[slot].assume_init_ref() }
+    }
+
+    /// Writes `op` into `slot`.
+    fn set(&mut self, slot: usize, op: Op) {
+        self.slots[slot].write(op);
+        self.written[slot / 64] |= 1 << (slot % 64);
     }
 }
 
@@ -378,7 +407,7 @@ impl DecodeCache {
 
     /// The cached op at `pc`, if any.
     pub fn get<'a>(&self, ops: &'a DecodedOps, pc: u32) -> Option<&'a Op> {
-        self.slot(pc).map(|s| &ops.0[s])
+        self.slot(pc).map(|s| ops.get(s))
     }
 
     /// Caches `op` decoded at `pc`; returns its slot.
@@ -388,7 +417,7 @@ impl DecodeCache {
             None => u32::from(op.insn.len),
             Some(_) => 16,
         };
-        ops.0[s] = op;
+        ops.set(s, op);
         self.tags[s] = pc;
         self.lens[s] = len as u8;
         self.mark_code(pc);
@@ -525,6 +554,23 @@ mod tests {
         let (mut cache, mut ops) = (DecodeCache::new(), DecodedOps::new());
         cache.insert(&mut ops, pc, op);
         (cache, ops)
+    }
+
+    #[test]
+    fn a_slot_reads_as_undecodable_bytes_until_an_op_is_written_into_it() {
+        // The slots are allocated, not filled: a slot never written holds what the filled
+        // array held, `Op::bad(Undecodable::Fetch)`; a written one the op written, also after
+        // another op overwrote it.
+        let (cache, mut ops) = cache_with_movi_at(0x1000);
+        let s = cache.slot(0x1000).unwrap();
+        assert_eq!(ops.get(s).insn.opcode, Opcode::Movi);
+        assert_eq!(ops.get(s).insn.operands[..2], [2, 7]);
+        for never in [0, s - 1, s + 1, SLOTS - 1] {
+            assert_eq!(ops.get(never).bad, Some(Undecodable::Fetch));
+            assert_eq!(ops.get(never).insn.opcode, Opcode::Ill);
+        }
+        ops.set(s, Op::bad(Undecodable::Bundle(8)));
+        assert_eq!(ops.get(s).bad, Some(Undecodable::Bundle(8)));
     }
 
     #[test]
