@@ -761,10 +761,10 @@ impl SharedCode {
     /// core compiling it now is waited for (it always finishes: compiling waits on nothing).
     /// The store is emptied first when it holds [`DEFAULT_CODE_LIMIT`] bytes (a core's code
     /// cache bound).
-    pub(crate) fn claim(&self, ir: Vec<u8>, start: u32) -> Claim<'_> {
+    pub(crate) fn claim(&self, ir: &[u8], start: u32) -> Claim<'_> {
         let mut map = self.lock();
         loop {
-            match map.by_ir.get(&ir) {
+            match map.by_ir.get(ir) {
                 Some(Shared::Done(code)) => return Claim::Copy(code.clone()),
                 Some(Shared::Compiling) => {
                     map = self.done.wait(map).unwrap_or_else(|e| e.into_inner());
@@ -778,10 +778,10 @@ impl SharedCode {
             map.bytes = 0;
             map.starts.clear();
         }
-        map.by_ir.insert(ir.clone(), Shared::Compiling);
+        map.by_ir.insert(ir.to_vec(), Shared::Compiling);
         Claim::Compile(Compiling {
             store: self,
-            ir: Some(ir),
+            ir: Some(ir.to_vec()),
             start,
         })
     }

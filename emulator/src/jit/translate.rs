@@ -661,6 +661,9 @@ pub(crate) fn ends_block(op: &Op) -> bool {
 pub(crate) struct Workspace {
     ctx: Option<Context>,
     fctx: FunctionBuilderContext,
+    /// The last IR's [`fingerprint`], its buffer kept from block to block: some hundred KB
+    /// that each copy otherwise took fresh from the system (and gave back).
+    ir: Vec<u8>,
 }
 
 /// Builds `spec`'s IR for `isa` (a core's module's, or the compiling thread's with the same
@@ -778,7 +781,9 @@ pub(crate) fn ir_of(spec: &Spec<'_>) -> Option<(u64, Vec<u8>)> {
     let isa = super::new_isa()?;
     let mut work = Workspace::default();
     let bound = build(&*isa, &mut work, spec)?;
-    Some((bound, fingerprint(&mut work.context()?.func)))
+    let mut ir = Vec::new();
+    fingerprint(&mut work.context()?.func, &mut ir);
+    Some((bound, ir))
 }
 
 /// Compiles `spec` into `module` as function `name` in `work`: its entry, code size, bound
@@ -800,8 +805,8 @@ pub(crate) fn compile(
     }
     let bound = build(module.isa(), work, spec)?;
     if copy_only {
-        let ir = fingerprint(&mut work.ctx.as_mut()?.func);
-        let code = shared?.copy(&ir)?;
+        fingerprint(&mut work.ctx.as_mut()?.func, &mut work.ir);
+        let code = shared?.copy(&work.ir)?;
         let entry = define(module, name, &code)?;
         return Some((entry, code.bytes.len() as u64, bound, true));
     }
@@ -811,7 +816,10 @@ pub(crate) fn compile(
         .ok()?;
     let ctx = work.ctx.as_mut()?;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
-    let claim = shared.map(|share| share.claim(fingerprint(&mut ctx.func), spec.start));
+    let claim = shared.map(|share| {
+        fingerprint(&mut ctx.func, &mut work.ir);
+        share.claim(&work.ir, spec.start)
+    });
     let claim = match claim {
         Some(Claim::Copy(code)) => {
             let entry = define(module, name, &code)?;
@@ -866,11 +874,12 @@ pub(crate) fn define(module: &mut JITModule, name: &str, code: &HostCode) -> Opt
 /// index (the memory flags of its loads and stores among them). Aliases are resolved first.
 /// Two functions with the same fingerprint are the same IR, which Cranelift compiles to the
 /// same host code; the display text said the same at four times the cost of compiling a block.
-fn fingerprint(func: &mut cranelift_codegen::ir::Function) -> Vec<u8> {
+/// Written into `out`, emptied first.
+fn fingerprint(func: &mut cranelift_codegen::ir::Function, out: &mut Vec<u8>) {
     use std::hash::{Hash, Hasher};
     /// A `Hasher` that keeps every byte written to it.
-    struct Record(Vec<u8>);
-    impl Hasher for Record {
+    struct Record<'a>(&'a mut Vec<u8>);
+    impl Hasher for Record<'_> {
         fn write(&mut self, bytes: &[u8]) {
             self.0.extend_from_slice(bytes);
         }
@@ -879,8 +888,10 @@ fn fingerprint(func: &mut cranelift_codegen::ir::Function) -> Vec<u8> {
         }
     }
     func.dfg.resolve_all_aliases();
+    out.clear();
     // Some 40 bytes an instruction: room for a region's IR without growing.
-    let mut r = Record(Vec::with_capacity(1 << 17));
+    out.reserve(1 << 17);
+    let mut r = Record(out);
     format!("{}", func.signature).hash(&mut r);
     let dfg = &func.dfg;
     for sig in dfg.signatures.values() {
@@ -922,7 +933,6 @@ fn fingerprint(func: &mut cranelift_codegen::ir::Function) -> Vec<u8> {
         }
         u32::MAX.hash(&mut r);
     }
-    r.0
 }
 
 /// A block's signature: the context in, the exit kind out, in Cranelift's `tail` calling
@@ -1118,6 +1128,30 @@ struct Frame {
 /// The most 64-byte granules of a frame's stores checked for code at a block's start; a
 /// wider span's stores check their own.
 const FRAME_STORE_GRANULES: u32 = 8;
+
+/// Where the groups of a window lie in the register file ([`Tr::group_at`]), worked out as
+/// they are first named.
+struct Groups {
+    /// WINDOWBASE × 4, the register file's mask and the register file ([`Tr::window`]).
+    window: (Value, Value, Value),
+    /// The host address of the window's first register.
+    first: Option<Value>,
+    /// The first register index the window wraps round at, and `first` less the file's size.
+    wrap: Option<(Value, Value)>,
+    /// By group, the address its registers are at offsets `4 × r` from.
+    at: [Option<Value>; REGISTERS / 4],
+}
+
+impl Groups {
+    fn new(window: (Value, Value, Value)) -> Groups {
+        Groups {
+            window,
+            first: None,
+            wrap: None,
+            at: [None; REGISTERS / 4],
+        }
+    }
+}
 
 /// The access size and offset of a load or store at a register plus an unsigned offset (the
 /// accesses a frame check may cover).
@@ -1536,62 +1570,72 @@ impl<'a, 's> Tr<'a, 's> {
         self.b.ins().iadd(ar, i)
     }
 
-    /// Loads the registers the block names, in the window WINDOWBASE selects now: where the
-    /// window does not wrap round the register file up to the highest of them (all but the
-    /// top groups), at fixed offsets from the window's first register; else each through the
-    /// register mask.
+    /// Loads the registers the block names, in the window WINDOWBASE selects now, each group
+    /// of four at fixed offsets from where the group lies ([`Tr::group_at`]).
     fn load_registers(&mut self) {
-        let (base, amask, ar) = self.window();
+        let window = self.window();
         let names: Vec<u32> = (0..REGISTERS as u32)
             .filter(|r| self.used >> r & 1 != 0)
             .collect();
-        let Some(&highest) = names.last() else {
-            self.regs_loaded = true;
-            return;
-        };
-        let straight = self.b.create_block();
-        let wrapped = self.b.create_block();
-        let join = self.b.create_block();
-        for _ in &names {
-            self.b.append_block_param(join, types::I32);
-        }
-        self.b.set_cold_block(wrapped);
-        let top = self.b.ins().iadd_imm_s(base, i64::from(highest));
-        let fits = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedLessThanOrEqual, top, amask);
-        self.b.ins().brif(fits, straight, &[], wrapped, &[]);
-        self.b.switch_to_block(straight);
-        let first = self.b.ins().uextend(self.ptr, base);
-        let first = self.b.ins().ishl_imm_u(first, 2);
-        let first = self.b.ins().iadd(ar, first);
-        let values: Vec<_> = names
-            .iter()
-            .map(|&r| {
-                let v = self.b.ins().load(types::I32, flags(), first, 4 * r as i32);
-                v.into()
-            })
-            .collect();
-        self.b.ins().jump(join, &values);
-        self.b.switch_to_block(wrapped);
-        let values: Vec<_> = names
-            .iter()
-            .map(|&r| {
-                let a = self.reg_address((base, amask, ar), r);
-                self.b.ins().load(types::I32, flags(), a, 0).into()
-            })
-            .collect();
-        self.b.ins().jump(join, &values);
-        self.b.switch_to_block(join);
-        for (i, &r) in names.iter().enumerate() {
-            let v = self.b.block_params(join)[i];
+        let mut groups = Groups::new(window);
+        for &r in &names {
+            let at = self.group_at(&mut groups, r);
+            let v = self.b.ins().load(types::I32, flags(), at, 4 * r as i32);
             let var = self.b.declare_var(types::I32);
             self.b.def_var(var, v);
             self.regs[r as usize] = Some(var);
             self.loaded[r as usize] = Some(v);
         }
         self.regs_loaded = true;
+    }
+
+    /// The address register index `r` is at an offset of `4 × r` from: the window's first
+    /// register, or for a group the window wraps round to the start of the register file,
+    /// that less the file's size. Worked out once for each group of four (the window and the
+    /// file are whole groups): a compare and a select, where masking each register's index
+    /// took five instructions and a path of its own (docs/jit.md "Registers").
+    fn group_at(&mut self, groups: &mut Groups, r: u32) -> Value {
+        let g = (r / 4) as usize;
+        if let Some(at) = groups.at[g] {
+            return at;
+        }
+        let (base, amask, ar) = groups.window;
+        let first = match groups.first {
+            Some(f) => f,
+            None => {
+                let f = self.b.ins().uextend(self.ptr, base);
+                let f = self.b.ins().ishl_imm_u(f, 2);
+                let f = self.b.ins().iadd(ar, f);
+                groups.first = Some(f);
+                f
+            }
+        };
+        // Group 0 never wraps (the window starts inside the file).
+        let at = if g == 0 {
+            first
+        } else {
+            let (split, wrapped) = match groups.wrap {
+                Some(w) => w,
+                None => {
+                    // Indices from `split` on lie at the start of the file.
+                    let size = self.b.ins().iadd_imm_s(amask, 1);
+                    let split = self.b.ins().isub(size, base);
+                    let size = self.b.ins().uextend(self.ptr, size);
+                    let size = self.b.ins().ishl_imm_u(size, 2);
+                    let wrapped = self.b.ins().isub(first, size);
+                    groups.wrap = Some((split, wrapped));
+                    (split, wrapped)
+                }
+            };
+            let wraps = self.b.ins().icmp_imm_u(
+                IntCC::UnsignedLessThanOrEqual,
+                split,
+                i64::from(4 * g as u32),
+            );
+            self.b.ins().select(wraps, wrapped, first)
+        };
+        groups.at[g] = Some(at);
+        at
     }
 
     /// Stores the registers the block writes back into the core (WINDOWBASE has not moved
@@ -1602,41 +1646,53 @@ impl<'a, 's> Tr<'a, 's> {
 
     /// The registers the block writes back into the core: into the register file, or, with
     /// `spill` (an exit to the interpreter outside followed calls), each into its word of the
-    /// context's spill area (one store at a fixed offset, where the register file takes five
-    /// instructions to address) and their set into `spilled`, which the dispatcher puts into
-    /// the register file once the block has returned ([`super::Ctx::put_spilled`];
-    /// docs/jit.md "Registers").
+    /// context's spill area and their set into `spilled`, which the dispatcher puts into the
+    /// register file once the block has returned ([`super::Ctx::put_spilled`]; docs/jit.md
+    /// "Registers").
     fn write_back(&mut self, spill: bool) {
         if !self.regs_loaded || self.written == 0 {
             return;
         }
-        // The window once for all of them (the stores cannot move it). (Stored at fixed offsets
-        // where the window does not wrap, as `load_registers` loads, they made more code to
-        // compile for no measurable gain.)
-        let window = (!spill).then(|| self.window());
-        let mut spilled = 0u64;
+        let mut stores = Vec::new();
         for r in 0..REGISTERS as u32 {
             if self.written >> r & 1 != 0 {
                 let v = self
                     .b
                     .use_var(self.regs[r as usize].expect("written register"));
                 // Still the value loaded (no way here writes it): the core's already.
-                if Some(v) == self.loaded[r as usize] {
-                    continue;
+                if Some(v) != self.loaded[r as usize] {
+                    stores.push((r, v));
                 }
-                let (at, offset) = match window {
-                    Some(window) => (self.reg_address(window, r), 0),
-                    None => (self.ctx, off::SPILL + 4 * r as i32),
-                };
-                self.b.ins().store(flags(), v, at, offset);
-                spilled |= 1 << r;
             }
         }
-        if spill && spilled != 0 {
-            let bits = self.b.ins().iconst(types::I64, spilled as i64);
-            let ctx = self.ctx;
-            self.b.ins().store(flags(), bits, ctx, off::SPILLED);
+        if stores.is_empty() {
+            return;
         }
+        if spill {
+            self.spill(&stores);
+            return;
+        }
+        // The window once for all of them (the stores cannot move it).
+        let mut groups = Groups::new(self.window());
+        for &(r, v) in &stores {
+            let at = self.group_at(&mut groups, r);
+            self.b.ins().store(flags(), v, at, 4 * r as i32);
+        }
+    }
+
+    /// Stores `stores` (register index, value) each into its word of the context's spill
+    /// area, and their set into `spilled`.
+    fn spill(&mut self, stores: &[(u32, Value)]) {
+        let ctx = self.ctx;
+        let mut spilled = 0u64;
+        for &(r, v) in stores {
+            self.b
+                .ins()
+                .store(flags(), v, ctx, off::SPILL + 4 * r as i32);
+            spilled |= 1 << r;
+        }
+        let bits = self.b.ins().iconst(types::I64, spilled as i64);
+        self.b.ins().store(flags(), bits, ctx, off::SPILLED);
     }
 
     /// The pointer or word at `at` in the context, one that stays the same while the block
@@ -4146,12 +4202,23 @@ mod tests {
         })
     }
 
+    /// `func`'s fingerprint in a buffer of its own.
+    fn fingerprint_of(func: &mut cranelift_codegen::ir::Function) -> Vec<u8> {
+        let mut ir = Vec::new();
+        super::fingerprint(func, &mut ir);
+        ir
+    }
+
     /// docs/jit.md "Code shared by cores": the same IR under another name is shared; an
     /// immediate, an offset or a block's coldness (which moves code) makes other IR.
     #[test]
     fn a_fingerprint_is_the_ir_but_its_name() {
-        let f = |name, k, at, cold| super::fingerprint(&mut store_of(name, k, at, cold));
+        let f = |name, k, at, cold| fingerprint_of(&mut store_of(name, k, at, cold));
         assert_eq!(f(1, 7, 8, false), f(2, 7, 8, false));
+        // A buffer kept from another block's IR is emptied first.
+        let mut kept = f(1, 6, 12, true);
+        super::fingerprint(&mut store_of(1, 7, 8, false), &mut kept);
+        assert_eq!(kept, f(1, 7, 8, false));
         assert_ne!(f(1, 7, 8, false), f(1, 6, 8, false));
         assert_ne!(f(1, 7, 8, false), f(1, 7, 12, false));
         assert_ne!(f(1, 7, 8, false), f(1, 7, 8, true));
@@ -4207,7 +4274,7 @@ mod tests {
                 let v = b.ins().load(types::I32, flags, ctx, 8);
                 b.ins().return_(&[v]);
             });
-            super::fingerprint(&mut func)
+            fingerprint_of(&mut func)
         };
         let plain = MemFlags::trusted();
         assert_eq!(with(plain), with(plain));
