@@ -1591,9 +1591,11 @@ impl<'a, 's> Tr<'a, 's> {
 
     /// The address register index `r` is at an offset of `4 × r` from: the window's first
     /// register, or for a group the window wraps round to the start of the register file,
-    /// that less the file's size. Worked out once for each group of four (the window and the
-    /// file are whole groups): a compare and a select, where masking each register's index
-    /// took five instructions and a path of its own (docs/jit.md "Registers").
+    /// that less the file's size (a block's registers lie within the file's size of its window,
+    /// as a followed call's window and the three groups above it must fit in the file: they
+    /// wrap once at most). Worked out once for each group of four (the window and the file are
+    /// whole groups): a compare and a select, where masking each register's index took five
+    /// instructions and a path of its own (docs/jit.md "Registers").
     fn group_at(&mut self, groups: &mut Groups, r: u32) -> Value {
         let g = (r / 4) as usize;
         if let Some(at) = groups.at[g] {
