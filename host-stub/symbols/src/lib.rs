@@ -9,7 +9,7 @@
 
 use std::fmt;
 use std::path::{Component, Path};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use gimli::{EndianSlice, LittleEndian};
 use q7_loader::elf::ElfFile;
@@ -103,21 +103,34 @@ fn tidy(path: &str) -> String {
     out
 }
 
-/// The function symbols and line tables of one image.
-#[derive(Debug, Clone, Default)]
-pub struct Symbols {
+/// The function symbols and line tables of one image, read from its bytes when first asked
+/// for: a run that faults nowhere and observes nothing never reads them (an 8-core library
+/// has eight images to read, demangle and copy the line tables of). Clones share one reading.
+#[derive(Clone, Default)]
+pub struct Symbols(Arc<Image>);
+
+/// An image's bytes and, once read, its symbols.
+#[derive(Default)]
+struct Image {
+    elf: Vec<u8>,
+    read: OnceLock<Read>,
+}
+
+/// The symbols read from an image.
+#[derive(Default)]
+struct Read {
     /// (address, size, demangled name), sorted by address.
     funcs: Vec<(u32, u32, String)>,
     /// The line tables, when the image has them.
     lines: Option<Lines>,
 }
 
-impl Symbols {
+impl Read {
     /// The function symbols and line tables of ELF bytes `data`; none when it does not parse
     /// or has neither (a stripped image).
-    pub fn from_elf(data: &[u8]) -> Symbols {
+    fn of(data: &[u8]) -> Read {
         let Ok(elf) = ElfFile::parse(data) else {
-            return Symbols::default();
+            return Read::default();
         };
         let mut funcs: Vec<(u32, u32, String)> = elf
             .symbols
@@ -127,31 +140,61 @@ impl Symbols {
             .collect();
         funcs.sort();
         funcs.dedup_by_key(|f| f.0);
-        Symbols {
+        Read {
             funcs,
             lines: Lines::of(&elf),
         }
     }
+}
+
+impl fmt::Debug for Symbols {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Symbols")
+            .field("image_bytes", &self.0.elf.len())
+            .field("read", &self.0.read.get().map(|r| r.funcs.len()))
+            .finish()
+    }
+}
+
+impl Symbols {
+    /// The function symbols and line tables of ELF bytes `data` (an unstripped image), read
+    /// when first asked for; none when it does not parse or has neither (a stripped image).
+    pub fn from_elf(data: &[u8]) -> Symbols {
+        Symbols::from_elf_bytes(data.to_vec())
+    }
+
+    /// [`Symbols::from_elf`] of bytes the caller gives up.
+    pub fn from_elf_bytes(elf: Vec<u8>) -> Symbols {
+        Symbols(Arc::new(Image {
+            elf,
+            read: OnceLock::new(),
+        }))
+    }
+
+    /// The symbols, read now if they were not.
+    fn read(&self) -> &Read {
+        self.0.read.get_or_init(|| Read::of(&self.0.elf))
+    }
 
     /// Whether there is any symbol.
     pub fn is_empty(&self) -> bool {
-        self.funcs.is_empty()
+        self.read().funcs.is_empty()
     }
 
     /// Whether the image has line tables.
     pub fn has_lines(&self) -> bool {
-        self.lines.is_some()
+        self.read().lines.is_some()
     }
 
     /// The function holding `addr`, if one does (within its size, or before the next symbol
     /// when the size is 0): its start and name.
     pub fn function(&self, addr: u32) -> Option<(u32, &str)> {
-        let i = self.funcs.partition_point(|f| f.0 <= addr).checked_sub(1)?;
-        let (start, size, name) = &self.funcs[i];
+        let i = self.read().funcs.partition_point(|f| f.0 <= addr).checked_sub(1)?;
+        let (start, size, name) = &self.read().funcs[i];
         let inside = if *size != 0 {
             addr - start < *size
         } else {
-            self.funcs.get(i + 1).is_none_or(|next| addr < next.0)
+            self.read().funcs.get(i + 1).is_none_or(|next| addr < next.0)
         };
         inside.then_some((*start, name.as_str()))
     }
@@ -162,13 +205,13 @@ impl Symbols {
     /// `(anonymous namespace)::k` too); a function of size 0 ends at the next symbol (or
     /// covers its first byte when last).
     pub fn find(&self, name: &str) -> Vec<(u32, u32, &str)> {
-        self.funcs
+        self.read().funcs
             .iter()
             .enumerate()
             .filter(|(_, (_, _, n))| spellings(n).iter().any(|s| s == name))
             .map(|(i, (start, size, n))| {
                 let end = match *size {
-                    0 => self.funcs.get(i + 1).map_or(start + 1, |next| next.0),
+                    0 => self.read().funcs.get(i + 1).map_or(start + 1, |next| next.0),
                     size => start.saturating_add(size),
                 };
                 (*start, end, n.as_str())
@@ -191,16 +234,16 @@ impl Symbols {
     /// line is in a file outside the SDK's `sdk/` tree (examples/sdk/BUILD.md
     /// "Reproducibility"), sorted. Empty without line tables: then nothing can be told apart.
     pub fn own_code(&self) -> Vec<(u32, u32)> {
-        let Some(context) = self.lines.as_ref().and_then(Lines::context) else {
+        let Some(context) = self.read().lines.as_ref().and_then(Lines::context) else {
             return Vec::new();
         };
-        self.funcs
+        self.read().funcs
             .iter()
             .enumerate()
             .filter(|(_, (start, _, _))| line_in(&context, *start).is_some_and(|l| !l.in_sdk()))
             .map(|(i, (start, size, _))| {
                 let end = match *size {
-                    0 => self.funcs.get(i + 1).map_or(start + 1, |next| next.0),
+                    0 => self.read().funcs.get(i + 1).map_or(start + 1, |next| next.0),
                     size => start.saturating_add(size),
                 };
                 (*start, end)
@@ -210,7 +253,7 @@ impl Symbols {
 
     /// The source line of the instruction at `addr`, when the line tables cover it.
     pub fn line(&self, addr: u32) -> Option<SourceLine> {
-        line_in(&self.lines.as_ref()?.context()?, addr)
+        line_in(&self.read().lines.as_ref()?.context()?, addr)
     }
 
     /// Where each of `pcs` is in the source, reading the line tables once for all of them:
@@ -218,7 +261,7 @@ impl Symbols {
     /// inlined into it) and every frame of the inline chain, innermost first. `None` where
     /// the line tables do not cover it.
     pub fn locations(&self, pcs: &[u32]) -> Vec<Option<Location>> {
-        let Some(context) = self.lines.as_ref().and_then(Lines::context) else {
+        let Some(context) = self.read().lines.as_ref().and_then(Lines::context) else {
             return vec![None; pcs.len()];
         };
         pcs.iter()
@@ -235,7 +278,7 @@ impl Symbols {
     /// The frames of a backtrace at `pcs`, innermost first, as [`Symbols::frame`] writes
     /// them (the line tables are read once for all of them).
     pub fn backtrace(&self, pcs: &[u32]) -> Vec<Option<String>> {
-        let context = self.lines.as_ref().and_then(Lines::context);
+        let context = self.read().lines.as_ref().and_then(Lines::context);
         pcs.iter()
             .enumerate()
             .map(|(i, &pc)| self.frame_in(context.as_ref(), pc, i > 0))
@@ -249,7 +292,7 @@ impl Symbols {
     /// ([`SourceLine::in_sdk`]). `None` when every frame is the SDK's or has no line (an image
     /// without line tables).
     pub fn authors_frame(&self, pcs: &[u32]) -> Option<usize> {
-        let context = self.lines.as_ref().and_then(Lines::context)?;
+        let context = self.read().lines.as_ref().and_then(Lines::context)?;
         pcs.iter().enumerate().position(|(i, &pc)| {
             let probe = if i > 0 { pc.wrapping_sub(1) } else { pc };
             line_in(&context, probe).is_some_and(|l| !l.in_sdk())
@@ -275,7 +318,7 @@ impl Symbols {
     /// but the innermost) points past its call, which is where the caller is: its function and
     /// line are those of the byte before it, the offset is the return address's own.
     pub fn frame(&self, pc: u32, returns: bool) -> Option<String> {
-        let context = self.lines.as_ref().and_then(Lines::context);
+        let context = self.read().lines.as_ref().and_then(Lines::context);
         self.frame_in(context.as_ref(), pc, returns)
     }
 
@@ -441,16 +484,38 @@ pub fn demangle(name: &str) -> String {
 mod tests {
     use super::*;
 
+    impl Symbols {
+        /// Symbols already read as `read`.
+        fn already_read(read: Read) -> Symbols {
+            Symbols(Arc::new(Image {
+                elf: Vec::new(),
+                read: OnceLock::from(read),
+            }))
+        }
+    }
+
+    #[test]
+    fn an_image_is_read_when_first_asked_and_once_for_every_clone() {
+        // Bytes that are no ELF: nothing to read, found only when asked.
+        let s = Symbols::from_elf_bytes(b"not an ELF image".to_vec());
+        let clone = s.clone();
+        assert!(format!("{s:?}").contains("read: None"));
+        assert!(s.is_empty() && !s.has_lines());
+        assert_eq!(s.describe(0x8400_0000), None);
+        assert!(format!("{clone:?}").contains("read: Some(0)"));
+        assert!(Symbols::default().is_empty());
+    }
+
     #[test]
     fn addresses_resolve_inside_sized_functions_only() {
-        let s = Symbols {
+        let s = Symbols::already_read(Read {
             funcs: vec![
                 (0x8400_0020, 0x10, "a".into()),
                 (0x8400_0040, 0, "b".into()),
                 (0x8400_0080, 4, "c".into()),
             ],
             lines: None,
-        };
+        });
         assert_eq!(s.describe(0x8400_0020).as_deref(), Some("a"));
         assert_eq!(s.describe(0x8400_002f).as_deref(), Some("a+0xf"));
         assert_eq!(s.describe(0x8400_0030), None, "past a's size");
@@ -465,13 +530,13 @@ mod tests {
 
     #[test]
     fn a_return_address_belongs_to_the_call_before_it() {
-        let s = Symbols {
+        let s = Symbols::already_read(Read {
             funcs: vec![
                 (0x8400_0020, 0x10, "a".into()),
                 (0x8400_0030, 4, "b".into()),
             ],
             lines: None,
-        };
+        });
         // A call as a's last instruction returns to b's first byte: the frame is a's.
         assert_eq!(s.frame(0x8400_0030, true).as_deref(), Some("a+0x10"));
         assert_eq!(s.frame(0x8400_0030, false).as_deref(), Some("b"));
@@ -480,10 +545,10 @@ mod tests {
 
     #[test]
     fn a_looping_backtrace_is_symbolised_once_and_says_it_loops() {
-        let s = Symbols {
+        let s = Symbols::already_read(Read {
             funcs: vec![(0x8400_0020, 0x40, "k".into())],
             lines: None,
-        };
+        });
         let frame = |pc, sp| q7_emulator::Frame { pc, sp };
         let report = q7_emulator::FaultReport {
             core: 2,
@@ -529,7 +594,7 @@ mod tests {
                 "k"
             ]
         );
-        let s = Symbols {
+        let s = Symbols::already_read(Read {
             funcs: vec![
                 (
                     0x8400_0020,
@@ -540,7 +605,7 @@ mod tests {
                 (0x8400_0040, 0x10, "get_func_cnt".into()),
             ],
             lines: None,
-        };
+        });
         for name in [
             "k",
             "(anonymous namespace)::k",
@@ -574,10 +639,10 @@ mod tests {
         for own in ["k.cpp", "wrapper.cpp", "kernels/sdk.cpp", "sdkfoo/k.cpp"] {
             assert!(!line(own).in_sdk(), "{own}");
         }
-        let s = Symbols {
+        let s = Symbols::already_read(Read {
             funcs: vec![(0x8400_0020, 0x10, "k".into())],
             lines: None,
-        };
+        });
         assert_eq!(
             s.authors_frame(&[0x8400_0024, 0x8400_0028]),
             None,

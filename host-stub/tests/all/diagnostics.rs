@@ -55,7 +55,7 @@ fn debug_names_the_load_the_dispatch_and_each_core_run_with_its_counters() {
         &err,
         &[
             "DEBUG library{dir=",
-            "q7_run::op: library opened library=\"vector_add\" images=1 packed=true symbolised=0",
+            "q7_run::op: library opened library=\"vector_add\" images=1 packed=true unstripped=0",
         ],
     );
     line_with(

@@ -409,12 +409,15 @@ impl Library {
         // An unstripped image that is missing leaves its core without symbols; one that is
         // not the build's is refused.
         let mut symbols = Vec::new();
+        let mut unstripped = 0;
         for (core, f) in info.linked.iter().enumerate() {
             let path = dir.join(f);
             symbols.push(match read_bounded(&path) {
                 Ok(b) => {
                     library::check_linked(&path, core, &b, &info)?;
-                    Symbols::from_elf(&b)
+                    unstripped += 1;
+                    // Read when a fault report or an observer first asks.
+                    Symbols::from_elf_bytes(b)
                 }
                 Err(_) => Symbols::default(),
             });
@@ -434,7 +437,7 @@ impl Library {
             library = info.library,
             images = images.len(),
             packed = info.packed,
-            symbolised = symbols.iter().filter(|s| !s.is_empty()).count(),
+            unstripped,
             "library opened"
         );
         Ok(Library {
