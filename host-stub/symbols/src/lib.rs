@@ -189,12 +189,13 @@ impl Symbols {
     /// The function holding `addr`, if one does (within its size, or before the next symbol
     /// when the size is 0): its start and name.
     pub fn function(&self, addr: u32) -> Option<(u32, &str)> {
-        let i = self.read().funcs.partition_point(|f| f.0 <= addr).checked_sub(1)?;
-        let (start, size, name) = &self.read().funcs[i];
+        let funcs = &self.read().funcs;
+        let i = funcs.partition_point(|f| f.0 <= addr).checked_sub(1)?;
+        let (start, size, name) = &funcs[i];
         let inside = if *size != 0 {
             addr - start < *size
         } else {
-            self.read().funcs.get(i + 1).is_none_or(|next| addr < next.0)
+            funcs.get(i + 1).is_none_or(|next| addr < next.0)
         };
         inside.then_some((*start, name.as_str()))
     }
@@ -205,13 +206,14 @@ impl Symbols {
     /// `(anonymous namespace)::k` too); a function of size 0 ends at the next symbol (or
     /// covers its first byte when last).
     pub fn find(&self, name: &str) -> Vec<(u32, u32, &str)> {
-        self.read().funcs
+        let funcs = &self.read().funcs;
+        funcs
             .iter()
             .enumerate()
             .filter(|(_, (_, _, n))| spellings(n).iter().any(|s| s == name))
             .map(|(i, (start, size, n))| {
                 let end = match *size {
-                    0 => self.read().funcs.get(i + 1).map_or(start + 1, |next| next.0),
+                    0 => funcs.get(i + 1).map_or(start + 1, |next| next.0),
                     size => start.saturating_add(size),
                 };
                 (*start, end, n.as_str())
@@ -234,16 +236,17 @@ impl Symbols {
     /// line is in a file outside the SDK's `sdk/` tree (examples/sdk/BUILD.md
     /// "Reproducibility"), sorted. Empty without line tables: then nothing can be told apart.
     pub fn own_code(&self) -> Vec<(u32, u32)> {
-        let Some(context) = self.read().lines.as_ref().and_then(Lines::context) else {
+        let Read { funcs, lines } = self.read();
+        let Some(context) = lines.as_ref().and_then(Lines::context) else {
             return Vec::new();
         };
-        self.read().funcs
+        funcs
             .iter()
             .enumerate()
             .filter(|(_, (start, _, _))| line_in(&context, *start).is_some_and(|l| !l.in_sdk()))
             .map(|(i, (start, size, _))| {
                 let end = match *size {
-                    0 => self.read().funcs.get(i + 1).map_or(start + 1, |next| next.0),
+                    0 => funcs.get(i + 1).map_or(start + 1, |next| next.0),
                     size => start.saturating_add(size),
                 };
                 (*start, end)
