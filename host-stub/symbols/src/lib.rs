@@ -112,7 +112,9 @@ pub struct Symbols(Arc<Image>);
 /// An image's bytes and, once read, its symbols.
 #[derive(Default)]
 struct Image {
+    /// The image's ELF bytes.
     elf: Vec<u8>,
+    /// Its symbols, once read from `elf`.
     read: OnceLock<Read>,
 }
 
