@@ -781,9 +781,15 @@ pub(crate) fn ir_of(spec: &Spec<'_>) -> Option<(u64, Vec<u8>)> {
     let isa = super::new_isa()?;
     let mut work = Workspace::default();
     let bound = build(&*isa, &mut work, spec)?;
+    Some((bound, fingerprint_of(&mut work.context()?.func)))
+}
+
+/// `func`'s fingerprint ([`fingerprint`]) in a buffer of its own, for tests.
+#[cfg(test)]
+fn fingerprint_of(func: &mut cranelift_codegen::ir::Function) -> Vec<u8> {
     let mut ir = Vec::new();
-    fingerprint(&mut work.context()?.func, &mut ir);
-    Some((bound, ir))
+    fingerprint(func, &mut ir);
+    ir
 }
 
 /// Compiles `spec` into `module` as function `name` in `work`: its entry, code size, bound
@@ -1573,11 +1579,14 @@ impl<'a, 's> Tr<'a, 's> {
     /// Loads the registers the block names, in the window WINDOWBASE selects now, each group
     /// of four at fixed offsets from where the group lies ([`Tr::group_at`]).
     fn load_registers(&mut self) {
-        let window = self.window();
         let names: Vec<u32> = (0..REGISTERS as u32)
             .filter(|r| self.used >> r & 1 != 0)
             .collect();
-        let mut groups = Groups::new(window);
+        if names.is_empty() {
+            self.regs_loaded = true;
+            return;
+        }
+        let mut groups = Groups::new(self.window());
         for &r in &names {
             let at = self.group_at(&mut groups, r);
             let v = self.b.ins().load(types::I32, flags(), at, 4 * r as i32);
@@ -4204,18 +4213,11 @@ mod tests {
         })
     }
 
-    /// `func`'s fingerprint in a buffer of its own.
-    fn fingerprint_of(func: &mut cranelift_codegen::ir::Function) -> Vec<u8> {
-        let mut ir = Vec::new();
-        super::fingerprint(func, &mut ir);
-        ir
-    }
-
     /// docs/jit.md "Code shared by cores": the same IR under another name is shared; an
     /// immediate, an offset or a block's coldness (which moves code) makes other IR.
     #[test]
     fn a_fingerprint_is_the_ir_but_its_name() {
-        let f = |name, k, at, cold| fingerprint_of(&mut store_of(name, k, at, cold));
+        let f = |name, k, at, cold| super::fingerprint_of(&mut store_of(name, k, at, cold));
         assert_eq!(f(1, 7, 8, false), f(2, 7, 8, false));
         // A buffer kept from another block's IR is emptied first.
         let mut kept = f(1, 6, 12, true);
@@ -4276,7 +4278,7 @@ mod tests {
                 let v = b.ins().load(types::I32, flags, ctx, 8);
                 b.ins().return_(&[v]);
             });
-            fingerprint_of(&mut func)
+            super::fingerprint_of(&mut func)
         };
         let plain = MemFlags::trusted();
         assert_eq!(with(plain), with(plain));

@@ -246,7 +246,7 @@ fn inspect_build(dir: &Path, input: String, options: &Options) -> Result<Report,
         {
             Some((p, Ok(b))) => {
                 library::check_linked(p, core, &b, &info)?;
-                Some(Symbols::from_elf(&b)).filter(|s| !s.is_empty())
+                Some(Symbols::from_elf_bytes(b)).filter(|s| !s.is_empty())
             }
             _ => None,
         };
