@@ -198,7 +198,10 @@ impl<B: Bus> Core<B> {
         }
         let compiled = self.with_region(ops, pc, |jit, spec| jit.compile(spec));
         match compiled {
-            Some(Some(id)) => self.enter_block(ops, id, pc, poll),
+            Some(Ok(id)) => self.enter_block(ops, id, pc, poll),
+            // Another core is compiling the same block: interpret on, its counter restarted,
+            // and copy the code at a later arrival (docs/jit.md "Code shared by cores").
+            Some(Err(crate::jit::NotMade::Busy)) => Tier2::Interpret,
             _ => {
                 self.jit.as_deref_mut().expect("tier 2 is on").refuse(pc);
                 Tier2::Interpret

@@ -26,7 +26,7 @@ mod perf_map;
 pub(crate) mod translate;
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use cranelift_jit::{JITBuilder, JITModule};
@@ -552,6 +552,17 @@ pub(crate) enum Heat {
     Copy,
 }
 
+/// Why [`Jit::compile`] made no block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NotMade {
+    /// Cranelift refused it, or the translator would not make it: the interpreter keeps the
+    /// address.
+    Refused,
+    /// Another core of the cluster is compiling the same IR ([`Claim::Busy`]): the address
+    /// goes on counting, and the code is copied once it is done.
+    Busy,
+}
+
 /// What a block is, but for its code: made from its [`translate::Spec`] when it is built.
 #[derive(Debug)]
 struct Plan {
@@ -644,8 +655,6 @@ struct Prepared {
 #[derive(Debug, Default)]
 pub struct SharedCode {
     code: Mutex<SharedMap>,
-    /// Signalled when a block being compiled is done (or given up).
-    done: Condvar,
 }
 
 #[derive(Debug, Default)]
@@ -701,11 +710,14 @@ impl HostCode {
 pub(crate) enum Claim<'a> {
     /// Another core compiled it: its host code.
     Copy(Arc<HostCode>),
+    /// Another core is compiling it now: this core goes on interpreting and copies the code
+    /// at a later arrival (docs/jit.md "Code shared by cores").
+    Busy,
     /// Compile it; the claim marks it as being compiled until [`Compiling::done`] or drop.
     Compile(Compiling<'a>),
 }
 
-/// A core's claim to compile a block's IR (others wait for it rather than compile it too).
+/// A core's claim to compile a block's IR (others interpret on rather than compile it too).
 pub(crate) struct Compiling<'a> {
     store: &'a SharedCode,
     ir: Option<Vec<u8>>,
@@ -720,7 +732,6 @@ impl Compiling<'_> {
             map.bytes += code.bytes.len() as u64 + ir.len() as u64;
             map.by_ir.insert(ir, Shared::Done(Arc::new(code)));
             map.starts.insert(image_offset(self.start));
-            self.store.done.notify_all();
         }
     }
 }
@@ -731,7 +742,6 @@ impl Drop for Compiling<'_> {
     fn drop(&mut self) {
         if let Some(ir) = self.ir.take() {
             self.store.lock().by_ir.remove(&ir);
-            self.store.done.notify_all();
         }
     }
 }
@@ -757,20 +767,15 @@ impl SharedCode {
     }
 
     /// The host code compiled from IR `ir` (as `translate::fingerprint` writes it) when a
-    /// core compiled it; else a claim to compile it, for the block starting at `start`. A
-    /// core compiling it now is waited for (it always finishes: compiling waits on nothing).
-    /// The store is emptied first when it holds [`DEFAULT_CODE_LIMIT`] bytes (a core's code
+    /// core compiled it; [`Claim::Busy`] while a core compiles it; else a claim to compile
+    /// it, for the block starting at `start`. The store is emptied first when it holds [`DEFAULT_CODE_LIMIT`] bytes (a core's code
     /// cache bound).
     pub(crate) fn claim(&self, ir: &[u8], start: u32) -> Claim<'_> {
         let mut map = self.lock();
-        loop {
-            match map.by_ir.get(ir) {
-                Some(Shared::Done(code)) => return Claim::Copy(code.clone()),
-                Some(Shared::Compiling) => {
-                    map = self.done.wait(map).unwrap_or_else(|e| e.into_inner());
-                }
-                None => break,
-            }
+        match map.by_ir.get(ir) {
+            Some(Shared::Done(code)) => return Claim::Copy(code.clone()),
+            Some(Shared::Compiling) => return Claim::Busy,
+            None => {}
         }
         if map.bytes >= DEFAULT_CODE_LIMIT {
             // Claims in flight keep their marks; their code is kept when done.
@@ -1043,22 +1048,26 @@ impl Jit {
 
     /// Compiles `ops` (the block at `ops[0].0`) for `key`; the new block's id, or `None` when
     /// Cranelift refused it (the interpreter then keeps the address).
-    pub(crate) fn compile(&mut self, spec: &translate::Spec<'_>) -> Option<u32> {
+    pub(crate) fn compile(&mut self, spec: &translate::Spec<'_>) -> Result<u32, NotMade> {
         self.compile_or_copy(spec, false)
     }
 
     /// Copies the block of `spec` from the cluster's store ([`Heat::Copy`]): its id, or `None`
     /// when no other core has compiled the same IR (the address then stays at its count).
     pub(crate) fn copy(&mut self, spec: &translate::Spec<'_>) -> Option<u32> {
-        self.compile_or_copy(spec, true)
+        self.compile_or_copy(spec, true).ok()
     }
 
     /// [`Jit::compile`], or with `copy_only` [`Jit::copy`].
-    fn compile_or_copy(&mut self, spec: &translate::Spec<'_>, copy_only: bool) -> Option<u32> {
+    fn compile_or_copy(
+        &mut self,
+        spec: &translate::Spec<'_>,
+        copy_only: bool,
+    ) -> Result<u32, NotMade> {
         let started = Instant::now();
         let name = self.next_name();
-        self.module()?;
-        let module = self.module.as_mut()?;
+        self.module().ok_or(NotMade::Refused)?;
+        let module = self.module.as_mut().ok_or(NotMade::Refused)?;
         let shared = self.shared.as_deref();
         let work = &mut self.work;
         // A panic while translating or compiling (a bug of the translator's or Cranelift's)
@@ -1076,16 +1085,19 @@ impl Jit {
             );
             self.work = translate::Workspace::default();
             self.drop_code();
-            return None;
+            return Err(NotMade::Refused);
         };
-        let Some((entry, bytes, bound, copied)) = compiled else {
-            self.stats.compile_us += duration_us(started.elapsed());
-            return None;
+        let (entry, bytes, bound, copied) = match compiled {
+            Ok(made) => made,
+            Err(e) => {
+                self.stats.compile_us += duration_us(started.elapsed());
+                return Err(e);
+            }
         };
         self.stats.copied += u64::from(copied);
         let id = self.install(Plan::of(spec, bound), entry, bytes);
         self.stats.compile_us += duration_us(started.elapsed());
-        Some(id)
+        Ok(id)
     }
 
     /// Sends `spec`'s block to be translated and compiled ahead (docs/jit.md "Compiling
@@ -1231,7 +1243,7 @@ fn new_isa() -> Option<cranelift_codegen::isa::OwnedTargetIsa> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Heat, Jit, LONG_RUN, TIER_UP};
+    use super::{Claim, Heat, HostCode, Jit, SharedCode, LONG_RUN, TIER_UP};
 
     /// The arrival at which `pc` first counts as hot on `jit`, whose core has retired
     /// `retired` instructions.
@@ -1259,5 +1271,41 @@ mod tests {
         assert_eq!(hot_at(&mut alone, 0x100, LONG_RUN), u32::from(TIER_UP));
         shared.set_tier_up(16);
         assert_eq!(hot_at(&mut shared, 0x400, LONG_RUN), 16);
+    }
+
+    #[test]
+    fn a_core_finding_another_compiling_the_same_ir_interprets_on_and_copies_it_when_done() {
+        // docs/jit.md "Code shared by cores": the store answers a second claim on IR being
+        // compiled with Busy (the core interprets on, never waits), the code once it is done,
+        // and a fresh claim when the first was given up.
+        let store = SharedCode::default();
+        let ir = b"the same IR".to_vec();
+        let Claim::Compile(first) = store.claim(&ir, 0x8400_0100) else {
+            panic!("the first claim compiles");
+        };
+        assert!(matches!(store.claim(&ir, 0x8420_0100), Claim::Busy));
+        assert!(
+            !store.compiled_at(0x8420_0100),
+            "nothing to copy while it compiles"
+        );
+        first.done(HostCode {
+            bytes: vec![0xc3],
+            align: 16,
+        });
+        assert!(
+            store.compiled_at(0x8420_0100),
+            "the same place in another core's image"
+        );
+        let Claim::Copy(code) = store.claim(&ir, 0x8420_0100) else {
+            panic!("a claim after the compile copies");
+        };
+        assert_eq!(code.bytes, [0xc3]);
+        // A claim given up leaves the IR free for the next core to compile.
+        let other = b"other IR".to_vec();
+        drop(store.claim(&other, 0x8400_0200));
+        assert!(matches!(
+            store.claim(&other, 0x8420_0200),
+            Claim::Compile(_)
+        ));
     }
 }

@@ -17,7 +17,7 @@ use q7_isa::sreg::sr;
 use q7_isa::{Family, Opcode};
 
 use super::{
-    Claim, Ctx, Entry, HostCode, Key, Link, Run, SharedCode, Slot, Waits, EXIT_CONTINUE,
+    Claim, Ctx, Entry, HostCode, Key, Link, NotMade, Run, SharedCode, Slot, Waits, EXIT_CONTINUE,
     EXIT_INTERPRET, SLOTS,
 };
 use crate::predecode::Op;
@@ -804,23 +804,24 @@ pub(crate) fn compile(
     spec: &Spec<'_>,
     shared: Option<&SharedCode>,
     copy_only: bool,
-) -> Option<(Entry, u64, u64, bool)> {
+) -> Result<(Entry, u64, u64, bool), NotMade> {
     #[cfg(test)]
     if PANIC_IN_COMPILE.with(|p| p.replace(false)) {
         panic!("a panic a test put into the next compile on this thread");
     }
-    let bound = build(module.isa(), work, spec)?;
+    let refused = NotMade::Refused;
+    let bound = build(module.isa(), work, spec).ok_or(refused)?;
     if copy_only {
-        fingerprint(&mut work.ctx.as_mut()?.func, &mut work.ir);
-        let code = shared?.copy(&work.ir)?;
-        let entry = define(module, name, &code)?;
-        return Some((entry, code.bytes.len() as u64, bound, true));
+        fingerprint(&mut work.ctx.as_mut().ok_or(refused)?.func, &mut work.ir);
+        let code = shared.and_then(|s| s.copy(&work.ir)).ok_or(refused)?;
+        let entry = define(module, name, &code).ok_or(refused)?;
+        return Ok((entry, code.bytes.len() as u64, bound, true));
     }
     let ptr = module.target_config().pointer_type();
     let id = module
         .declare_function(name, Linkage::Local, &block_signature(ptr))
-        .ok()?;
-    let ctx = work.ctx.as_mut()?;
+        .map_err(|_| refused)?;
+    let ctx = work.ctx.as_mut().ok_or(refused)?;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
     let claim = shared.map(|share| {
         fingerprint(&mut ctx.func, &mut work.ir);
@@ -828,22 +829,23 @@ pub(crate) fn compile(
     });
     let claim = match claim {
         Some(Claim::Copy(code)) => {
-            let entry = define(module, name, &code)?;
-            return Some((entry, code.bytes.len() as u64, bound, true));
+            let entry = define(module, name, &code).ok_or(refused)?;
+            return Ok((entry, code.bytes.len() as u64, bound, true));
         }
+        Some(Claim::Busy) => return Err(NotMade::Busy),
         Some(Claim::Compile(c)) => Some(c),
         None => None,
     };
-    module.define_function(id, ctx).ok()?;
-    let compiled = ctx.compiled_code()?;
+    module.define_function(id, ctx).map_err(|_| refused)?;
+    let compiled = ctx.compiled_code().ok_or(refused)?;
     let bytes = compiled.code_info().total_size;
     // Host code that names no address outside itself (no relocations) fits any core; a
     // claim dropped otherwise lets the next core compile its own.
     if let (Some(c), Some(code)) = (claim, HostCode::of(compiled)) {
         c.done(code);
     }
-    module.finalize_definitions().ok()?;
-    Some((
+    module.finalize_definitions().map_err(|_| refused)?;
+    Ok((
         module.get_finalized_function(id),
         u64::from(bytes),
         bound,
