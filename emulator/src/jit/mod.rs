@@ -522,6 +522,10 @@ pub struct Jit {
     versions: HashMap<u32, Vec<u32>>,
     /// Addresses no block can start at (the first instruction is not compiled).
     refused: HashMap<u32, ()>,
+    /// Addresses whose block another core of the cluster was compiling when this one's
+    /// count there ran out ([`NotMade::Busy`]): copied at the first [`COPY_AT`]-th arrival
+    /// after it is done.
+    awaiting: std::collections::HashSet<u32>,
     /// Blocks by the 64-byte granules their code lies in.
     granules: HashMap<u32, Vec<u32>>,
     /// Direct-mapped tier-up counters: (address, count).
@@ -547,7 +551,8 @@ pub(crate) enum Heat {
     Ahead,
     /// Hot enough to run compiled ([`TIER_UP`]).
     Hot,
-    /// [`COPY_AT`] arrivals where another core of the cluster compiled a block: copy it if it
+    /// [`COPY_AT`] arrivals where another core of the cluster compiled a block (or a multiple
+    /// of it, where this core found that core compiling it, [`NotMade::Busy`]): copy it if it
     /// is this core's IR too.
     Copy,
 }
@@ -839,6 +844,7 @@ impl Jit {
             links: vec![Link::EMPTY; SLOTS].into_boxed_slice(),
             versions: HashMap::new(),
             refused: HashMap::new(),
+            awaiting: std::collections::HashSet::new(),
             granules: HashMap::new(),
             heat: vec![(u32::MAX, 0); SLOTS].into_boxed_slice(),
             stats: JitStats::default(),
@@ -913,7 +919,10 @@ impl Jit {
             Heat::Hot
         } else if h.1 == self.ahead {
             Heat::Ahead
-        } else if h.1 == COPY_AT && self.shared.as_deref().is_some_and(|s| s.compiled_at(pc)) {
+        } else if h.1 % COPY_AT == 0
+            && (h.1 == COPY_AT || self.awaiting.contains(&pc))
+            && self.shared.as_deref().is_some_and(|s| s.compiled_at(pc))
+        {
             Heat::Copy
         } else {
             Heat::Cold
@@ -971,6 +980,7 @@ impl Jit {
         self.links.fill(Link::EMPTY);
         self.versions.clear();
         self.refused.clear();
+        self.awaiting.clear();
         self.granules.clear();
         self.heat.fill((u32::MAX, 0));
         self.prepared.clear();
@@ -1055,6 +1065,7 @@ impl Jit {
     /// Copies the block of `spec` from the cluster's store ([`Heat::Copy`]): its id, or `None`
     /// when no other core has compiled the same IR (the address then stays at its count).
     pub(crate) fn copy(&mut self, spec: &translate::Spec<'_>) -> Option<u32> {
+        self.awaiting.remove(&spec.start);
         self.compile_or_copy(spec, true).ok()
     }
 
@@ -1090,6 +1101,9 @@ impl Jit {
         let (entry, bytes, bound, copied) = match compiled {
             Ok(made) => made,
             Err(e) => {
+                if e == NotMade::Busy {
+                    self.awaiting.insert(spec.start);
+                }
                 self.stats.compile_us += duration_us(started.elapsed());
                 return Err(e);
             }
