@@ -919,7 +919,7 @@ impl Jit {
             Heat::Hot
         } else if h.1 == self.ahead {
             Heat::Ahead
-        } else if h.1 % COPY_AT == 0
+        } else if h.1.is_multiple_of(COPY_AT)
             && (h.1 == COPY_AT || self.awaiting.contains(&pc))
             && self.shared.as_deref().is_some_and(|s| s.compiled_at(pc))
         {
