@@ -8,7 +8,7 @@ use crate::bus::DataLatency;
 use crate::jit::translate::{self, depth, Helpers, Inline, Spec, CODE_CHANGED, NOT_DONE, TRAPPED};
 use crate::jit::{Ctx, Key, Waits, EXIT_INTERPRET, MAX_BLOCK, MAX_FOLLOWED};
 use crate::predecode::DecodedOps;
-use q7_isa::sreg::sr;
+use q7_isa::sreg::{ps, sr};
 use q7_isa::Opcode;
 
 /// What the run loop does next after asking tier 2.
@@ -22,6 +22,41 @@ pub(super) enum Tier2 {
     /// (the stack unwatched, the deadline later): look now, then run it (docs/jit.md "Exact
     /// stops").
     LookNow,
+}
+
+/// A region's walk ([`Core::walk`]): its instructions in address order with the frames each
+/// runs in, the calls it follows, the LEND it is compiled for, and whether its size bound
+/// cut it short.
+struct Walk {
+    list: Vec<(u32, crate::predecode::Op, u16)>,
+    calls: Vec<Inline>,
+    lend_at: Option<u32>,
+    cut: bool,
+}
+
+impl Walk {
+    /// Whether every windowed call and return of the region stays in it: each call is
+    /// followed, and no zero-overhead loop (whose loop-back a callee leaves for the
+    /// interpreter) is begun. A block entered as a call ([`Spec::entered`]) is compiled so
+    /// only then: leaving it inside the function costs a helper that makes its frame live.
+    fn follows_every_call(&self) -> bool {
+        self.list.iter().all(|&(at, op, _)| {
+            let call = matches!(
+                op.insn.opcode,
+                Opcode::Call4
+                    | Opcode::Call8
+                    | Opcode::Call12
+                    | Opcode::Callx4
+                    | Opcode::Callx8
+                    | Opcode::Callx12
+            );
+            let loops = matches!(
+                op.insn.opcode,
+                Opcode::Loop | Opcode::Loopnez | Opcode::Loopgtz
+            );
+            !loops && (!call || self.calls.iter().any(|c| c.call == at))
+        })
+    }
 }
 
 impl<B: Bus> Core<B> {
@@ -62,6 +97,15 @@ impl<B: Bus> Core<B> {
     pub fn set_jit_tier_up(&mut self, arrivals: u16) {
         if let Some(j) = &mut self.jit {
             j.set_tier_up(arrivals);
+        }
+    }
+
+    /// Whether a block at an ENTRY may be compiled entered as a call (docs/jit.md "Calls"; on
+    /// by default): tests turn it off to compile a leading ENTRY and RETW in line.
+    #[cfg(test)]
+    pub(crate) fn set_jit_enter_calls(&mut self, on: bool) {
+        if let Some(j) = &mut self.jit {
+            j.enter_calls = on;
         }
     }
 
@@ -223,6 +267,114 @@ impl<B: Bus> Core<B> {
         // another block starts at is compiled into this one again: running on through it
         // costs less than leaving for that block. Windowed calls to a hot ENTRY are followed
         // into the callee, up to MAX_FOLLOWED instructions of callees (docs/jit.md "Calls").
+        let entered = self.entered_as_call(ops, pc);
+        let walk = match entered {
+            Some(inc) => {
+                Some(self.walk(ops, pc, Some(inc))).filter(|w| !w.cut && w.follows_every_call())
+            }
+            None => None,
+        };
+        let (entered, walk) = match walk {
+            Some(w) => (entered, w),
+            None => (None, self.walk(ops, pc, None)),
+        };
+        let Walk {
+            list,
+            calls,
+            lend_at,
+            ..
+        } = walk;
+        let frames: Vec<u16> = list.iter().map(|x| x.2).collect();
+        let list: Vec<(u32, crate::predecode::Op)> = list.iter().map(|x| (x.0, x.1)).collect();
+        let loops = list.iter().any(|(_, op)| translate::target(op) == Some(pc))
+            || (lend_at.is_some() && self.state.lbeg() == pc);
+        // A lone RETW is compiled: a window handler's return (RFWU) re-executes one, and
+        // linked there it returns to the caller's block in compiled code.
+        let returns = matches!(
+            &list[..],
+            [(_, op)] if matches!(op.insn.opcode, Opcode::Retw | Opcode::RetwN)
+        );
+        if list.is_empty() || (list.len() < crate::jit::MIN_BLOCK && !loops && !returns) {
+            return None;
+        }
+        let fetch_line = B::FETCH_TIMING.then(|| self.timing.icache_line.max(1).trailing_zeros());
+        let offered = self.bus.direct();
+        let direct = offered.map(|d| (d.base, d.len, d.stores));
+        let guarded_stores = offered.is_some_and(|d| !d.touched.is_null());
+        let direct_code = self.bus.direct_code().map(|d| (d.base, d.len, d.stores));
+        let icache = if B::FETCH_TIMING {
+            self.bus.fetch_view()
+        } else {
+            None
+        };
+        let windows = self.bus.window_view();
+        let relative = self.jit.as_deref().is_some_and(|j| j.relative());
+        let litbase = self.state.sr(q7_isa::sreg::sr::LITBASE);
+        let literals = self.literals(&list, litbase, windows);
+        let spec = Spec {
+            icache,
+            windows,
+            ops: &list,
+            start: pc,
+            frames: &frames,
+            calls: &calls,
+            entered,
+            groups: self.state.groups(),
+            stack_limit: self.config.has(q7_isa::Options::STACK_LIMIT),
+            values: std::array::from_fn(|r| self.state.a(r as u32)),
+            key: Key {
+                pending: self.pending_key(),
+                lend: lend_at,
+            },
+            timing: &self.timing,
+            fetch_line,
+            direct,
+            guarded_stores,
+            direct_code,
+            access_cycles: u64::from(self.bus.most_access_cycles()),
+            litbase,
+            helpers: Helpers {
+                load: load_helper::<B> as *const () as usize,
+                store: store_helper::<B> as *const () as usize,
+                fetch: fetch_helper::<B> as *const () as usize,
+                entry: entry_helper::<B> as *const () as usize,
+                retw: retw_helper::<B> as *const () as usize,
+                overflow: overflow_helper::<B> as *const () as usize,
+                rfw: rfw_helper::<B> as *const () as usize,
+                frames: frames_helper::<B> as *const () as usize,
+            },
+            relative,
+            literals: &literals,
+        };
+        let jit = self.jit.as_deref_mut().expect("tier 2 is on");
+        Some(f(jit, &spec))
+    }
+
+    /// The window increment a block starting at `pc` is entered with as a call, when it
+    /// can be compiled that way (docs/jit.md "Calls"): `pc` holds an ENTRY that takes its SP
+    /// from a0..a3, PS.CALLINC is 1 to 3, the window and the three groups above it fit in the
+    /// register file, and the function's code, with the callees it calls, fits in
+    /// `MAX_BLOCK + MAX_FOLLOWED` instructions.
+    fn entered_as_call(&mut self, ops: &mut DecodedOps, pc: u32) -> Option<u32> {
+        if !self.jit.as_deref().is_some_and(|j| j.enter_calls) {
+            return None;
+        }
+        let slot = self.decoded(ops, pc);
+        let op = ops.get(slot);
+        if op.insn.opcode != Opcode::Entry || op.insn.operands[0] > 3 || op.bad.is_some() {
+            return None;
+        }
+        let inc = self.state.sr(sr::PS) >> ps::CALLINC_SHIFT & 3;
+        if inc == 0 || inc + 4 > self.state.groups() {
+            return None;
+        }
+        self.callee_size(ops, pc, MAX_BLOCK + MAX_FOLLOWED, &mut Vec::new())?;
+        Some(inc)
+    }
+
+    /// The region's walk from `pc` (docs/jit.md "Tier-up"), entered as a call with window
+    /// increment `entered` ([`Core::entered_as_call`]) or not.
+    fn walk(&mut self, ops: &mut DecodedOps, pc: u32, entered: Option<u32>) -> Walk {
         let mut list: Vec<(u32, crate::predecode::Op, u16)> = Vec::new();
         let mut calls: Vec<Inline> = Vec::new();
         let lend = self.state.lend();
@@ -237,7 +389,15 @@ impl<B: Bus> Core<B> {
         } else {
             std::array::from_fn(|r| Some(self.state.a(r as u32)))
         };
-        let mut work = vec![(pc, 1u16, pc, seed)];
+        // Entered as a call: the function runs in the frame `inc` groups up.
+        let first = entered.map_or(1u16, |inc| 1 | 1 << inc);
+        let most = if entered.is_some() {
+            MAX_BLOCK + MAX_FOLLOWED
+        } else {
+            MAX_FOLLOWED
+        };
+        let mut cut = false;
+        let mut work = vec![(pc, first, pc, seed)];
         // Whether the start is an ENTRY (nothing before it joins the region).
         let mut after_entry = false;
         let mut followed = 0;
@@ -248,7 +408,8 @@ impl<B: Bus> Core<B> {
         let mut counted = Vec::new();
         while let Some((at, frames, home, mut predicted)) = work.pop() {
             let own = frames == 1;
-            if (own && list.len() - followed >= MAX_BLOCK) || (!own && followed >= MAX_FOLLOWED) {
+            if (own && list.len() - followed >= MAX_BLOCK) || (!own && followed >= most) {
+                cut = true;
                 continue;
             }
             if (own && at < pc && after_entry) || list.iter().any(|&(a, _, _)| a == at) {
@@ -294,7 +455,7 @@ impl<B: Bus> Core<B> {
                 let size = if known || counted.contains(&at) {
                     Some(0)
                 } else {
-                    self.callee_size(ops, t, MAX_FOLLOWED - reserved, &mut counted)
+                    self.callee_size(ops, t, most - reserved, &mut counted)
                 };
                 let callee =
                     size.and_then(|_| self.callee_frames(ops, t, frames, inc, &list, &calls));
@@ -327,69 +488,12 @@ impl<B: Bus> Core<B> {
             let callee = list.iter().find(|x| x.0 == c.entry).map(|x| x.2);
             matches!((caller, callee), (Some(f), Some(g)) if g == f | 1 << (depth(f) + c.inc))
         });
-        let frames: Vec<u16> = list.iter().map(|x| x.2).collect();
-        let list: Vec<(u32, crate::predecode::Op)> = list.iter().map(|x| (x.0, x.1)).collect();
-        let loops = list.iter().any(|(_, op)| translate::target(op) == Some(pc))
-            || (lend_at.is_some() && self.state.lbeg() == pc);
-        // A lone RETW is compiled: a window handler's return (RFWU) re-executes one, and
-        // linked there it returns to the caller's block in compiled code.
-        let returns = matches!(
-            &list[..],
-            [(_, op)] if matches!(op.insn.opcode, Opcode::Retw | Opcode::RetwN)
-        );
-        if list.is_empty() || (list.len() < crate::jit::MIN_BLOCK && !loops && !returns) {
-            return None;
+        Walk {
+            list,
+            calls,
+            lend_at,
+            cut,
         }
-        let fetch_line = B::FETCH_TIMING.then(|| self.timing.icache_line.max(1).trailing_zeros());
-        let offered = self.bus.direct();
-        let direct = offered.map(|d| (d.base, d.len, d.stores));
-        let guarded_stores = offered.is_some_and(|d| !d.touched.is_null());
-        let direct_code = self.bus.direct_code().map(|d| (d.base, d.len, d.stores));
-        let icache = if B::FETCH_TIMING {
-            self.bus.fetch_view()
-        } else {
-            None
-        };
-        let windows = self.bus.window_view();
-        let relative = self.jit.as_deref().is_some_and(|j| j.relative());
-        let litbase = self.state.sr(q7_isa::sreg::sr::LITBASE);
-        let literals = self.literals(&list, litbase, windows);
-        let spec = Spec {
-            icache,
-            windows,
-            ops: &list,
-            start: pc,
-            frames: &frames,
-            calls: &calls,
-            groups: self.state.groups(),
-            stack_limit: self.config.has(q7_isa::Options::STACK_LIMIT),
-            values: std::array::from_fn(|r| self.state.a(r as u32)),
-            key: Key {
-                pending: self.pending_key(),
-                lend: lend_at,
-            },
-            timing: &self.timing,
-            fetch_line,
-            direct,
-            guarded_stores,
-            direct_code,
-            access_cycles: u64::from(self.bus.most_access_cycles()),
-            litbase,
-            helpers: Helpers {
-                load: load_helper::<B> as *const () as usize,
-                store: store_helper::<B> as *const () as usize,
-                fetch: fetch_helper::<B> as *const () as usize,
-                entry: entry_helper::<B> as *const () as usize,
-                retw: retw_helper::<B> as *const () as usize,
-                overflow: overflow_helper::<B> as *const () as usize,
-                rfw: rfw_helper::<B> as *const () as usize,
-                frames: frames_helper::<B> as *const () as usize,
-            },
-            relative,
-            literals: &literals,
-        };
-        let jit = self.jit.as_deref_mut().expect("tier 2 is on");
-        Some(f(jit, &spec))
     }
 
     /// The literals of the L32Rs of `list` that lie in the translate windows' memory
@@ -1533,12 +1637,16 @@ mod tests {
             (Or, vec![2, 5, 5]),
             (Retw, vec![]),
         ]);
-        let ((stop, ..), jit) = calls_alike(&DC233C, &code, |_| {}, 1 << 20);
-        assert!(
-            matches!(&stop, Stop::Fault(r) if r.pc == l && r.windowbase == 2),
-            "an overflow at L's ADDI (its vector holds no handler): {stop:?}"
-        );
-        assert!(jit.executed > 30 * 5, "rounds before ran compiled: {jit:?}");
+        // Entered as a call (docs/jit.md "Calls") or with the ENTRY and RETW in line.
+        for enter in [false, true] {
+            let ((stop, ..), jit) =
+                calls_alike(&DC233C, &code, |c| c.set_jit_enter_calls(enter), 1 << 20);
+            assert!(
+                matches!(&stop, Stop::Fault(r) if r.pc == l && r.windowbase == 2),
+                "an overflow at L's ADDI (its vector holds no handler): {stop:?}"
+            );
+            assert!(jit.executed > 30 * 5, "rounds before ran compiled: {jit:?}");
+        }
     }
 
     #[test]
@@ -1554,16 +1662,20 @@ mod tests {
         let mut code = callx8_rounds(f);
         code.extend([(Bnei, vec![2, 7, CODE + 36]), (Addi, vec![12, 2, 0])]);
         code.extend(rounds_end_and_f(f));
-        let ((stop, ..), jit) = calls_alike(&DC233C, &code, |_| {}, 1 << 20);
-        assert!(
-            matches!(&stop, Stop::Fault(r) if r.pc == CODE + 33 && r.windowbase == 0
-                && r.windowstart == 1 | 1 << 3),
-            "an overflow at the caller's ADDI naming a12 (no handler): {stop:?}"
-        );
-        assert!(
-            jit.executed > 30 * 10,
-            "rounds before ran compiled: {jit:?}"
-        );
+        // Entered as a call (docs/jit.md "Calls") or with the ENTRY and RETW in line.
+        for enter in [false, true] {
+            let ((stop, ..), jit) =
+                calls_alike(&DC233C, &code, |c| c.set_jit_enter_calls(enter), 1 << 20);
+            assert!(
+                matches!(&stop, Stop::Fault(r) if r.pc == CODE + 33 && r.windowbase == 0
+                    && r.windowstart == 1 | 1 << 3),
+                "an overflow at the caller's ADDI naming a12 (no handler): {stop:?}"
+            );
+            assert!(
+                jit.executed > 30 * 10,
+                "rounds before ran compiled: {jit:?}"
+            );
+        }
     }
 
     #[test]
@@ -1598,13 +1710,17 @@ mod tests {
             (NopN, vec![]),
         ];
         code.extend(rounds_end_and_f(f));
-        let ((stop, ..), jit) = calls_alike(&DC233C, &code, |_| {}, 1 << 20);
-        assert!(
-            matches!(&stop, Stop::Fault(r) if r.pc == f && r.windowbase == 0
-                && r.windowstart == 1 | 1 << 2),
-            "an overflow at f's ENTRY (no handler): {stop:?}"
-        );
-        assert!(jit.executed > 30 * 3, "rounds before ran compiled: {jit:?}");
+        // Entered as a call (docs/jit.md "Calls") or with the ENTRY and RETW in line.
+        for enter in [false, true] {
+            let ((stop, ..), jit) =
+                calls_alike(&DC233C, &code, |c| c.set_jit_enter_calls(enter), 1 << 20);
+            assert!(
+                matches!(&stop, Stop::Fault(r) if r.pc == f && r.windowbase == 0
+                    && r.windowstart == 1 | 1 << 2),
+                "an overflow at f's ENTRY (no handler): {stop:?}"
+            );
+            assert!(jit.executed > 30 * 3, "rounds before ran compiled: {jit:?}");
+        }
     }
 
     /// Writes window handlers at their vectors (VECBASE 0) as the bare-metal runtime's are
@@ -1891,6 +2007,152 @@ mod tests {
         );
         assert!(jit.executed > 8 * 10, "rounds before ran compiled: {jit:?}");
         assert!(stats.instructions < 2 + 34 * 11, "{stats:?}");
+    }
+
+    /// A loop of 40 rounds calling `f` (at CODE + 36) through CALLX8 from a register no L32R
+    /// loaded, so that the loop's block does not follow it and `f`'s block starts at its
+    /// ENTRY: a2 counts down from 40 and is passed in a10, f's result is summed into a3;
+    /// `f` is `entry a1, 32`, `body` (of 3-byte instructions), RETW, and the run ends after it.
+    fn callx8_loop(body: &[(Opcode, Vec<u32>)]) -> (Vec<(Opcode, Vec<u32>)>, u32) {
+        let f = CODE + 36;
+        // (Every instruction of `body` is 3 bytes long.)
+        let end = f + 6 + 3 * body.len() as u32;
+        let mut code = vec![
+            (Movi, vec![2, 40]),
+            (J, vec![CODE + 6]),
+            (Or, vec![10, 2, 2]),
+            (Movi, vec![8, f >> 2]),
+            (Slli, vec![8, 8, 2]),
+            (Callx8, vec![8]),
+            (Add, vec![3, 3, 10]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, CODE + 6]),
+            (J, vec![end]),
+            (Movi, vec![8, 0]),
+            (Movi, vec![8, 0]),
+            (Entry, vec![1, 32]),
+        ];
+        code.extend(body.iter().cloned());
+        code.push((Retw, vec![]));
+        (code, f)
+    }
+
+    #[test]
+    fn a_function_entered_as_a_call_runs_in_its_callers_window_and_returns_as_a_jump() {
+        // docs/jit.md "Calls": f's block starts at its ENTRY, reached by CALLX8 (PS.CALLINC
+        // 2), and f calls nothing: it is compiled entered as a call, its code in the frame
+        // two groups up, so neither its ENTRY nor its RETW moves the window, and the RETW
+        // returns to the caller as a jump. Results, counters, window and stops under budgets
+        // ending anywhere are the interpreter's.
+        let (code, f) = callx8_loop(&[(Addi, vec![2, 2, 1])]);
+        for config in [&DC233C, &q7_isa::NCORE2GP] {
+            let ((stop, stats, ar, window), jit) = calls_alike(config, &code, |_| {}, 1 << 20);
+            assert!(matches!(stop, Stop::Exited(_)), "{stop:?}");
+            assert_eq!(ar[3], (1..=40).map(|n| n + 1).sum::<u32>());
+            assert_eq!(window.0, 0, "the window as the calls found it");
+            assert!(jit.executed > 38 * 3, "f ran compiled: {jit:?}");
+            assert_eq!(stats.instructions, 2 + 40 * 10 + 1 + 3);
+            for budget in (60..900).step_by(7) {
+                calls_alike(config, &code, |_| {}, budget);
+            }
+        }
+        // The region at f, as the state after the run (PS.CALLINC 2) builds it.
+        let region = |callinc: u32, enter: bool| {
+            let mut core = core_exiting(&DC233C, &code, 3);
+            core.prepare_call(CODE, 0x8000, &[]);
+            core.refresh();
+            core.set_jit(true);
+            core.set_jit_tier_up(u16::MAX);
+            core.set_jit_enter_calls(enter);
+            core.run(1 << 20, &mut NoTrace);
+            use q7_isa::sreg::{ps, sr};
+            let ps = core.state.sr(sr::PS) & !ps::CALLINC | callinc << ps::CALLINC_SHIFT;
+            core.state.set_sr(sr::PS, ps);
+            let mut ops = core.take_ops();
+            core.with_region(&mut ops, f, |_, spec| spec.entered)
+                .expect("f is a region")
+        };
+        assert_eq!(region(2, true), Some(2));
+        assert_eq!(
+            region(1, true),
+            Some(1),
+            "compiled for the increment it is entered with"
+        );
+        assert_eq!(
+            region(0, true),
+            None,
+            "no call's increment: ENTRY's own, in line"
+        );
+        assert_eq!(region(2, false), None);
+    }
+
+    #[test]
+    fn a_function_entered_as_a_call_leaves_before_its_entry_for_another_increment() {
+        // Round 7 calls f through CALLX4 (PS.CALLINC 1), the others through CALLX8: f's block,
+        // compiled entered with increment 2, leaves before the ENTRY in round 7 and the
+        // interpreter rotates the window by one group there.
+        let f = CODE + 48;
+        let mut code = vec![
+            (Movi, vec![2, 40]),
+            (J, vec![CODE + 6]),
+            (Or, vec![10, 2, 2]),
+            (Movi, vec![8, f >> 2]),
+            (Slli, vec![8, 8, 2]),
+            (Beqi, vec![2, 7, CODE + 33]),
+            (Callx8, vec![8]),
+            (Add, vec![3, 3, 10]),
+            (Addi, vec![2, 2, (-1i32) as u32]),
+            (Bnez, vec![2, CODE + 6]),
+            (J, vec![f + 9]),
+            (Or, vec![6, 2, 2]),
+            (Callx4, vec![8]),
+            (Add, vec![3, 3, 6]),
+            (J, vec![CODE + 24]),
+            (Movi, vec![8, 0]),
+        ];
+        code.extend([(Entry, vec![1, 32]), (Addi, vec![2, 2, 1]), (Retw, vec![])]);
+        // (dc233c: ncore2gp has no CALLX4.)
+        let ((stop, _, ar, _), jit) = calls_alike(&DC233C, &code, |_| {}, 1 << 20);
+        assert!(matches!(stop, Stop::Exited(_)), "{stop:?}");
+        assert_eq!(ar[3], (1..=40).map(|n| n + 1).sum::<u32>());
+        assert!(jit.executed > 30 * 3, "{jit:?}");
+    }
+
+    #[test]
+    fn a_function_entered_as_a_call_leaves_its_frame_live_where_it_faults_or_returns_elsewhere() {
+        // In round 7 f loads a word from an odd address (an alignment fault, no handler), and
+        // in round 10 it returns with a0 naming increment 1 (the interpreter's RETW finds no
+        // live frame one group down: an underflow, no handler). Compiled code leaves inside
+        // the function for both, its frame made live and the window moved as the ENTRY would
+        // have, and the interpreter stops at the same instruction, cycle and window.
+        let (code, f) = callx8_loop(&[
+            (Bnei, vec![2, 7, CODE + 36 + 12]),
+            (Addi, vec![5, 1, 1]),
+            (L32i, vec![4, 5, 0]),
+            (Addi, vec![2, 2, 1]),
+        ]);
+        let ((stop, ..), jit) = calls_alike(&DC233C, &code, |_| {}, 1 << 20);
+        assert!(
+            matches!(&stop, Stop::Fault(r) if r.pc == f + 9 && r.windowbase == 2),
+            "the alignment fault in f's frame: {stop:?}"
+        );
+        assert!(jit.executed > 30 * 4, "{jit:?}");
+        let (code, f) = callx8_loop(&[
+            (Bnei, vec![2, 10, CODE + 36 + 21]),
+            (Slli, vec![0, 0, 2]),
+            (Srli, vec![0, 0, 2]),
+            (Movi, vec![9, 1]),
+            (Slli, vec![9, 9, 30]),
+            (Or, vec![0, 0, 9]),
+            (Addi, vec![2, 2, 1]),
+        ]);
+        let ((stop, ..), jit) = calls_alike(&DC233C, &code, |_| {}, 1 << 20);
+        let retw = f + 3 + 3 * 7;
+        assert!(
+            matches!(&stop, Stop::Fault(r) if r.pc == retw && r.windowbase == 2),
+            "the underflow at f's RETW: {stop:?}"
+        );
+        assert!(jit.executed > 30 * 4, "{jit:?}");
     }
 
     #[test]

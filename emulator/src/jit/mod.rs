@@ -522,6 +522,9 @@ pub struct Jit {
     versions: HashMap<u32, Vec<u32>>,
     /// Addresses no block can start at (the first instruction is not compiled).
     refused: HashMap<u32, ()>,
+    /// Whether a block at an ENTRY may be compiled entered as a call (`Spec::entered`,
+    /// docs/jit.md "Calls"); tests turn it off to compile a leading ENTRY and RETW in line.
+    pub(crate) enter_calls: bool,
     /// Addresses whose block another core of the cluster was compiling when this one's
     /// count there ran out ([`NotMade::Busy`]): copied at the first [`COPY_AT`]-th arrival
     /// after it is done.
@@ -845,6 +848,7 @@ impl Jit {
             versions: HashMap::new(),
             refused: HashMap::new(),
             awaiting: std::collections::HashSet::new(),
+            enter_calls: true,
             granules: HashMap::new(),
             heat: vec![(u32::MAX, 0); SLOTS].into_boxed_slice(),
             stats: JitStats::default(),

@@ -79,6 +79,12 @@ pub(crate) struct Spec<'a> {
     pub frames: &'a [u16],
     /// The windowed calls the block follows into their callees.
     pub calls: &'a [Inline],
+    /// When the block starts at an ENTRY entered as a call (docs/jit.md "Calls"): the window
+    /// increment PS.CALLINC held when it was compiled. Its whole function runs as a followed
+    /// callee of the caller's window, which compiled code never moves, and its RETW returns
+    /// to the caller as a jump; a block entered with another PS.CALLINC leaves before the
+    /// ENTRY for the interpreter.
+    pub entered: Option<u32>,
     /// Register groups (of 4) in the register file.
     pub groups: u32,
     /// Whether the core has the ISL/KSL stack limits.
@@ -245,7 +251,7 @@ impl Spec<'_> {
     /// The index of the block's leading ENTRY: its start, when that is an ENTRY.
     pub fn lead(&self) -> Option<usize> {
         let e = self.entry();
-        (self.ops[e].1.insn.opcode == Opcode::Entry).then_some(e)
+        (self.ops[e].1.insn.opcode == Opcode::Entry && self.entered.is_none()).then_some(e)
     }
 
     /// The followed call at `pc`.
@@ -257,7 +263,16 @@ impl Spec<'_> {
     /// callee's ENTRY (which runs in the caller's window and moves it).
     pub fn callee_entry(&self, i: usize) -> Option<u32> {
         let pc = self.ops[i].0;
+        if pc == self.start && self.entered.is_some() {
+            return self.entered;
+        }
         self.calls.iter().find(|c| c.entry == pc).map(|c| c.inc)
+    }
+
+    /// Whether instruction `i` runs in the frame of the function the block is entered at as
+    /// a call ([`Spec::entered`]): its RETW returns out of the block.
+    pub fn in_entered(&self, i: usize) -> bool {
+        self.entered.is_some() && self.frames[i] == self.frames[self.entry()]
     }
 
     /// The frames live when control arrives at instruction `i` ([`Spec::frames`]): a callee's
@@ -360,7 +375,7 @@ impl Spec<'_> {
             if writers[r] != 0 {
                 continue;
             }
-            known[r] = if first.opcode == Opcode::Entry {
+            known[r] = if first.opcode == Opcode::Entry && self.entered.is_none() {
                 (r == 1 && first.operands[0] == 1)
                     .then(|| self.values[1].wrapping_sub(first.operands[1]))
             } else {
@@ -3372,6 +3387,16 @@ impl<'a, 's> Tr<'a, 's> {
         let m = self.b.ins().band_imm_u(rel, i64::from(mask));
         let taken = self.b.ins().icmp_imm_u(IntCC::NotEqual, m, i64::from(own));
         bad = self.b.ins().bor(bad, taken);
+        if self.spec.entered.is_some() && pc == self.spec.start {
+            // Entered as a call: the window increment the block was compiled for.
+            let callinc = self.b.ins().band_imm_u(psv, i64::from(ps::CALLINC));
+            let other = self.b.ins().icmp_imm_u(
+                IntCC::NotEqual,
+                callinc,
+                i64::from(inc << ps::CALLINC_SHIFT),
+            );
+            bad = self.b.ins().bor(bad, other);
+        }
         let caller_s = self.a(s);
         let sp = self.b.ins().iadd_imm_s(caller_s, -i64::from(frame as i32));
         if s == 1 {
@@ -3398,6 +3423,32 @@ impl<'a, 's> Tr<'a, 's> {
     fn return_from_callee(&mut self, pc: u32) {
         let a0 = self.a(0);
         let caller = self.frames & !(1 << depth(self.frames));
+        if let Some(inc) = self
+            .spec
+            .entered
+            .filter(|_| self.spec.in_entered(self.index))
+        {
+            // The function the block was entered at returns to its caller, outside the
+            // block, when a0's increment is the call's: a jump there in the caller's window,
+            // which compiled code never moved.
+            let n = self.b.ins().ushr_imm_u(a0, 30);
+            let hit = self.b.ins().icmp_imm_u(IntCC::Equal, n, i64::from(inc));
+            let back = self.b.create_block();
+            let on = self.b.create_block();
+            self.b.ins().brif(hit, back, &[], on, &[]);
+            self.b.switch_to_block(back);
+            let saved = (self.pending, self.at, self.frames);
+            self.pending = [None, None];
+            self.frames = caller;
+            let here = self.code(pc);
+            let high = self.b.ins().band_imm_u(here, 0xc000_0000u32 as i64);
+            let low = self.b.ins().band_imm_u(a0, 0x3fff_ffff);
+            let ret = self.b.ins().bor(high, low);
+            self.complete_taken();
+            self.exit(ret, EXIT_CONTINUE);
+            (self.pending, self.at, self.frames) = saved;
+            self.b.switch_to_block(on);
+        }
         for c in self.spec.returns(self.index) {
             let value = self.return_address(c.inc, c.ret);
             let hit = self.b.ins().icmp(IntCC::Equal, a0, value);
