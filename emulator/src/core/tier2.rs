@@ -1542,6 +1542,19 @@ mod tests {
     /// frame three groups up live (WINDOWSTART 0b1001); the caller's code goes on at
     /// CODE + 30.
     fn callx8_rounds(f: u32) -> Vec<(Opcode, Vec<u32>)> {
+        let mut code = callx8_round(f);
+        code.extend([
+            (Bnei, vec![2, 8, CODE + 30]),
+            (Movi, vec![9, 1 | 1 << 3]),
+            (Wsr, vec![9, special_row(q7_isa::sreg::sr::WINDOWSTART)]),
+        ]);
+        code
+    }
+
+    /// The head of the rounds calling `f` through CALLX8 from a register no L32R loaded: a2
+    /// set to 40, a jump to the round at CODE + 6, which passes a2 in a10, calls `f` and adds
+    /// its result to a3 (CODE + 21 on).
+    fn callx8_round(f: u32) -> Vec<(Opcode, Vec<u32>)> {
         vec![
             (Movi, vec![2, 40]),
             (J, vec![CODE + 6]),
@@ -1550,9 +1563,6 @@ mod tests {
             (Slli, vec![8, 8, 2]),
             (Callx8, vec![8]),
             (Add, vec![3, 3, 10]),
-            (Bnei, vec![2, 8, CODE + 30]),
-            (Movi, vec![9, 1 | 1 << 3]),
-            (Wsr, vec![9, special_row(q7_isa::sreg::sr::WINDOWSTART)]),
         ]
     }
 
@@ -2017,21 +2027,15 @@ mod tests {
         let f = CODE + 36;
         // (Every instruction of `body` is 3 bytes long.)
         let end = f + 6 + 3 * body.len() as u32;
-        let mut code = vec![
-            (Movi, vec![2, 40]),
-            (J, vec![CODE + 6]),
-            (Or, vec![10, 2, 2]),
-            (Movi, vec![8, f >> 2]),
-            (Slli, vec![8, 8, 2]),
-            (Callx8, vec![8]),
-            (Add, vec![3, 3, 10]),
+        let mut code = callx8_round(f);
+        code.extend([
             (Addi, vec![2, 2, (-1i32) as u32]),
             (Bnez, vec![2, CODE + 6]),
             (J, vec![end]),
             (Movi, vec![8, 0]),
             (Movi, vec![8, 0]),
             (Entry, vec![1, 32]),
-        ];
+        ]);
         code.extend(body.iter().cloned());
         code.push((Retw, vec![]));
         (code, f)

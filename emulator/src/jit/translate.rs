@@ -3286,9 +3286,7 @@ impl<'a, 's> Tr<'a, 's> {
         let fast = self.b.create_block();
         self.b.ins().brif(ok, fast, &[], slow, &[]);
         self.b.switch_to_block(fast);
-        let high = self.b.ins().band_imm_u(here, 0xc000_0000u32 as i64);
-        let low = self.b.ins().band_imm_u(a0, 0x3fff_ffff);
-        let ret = self.b.ins().bor(high, low);
+        let ret = self.return_target(here, a0);
         let one = self.imm(1);
         let bit = self.b.ins().ishl(one, wb);
         let ws = self.b.ins().band_not(ws, bit);
@@ -3433,40 +3431,44 @@ impl<'a, 's> Tr<'a, 's> {
             // which compiled code never moved.
             let n = self.b.ins().ushr_imm_u(a0, 30);
             let hit = self.b.ins().icmp_imm_u(IntCC::Equal, n, i64::from(inc));
-            let back = self.b.create_block();
-            let on = self.b.create_block();
-            self.b.ins().brif(hit, back, &[], on, &[]);
-            self.b.switch_to_block(back);
-            let saved = (self.pending, self.at, self.frames);
-            self.pending = [None, None];
-            self.frames = caller;
-            let here = self.code(pc);
-            let high = self.b.ins().band_imm_u(here, 0xc000_0000u32 as i64);
-            let low = self.b.ins().band_imm_u(a0, 0x3fff_ffff);
-            let ret = self.b.ins().bor(high, low);
-            self.complete_taken();
-            self.exit(ret, EXIT_CONTINUE);
-            (self.pending, self.at, self.frames) = saved;
-            self.b.switch_to_block(on);
+            self.return_if(hit, caller, |t| {
+                let here = t.code(pc);
+                let ret = t.return_target(here, a0);
+                t.exit(ret, EXIT_CONTINUE);
+            });
         }
         for c in self.spec.returns(self.index) {
             let value = self.return_address(c.inc, c.ret);
             let hit = self.b.ins().icmp(IntCC::Equal, a0, value);
-            let back = self.b.create_block();
-            let on = self.b.create_block();
-            self.b.ins().brif(hit, back, &[], on, &[]);
-            self.b.switch_to_block(back);
-            let saved = (self.pending, self.at, self.frames);
-            // The interpreter's RETW forgets the pending results (they name the old window).
-            self.pending = [None, None];
-            self.frames = caller;
-            self.complete_taken();
-            self.go_to(c.ret);
-            (self.pending, self.at, self.frames) = saved;
-            self.b.switch_to_block(on);
+            self.return_if(hit, caller, |t| t.go_to(c.ret));
         }
         let here = self.code(pc);
         self.exit(here, EXIT_INTERPRET);
+    }
+
+    /// When `hit` holds, a followed callee's RETW completes into the `caller`'s frames and
+    /// `go` takes control on from there (the interpreter's RETW forgets the pending results:
+    /// they name the old window); else goes on.
+    fn return_if(&mut self, hit: Value, caller: u16, go: impl FnOnce(&mut Self)) {
+        let back = self.b.create_block();
+        let on = self.b.create_block();
+        self.b.ins().brif(hit, back, &[], on, &[]);
+        self.b.switch_to_block(back);
+        let saved = (self.pending, self.at, self.frames);
+        self.pending = [None, None];
+        self.frames = caller;
+        self.complete_taken();
+        go(self);
+        (self.pending, self.at, self.frames) = saved;
+        self.b.switch_to_block(on);
+    }
+
+    /// The address a RETW at `here` returns to with `a0`: its low 30 bits, and `here`'s top
+    /// two.
+    fn return_target(&mut self, here: Value, a0: Value) -> Value {
+        let high = self.b.ins().band_imm_u(here, 0xc000_0000u32 as i64);
+        let low = self.b.ins().band_imm_u(a0, 0x3fff_ffff);
+        self.b.ins().bor(high, low)
     }
 
     /// A taken transfer's completion: issue and taken-branch cycles, one instruction.
