@@ -267,6 +267,9 @@ impl<B: Bus> Core<B> {
         // another block starts at is compiled into this one again: running on through it
         // costs less than leaving for that block. Windowed calls to a hot ENTRY are followed
         // into the callee, up to MAX_FOLLOWED instructions of callees (docs/jit.md "Calls").
+        // A block at an ENTRY a call reached is walked as entered as that call first, its
+        // whole function in the frame above the caller's, and compiled so when the walk holds
+        // the function whole with every call it makes (`Walk::follows_every_call`).
         let entered = self.entered_as_call(ops, pc);
         let walk = match entered {
             Some(inc) => {

@@ -1060,8 +1060,8 @@ impl Jit {
         name
     }
 
-    /// Compiles `ops` (the block at `ops[0].0`) for `key`; the new block's id, or `None` when
-    /// Cranelift refused it (the interpreter then keeps the address).
+    /// Compiles `spec`'s block: the new block's id, or why none was made ([`NotMade`]: refused,
+    /// and the interpreter keeps the address; or busy, another core compiling it).
     pub(crate) fn compile(&mut self, spec: &translate::Spec<'_>) -> Result<u32, NotMade> {
         self.compile_or_copy(spec, false)
     }

@@ -260,7 +260,8 @@ impl Spec<'_> {
     }
 
     /// The window increment of the followed calls into instruction `i`, when it is their
-    /// callee's ENTRY (which runs in the caller's window and moves it).
+    /// callee's ENTRY (which runs in the caller's window and moves it), or of the call the
+    /// block is entered as ([`Spec::entered`]) at its start.
     pub fn callee_entry(&self, i: usize) -> Option<u32> {
         let pc = self.ops[i].0;
         if pc == self.start && self.entered.is_some() {
@@ -810,8 +811,9 @@ fn fingerprint_of(func: &mut cranelift_codegen::ir::Function) -> Vec<u8> {
 /// Compiles `spec` into `module` as function `name` in `work`: its entry, code size, bound
 /// (the most cycles its first pass can take, [`Spec::passes`]) and whether its host code was
 /// copied from `shared` (compiled by another core from the same IR) rather than compiled,
-/// which then gets the host code compiled here. With `copy_only`, only a copy: `None` when
-/// `shared` holds no host code compiled from the same IR.
+/// which then gets the host code compiled here; [`NotMade::Busy`] when another core is
+/// compiling the same IR. With `copy_only`, only a copy: [`NotMade::Refused`] when `shared`
+/// holds no host code compiled from the same IR.
 pub(crate) fn compile(
     module: &mut JITModule,
     work: &mut Workspace,
