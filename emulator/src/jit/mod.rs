@@ -776,8 +776,8 @@ impl SharedCode {
 
     /// The host code compiled from IR `ir` (as `translate::fingerprint` writes it) when a
     /// core compiled it; [`Claim::Busy`] while a core compiles it; else a claim to compile
-    /// it, for the block starting at `start`. The store is emptied first when it holds [`DEFAULT_CODE_LIMIT`] bytes (a core's code
-    /// cache bound).
+    /// it, for the block starting at `start`. The store is emptied first when it holds
+    /// [`DEFAULT_CODE_LIMIT`] bytes (a core's code cache bound).
     pub(crate) fn claim(&self, ir: &[u8], start: u32) -> Claim<'_> {
         let mut map = self.lock();
         match map.by_ir.get(ir) {
