@@ -41,20 +41,8 @@ impl Walk {
     /// only then: leaving it inside the function costs a helper that makes its frame live.
     fn follows_every_call(&self) -> bool {
         self.list.iter().all(|&(at, op, _)| {
-            let call = matches!(
-                op.insn.opcode,
-                Opcode::Call4
-                    | Opcode::Call8
-                    | Opcode::Call12
-                    | Opcode::Callx4
-                    | Opcode::Callx8
-                    | Opcode::Callx12
-            );
-            let loops = matches!(
-                op.insn.opcode,
-                Opcode::Loop | Opcode::Loopnez | Opcode::Loopgtz
-            );
-            !loops && (!call || self.calls.iter().any(|c| c.call == at))
+            let call = translate::call_increment(op.insn.opcode).is_some();
+            !begins_loop(op.insn.opcode) && (!call || self.calls.iter().any(|c| c.call == at))
         })
     }
 }
@@ -271,12 +259,9 @@ impl<B: Bus> Core<B> {
         // whole function in the frame above the caller's, and compiled so when the walk holds
         // the function whole with every call it makes (`Walk::follows_every_call`).
         let entered = self.entered_as_call(ops, pc);
-        let walk = match entered {
-            Some(inc) => {
-                Some(self.walk(ops, pc, Some(inc))).filter(|w| !w.cut && w.follows_every_call())
-            }
-            None => None,
-        };
+        let walk = entered
+            .map(|inc| self.walk(ops, pc, Some(inc)))
+            .filter(|w| !w.cut && w.follows_every_call());
         let (entered, walk) = match walk {
             Some(w) => (entered, w),
             None => (None, self.walk(ops, pc, None)),
@@ -425,7 +410,7 @@ impl<B: Bus> Core<B> {
                 continue;
             }
             let next = at.wrapping_add(u32::from(op.insn.len));
-            let is_loop = matches!(opcode, Opcode::Loop | Opcode::Loopnez | Opcode::Loopgtz);
+            let is_loop = begins_loop(opcode);
             if is_loop && op.insn.operands[1] == next {
                 continue;
             }
@@ -877,6 +862,11 @@ fn windowed_call(op: &crate::predecode::Op, predicted: &[Option<u32>; 16]) -> Op
         _ => predicted[o[0] as usize],
     };
     target.map(|t| (t, inc))
+}
+
+/// Whether `opcode` begins a zero-overhead loop (LOOP, LOOPNEZ, LOOPGTZ).
+fn begins_loop(opcode: Opcode) -> bool {
+    matches!(opcode, Opcode::Loop | Opcode::Loopnez | Opcode::Loopgtz)
 }
 
 /// A pending result as blocks are keyed on it: its registers and kind while it can still

@@ -178,6 +178,11 @@ impl Symbols {
         self.0.read.get_or_init(|| Read::of(&self.0.elf))
     }
 
+    /// The line tables' lookup context, when the image has line tables that parse.
+    fn line_context(&self) -> Option<LineContext<'_>> {
+        self.read().lines.as_ref().and_then(Lines::context)
+    }
+
     /// Whether there is any symbol.
     pub fn is_empty(&self) -> bool {
         self.read().funcs.is_empty()
@@ -258,7 +263,7 @@ impl Symbols {
 
     /// The source line of the instruction at `addr`, when the line tables cover it.
     pub fn line(&self, addr: u32) -> Option<SourceLine> {
-        line_in(&self.read().lines.as_ref()?.context()?, addr)
+        line_in(&self.line_context()?, addr)
     }
 
     /// Where each of `pcs` is in the source, reading the line tables once for all of them:
@@ -266,7 +271,7 @@ impl Symbols {
     /// inlined into it) and every frame of the inline chain, innermost first. `None` where
     /// the line tables do not cover it.
     pub fn locations(&self, pcs: &[u32]) -> Vec<Option<Location>> {
-        let Some(context) = self.read().lines.as_ref().and_then(Lines::context) else {
+        let Some(context) = self.line_context() else {
             return vec![None; pcs.len()];
         };
         pcs.iter()
@@ -283,7 +288,7 @@ impl Symbols {
     /// The frames of a backtrace at `pcs`, innermost first, as [`Symbols::frame`] writes
     /// them (the line tables are read once for all of them).
     pub fn backtrace(&self, pcs: &[u32]) -> Vec<Option<String>> {
-        let context = self.read().lines.as_ref().and_then(Lines::context);
+        let context = self.line_context();
         pcs.iter()
             .enumerate()
             .map(|(i, &pc)| self.frame_in(context.as_ref(), pc, i > 0))
@@ -297,7 +302,7 @@ impl Symbols {
     /// ([`SourceLine::in_sdk`]). `None` when every frame is the SDK's or has no line (an image
     /// without line tables).
     pub fn authors_frame(&self, pcs: &[u32]) -> Option<usize> {
-        let context = self.read().lines.as_ref().and_then(Lines::context)?;
+        let context = self.line_context()?;
         pcs.iter().enumerate().position(|(i, &pc)| {
             let probe = if i > 0 { pc.wrapping_sub(1) } else { pc };
             line_in(&context, probe).is_some_and(|l| !l.in_sdk())
@@ -323,7 +328,7 @@ impl Symbols {
     /// but the innermost) points past its call, which is where the caller is: its function and
     /// line are those of the byte before it, the offset is the return address's own.
     pub fn frame(&self, pc: u32, returns: bool) -> Option<String> {
-        let context = self.read().lines.as_ref().and_then(Lines::context);
+        let context = self.line_context();
         self.frame_in(context.as_ref(), pc, returns)
     }
 
