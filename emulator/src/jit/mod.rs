@@ -23,6 +23,7 @@
 
 pub(crate) mod ahead;
 mod perf_map;
+mod share_key;
 pub(crate) mod translate;
 
 use std::collections::{HashMap, HashSet};
@@ -671,6 +672,9 @@ struct SharedMap {
     /// hashed with Fx: std's SipHash took a fifth of a millisecond a lookup on the largest,
     /// about as long as the rest of a copy.
     by_ir: HashMap<Vec<u8>, Shared, rustc_hash::FxBuildHasher>,
+    /// The same blocks by their specs' keys ([`share_key`]), which a core writes without
+    /// building any IR.
+    by_key: HashMap<Vec<u8>, Shared, rustc_hash::FxBuildHasher>,
     bytes: u64,
     /// Where the blocks compiled into the store start, within their core's image
     /// ([`image_offset`]).
@@ -690,8 +694,8 @@ pub(crate) fn image_base(addr: u32) -> u32 {
 }
 
 /// A block's host code in the store, or the mark of a core compiling it now.
-#[derive(Debug)]
-enum Shared {
+#[derive(Debug, Clone)]
+pub(crate) enum Shared {
     Compiling,
     Done(Arc<HostCode>),
 }
@@ -729,6 +733,7 @@ pub(crate) enum Claim<'a> {
 pub(crate) struct Compiling<'a> {
     store: &'a SharedCode,
     ir: Option<Vec<u8>>,
+    key: Option<Vec<u8>>,
     start: u32,
 }
 
@@ -737,8 +742,13 @@ impl Compiling<'_> {
     pub(crate) fn done(mut self, code: HostCode) {
         if let Some(ir) = self.ir.take() {
             let mut map = self.store.lock();
+            let code = Arc::new(code);
             map.bytes += code.bytes.len() as u64 + ir.len() as u64;
-            map.by_ir.insert(ir, Shared::Done(Arc::new(code)));
+            if let Some(key) = self.key.take() {
+                map.bytes += key.len() as u64;
+                map.by_key.insert(key, Shared::Done(code.clone()));
+            }
+            map.by_ir.insert(ir, Shared::Done(code));
             map.starts.insert(image_offset(self.start));
         }
     }
@@ -749,7 +759,11 @@ impl Drop for Compiling<'_> {
     /// for the next core to compile.
     fn drop(&mut self) {
         if let Some(ir) = self.ir.take() {
-            self.store.lock().by_ir.remove(&ir);
+            let mut map = self.store.lock();
+            map.by_ir.remove(&ir);
+            if let Some(key) = self.key.take() {
+                map.by_key.remove(&key);
+            }
         }
     }
 }
@@ -774,27 +788,46 @@ impl SharedCode {
         }
     }
 
+    /// The block whose spec has key `key` ([`share_key`]): its host code when a core compiled
+    /// it, [`Shared::Compiling`] while one compiles it.
+    pub(crate) fn by_key(&self, key: &[u8]) -> Option<Shared> {
+        self.lock().by_key.get(key).cloned()
+    }
+
     /// The host code compiled from IR `ir` (as `translate::fingerprint` writes it) when a
     /// core compiled it; [`Claim::Busy`] while a core compiles it; else a claim to compile
-    /// it, for the block starting at `start`. The store is emptied first when it holds
+    /// it, for the block starting at `start` whose spec has key `key`, if any (the code is
+    /// then found by either). The store is emptied first when it holds
     /// [`DEFAULT_CODE_LIMIT`] bytes (a core's code cache bound).
-    pub(crate) fn claim(&self, ir: &[u8], start: u32) -> Claim<'_> {
+    pub(crate) fn claim(&self, ir: &[u8], start: u32, key: Option<Vec<u8>>) -> Claim<'_> {
         let mut map = self.lock();
         match map.by_ir.get(ir) {
-            Some(Shared::Done(code)) => return Claim::Copy(code.clone()),
+            Some(Shared::Done(code)) => {
+                let code = code.clone();
+                if let Some(key) = key {
+                    map.bytes += key.len() as u64;
+                    map.by_key.insert(key, Shared::Done(code.clone()));
+                }
+                return Claim::Copy(code);
+            }
             Some(Shared::Compiling) => return Claim::Busy,
             None => {}
         }
         if map.bytes >= DEFAULT_CODE_LIMIT {
             // Claims in flight keep their marks; their code is kept when done.
             map.by_ir.retain(|_, s| matches!(s, Shared::Compiling));
+            map.by_key.retain(|_, s| matches!(s, Shared::Compiling));
             map.bytes = 0;
             map.starts.clear();
         }
         map.by_ir.insert(ir.to_vec(), Shared::Compiling);
+        if let Some(key) = &key {
+            map.by_key.insert(key.clone(), Shared::Compiling);
+        }
         Claim::Compile(Compiling {
             store: self,
             ir: Some(ir.to_vec()),
+            key,
             start,
         })
     }
@@ -1298,10 +1331,10 @@ mod tests {
         // and a fresh claim when the first was given up.
         let store = SharedCode::default();
         let ir = b"the same IR".to_vec();
-        let Claim::Compile(first) = store.claim(&ir, 0x8400_0100) else {
+        let Claim::Compile(first) = store.claim(&ir, 0x8400_0100, None) else {
             panic!("the first claim compiles");
         };
-        assert!(matches!(store.claim(&ir, 0x8420_0100), Claim::Busy));
+        assert!(matches!(store.claim(&ir, 0x8420_0100, None), Claim::Busy));
         assert!(
             !store.compiled_at(0x8420_0100),
             "nothing to copy while it compiles"
@@ -1314,15 +1347,15 @@ mod tests {
             store.compiled_at(0x8420_0100),
             "the same place in another core's image"
         );
-        let Claim::Copy(code) = store.claim(&ir, 0x8420_0100) else {
+        let Claim::Copy(code) = store.claim(&ir, 0x8420_0100, None) else {
             panic!("a claim after the compile copies");
         };
         assert_eq!(code.bytes, [0xc3]);
         // A claim given up leaves the IR free for the next core to compile.
         let other = b"other IR".to_vec();
-        drop(store.claim(&other, 0x8400_0200));
+        drop(store.claim(&other, 0x8400_0200, None));
         assert!(matches!(
-            store.claim(&other, 0x8420_0200),
+            store.claim(&other, 0x8420_0200, None),
             Claim::Compile(_)
         ));
     }

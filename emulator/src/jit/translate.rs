@@ -17,8 +17,8 @@ use q7_isa::sreg::sr;
 use q7_isa::{Family, Opcode};
 
 use super::{
-    Claim, Ctx, Entry, HostCode, Key, Link, NotMade, Run, SharedCode, Slot, Waits, EXIT_CONTINUE,
-    EXIT_INTERPRET, SLOTS,
+    Claim, Ctx, Entry, HostCode, Key, Link, NotMade, Run, Shared, SharedCode, Slot, Waits,
+    EXIT_CONTINUE, EXIT_INTERPRET, SLOTS,
 };
 use crate::predecode::Op;
 use crate::state::ps;
@@ -26,7 +26,7 @@ use crate::timing::{Latency, TimingModel};
 
 /// The helpers compiled code calls, as addresses of `extern "C"` functions of the core's bus
 /// type (core/tier2.rs).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Helpers {
     /// `(ctx, addr, size) -> value | latency << 32`, bit 63 set: not done.
     pub load: usize,
@@ -478,6 +478,24 @@ impl Spec<'_> {
         }
     }
 
+    /// For a load or store, instruction `i`: [`Spec::access`] (for [`super::share_key`], which
+    /// writes what the translator decides of the block's memory accesses).
+    pub(crate) fn access_of(
+        &self,
+        known: &[Option<u32>; REGISTERS],
+        i: usize,
+    ) -> Option<(Site, bool, bool)> {
+        is_access(&self.ops[i].1).then(|| self.access(known, i))
+    }
+
+    /// The most cycles a pass from the block's entry can take ([`Spec::passes`]): its bound.
+    pub fn bound(&self) -> u64 {
+        let known = self.known();
+        let edges = self.all_edges();
+        let labels = self.labels(&edges);
+        self.passes(&known, &edges, &labels)[self.entry()]
+    }
+
     /// By instruction, the most cycles a pass from there can take: every instruction's
     /// fetch miss, memory latency, issue and (where it can transfer control or loop back)
     /// taken branch at their largest, and the interlocks, along the costliest path on to the
@@ -827,6 +845,22 @@ pub(crate) fn compile(
         panic!("a panic a test put into the next compile on this thread");
     }
     let refused = NotMade::Refused;
+    // A block another core compiled from an equal key is copied without building its IR;
+    // one another core is compiling now is left to it.
+    let key = shared.and_then(|_| super::share_key::of(spec));
+    if let (Some(share), Some(key)) = (shared, key.as_deref()) {
+        match share.by_key(key) {
+            Some(Shared::Done(code)) => {
+                #[cfg(debug_assertions)]
+                check_key_copy(module, work, spec, share, &code);
+                let entry = define(module, name, &code).ok_or(refused)?;
+                return Ok((entry, code.bytes.len() as u64, spec.bound(), true));
+            }
+            Some(Shared::Compiling) if copy_only => return Err(refused),
+            Some(Shared::Compiling) => return Err(NotMade::Busy),
+            None => {}
+        }
+    }
     let bound = build(module.isa(), work, spec).ok_or(refused)?;
     if copy_only {
         fingerprint(&mut work.ctx.as_mut().ok_or(refused)?.func, &mut work.ir);
@@ -842,7 +876,7 @@ pub(crate) fn compile(
     ctx.func.name = UserFuncName::user(0, id.as_u32());
     let claim = shared.map(|share| {
         fingerprint(&mut ctx.func, &mut work.ir);
-        share.claim(&work.ir, spec.start)
+        share.claim(&work.ir, spec.start, key)
     });
     let claim = match claim {
         Some(Claim::Copy(code)) => {
@@ -868,6 +902,33 @@ pub(crate) fn compile(
         bound,
         false,
     ))
+}
+
+/// With debug assertions, a copy found by its key ([`super::share_key`]) builds the IR
+/// anyway and asserts that the store holds that IR's code: equal keys must make equal IR.
+#[cfg(debug_assertions)]
+fn check_key_copy(
+    module: &JITModule,
+    work: &mut Workspace,
+    spec: &Spec<'_>,
+    share: &SharedCode,
+    code: &std::sync::Arc<HostCode>,
+) {
+    let bound = build(module.isa(), work, spec);
+    assert_eq!(
+        bound,
+        Some(spec.bound()),
+        "the bound of the block at {:#x}",
+        spec.start
+    );
+    let func = &mut work.ctx.as_mut().expect("the IR just built").func;
+    fingerprint(func, &mut work.ir);
+    let by_ir = share.copy(&work.ir);
+    assert!(
+        by_ir.is_some_and(|c| std::sync::Arc::ptr_eq(&c, code)),
+        "the block at {:#x} found by its key is not the one its IR makes",
+        spec.start
+    );
 }
 
 #[cfg(test)]
@@ -1203,7 +1264,7 @@ type ExitKey = (bool, [Slot; 2], u32, u16);
 /// The memory a load or store site reaches in compiled code itself (docs/jit.md "Memory");
 /// every other access there calls the memory helper, which does any access exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Site {
+pub(crate) enum Site {
     /// Its address is not known when the block is compiled: each memory compiled code
     /// reaches is tried in turn.
     Any,
