@@ -136,29 +136,12 @@ done
 K=examples/kernels/relu_multicore
 THREAD_FLOOR=${Q7EMU_BENCH_MIN_THREAD_RATIO:-1.2}
 THREAD_REPEAT=${Q7EMU_BENCH_THREAD_REPEAT:-10}
+# The ten runs of each thread count take well under a second, so one busy spell of the shared
+# host (another tenant's burst) can fall on all of them: a ratio under the floor is measured
+# again, up to THREAD_ATTEMPTS times in all, a few seconds apart, and fails only when every
+# attempt is under it (a serialised pool is under it every time).
+THREAD_ATTEMPTS=${Q7EMU_BENCH_THREAD_ATTEMPTS:-3}
 printf '\n%-16s %5s %7s %12s %15s %8s %7s %s\n' kernel cores threads instructions max-cycles/core seconds MIPS verdict
-declare -A best=()
-verdict=
-for _ in $(seq "$THREAD_REPEAT"); do
-  for threads in 1 2; do
-    rm -f "$OUT/relu.npy"
-    set +e
-    ./target/release/q7emu run $K/build --op relu_forward --input $K/input.npy \
-      --threads $threads --output "$OUT/relu.npy" --json >"$OUT/relu-$threads.json"
-    rc=$?
-    set -e
-    if [ "$rc" != 0 ]; then
-      verdict="q7emu run --threads $threads exit $rc FAILED"
-      break 2
-    fi
-    if ! cmp -s "$OUT/relu.npy" $K/expected.npy; then
-      verdict="--threads $threads: output differs from expected.npy FAILED"
-      break 2
-    fi
-    s=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['wall_seconds'])" "$OUT/relu-$threads.json")
-    if [ -z "${best[$threads]:-}" ] || [ "$(echo "$s < ${best[$threads]}" | bc -l)" = 1 ]; then best[$threads]=$s; fi
-  done
-done
 counters() {
   python3 -c "
 import json, sys
@@ -166,14 +149,44 @@ r = json.load(open(sys.argv[1]))
 print(len(r['cores']), r['instructions'], max(c['cycles'] for c in r['cores']),
       ','.join(str(c['cycles']) for c in r['cores']))" "$1"
 }
-if [ -z "$verdict" ] && [ "$(counters "$OUT/relu-1.json")" != "$(counters "$OUT/relu-2.json")" ]; then
-  verdict="instructions or cycles differ between --threads 1 and 2 FAILED"
-fi
-if [ -n "$verdict" ]; then
-  status=1
-  printf '%-16s %5s %7s %12s %15s %8s %7s %s\n' relu_multicore 8 - - - - - "$verdict"
-else
-  declare -A mips=()
+# The best wall time of THREAD_REPEAT runs on 1 and on 2 threads, alternating, into `best`;
+# `verdict` set when a run fails or its output or counters are wrong.
+measure_threads() {
+  best=()
+  verdict=
+  for _ in $(seq "$THREAD_REPEAT"); do
+    for threads in 1 2; do
+      rm -f "$OUT/relu.npy"
+      set +e
+      ./target/release/q7emu run $K/build --op relu_forward --input $K/input.npy \
+        --threads $threads --output "$OUT/relu.npy" --json >"$OUT/relu-$threads.json"
+      rc=$?
+      set -e
+      if [ "$rc" != 0 ]; then
+        verdict="q7emu run --threads $threads exit $rc FAILED"
+        return
+      fi
+      if ! cmp -s "$OUT/relu.npy" $K/expected.npy; then
+        verdict="--threads $threads: output differs from expected.npy FAILED"
+        return
+      fi
+      s=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['wall_seconds'])" "$OUT/relu-$threads.json")
+      if [ -z "${best[$threads]:-}" ] || [ "$(echo "$s < ${best[$threads]}" | bc -l)" = 1 ]; then best[$threads]=$s; fi
+    done
+  done
+  if [ "$(counters "$OUT/relu-1.json")" != "$(counters "$OUT/relu-2.json")" ]; then
+    verdict="instructions or cycles differ between --threads 1 and 2 FAILED"
+  fi
+}
+declare -A best=()
+declare -A mips=()
+for attempt in $(seq "$THREAD_ATTEMPTS"); do
+  measure_threads
+  if [ -n "$verdict" ]; then
+    status=1
+    printf '%-16s %5s %7s %12s %15s %8s %7s %s\n' relu_multicore 8 - - - - - "$verdict"
+    break
+  fi
   for threads in 1 2; do
     read -r cores insns cycles _ < <(counters "$OUT/relu-$threads.json")
     mips[$threads]=$(echo "$insns / ${best[$threads]} / 1000000" | bc -l)
@@ -182,12 +195,18 @@ else
   done
   ratio=$(echo "${mips[2]} / ${mips[1]}" | bc -l)
   tverdict="threads 2 / threads 1 = x$(printf '%.2f' "$ratio") (floor x$THREAD_FLOOR)"
-  if [ "$(echo "$ratio < $THREAD_FLOOR" | bc -l)" = 1 ]; then
-    tverdict="$tverdict THREAD RATIO BELOW x$THREAD_FLOOR"
+  if [ "$(echo "$ratio >= $THREAD_FLOOR" | bc -l)" = 1 ]; then
+    echo "relu_multicore: $tverdict"
+    break
+  fi
+  if [ "$attempt" -lt "$THREAD_ATTEMPTS" ]; then
+    echo "relu_multicore: $tverdict, attempt $attempt of $THREAD_ATTEMPTS: measuring again"
+    sleep 3
+  else
+    echo "relu_multicore: $tverdict THREAD RATIO BELOW x$THREAD_FLOOR (every attempt)"
     status=1
   fi
-  echo "relu_multicore: $tverdict"
-fi
+done
 
 # Tier 2 on kernels (docs/jit.md): the element-accessor ReLU (an HBM access through the
 # accessor per element) and the 8-core ReLU, each run with --jit off and on, alternating, the
