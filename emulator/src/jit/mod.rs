@@ -681,6 +681,22 @@ struct SharedMap {
     starts: HashSet<u32>,
 }
 
+impl SharedMap {
+    /// The host code compiled from `ir`, when a core has compiled it; found by `key` too
+    /// from then on.
+    fn done(&mut self, ir: &[u8], key: Option<Vec<u8>>) -> Option<Arc<HostCode>> {
+        let code = match self.by_ir.get(ir) {
+            Some(Shared::Done(code)) => code.clone(),
+            _ => return None,
+        };
+        if let Some(key) = key {
+            self.bytes += key.len() as u64;
+            self.by_key.insert(key, Shared::Done(code.clone()));
+        }
+        Some(code)
+    }
+}
+
 /// `pc`'s offset within the 2 MiB of the cluster's image windows it is in
 /// (`IMAGE_WINDOW_SIZE`, PLATFORM.md): the same code's on every core.
 fn image_offset(pc: u32) -> u32 {
@@ -780,12 +796,10 @@ impl SharedCode {
     }
 
     /// The host code compiled from `ir`, when another core has compiled it (no waiting for
-    /// one compiling it now, no claim to compile it).
-    pub(crate) fn copy(&self, ir: &[u8]) -> Option<Arc<HostCode>> {
-        match self.lock().by_ir.get(ir) {
-            Some(Shared::Done(code)) => Some(code.clone()),
-            _ => None,
-        }
+    /// one compiling it now, no claim to compile it); found by `key` too from then on, when
+    /// the spec has one ([`share_key`]).
+    pub(crate) fn copy(&self, ir: &[u8], key: Option<Vec<u8>>) -> Option<Arc<HostCode>> {
+        self.lock().done(ir, key)
     }
 
     /// The block whose spec has key `key` ([`share_key`]): its host code when a core compiled
@@ -802,13 +816,8 @@ impl SharedCode {
     pub(crate) fn claim(&self, ir: &[u8], start: u32, key: Option<Vec<u8>>) -> Claim<'_> {
         let mut map = self.lock();
         match map.by_ir.get(ir) {
-            Some(Shared::Done(code)) => {
-                let code = code.clone();
-                if let Some(key) = key {
-                    map.bytes += key.len() as u64;
-                    map.by_key.insert(key, Shared::Done(code.clone()));
-                }
-                return Claim::Copy(code);
+            Some(Shared::Done(_)) => {
+                return Claim::Copy(map.done(ir, key).expect("the code just found"));
             }
             Some(Shared::Compiling) => return Claim::Busy,
             None => {}

@@ -864,7 +864,7 @@ pub(crate) fn compile(
     let bound = build(module.isa(), work, spec).ok_or(refused)?;
     if copy_only {
         fingerprint(&mut work.ctx.as_mut().ok_or(refused)?.func, &mut work.ir);
-        let code = shared.and_then(|s| s.copy(&work.ir)).ok_or(refused)?;
+        let code = shared.and_then(|s| s.copy(&work.ir, key)).ok_or(refused)?;
         let entry = define(module, name, &code).ok_or(refused)?;
         return Ok((entry, code.bytes.len() as u64, bound, true));
     }
@@ -923,7 +923,7 @@ fn check_key_copy(
     );
     let func = &mut work.ctx.as_mut().expect("the IR just built").func;
     fingerprint(func, &mut work.ir);
-    let by_ir = share.copy(&work.ir);
+    let by_ir = share.copy(&work.ir, None);
     assert!(
         by_ir.is_some_and(|c| std::sync::Arc::ptr_eq(&c, code)),
         "the block at {:#x} found by its key is not the one its IR makes",
