@@ -404,6 +404,9 @@ pub(crate) struct Block {
     pub literals: Box<[u32]>,
     /// Its code.
     pub entry: Entry,
+    /// For a block copied from another core: the code `entry` lies in, held (never read) so
+    /// that its mapping lives as long as the block ([`HostCode::shared_entry`]).
+    pub _shared: Option<Arc<HostCode>>,
     /// Dropped (its code was overwritten): never entered again.
     pub dead: bool,
 }
@@ -721,16 +724,47 @@ pub(crate) enum Shared {
 pub(crate) struct HostCode {
     pub bytes: Vec<u8>,
     pub align: u64,
+    /// The code, executable, in a mapping of its own that every core copying it runs (made
+    /// at the first copy; `None` in it when the mapping could not be made).
+    exec: std::sync::OnceLock<Option<memmap2::Mmap>>,
 }
 
 impl HostCode {
+    /// Host code `bytes`, aligned to `align` bytes.
+    pub(crate) fn new(bytes: Vec<u8>, align: u64) -> HostCode {
+        HostCode {
+            bytes,
+            align,
+            exec: std::sync::OnceLock::new(),
+        }
+    }
+
     /// `compiled`'s host code, when it names no address outside itself (no relocations), so
     /// that it runs wherever it is copied.
     pub(crate) fn of(compiled: &cranelift_codegen::CompiledCode) -> Option<HostCode> {
-        compiled.buffer.relocs().is_empty().then(|| HostCode {
-            bytes: compiled.code_buffer().to_vec(),
-            align: u64::from(compiled.buffer.alignment),
+        compiled.buffer.relocs().is_empty().then(|| {
+            HostCode::new(
+                compiled.code_buffer().to_vec(),
+                u64::from(compiled.buffer.alignment),
+            )
         })
+    }
+
+    /// The code's entry in the one executable mapping the cores that copy it share (docs/jit.md
+    /// "Code shared by cores"), made at the first copy: a page-aligned anonymous mapping
+    /// (aligned past `align`), written, then made read-and-execute. A copy thus needs no
+    /// definition in the core's module and no `mprotect` of its own (each of which made the
+    /// kernel stop the other threads to flush their TLBs). `None` when the mapping cannot be
+    /// made (the caller defines the code in its module instead).
+    pub(crate) fn shared_entry(&self) -> Option<Entry> {
+        self.exec
+            .get_or_init(|| {
+                let mut map = memmap2::MmapMut::map_anon(self.bytes.len().max(1)).ok()?;
+                map[..self.bytes.len()].copy_from_slice(&self.bytes);
+                map.make_exec().ok()
+            })
+            .as_ref()
+            .map(|m| m.as_ptr())
     }
 }
 
@@ -854,7 +888,8 @@ impl std::fmt::Debug for Jit {
 
 // SAFETY: the module and the code it made belong to one core; the core is moved between
 // threads whole (a cluster runs each core wholly on one thread at a time), never shared, and
-// the raw code pointers in `blocks`, `links` and `run` point into memory the module owns.
+// the raw code pointers in `blocks`, `links` and `run` point into memory the module owns or
+// into the read-only mapping of a copied block's shared code, which that block holds.
 unsafe impl Send for Jit {}
 
 /// Granule of the code map: as the decode cache's.
@@ -1144,7 +1179,12 @@ impl Jit {
             self.drop_code();
             return Err(NotMade::Refused);
         };
-        let (entry, bytes, bound, copied) = match compiled {
+        let translate::Made {
+            entry,
+            bytes,
+            bound,
+            shared,
+        } = match compiled {
             Ok(made) => made,
             Err(e) => {
                 if e == NotMade::Busy {
@@ -1154,8 +1194,8 @@ impl Jit {
                 return Err(e);
             }
         };
-        self.stats.copied += u64::from(copied);
-        let id = self.install(Plan::of(spec, bound), entry, bytes);
+        self.stats.copied += u64::from(shared.is_some());
+        let id = self.install(Plan::of(spec, bound), entry, bytes, shared);
         self.stats.compile_us += duration_us(started.elapsed());
         Ok(id)
     }
@@ -1202,14 +1242,20 @@ impl Jit {
             bound,
             ..prepared.plan
         };
-        let id = self.install(plan, entry, code.bytes.len() as u64);
+        let id = self.install(plan, entry, code.bytes.len() as u64, None);
         self.stats.ahead += 1;
         self.stats.compile_us += us;
         Some(id)
     }
 
     /// Makes a block of `plan` with code `entry` (`bytes` long) and puts it in the table.
-    fn install(&mut self, plan: Plan, entry: Entry, bytes: u64) -> u32 {
+    fn install(
+        &mut self,
+        plan: Plan,
+        entry: Entry,
+        bytes: u64,
+        shared: Option<Arc<HostCode>>,
+    ) -> u32 {
         self.held += bytes;
         perf_map::record(entry, bytes, plan.start);
         let block = Block {
@@ -1222,6 +1268,7 @@ impl Jit {
             bound: plan.bound,
             literals: plan.literals,
             entry,
+            _shared: shared,
             dead: false,
         };
         let id = self.blocks.len() as u32;
@@ -1348,10 +1395,7 @@ mod tests {
             !store.compiled_at(0x8420_0100),
             "nothing to copy while it compiles"
         );
-        first.done(HostCode {
-            bytes: vec![0xc3],
-            align: 16,
-        });
+        first.done(HostCode::new(vec![0xc3], 16));
         assert!(
             store.compiled_at(0x8420_0100),
             "the same place in another core's image"

@@ -3,6 +3,7 @@
 //! in the same order to the same counters (docs/jit.md "Cycles").
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -826,12 +827,10 @@ fn fingerprint_of(func: &mut cranelift_codegen::ir::Function) -> Vec<u8> {
     ir
 }
 
-/// Compiles `spec` into `module` as function `name` in `work`: its entry, code size, bound
-/// (the most cycles its first pass can take, [`Spec::passes`]) and whether its host code was
-/// copied from `shared` (compiled by another core from the same IR) rather than compiled,
-/// which then gets the host code compiled here; [`NotMade::Busy`] when another core is
-/// compiling the same IR. With `copy_only`, only a copy: [`NotMade::Refused`] when `shared`
-/// holds no host code compiled from the same IR.
+/// Compiles `spec` into `module` as function `name` in `work` ([`Made`]), or copies the host
+/// code another core compiled from the same spec's key or the same IR from `shared`, which
+/// then gets the host code compiled here; [`NotMade::Busy`] when another core is compiling
+/// it. With `copy_only`, only a copy: [`NotMade::Refused`] when `shared` holds no such code.
 pub(crate) fn compile(
     module: &mut JITModule,
     work: &mut Workspace,
@@ -839,7 +838,7 @@ pub(crate) fn compile(
     spec: &Spec<'_>,
     shared: Option<&SharedCode>,
     copy_only: bool,
-) -> Result<(Entry, u64, u64, bool), NotMade> {
+) -> Result<Made, NotMade> {
     #[cfg(test)]
     if PANIC_IN_COMPILE.with(|p| p.replace(false)) {
         panic!("a panic a test put into the next compile on this thread");
@@ -853,8 +852,7 @@ pub(crate) fn compile(
             Some(Shared::Done(code)) => {
                 #[cfg(debug_assertions)]
                 check_key_copy(module, work, spec, share, &code);
-                let entry = define(module, name, &code).ok_or(refused)?;
-                return Ok((entry, code.bytes.len() as u64, spec.bound(), true));
+                return copied(module, name, code, spec.bound());
             }
             Some(Shared::Compiling) if copy_only => return Err(refused),
             Some(Shared::Compiling) => return Err(NotMade::Busy),
@@ -865,8 +863,7 @@ pub(crate) fn compile(
     if copy_only {
         fingerprint(&mut work.ctx.as_mut().ok_or(refused)?.func, &mut work.ir);
         let code = shared.and_then(|s| s.copy(&work.ir, key)).ok_or(refused)?;
-        let entry = define(module, name, &code).ok_or(refused)?;
-        return Ok((entry, code.bytes.len() as u64, bound, true));
+        return copied(module, name, code, bound);
     }
     let ptr = module.target_config().pointer_type();
     let id = module
@@ -879,10 +876,7 @@ pub(crate) fn compile(
         share.claim(&work.ir, spec.start, key)
     });
     let claim = match claim {
-        Some(Claim::Copy(code)) => {
-            let entry = define(module, name, &code).ok_or(refused)?;
-            return Ok((entry, code.bytes.len() as u64, bound, true));
-        }
+        Some(Claim::Copy(code)) => return copied(module, name, code, bound),
         Some(Claim::Busy) => return Err(NotMade::Busy),
         Some(Claim::Compile(c)) => Some(c),
         None => None,
@@ -896,12 +890,45 @@ pub(crate) fn compile(
         c.done(code);
     }
     module.finalize_definitions().map_err(|_| refused)?;
-    Ok((
-        module.get_finalized_function(id),
-        u64::from(bytes),
+    Ok(Made {
+        entry: module.get_finalized_function(id),
+        bytes: u64::from(bytes),
         bound,
-        false,
-    ))
+        shared: None,
+    })
+}
+
+/// A block [`compile`] made.
+pub(crate) struct Made {
+    /// Its code.
+    pub entry: Entry,
+    /// Bytes of host code.
+    pub bytes: u64,
+    /// The most cycles a pass from its entry can take ([`Spec::bound`]).
+    pub bound: u64,
+    /// For a copy of another core's block: that code, which the block holds.
+    pub shared: Option<Arc<HostCode>>,
+}
+
+/// A block copied from another core's `code` ([`compile`]'s answer): its entry in the
+/// mapping the copying cores share ([`HostCode::shared_entry`]), else, where that mapping
+/// cannot be made, in `module` as function `name`.
+fn copied(
+    module: &mut JITModule,
+    name: &str,
+    code: Arc<HostCode>,
+    bound: u64,
+) -> Result<Made, NotMade> {
+    let entry = match code.shared_entry() {
+        Some(entry) => entry,
+        None => define(module, name, &code).ok_or(NotMade::Refused)?,
+    };
+    Ok(Made {
+        entry,
+        bytes: code.bytes.len() as u64,
+        bound,
+        shared: Some(code),
+    })
 }
 
 /// With debug assertions, a copy found by its key ([`super::share_key`]) builds the IR
@@ -912,7 +939,7 @@ fn check_key_copy(
     work: &mut Workspace,
     spec: &Spec<'_>,
     share: &SharedCode,
-    code: &std::sync::Arc<HostCode>,
+    code: &Arc<HostCode>,
 ) {
     let bound = build(module.isa(), work, spec);
     assert_eq!(
@@ -925,7 +952,7 @@ fn check_key_copy(
     fingerprint(func, &mut work.ir);
     let by_ir = share.copy(&work.ir, None);
     assert!(
-        by_ir.is_some_and(|c| std::sync::Arc::ptr_eq(&c, code)),
+        by_ir.is_some_and(|c| Arc::ptr_eq(&c, code)),
         "the block at {:#x} found by its key is not the one its IR makes",
         spec.start
     );
