@@ -158,15 +158,9 @@ impl Hbm {
         for (i, b) in out[..head].iter_mut().enumerate() {
             *b = self.load(addr + i as u64, 1)? as u8;
         }
+        // (`off + head` is a multiple of 8 and the words end inside the range checked.)
         for (k, chunk) in out[head..head + 8 * words].chunks_exact_mut(8).enumerate() {
-            // SAFETY: `off + head + 8k + 8 <= off + out.len() <= self.size` (checked), the
-            // mapping is valid for `self.size` bytes for the life of `self` and page aligned, so
-            // `off + head`, a multiple of 8, makes the access naturally aligned; every access
-            // to HBM goes through atomics, so none races with this one.
-            let w = unsafe {
-                let p = self.map.as_mut_ptr().add(off + head + 8 * k);
-                (*(p as *const AtomicU64)).load(Relaxed)
-            };
+            let w = self.word((off + head + 8 * k) as u64);
             chunk.copy_from_slice(&w.to_ne_bytes());
         }
         let from = head + 8 * words;
@@ -186,11 +180,7 @@ impl Hbm {
         }
         for (k, chunk) in data[head..head + 8 * words].chunks_exact(8).enumerate() {
             let w = u64::from_ne_bytes(chunk.try_into().expect("chunks of 8 bytes"));
-            // SAFETY: as in `read`: in bounds, valid mapping, natural alignment, atomic access.
-            unsafe {
-                let p = self.map.as_mut_ptr().add(off + head + 8 * k);
-                (*(p as *const AtomicU64)).store(w, Relaxed);
-            }
+            self.set_word((off + head + 8 * k) as u64, w);
         }
         let from = head + 8 * words;
         for (i, &b) in data[from..from + tail].iter().enumerate() {
@@ -278,7 +268,8 @@ impl Hbm {
     fn word(&self, addr: u64) -> u64 {
         debug_assert!(addr.is_multiple_of(8) && addr + 8 <= self.size);
         // SAFETY: `addr + 8 <= self.size` and `addr` is 8-byte aligned (the callers walk
-        // page-aligned ranges inside the mapping, which is page aligned); every access to HBM
+        // page-aligned ranges inside the mapping, which is page aligned, or the whole aligned
+        // words of a range `read` or `write` checked); every access to HBM
         // is atomic, so this load races with no non-atomic access.
         unsafe { (*(self.map.as_mut_ptr().add(addr as usize) as *const AtomicU64)).load(Relaxed) }
     }
