@@ -1002,11 +1002,7 @@ impl Jit {
         }
         h.1 = h.1.saturating_add(1);
         if h.1 >= tier_up {
-            if self
-                .awaited_region
-                .get(&pc)
-                .is_some_and(|start| self.awaiting.contains(start))
-            {
+            if self.awaited_region.contains_key(&pc) {
                 return Heat::Cold;
             }
             Heat::Hot
@@ -1159,7 +1155,6 @@ impl Jit {
     /// Copies the block of `spec` from the cluster's store ([`Heat::Copy`]): its id, or `None`
     /// when no other core has compiled the same IR (the address then stays at its count).
     pub(crate) fn copy(&mut self, spec: &translate::Spec<'_>) -> Option<u32> {
-        self.stop_awaiting(spec.start);
         self.compile_or_copy(spec, true).ok()
     }
 
@@ -1174,7 +1169,7 @@ impl Jit {
         }
     }
 
-    /// No longer awaits another core's block at `start`: copied, compiled or refused here.
+    /// No longer awaits another core's block at `start`: this core is copying or compiling it.
     fn stop_awaiting(&mut self, start: u32) {
         if self.awaiting.remove(&start) {
             self.awaited_region.retain(|_, s| *s != start);
@@ -1187,6 +1182,8 @@ impl Jit {
         spec: &translate::Spec<'_>,
         copy_only: bool,
     ) -> Result<u32, NotMade> {
+        // Awaited again below only if another core is still compiling it.
+        self.stop_awaiting(spec.start);
         let started = Instant::now();
         let name = self.next_name();
         self.module().ok_or(NotMade::Refused)?;
@@ -1220,15 +1217,12 @@ impl Jit {
             Err(e) => {
                 if e == NotMade::Busy {
                     self.awaits(spec.start, spec.ops.iter().map(|&(pc, _)| pc));
-                } else {
-                    self.stop_awaiting(spec.start);
                 }
                 self.stats.compile_us += duration_us(started.elapsed());
                 return Err(e);
             }
         };
         self.stats.copied += u64::from(shared.is_some());
-        self.stop_awaiting(spec.start);
         let id = self.install(Plan::of(spec, bound), entry, bytes, shared);
         self.stats.compile_us += duration_us(started.elapsed());
         Ok(id)
