@@ -741,6 +741,7 @@ impl<B: Bus> Core<B> {
             store_ok: self.cache.store_ok_bits(),
             spill: [0; crate::jit::translate::REGISTERS],
             spilled: 0,
+            answer: 0,
         };
         let mut entry = entry;
         let exit = loop {

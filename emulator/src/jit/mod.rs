@@ -23,6 +23,7 @@
 
 pub(crate) mod ahead;
 mod perf_map;
+pub(crate) mod preserving;
 mod share_key;
 pub(crate) mod translate;
 
@@ -366,6 +367,8 @@ pub(crate) struct Ctx {
     pub spill: [u32; translate::REGISTERS],
     /// The register indices `spill` holds (0 when none).
     pub spilled: u64,
+    /// The answer of the last helper compiled code called through [`preserving::call_helper`].
+    pub answer: u64,
 }
 
 impl Ctx {

@@ -733,6 +733,15 @@ pub(crate) fn build(
         "a branch of the IR at {:#x} goes to a block not placed",
         spec.start
     );
+    // Helpers are called through a shim that keeps no vector register (jit/preserving.rs).
+    debug_assert!(
+        ctx.func.dfg.values().all(|v| {
+            let ty = ctx.func.dfg.value_type(v);
+            !ty.is_float() && !ty.is_vector()
+        }),
+        "the IR at {:#x} holds a floating-point or vector value",
+        spec.start
+    );
     whole.then_some(bound)
 }
 
@@ -1131,6 +1140,7 @@ mod off {
     pub const STORE_OK: i32 = offset_of!(Ctx, store_ok) as i32;
     pub const SPILL: i32 = offset_of!(Ctx, spill) as i32;
     pub const SPILLED: i32 = offset_of!(Ctx, spilled) as i32;
+    pub const ANSWER: i32 = offset_of!(Ctx, answer) as i32;
     pub const LINK_SIZE: i64 = std::mem::size_of::<Link>() as i64;
     pub const LINK_PC: i32 = offset_of!(Link, pc) as i32;
     pub const LINK_LEND_LO: i32 = offset_of!(Link, lend_lo) as i32;
@@ -1217,6 +1227,8 @@ struct Tr<'a, 's> {
     /// each, where every call imported its own (some seventy in a large block, each written
     /// out again by [`fingerprint`]).
     signatures: Vec<(Vec<types::Type>, cranelift_codegen::ir::SigRef)>,
+    /// [`super::preserving::call_helper`]'s signature, once imported.
+    preserving: Option<cranelift_codegen::ir::SigRef>,
 }
 
 /// The block's accesses at a1 plus an offset (its stack frame's, a1 holding its value
@@ -1490,6 +1502,7 @@ impl<'a, 's> Tr<'a, 's> {
             frame: None,
             last_line,
             signatures: Vec::new(),
+            preserving: None,
         }
     }
 
@@ -2306,8 +2319,58 @@ impl<'a, 's> Tr<'a, 's> {
         self.add_to(self.cycles, c);
     }
 
-    /// Calls helper `addr` with `args` (the context first): its u64 answer.
+    /// Calls helper `addr` with `args` (the context first; each an `I32`, as `params` says):
+    /// its u64 answer. Through [`super::preserving::shim`] where the host has it, which keeps
+    /// every register (docs/jit.md "Registers"), else directly.
     fn call(&mut self, addr: usize, args: &[Value], params: &[types::Type]) -> Value {
+        match super::preserving::shim() {
+            Some(shim) => self.call_preserving(shim, addr, args, params),
+            None => self.call_direct(addr, args, params),
+        }
+    }
+
+    /// [`Tr::call`] through `shim`, declared to Cranelift as clobbering no register: the
+    /// context, the helper's arguments padded to three, the helper's address; the answer
+    /// loaded from the context.
+    fn call_preserving(
+        &mut self,
+        shim: usize,
+        addr: usize,
+        args: &[Value],
+        params: &[types::Type],
+    ) -> Value {
+        debug_assert!(
+            args.len() <= super::preserving::ARGS && params.iter().all(|&p| p == types::I32),
+            "the shim passes at most three 32-bit words"
+        );
+        let sig = match self.preserving {
+            Some(sig) => sig,
+            None => {
+                let mut sig = Signature::new(cranelift_codegen::isa::CallConv::PreserveAll);
+                sig.params.push(AbiParam::new(self.ptr));
+                for _ in 0..super::preserving::ARGS {
+                    sig.params.push(AbiParam::new(types::I32));
+                }
+                sig.params.push(AbiParam::new(self.ptr));
+                let sig = self.b.import_signature(sig);
+                self.preserving = Some(sig);
+                sig
+            }
+        };
+        let ctx = self.ctx;
+        let mut all = vec![ctx];
+        all.extend_from_slice(args);
+        while all.len() <= super::preserving::ARGS {
+            all.push(self.imm(0));
+        }
+        all.push(self.b.ins().iconst(self.ptr, addr as i64));
+        let shim = self.b.ins().iconst(self.ptr, shim as i64);
+        self.b.ins().call_indirect(sig, shim, &all);
+        self.b.ins().load(types::I64, flags(), ctx, off::ANSWER)
+    }
+
+    /// [`Tr::call`] on the host's C convention.
+    fn call_direct(&mut self, addr: usize, args: &[Value], params: &[types::Type]) -> Value {
         let known = self.signatures.iter().find(|(p, _)| p == params);
         let sig = match known {
             Some(&(_, sig)) => sig,
