@@ -50,7 +50,7 @@ pub const AHEAD: u16 = TIER_UP / 4;
 /// another core has compiled there, when its own IR for it is the same (docs/jit.md "Code
 /// shared by cores"): a copy costs building the IR, a compile some ten times that, so the
 /// count that weighs a compile against interpreting ([`TIER_UP`]) does not apply.
-pub const COPY_AT: u16 = 64;
+pub const COPY_AT: u16 = 256;
 
 /// Instructions a core of a cluster sharing its code (docs/jit.md "Code shared by cores")
 /// retires before its count falls from [`TIER_UP`] to [`TIER_UP`] over the cluster's cores:

@@ -681,7 +681,7 @@ mod tests {
     }
 
     #[test]
-    fn a_core_copies_a_block_another_core_compiled_at_its_64th_arrival() {
+    fn a_core_copies_a_block_another_core_compiled_at_its_copy_at_th_arrival() {
         // docs/jit.md "Code shared by cores": two cores run 40,000 rounds of the same loop at
         // the same place (0x1000), one after the other on one thread. The first compiles the
         // loop's block at its TIER_UP-th arrival; the second copies it at its COPY_AT-th, so
