@@ -11,9 +11,23 @@
 //! which the helper may change, are not kept: blocks hold no floating-point or vector values
 //! (the guest has none; `translate::build` checks in test builds).
 
+use cranelift_codegen::ir::{types, AbiParam, Signature};
+use cranelift_codegen::isa::CallConv;
+
 /// The 32-bit arguments the shim passes after the context (a helper taking fewer ignores the
 /// rest, as the C convention allows).
 pub(crate) const ARGS: usize = 3;
+
+/// The shim's signature as compiled code calls it: the context, [`ARGS`] 32-bit words, the
+/// helper's address; no clobbered register, no result.
+pub(crate) fn signature(ptr: types::Type) -> Signature {
+    let mut sig = Signature::new(CallConv::PreserveAll);
+    sig.params.push(AbiParam::new(ptr));
+    sig.params
+        .extend((0..ARGS).map(|_| AbiParam::new(types::I32)));
+    sig.params.push(AbiParam::new(ptr));
+    sig
+}
 
 /// The shim's address, where the host has one.
 pub(crate) fn shim() -> Option<usize> {
@@ -70,11 +84,9 @@ extern "sysv64" fn call_helper() {
 #[cfg(all(test, target_arch = "x86_64", target_family = "unix"))]
 mod tests {
     use super::super::Ctx;
-    use cranelift_codegen::ir::{
-        types, AbiParam, InstBuilder, MemFlagsData as MemFlags, Signature, UserFuncName,
-    };
-    use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-    use cranelift_module::{Linkage, Module};
+    use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData as MemFlags, Value};
+    use cranelift_frontend::FunctionBuilder;
+    use cranelift_module::Module;
 
     /// Values the compiled function keeps live across the shim's call: more than the host has
     /// registers the C convention keeps, so some must sit in ones a callee may change.
@@ -107,22 +119,8 @@ mod tests {
         // context's `answer`.
         let mut module = super::super::new_module().expect("a JIT module");
         let ptr = module.target_config().pointer_type();
-        let mut sig = Signature::new(module.isa().default_call_conv());
-        sig.params.push(AbiParam::new(ptr));
-        sig.returns.push(AbiParam::new(types::I64));
-        let id = module
-            .declare_function("keeps", Linkage::Local, &sig)
-            .expect("declared");
-        let mut ctx = module.make_context();
-        ctx.func.signature = sig;
-        ctx.func.name = UserFuncName::user(0, id.as_u32());
-        let mut fctx = FunctionBuilderContext::new();
-        {
-            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            let entry = b.create_block();
-            b.append_block_params_for_function_params(entry);
-            b.switch_to_block(entry);
-            let c = b.block_params(entry)[0];
+        let body = |b: &mut FunctionBuilder, args: &[Value]| {
+            let c = args[0];
             // Loads stay where they are (a pure computation would be moved after the call).
             let spill = std::mem::offset_of!(Ctx, spill) as i32;
             let live: Vec<_> = (0..LIVE as i32)
@@ -133,33 +131,27 @@ mod tests {
                     b.ins().uextend(types::I64, w)
                 })
                 .collect();
-            let mut shim_sig = Signature::new(cranelift_codegen::isa::CallConv::PreserveAll);
-            shim_sig.params.push(AbiParam::new(ptr));
-            for _ in 0..super::ARGS {
-                shim_sig.params.push(AbiParam::new(types::I32));
-            }
-            shim_sig.params.push(AbiParam::new(ptr));
-            let shim_sig = b.import_signature(shim_sig);
-            let args: Vec<_> = [5, 7, 11]
-                .into_iter()
-                .map(|k| b.ins().iconst(types::I32, k))
-                .collect();
-            let helper = b.ins().iconst(ptr, clobbering as *const () as usize as i64);
+            let shim_sig = b.import_signature(super::signature(ptr));
+            let mut call = vec![c];
+            call.extend([5, 7, 11].map(|k| b.ins().iconst(types::I32, k)));
+            call.push(b.ins().iconst(ptr, clobbering as *const () as usize as i64));
             let shim = b.ins().iconst(ptr, super::shim().expect("a shim") as i64);
-            b.ins()
-                .call_indirect(shim_sig, shim, &[c, args[0], args[1], args[2], helper]);
+            b.ins().call_indirect(shim_sig, shim, &call);
             let at = std::mem::offset_of!(Ctx, answer) as i32;
             let mut sum = b.ins().load(types::I64, MemFlags::trusted(), c, at);
             for v in live {
                 sum = b.ins().iadd(sum, v);
             }
             b.ins().return_(&[sum]);
-            b.seal_all_blocks();
-            b.finalize(module.target_config());
-        }
-        module.define_function(id, &mut ctx).expect("compiled");
-        module.finalize_definitions().expect("finalized");
-        let code = module.get_finalized_function(id);
+        };
+        let code = super::super::translate::compile_host_function(
+            &mut module,
+            "keeps",
+            &[ptr],
+            types::I64,
+            body,
+        )
+        .expect("compiled");
         // SAFETY: `code` is the function just compiled with the signature above: the host's
         // C convention, a pointer in, an i64 out.
         let f = unsafe { std::mem::transmute::<*const u8, extern "C" fn(*mut Ctx) -> u64>(code) };

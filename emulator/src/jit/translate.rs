@@ -1066,15 +1066,20 @@ fn block_signature(ptr: types::Type) -> Signature {
     sig
 }
 
-/// Compiles the module's trampoline into compiled code: `(ctx, block) -> exit kind` on the
-/// host's calling convention, calling `block` (a [`block_signature`] function) with `ctx`.
-pub(crate) fn compile_run(module: &mut JITModule) -> Option<Run> {
-    let ptr = module.target_config().pointer_type();
+/// Compiles into `module` a function `name` on the host's calling convention taking `params`
+/// and returning `ret`, whose entry block `body` fills (given the builder and the parameters)
+/// and ends: its finalized code.
+pub(crate) fn compile_host_function(
+    module: &mut JITModule,
+    name: &str,
+    params: &[types::Type],
+    ret: types::Type,
+    body: impl FnOnce(&mut FunctionBuilder, &[Value]),
+) -> Option<*const u8> {
     let mut sig = Signature::new(module.isa().default_call_conv());
-    sig.params.push(AbiParam::new(ptr));
-    sig.params.push(AbiParam::new(ptr));
-    sig.returns.push(AbiParam::new(types::I32));
-    let id = module.declare_function("run", Linkage::Local, &sig).ok()?;
+    sig.params.extend(params.iter().map(|&p| AbiParam::new(p)));
+    sig.returns.push(AbiParam::new(ret));
+    let id = module.declare_function(name, Linkage::Local, &sig).ok()?;
     let mut ctx = module.make_context();
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
@@ -1084,17 +1089,26 @@ pub(crate) fn compile_run(module: &mut JITModule) -> Option<Run> {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
-        let (c, block) = (b.block_params(entry)[0], b.block_params(entry)[1]);
-        let callee = b.import_signature(block_signature(ptr));
-        let call = b.ins().call_indirect(callee, block, &[c]);
-        let exit = b.inst_results(call)[0];
-        b.ins().return_(&[exit]);
+        let args = b.block_params(entry).to_vec();
+        body(&mut b, &args);
         b.seal_all_blocks();
         b.finalize(module.target_config());
     }
     module.define_function(id, &mut ctx).ok()?;
     module.finalize_definitions().ok()?;
-    let code = module.get_finalized_function(id);
+    Some(module.get_finalized_function(id))
+}
+
+/// Compiles the module's trampoline into compiled code: `(ctx, block) -> exit kind` on the
+/// host's calling convention, calling `block` (a [`block_signature`] function) with `ctx`.
+pub(crate) fn compile_run(module: &mut JITModule) -> Option<Run> {
+    let ptr = module.target_config().pointer_type();
+    let code = compile_host_function(module, "run", &[ptr, ptr], types::I32, |b, args| {
+        let callee = b.import_signature(block_signature(ptr));
+        let call = b.ins().call_indirect(callee, args[1], &[args[0]]);
+        let exit = b.inst_results(call)[0];
+        b.ins().return_(&[exit]);
+    })?;
     // SAFETY: `code` is the finalized function just defined with the signature above (the
     // host's default calling convention: two pointers in, one i32 out), which is `Run`'s.
     Some(unsafe { std::mem::transmute::<*const u8, Run>(code) })
@@ -2346,13 +2360,9 @@ impl<'a, 's> Tr<'a, 's> {
         let sig = match self.preserving {
             Some(sig) => sig,
             None => {
-                let mut sig = Signature::new(cranelift_codegen::isa::CallConv::PreserveAll);
-                sig.params.push(AbiParam::new(self.ptr));
-                for _ in 0..super::preserving::ARGS {
-                    sig.params.push(AbiParam::new(types::I32));
-                }
-                sig.params.push(AbiParam::new(self.ptr));
-                let sig = self.b.import_signature(sig);
+                let sig = self
+                    .b
+                    .import_signature(super::preserving::signature(self.ptr));
                 self.preserving = Some(sig);
                 sig
             }
