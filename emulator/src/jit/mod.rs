@@ -367,7 +367,7 @@ pub(crate) struct Ctx {
     pub spill: [u32; translate::REGISTERS],
     /// The register indices `spill` holds (0 when none).
     pub spilled: u64,
-    /// The answer of the last helper compiled code called through [`preserving::call_helper`].
+    /// The answer of the last helper compiled code called through the shim ([`preserving::shim`]).
     pub answer: u64,
 }
 

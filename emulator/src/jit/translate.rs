@@ -1241,7 +1241,7 @@ struct Tr<'a, 's> {
     /// each, where every call imported its own (some seventy in a large block, each written
     /// out again by [`fingerprint`]).
     signatures: Vec<(Vec<types::Type>, cranelift_codegen::ir::SigRef)>,
-    /// [`super::preserving::call_helper`]'s signature, once imported.
+    /// The helper shim's signature ([`super::preserving::signature`]), once imported.
     preserving: Option<cranelift_codegen::ir::SigRef>,
 }
 
