@@ -384,18 +384,20 @@ pub struct DecodeCache {
 }
 
 impl DecodeCache {
-    /// An empty cache.
+    /// An empty cache. Its tables are allocated zeroed, so a page of them costs memory only
+    /// once a slot in it is used: a tag of 0 is vacant in every slot but slot 0 (no PC other
+    /// than 0 maps there), whose tag is set to [`vacant`]. A cluster makes one cache per core.
     pub fn new() -> Self {
-        let mut cache = DecodeCache {
-            tags: boxed_array(0),
+        let mut tags: Box<[u32; SLOTS]> = boxed_array(0);
+        tags[0] = vacant(0);
+        DecodeCache {
+            tags,
             lens: boxed_array(0),
             code: vec![0u64; (1usize << (32 - GRANULE_SHIFT)) / 64].into_boxed_slice(),
             code_words: Vec::new(),
             store_ok: vec![0u64; (1usize << (32 - GRANULE_SHIFT)) / 64].into_boxed_slice(),
             store_ok_words: Vec::new(),
-        };
-        cache.clear();
-        cache
+        }
     }
 
     /// The slot holding the decoding of `pc`, if any.
@@ -518,13 +520,19 @@ impl DecodeCache {
         })
     }
 
-    /// Forgets everything.
+    /// Forgets everything. Every cached instruction starts in a granule marked as holding
+    /// code ([`DecodeCache::insert`]), so only the slots of the marked granules' addresses can
+    /// hold a tag: a clear costs what was cached, not the whole table.
     pub fn clear(&mut self) {
-        for (s, tag) in self.tags.iter_mut().enumerate() {
-            *tag = vacant(s);
-        }
         for w in self.code_words.drain(..) {
-            self.code[w as usize] = 0;
+            let bits = std::mem::take(&mut self.code[w as usize]);
+            for b in (0..64u32).filter(|b| bits >> b & 1 != 0) {
+                let first = (w * 64 + b) << GRANULE_SHIFT;
+                for pc in first..=first | ((1 << GRANULE_SHIFT) - 1) {
+                    let s = slot_of(pc);
+                    self.tags[s] = vacant(s);
+                }
+            }
         }
     }
 }
@@ -689,6 +697,22 @@ mod tests {
         assert!(cache.get(&ops, 0x2000 + (1 << 16)).is_none());
         cache.clear();
         assert!(cache.get(&ops, 0x2000).is_none());
+    }
+
+    #[test]
+    fn a_new_cache_matches_no_pc_though_its_tags_start_zeroed() {
+        // The tags are allocated zeroed: 0 is vacant in every slot but slot 0, whose tag
+        // `new` sets, so neither PC 0 nor any other matches before an insert.
+        let cache = DecodeCache::new();
+        assert_eq!(cache.slot(0), None);
+        assert!((0..=u32::from(u16::MAX))
+            .chain([0x1_0000, 0xffff_0000, u32::MAX])
+            .all(|pc| cache.slot(pc).is_none()));
+        // Cached at PC 0 and cleared, slot 0 is vacant again.
+        let (mut cache, _ops) = cache_with_movi_at(0);
+        assert_eq!(cache.slot(0), Some(0));
+        cache.clear();
+        assert_eq!(cache.slot(0), None);
     }
 
     #[test]

@@ -59,6 +59,11 @@ pub const COPY_AT: u16 = 256;
 /// 652 K instructions a core, is over before it would).
 pub const LONG_RUN: u64 = 1 << 20;
 
+/// A tier-up counter that has counted nothing: address 0 with no arrival, which is what a
+/// counter reset for address 0 holds. All zeros, so a core's counters are allocated zeroed
+/// and cost memory only where counted.
+const EMPTY_HEAT: (u32, u16) = (0, 0);
+
 /// The most instructions of its own code one block holds.
 pub const MAX_BLOCK: usize = 64;
 
@@ -542,7 +547,7 @@ pub struct Jit {
     awaited_region: HashMap<u32, u32>,
     /// Blocks by the 64-byte granules their code lies in.
     granules: HashMap<u32, Vec<u32>>,
-    /// Direct-mapped tier-up counters: (address, count).
+    /// Direct-mapped tier-up counters: (address, count); [`EMPTY_HEAT`] when none.
     heat: Box<[(u32, u16)]>,
     /// Counters.
     pub stats: JitStats,
@@ -935,7 +940,7 @@ impl Jit {
             awaited_region: HashMap::new(),
             enter_calls: true,
             granules: HashMap::new(),
-            heat: vec![(u32::MAX, 0); SLOTS].into_boxed_slice(),
+            heat: vec![EMPTY_HEAT; SLOTS].into_boxed_slice(),
             stats: JitStats::default(),
             calls: 0,
             next_name: 0,
@@ -1075,7 +1080,7 @@ impl Jit {
         self.awaiting.clear();
         self.awaited_region.clear();
         self.granules.clear();
-        self.heat.fill((u32::MAX, 0));
+        self.heat.fill(EMPTY_HEAT);
         self.prepared.clear();
     }
 

@@ -719,6 +719,57 @@ fn an_inconsistent_build_description_is_refused_naming_the_field() {
 }
 
 #[test]
+fn the_first_file_not_the_builds_in_the_order_q7build_json_lists_them_is_the_one_refused() {
+    // A library's images and unstripped images are read and checked two at a time; the
+    // refusal reported is the first in q7build.json's order, images before unstripped
+    // images, whichever thread got there first.
+    let dir = TempDir::new("run-cli-refusal-order");
+    let build = copy_build(&dir, "relu_multicore", "two-wrong");
+    let image = |core: usize| build.join(format!("relu_multicore_cpu{core}.packed.so"));
+    let run = || {
+        let b = build.to_str().unwrap().to_string();
+        let input = example("relu_multicore/input.npy");
+        q7emu_status(&["run", &b, "--op", "relu_forward", "--input", &input])
+    };
+    let refused = |err: &str| {
+        let rest = err.strip_prefix("q7emu: error: ").unwrap_or(err);
+        let (path, why) = rest.split_once(": not the image").unwrap_or((rest, ""));
+        let field = why.split("q7build.json's ").nth(1).unwrap_or("");
+        (
+            path.to_string(),
+            field.split(' ').next().unwrap_or("").to_string(),
+        )
+    };
+    // An unstripped image that is not the build's (the committed build has none, which is
+    // no error: the core has no symbols).
+    std::fs::write(build.join("relu_multicore_cpu0.so"), b"not this build's").unwrap();
+    let (code, err) = run();
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(
+        refused(&err),
+        (
+            build.join("relu_multicore_cpu0.so").display().to_string(),
+            "linked_sha256[0]".to_string()
+        )
+    );
+    // Images 6 and 2 swapped for others: image 2 is named, before image 6 and the
+    // unstripped image 0.
+    std::fs::copy(image(7), image(6)).unwrap();
+    std::fs::copy(image(3), image(2)).unwrap();
+    for _ in 0..3 {
+        let (code, err) = run();
+        assert_eq!(code, Some(1), "{err}");
+        assert_eq!(
+            refused(&err),
+            (
+                image(2).display().to_string(),
+                "image_sha256[2]".to_string()
+            )
+        );
+    }
+}
+
+#[test]
 fn an_image_that_is_not_the_builds_is_refused_by_its_digest_or_its_op_names() {
     let dir = TempDir::new("run-cli-swapped");
     // scaled_transpose's image where vector_add's should be: both bind key 0x85, but it holds

@@ -390,6 +390,34 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>, RunError> {
     input::read_file(path, InputKind::PackedLibrary).map_err(RunError::Input)
 }
 
+/// `f` of each of `items`, in their order, worked out by this thread and one more taking the
+/// next item in turn. A library's files are read and hashed so: the published GIoU kernel's
+/// sixteen (3.7 MB) took 5.5 ms one by one, a run's longest serial step before its cores
+/// start (docs/jit.md "Where the time goes"). Threads are made per call, never a pool's,
+/// so a process forked after a call calls again on threads of its own.
+fn on_two_threads<I: Sync, T: Send>(items: &[I], f: impl Fn(&I) -> T + Sync) -> Vec<T> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else {
+                return done;
+            };
+            done.push((i, f(item)));
+        }
+    };
+    let (mut mine, theirs) = std::thread::scope(|s| {
+        let helper = s.spawn(work);
+        let mine = work();
+        (mine, helper.join())
+    });
+    mine.extend(theirs.unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+    mine.sort_unstable_by_key(|&(i, _)| i);
+    mine.into_iter().map(|(_, t)| t).collect()
+}
+
 impl Library {
     /// Opens build directory `dir`: reads and checks `q7build.json` and `ucode_lib.json`
     /// ([`library::read_build`]), reads each image within its bound and checks that it is the
@@ -399,29 +427,34 @@ impl Library {
     pub fn open(dir: &Path) -> Result<Library, RunError> {
         let _span = tracing::info_span!("library", dir = %dir.display()).entered();
         let (info, _registry) = library::read_build(dir)?;
-        let mut images = Vec::new();
-        for (core, f) in info.images.iter().enumerate() {
-            let path = dir.join(f);
-            let bytes = read_bounded(&path)?;
-            library::check_image(&path, core, &bytes, &info)?;
-            images.push(bytes);
-        }
-        // An unstripped image that is missing leaves its core without symbols; one that is
-        // not the build's is refused.
-        let mut symbols = Vec::new();
-        let mut unstripped = 0;
-        for (core, f) in info.linked.iter().enumerate() {
-            let path = dir.join(f);
-            symbols.push(match read_bounded(&path) {
-                Ok(b) => {
-                    library::check_linked(&path, core, &b, &info)?;
-                    unstripped += 1;
-                    // Read when a fault report or an observer first asks.
-                    Symbols::from_elf_bytes(b)
-                }
-                Err(_) => Symbols::default(),
-            });
-        }
+        // Every image and unstripped image is read and its digest checked, two at a time
+        // ([`on_two_threads`]); the first refusal in the order they are listed, the images
+        // first, is the one reported.
+        let files: Vec<(bool, usize, PathBuf)> = (info.images.iter().enumerate())
+            .map(|(core, f)| (false, core, dir.join(f)))
+            .chain((info.linked.iter().enumerate()).map(|(core, f)| (true, core, dir.join(f))))
+            .collect();
+        let read = on_two_threads(&files, |(linked, core, path)| match read_bounded(path) {
+            Ok(b) if *linked => library::check_linked(path, *core, &b, &info)
+                .map(|()| Some(b))
+                .map_err(RunError::from),
+            Ok(b) => library::check_image(path, *core, &b, &info)
+                .map(|()| Some(b))
+                .map_err(RunError::from),
+            // An unstripped image that is missing leaves its core without symbols.
+            Err(_) if *linked => Ok(None),
+            Err(e) => Err(e),
+        });
+        let mut read = read.into_iter();
+        let images = (read.by_ref().take(info.images.len()))
+            .map(|r| r.map(|b| b.expect("an image is read or refused")))
+            .collect::<Result<Vec<_>, _>>()?;
+        let linked = read.collect::<Result<Vec<_>, _>>()?;
+        let unstripped = linked.iter().flatten().count();
+        // Read when a fault report or an observer first asks.
+        let symbols = (linked.into_iter())
+            .map(|b| b.map_or_else(Symbols::default, Symbols::from_elf_bytes))
+            .collect();
         // The shape executable: the build's own (its digest), read within the packed-library
         // bound like an image.
         let shape = match &info.shape {
