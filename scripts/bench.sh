@@ -212,13 +212,15 @@ done
 # accessor per element) and the 8-core ReLU, each run with --jit off and on, alternating, the
 # best of JIT_REPEAT runs (default 5, Q7EMU_BENCH_JIT_REPEAT overrides). Gates on correctness (exit
 # 0, output = expected.npy, the same instructions and cycles on every core in both tiers) and
-# on the tier 2 / interpreter speed ratio measured side by side: at least KERNEL_JIT_FLOOR
-# (Q7EMU_BENCH_MIN_KERNEL_JIT_RATIO overrides). Kernels call the SDK's accessors through windowed
-# calls, whose ENTRY and RETW compiled code leaves to helpers, blocks are short, and each core
-# compiles its own: on a quiet host the ratio is about x1.4 for the element ReLU and x0.9 for
-# the 13 ms 8-core ReLU (whose blocks mostly stay below the tier-up count), so the floor only
-# catches a collapse.
-KERNEL_JIT_FLOOR=${Q7EMU_BENCH_MIN_KERNEL_JIT_RATIO:-0.5}
+# on the tier 2 / interpreter speed ratio measured side by side: at least the kernel's
+# KERNEL_JIT_FLOOR (Q7EMU_BENCH_MIN_KERNEL_JIT_RATIO overrides both). A run is one process, the
+# element ReLU's a fifth of its instructions interpreted before its blocks reach the tier-up
+# count (docs/jit.md "Tier-up"): on this kind of shared host the ratio is x2.7 for the element
+# ReLU and about x1 for the 13 ms 8-core ReLU (whose blocks mostly stay below the count), so
+# the floors, x1.5 and x0.5, catch a regression of tier 2 on the first and a collapse on the
+# second. Calls on a library kept loaded, which run compiled from their start, are gated by
+# scripts/bench_calls.py below.
+declare -A KERNEL_JIT_FLOOR=([relu_element]=1.5 [relu_multicore]=0.5)
 JIT_REPEAT=${Q7EMU_BENCH_JIT_REPEAT:-5}
 printf '\n%-16s %10s %10s %7s %s\n' kernel tier1-s tier2-s ratio verdict
 for k in relu_element relu_multicore; do
@@ -254,8 +256,9 @@ for k in relu_element relu_multicore; do
   fi
   jr=$(echo "${jbest[off]} / ${jbest[on]}" | bc -l)
   jverdict="counters equal, output = expected.npy"
-  if [ "$(echo "$jr < $KERNEL_JIT_FLOOR" | bc -l)" = 1 ]; then
-    jverdict="$jverdict JIT RATIO BELOW x$KERNEL_JIT_FLOOR"
+  kfloor=${Q7EMU_BENCH_MIN_KERNEL_JIT_RATIO:-${KERNEL_JIT_FLOOR[$k]}}
+  if [ "$(echo "$jr < $kfloor" | bc -l)" = 1 ]; then
+    jverdict="$jverdict JIT RATIO BELOW x$kfloor"
     status=1
   fi
   printf '%-16s %10.3f %10.3f %7.2f %s\n' $k "${jbest[off]}" "${jbest[on]}" "$jr" "$jverdict"

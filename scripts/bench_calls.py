@@ -18,7 +18,8 @@ alternating call by call, each the best of 3 × REPEAT calls after a first call 
 the CLI rows of scripts/bench.sh take the best of single runs: a mean over calls keeps the host's
 noisy spells). Gates on
 the same report (engine and ``jit`` aside) and on tier 2 being at least JIT_FLOOR times as fast
-(Q7EMU_BENCH_MIN_KEPT_JIT_RATIO overrides; about x2.1 measured on a shared host).
+(Q7EMU_BENCH_MIN_KEPT_JIT_RATIO overrides): x7.0 to x7.2 measured on a shared host, where the
+issue's bound is x5; the floor, x3, leaves room for a noisy host and catches a regression.
 """
 
 import os
@@ -50,7 +51,7 @@ def seconds_per_call(op, x, calls):
     return (time.perf_counter() - start) / calls, run
 
 
-JIT_FLOOR = float(os.environ.get("Q7EMU_BENCH_MIN_KEPT_JIT_RATIO", "1.2"))
+JIT_FLOOR = float(os.environ.get("Q7EMU_BENCH_MIN_KEPT_JIT_RATIO", "3"))
 
 
 def kept_jit():
