@@ -386,7 +386,7 @@ pub struct DecodeCache {
 impl DecodeCache {
     /// An empty cache. Its tables are allocated zeroed, so a page of them costs memory only
     /// once a slot in it is used: a tag of 0 is vacant in every slot but slot 0 (no PC other
-    /// than 0 maps there), whose tag is set to [`vacant`]. A cluster makes one cache per core.
+    /// than 0 maps there), whose tag `new` sets to 1. A cluster makes one cache per core.
     pub fn new() -> Self {
         let mut tags: Box<[u32; SLOTS]> = boxed_array(0);
         tags[0] = vacant(0);
