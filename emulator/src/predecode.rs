@@ -524,15 +524,15 @@ impl DecodeCache {
     /// code ([`DecodeCache::insert`]), so only the slots of the marked granules' addresses can
     /// hold a tag: a clear costs what was cached, not the whole table.
     pub fn clear(&mut self) {
-        for w in self.code_words.drain(..) {
-            let bits = std::mem::take(&mut self.code[w as usize]);
-            for b in (0..64u32).filter(|b| bits >> b & 1 != 0) {
-                let first = (w * 64 + b) << GRANULE_SHIFT;
-                for pc in first..=first | ((1 << GRANULE_SHIFT) - 1) {
-                    let s = slot_of(pc);
-                    self.tags[s] = vacant(s);
-                }
+        let granules: Vec<u32> = self.granules().collect();
+        for first in granules {
+            for pc in first..=first | ((1 << GRANULE_SHIFT) - 1) {
+                let s = slot_of(pc);
+                self.tags[s] = vacant(s);
             }
+        }
+        for w in self.code_words.drain(..) {
+            self.code[w as usize] = 0;
         }
     }
 }

@@ -397,8 +397,7 @@ pub fn to_writer(mut w: impl std::io::Write, t: &HostTensor) -> std::io::Result<
     let descr = t.dtype.npy.expect("a host tensor has a marshallable dtype");
     debug_assert!(descr.starts_with(['<', '|']), "{descr}: not little-endian");
     let dtype = npyz::DType::Plain(descr.parse().expect("the dtype table's descrs parse"));
-    let elements = t.shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
-    if elements.and_then(|n| n.checked_mul(u64::from(t.dtype.bytes))) != Some(t.data.len() as u64) {
+    if t.numel().checked_mul(u64::from(t.dtype.bytes)) != Some(t.data.len() as u64) {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             format!(
